@@ -1,0 +1,38 @@
+# Two commands for a fresh clone: `make run` serves the product on the embedded defaults,
+# `make test` sets everything up and runs the whole test suite.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install run test lint worker beat bench clean-data
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py check
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: install
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff check agentmemory project tests bench
+
+worker: install
+	$(VENV)/bin/celery -A project worker -l info --concurrency 1
+
+beat: install
+	$(VENV)/bin/celery -A project beat -l info --scheduler django_celery_beat.schedulers:DatabaseScheduler
+
+clean-data:
+	$(PY) -c "from project.embedded import stop_embedded_postgres; stop_embedded_postgres()" || true
+	rm -rf .agentmemory

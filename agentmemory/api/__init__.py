@@ -1,0 +1,1 @@
+"""REST API of agentmemory (DRF): serializers, views, permissions and urls; no business logic."""

@@ -1,0 +1,3 @@
+"""URLs of the context API."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""URLs of the knowledge API."""
+
+urlpatterns: list = []

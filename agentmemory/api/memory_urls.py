@@ -1,0 +1,3 @@
+"""URLs of the memory API."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""URLs of the sessions API."""
+
+urlpatterns: list = []

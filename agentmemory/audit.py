@@ -1,0 +1,70 @@
+"""Who is writing and why: a context-local actor/reason, and record_event() for every write path."""
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+_actor: ContextVar[str] = ContextVar("agentmemory_actor", default="system")
+_reason: ContextVar[str] = ContextVar("agentmemory_reason", default="")
+
+
+class audit_context(contextlib.ContextDecorator):
+    """Set the actor (and reason) of the writes inside; usable as context manager or decorator."""
+
+    def __init__(self, actor: str, reason: str = ""):
+        self.actor, self.reason = actor, reason
+        self._tokens: list = []
+
+    def __enter__(self) -> audit_context:
+        self._tokens.append((_actor.set(self.actor), _reason.set(self.reason)))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        actor_token, reason_token = self._tokens.pop()
+        _actor.reset(actor_token)
+        _reason.reset(reason_token)
+
+
+def current_actor() -> str:
+    return _actor.get()
+
+
+def current_reason() -> str:
+    return _reason.get()
+
+
+def record_event(action: str, *, object_type: str, object_id: Any, user_id: str = "",
+                 before: Any = None, after: Any = None, reason: str = "", actor: str = ""):
+    """Write one audit event; call inside the write's transaction so both commit or neither."""
+    from .models import AuditEvent
+
+    return AuditEvent.objects.create(
+        actor=actor or current_actor(),
+        action=action,
+        reason=(reason or current_reason())[:500],
+        object_type=object_type,
+        object_id=str(object_id),
+        user_id=user_id or "",
+        before=before,
+        after=after,
+    )
+
+
+@contextlib.contextmanager
+def task_actor(task_name: str) -> Iterator[None]:
+    """Actor for writes made by a Celery task."""
+    with audit_context(f"task:{task_name}"):
+        yield
+
+
+def as_task_actor(task_name: str):
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with audit_context(f"task:{task_name}"):
+                return func(*args, **kwargs)
+        return wrapper
+    return decorator

