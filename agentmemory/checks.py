@@ -48,7 +48,7 @@ def check_settings(app_configs=None, **kwargs):
         expected = (int, float) if isinstance(default, (int, float)) and not isinstance(default, bool) else type(default)
         if isinstance(default, bool):
             expected = bool
-        if not isinstance(value, expected) or (expected != bool and isinstance(value, bool)):
+        if not isinstance(value, expected) or (expected is not bool and isinstance(value, bool)):
             errors.append(Error(
                 f"AGENTMEMORY[{key!r}] must be {getattr(expected, '__name__', 'a number')}, got {value!r}.",
                 hint=f"The default is {default!r}.", id="agentmemory.E002",

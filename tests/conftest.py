@@ -51,7 +51,7 @@ def celery_worker(celery_app_with_broker, transactional_db):
 def api_key(db):
     from agentmemory.api_keys import create_api_key
 
-    key, raw = create_api_key("test-client")
+    _key, raw = create_api_key("test-client")
     return raw
 
 

@@ -1,0 +1,89 @@
+"""A local OpenAI-compatible chat server for tests: real HTTP, real /v1/chat/completions protocol.
+
+Answers come from a script: a list of strings (or callables taking the request body) consumed in
+order; every request body is recorded so tests can check what was sent.
+
+    with OpenAIChatServer(["{\"items\": []}"]) as server:
+        settings.AGENTMEMORY = {"LLM_URL": server.url, "LLM_MODEL": "test-model"}
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Answer = str | Callable[[dict[str, Any]], str] | int
+
+
+class OpenAIChatServer:
+    def __init__(self, answers: list[Answer] | None = None, *, delay: float = 0.0):
+        self.answers: list[Answer] = list(answers or [])
+        self.requests: list[dict[str, Any]] = []
+        self.delay = delay
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def _next_answer(self, body: dict[str, Any]) -> Answer:
+        with self._lock:
+            self.requests.append(body)
+            if not self.answers:
+                return 500
+            return self.answers.pop(0)
+
+    def __enter__(self) -> OpenAIChatServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _send(self, code: int, obj: dict[str, Any]) -> None:
+                data = json.dumps(obj).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except ValueError:
+                    return self._send(400, {"error": {"message": "invalid JSON"}})
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    return self._send(404, {"error": {"message": "unknown route"}})
+                answer = server._next_answer(body)
+                if server.delay:
+                    time.sleep(server.delay)
+                if isinstance(answer, int):
+                    return self._send(answer, {"error": {"message": f"scripted HTTP {answer}"}})
+                content = answer(body) if callable(answer) else answer
+                self._send(200, {
+                    "id": f"chatcmpl-{len(server.requests)}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model", ""),
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                })
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
