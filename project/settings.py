@@ -96,6 +96,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+from agentmemory.schedules import BEAT_SCHEDULE  # noqa: E402
+
+CELERY_BEAT_SCHEDULE = {**BEAT_SCHEDULE}
 
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
