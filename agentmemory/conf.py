@@ -35,6 +35,8 @@ DEFAULTS: dict[str, Any] = {
     "CHUNK_SIZE": 400,
     "CHUNK_OVERLAP": 60,
     "MAX_DOCUMENT_CHARS": 2_000_000,
+    # Largest uploaded file (bytes) the documents endpoint accepts; larger ones get 413.
+    "MAX_UPLOAD_BYTES": 50_000_000,
     "BM25_K1": 1.2,
     "BM25_B": 0.75,
     "HNSW_EF_SEARCH": 100,
@@ -46,6 +48,24 @@ DEFAULTS: dict[str, Any] = {
     "RERANK_TIMEOUT": 10.0,
     "QUERY_REWRITER": "",
     "MAX_QUERY_CHARS": 2000,
+    # --- retrieval (docs/retrieval.md) ------------------------------------------------------------
+    # Chunks each channel returns before fusion (and the depth of the fused list reranked).
+    "SEARCH_CANDIDATES": 50,
+    # Keyword channel: postings of the rarest query terms used to generate candidates (GIN).
+    "KEYWORD_CANDIDATE_LIMIT": 5000,
+    # Default per-channel thresholds: {"cosine": float|None, "bm25": float|None, "rerank": float|None}.
+    "SEARCH_THRESHOLDS": {"cosine": None, "bm25": None, "rerank": None},
+    # Per-channel RRF weights, e.g. {"keyword": 1.0, "vector": 1.0}.
+    "RRF_WEIGHTS": {"keyword": 1.0, "vector": 1.0},
+    # Rerank by default when a reranker is configured; how many fused results it sees.
+    "RERANK_DEFAULT": True,
+    "RERANK_TOP_N": 20,
+    # Local cross-encoder (sentence-transformers) model path for the local reranker backend.
+    "RERANK_MODEL_PATH": "",
+    # A hybrid recall@5 drop larger than this (absolute) between evaluation runs is flagged.
+    "EVAL_RECALL_DROP_TOLERANCE": 0.0,
+    # Seconds between the first publish of an import burst and the evaluation it triggers.
+    "EVAL_AFTER_IMPORT_DELAY": 60.0,
     # --- long-term memory ----------------------------------------------------------------------
     "MAX_MEMORY_CHARS": 2000,
     "MEMORY_DEDUP_THRESHOLD": 0.92,
@@ -53,20 +73,58 @@ DEFAULTS: dict[str, Any] = {
     "MEMORY_HALF_LIFE_DAYS": 30.0,
     "MEMORY_SOURCE_WEIGHTS": {"user_stated": 1.0, "system_log": 0.8, "model_inferred": 0.6},
     "PII_REDACTION": True,
+    # Recall: candidates per channel, fusion ("minmax" CombSUM of normalised scores, or "rrf"),
+    # weight of the vector channel in minmax fusion, BM25 parameters over a user's memories.
+    "MEMORY_CANDIDATES": 50,
+    "MEMORY_FUSION": "minmax",
+    "MEMORY_VECTOR_WEIGHT": 0.5,
+    "MEMORY_BM25_K1": 1.2,
+    "MEMORY_BM25_B": 0.4,
+    # Episodic context: a dialogue-log turn gains WEIGHT x the relevance of its best neighbour
+    # within WINDOW turns of the same session (0 disables).
+    "MEMORY_CONTEXT_WINDOW": 2,
+    "MEMORY_CONTEXT_WEIGHT": 0.5,
+    # Users with at most this many memories are searched exactly; larger scopes use the HNSW index.
+    "MEMORY_EXACT_SEARCH_MAX": 20000,
+    # Time decay never goes below this factor (an old but exact match still ranks).
+    "MEMORY_DECAY_FLOOR": 0.05,
+    # The daily decay job marks active items not accessed for this many days as cold.
+    "MEMORY_COLD_AFTER_DAYS": 180.0,
+    # Profile: key facts need at least this confidence.
+    "MEMORY_PROFILE_MIN_CONFIDENCE": 0.7,
+    # Seconds a user's profile / top memories stay cached (dropped on every write anyway).
+    "MEMORY_CACHE_SECONDS": 300,
     # --- working memory and extraction ---------------------------------------------------------
-    "EXTRACTOR": "",  # set by the working-memory area
-    "SUMMARIZER": "",
+    # Dotted paths of the extractor and summarizer backends (offline defaults; LLM ones in
+    # agentmemory.backends.extractors.llm.LLMExtractor / summarizers.llm.LLMSummarizer).
+    "EXTRACTOR": "agentmemory.backends.extractors.rules.RuleBasedExtractor",
+    "SUMMARIZER": "agentmemory.backends.summarizers.extractive.ExtractiveSummarizer",
+    # Turns kept verbatim at the end of a session (20 messages, about 10 rounds).
     "WINDOW_TURNS": 20,
+    # Fold older turns into the summary once this many turns are not yet summarized.
     "SUMMARY_TRIGGER_TURNS": 30,
+    "SUMMARY_MAX_CHARS": 4000,
+    # High-priority turns (remember, numbers, names) older than the window still shown verbatim.
+    "PINNED_TURNS": 10,
     "MAX_TURN_CHARS": 100_000,
+    # An active session idle this long gets an interim extraction (beat job).
     "SESSION_IDLE_MINUTES": 30,
+    # Ended sessions keep their raw turns this long, then a beat job purges them.
     "SESSION_RETENTION_DAYS": 30,
+    # Retries of an extraction task whose backend failed (the turns are kept meanwhile).
+    "EXTRACTION_MAX_RETRIES": 5,
     # --- context assembly ----------------------------------------------------------------------
     "CONTEXT_TOKEN_BUDGET": 4000,
     "CONTEXT_MEMORY_SHARE": 0.25,
     "CONTEXT_LAYER_WEIGHTS": {"working_memory": 1.2, "knowledge": 1.0, "long_term_memory": 0.8},
     "CONTEXT_CACHE_SECONDS": 300,
-    "ROUTE_CLASSIFIER": "",
+    "ROUTE_CLASSIFIER": "",  # "" = rules only; "llm" = the chat backend; or a dotted path with classify()
+    "CONTEXT_KNOWLEDGE_TOP_K": 6,  # knowledge hits fetched before fusion and budget
+    "CONTEXT_MEMORY_TOP_K": 8,  # long-term memories recalled before fusion and budget
+    "CONTEXT_MIN_SCORE": 0.05,  # fused score under which a candidate is dropped (reason: threshold)
+    "CONTEXT_DEDUP_THRESHOLD": 0.8,  # shingle Jaccard at which two items across layers are one
+    "CONTEXT_PARALLEL": True,  # run the knowledge and memory searches in worker threads
+    "CONTEXT_VECTOR_ONLY_MIN_COSINE": 0.88,  # a knowledge hit no keyword matched needs this cosine
 }
 
 

@@ -13,3 +13,7 @@ def connect_receivers() -> None:
             reset_backends()
 
     setting_changed.connect(_reset, dispatch_uid="agentmemory.reset_backends")
+
+    from .tasks.retrieval import connect_evaluation_trigger  # retrieval: evaluate saved cases after imports
+
+    connect_evaluation_trigger()

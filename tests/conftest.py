@@ -21,7 +21,8 @@ def redis_url() -> str:
     if url and url.startswith("redis"):
         return url
     if redis_listening():
-        return "redis://127.0.0.1:6379/15"
+        # A database of its own, so parallel test runs on one machine do not share a queue.
+        return f"redis://127.0.0.1:6379/{os.environ.get('AGENTMEMORY_TEST_REDIS_DB', '15')}"
     return embedded_redis_url()
 
 
@@ -42,6 +43,12 @@ def celery_worker(celery_app_with_broker, transactional_db):
     from celery.contrib.testing.worker import start_worker
 
     app = celery_app_with_broker
+    # Eager tests earlier in the run may have cached a connection pool, producers and a disabled
+    # result backend from before the broker was set: drop them so this worker's tasks use the broker.
+    app._pool = None
+    app.amqp._producer_pool = None
+    if hasattr(app._local, "backend"):
+        del app._local.backend
     app.control.purge()
     with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30) as worker:
         yield worker

@@ -1,0 +1,301 @@
+"""Admin of the knowledge base: knowledge bases, documents with a chunk preview, versions, chunks, jobs.
+
+Vectors are never rendered. Version switches (rollback, delete) go through the publish services, so
+they are atomic and audited like API writes; re-embedding and imports are enqueued as Celery tasks.
+"""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils.html import format_html, format_html_join
+
+from ..audit import audit_context
+from ..exceptions import AgentMemoryError, InvalidInput
+from ..knowledge.ingest import content_hash, create_import_job, default_title, prepare_document
+from ..knowledge.parse import check_format, detect_format
+from ..knowledge.publish import delete_document, rollback_document
+from ..knowledge.reembed import create_reembed_job
+from ..models import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
+from .audit import ReadOnlyAdmin
+
+PREVIEW_LIMIT = 200
+
+
+def _actor(request) -> str:
+    return f"admin:{request.user.get_username()}"
+
+
+def chunk_preview_table(chunks) -> str:
+    """An HTML table of chunks (position, heading path, offsets, text, status, model); no vectors."""
+    rows = format_html_join(
+        "\n",
+        '<tr><td>{}</td><td>{}</td><td>{}–{}</td><td style="white-space:pre-wrap;max-width:60em">{}</td>'
+        "<td>{}</td><td>{}</td><td>{}</td></tr>",
+        ((c.position, c.heading_path or "—", c.char_start, c.char_end, c.text, c.token_count, c.status,
+          c.embedding_model or "(not embedded)") for c in chunks),
+    )
+    return format_html(
+        '<table class="am-chunk-preview"><thead><tr><th>#</th><th>heading path</th><th>offsets</th><th>text</th>'
+        "<th>tokens</th><th>status</th><th>embedding model</th></tr></thead><tbody>{}</tbody></table>",
+        rows,
+    )
+
+
+def _enqueue_import(job_id: int) -> None:
+    from ..tasks.knowledge import ingest_document
+
+    # robust: without a broker the task runs at commit, and a failure is recorded on the job, not a 500.
+    transaction.on_commit(lambda: ingest_document.delay(job_id), robust=True)
+
+
+def _enqueue_reembed(job_id: int) -> None:
+    from ..tasks.knowledge import reembed_knowledge_base
+
+    transaction.on_commit(lambda: reembed_knowledge_base.delay(job_id), robust=True)
+
+
+@admin.register(KnowledgeBase)
+class KnowledgeBaseAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "chunk_size", "chunk_overlap", "embedding_model", "active_documents", "created_at"]
+    search_fields = ["slug", "name"]
+    readonly_fields = ["embedding_model", "created_at", "updated_at"]
+    fields = ["slug", "name", "description", "chunk_size", "chunk_overlap", "user_dictionary", *readonly_fields]
+    actions = ["reembed"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(
+            _documents=Count("documents", filter=Q(documents__status=Document.Status.ACTIVE)),
+        )
+
+    @admin.display(description="documents", ordering="_documents")
+    def active_documents(self, obj) -> int:
+        return obj._documents
+
+    @admin.action(description="Re-embed with the configured embedder (enqueue)")
+    def reembed(self, request, queryset):
+        jobs = []
+        for kb in queryset:
+            with audit_context(_actor(request)):
+                job = create_reembed_job(kb)
+            _enqueue_reembed(job.pk)
+            jobs.append(str(job.pk))
+        self.message_user(request, f"Queued re-embed job(s) {', '.join(jobs)}; follow them under Import jobs.")
+
+
+class VersionInline(admin.TabularInline):
+    model = DocumentVersion
+    fields = ["number", "status", "content_hash", "error", "created_at", "published_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    ordering = ["-number"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class DocumentUploadForm(forms.ModelForm):
+    """Import from the admin: a file, or pasted text; the import itself runs as a task."""
+
+    file = forms.FileField(required=False, help_text="Markdown, text, HTML, PDF or DOCX.")
+    content = forms.CharField(widget=forms.Textarea, required=False, help_text="Or paste the text here.")
+
+    class Meta:
+        model = Document
+        fields = ["knowledge_base", "external_id", "title", "format", "metadata"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in ("external_id", "title", "format"):
+            self.fields[name].required = False
+
+    def clean(self):
+        data = super().clean()
+        upload, content = data.get("file"), data.get("content") or ""
+        try:
+            if upload:
+                fmt = check_format(data["format"]) if data.get("format") else detect_format(upload.name)
+                parsed = prepare_document(fmt=fmt, content=upload.read())
+                fallback = upload.name.rsplit(".", 1)[0]
+            else:
+                fmt = check_format(data.get("format") or "markdown")
+                parsed = prepare_document(fmt=fmt, content=content)
+                fallback = ""
+        except InvalidInput as exc:
+            raise forms.ValidationError(exc.detail) from exc
+        data["parsed"], data["fmt"], data["format"] = parsed, fmt, fmt
+        data["title"] = data.get("title") or default_title(parsed, fallback)
+        data["external_id"] = data.get("external_id") or f"sha256:{content_hash(parsed.text)[:16]}"
+        return data
+
+    def _post_clean(self):
+        # No model validation: the form never saves the model (the import service does), and
+        # re-importing an existing external id is a new version, not a uniqueness error.
+        pass
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ["title", "external_id", "knowledge_base", "format", "status", "active_version_number", "updated_at"]
+    list_filter = ["status", "format", "knowledge_base"]
+    search_fields = ["title", "external_id"]
+    list_select_related = ["knowledge_base", "active_version"]
+    autocomplete_fields = ["knowledge_base"]
+    readonly_fields = ["knowledge_base", "external_id", "title", "format", "metadata", "status", "active_version",
+                       "created_at", "updated_at", "chunk_preview"]
+    inlines = [VersionInline]
+    actions = ["deprecate_documents"]
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = DocumentUploadForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ["knowledge_base", "external_id", "title", "format", "metadata", "file", "content"]
+        return self.readonly_fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.readonly_fields if obj is not None else []
+
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # deletion goes through the action, which deprecates atomically
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return
+        data = form.cleaned_data
+        with audit_context(_actor(request)):
+            job = create_import_job(knowledge_base=data["knowledge_base"], parsed=data["parsed"], title=data["title"],
+                                    fmt=data["fmt"], external_id=data.get("external_id") or "",
+                                    metadata=data.get("metadata") or None)
+        _enqueue_import(job.pk)
+        request._agentmemory_import_job = job  # the admin instance is shared across requests
+
+    def save_related(self, request, form, formsets, change):
+        if change:
+            super().save_related(request, form, formsets, change)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        from django.http import HttpResponseRedirect
+        from django.urls import reverse
+
+        job = getattr(request, "_agentmemory_import_job", None)
+        self.message_user(request, f"Import job {job.pk if job else '?'} queued (it runs at once without a broker).")
+        if job is not None:
+            return HttpResponseRedirect(reverse("admin:agentmemory_importjob_change", args=[job.pk]))
+        return HttpResponseRedirect(reverse("admin:agentmemory_document_changelist"))
+
+    def log_addition(self, request, obj, message):
+        return None  # the document is written by the import task, not by this form
+
+    @admin.display(description="active version", ordering="active_version__number")
+    def active_version_number(self, obj):
+        return obj.active_version.number if obj.active_version else "—"
+
+    @admin.display(description="chunk preview (active version)")
+    def chunk_preview(self, obj):
+        version = obj.active_version or obj.versions.order_by("-number").first()
+        if version is None:
+            return "—"
+        chunks = Chunk.objects.for_version(version).without_vectors()[:PREVIEW_LIMIT]
+        return format_html("<p>Version {} ({})</p>{}", version.number, version.status, chunk_preview_table(chunks))
+
+    @admin.action(description="Delete selected documents (deprecate their chunks; kept for history)")
+    def deprecate_documents(self, request, queryset):
+        count = 0
+        with audit_context(_actor(request)):
+            for document in queryset.filter(status=Document.Status.ACTIVE):
+                delete_document(document)
+                count += 1
+        self.message_user(request, f"Deprecated {count} document(s).")
+
+
+@admin.register(DocumentVersion)
+class DocumentVersionAdmin(ReadOnlyAdmin):
+    list_display = ["document", "number", "status", "chunk_count", "created_at", "published_at"]
+    list_filter = ["status", "document__knowledge_base"]
+    search_fields = ["document__title", "document__external_id", "content_hash"]
+    list_select_related = ["document"]
+    fields = ["document", "number", "status", "content_hash", "error", "created_at", "published_at", "chunk_preview"]
+    readonly_fields = fields
+    actions = ["make_active"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(_chunks=Count("chunks"))
+
+    @admin.display(description="chunks", ordering="_chunks")
+    def chunk_count(self, obj) -> int:
+        return obj._chunks
+
+    @admin.display(description="chunk preview")
+    def chunk_preview(self, obj):
+        return chunk_preview_table(Chunk.objects.for_version(obj).without_vectors()[:PREVIEW_LIMIT])
+
+    @admin.action(description="Make the selected version active (rollback)")
+    def make_active(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one version.", level=messages.ERROR)
+            return
+        version = queryset.select_related("document").get()
+        try:
+            with audit_context(_actor(request)):
+                result = rollback_document(version.document, version_number=version.number)
+        except AgentMemoryError as exc:
+            self.message_user(request, str(getattr(exc, "detail", exc)), level=messages.ERROR)
+            return
+        self.message_user(request, f"{version.document}: version {result.version} is active "
+                                   f"(was {result.previous_version}).")
+
+
+@admin.register(Chunk)
+class ChunkAdmin(ReadOnlyAdmin):
+    list_display = ["document", "version_number", "position", "heading_path", "short_text", "status", "embedding_model"]
+    list_filter = ["status", "knowledge_base", "embedding_model"]
+    search_fields = ["text", "heading_path", "document__title", "document__external_id"]
+    list_select_related = ["document", "version"]
+    fields = ["knowledge_base", "document", "version", "position", "heading_path", "char_start", "char_end", "text",
+              "content_hash", "token_count", "term_count", "status", "embedding_model", "created_at"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("embedding", "search_vector")
+
+    @admin.display(description="version", ordering="version__number")
+    def version_number(self, obj) -> int:
+        return obj.version.number
+
+    @admin.display(description="text")
+    def short_text(self, obj) -> str:
+        return obj.text[:80] + ("…" if len(obj.text) > 80 else "")
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(ReadOnlyAdmin):
+    list_display = ["id", "kind", "knowledge_base", "external_id", "status", "progress", "total", "created_at",
+                    "finished_at"]
+    list_filter = ["status", "kind", "knowledge_base"]
+    search_fields = ["external_id", "title", "error"]
+    list_select_related = ["knowledge_base"]
+    fields = ["kind", "knowledge_base", "external_id", "title", "format", "status", "progress", "total", "result",
+              "error", "created_at", "started_at", "finished_at"]
+    readonly_fields = fields
+    actions = ["retry_jobs"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("source_text", "structure")
+
+    @admin.action(description="Retry the selected failed jobs (they resume where they stopped)")
+    def retry_jobs(self, request, queryset):
+        count = 0
+        for job in queryset.filter(status=ImportJob.Status.FAILED):
+            (_enqueue_import if job.kind == ImportJob.Kind.INGEST else _enqueue_reembed)(job.pk)
+            count += 1
+        self.message_user(request, f"Queued {count} job(s) again.")

@@ -1,0 +1,185 @@
+"""Admin of retrieval: hit testing ("召回测试") per knowledge base, evaluation cases and runs.
+
+The hit-testing page calls the same ``search_knowledge`` as the API and the agent context, so what
+it shows is what production retrieves: each hit with its keyword (BM25, matched terms), vector
+(cosine) and rerank scores side by side, the RRF contributions, and the trace (terms with df/idf,
+what each threshold removed, timings, degradations). Chosen hits can be saved as an evaluation case.
+"""
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db import transaction
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.http import urlencode
+
+from ..exceptions import AgentMemoryError, InvalidInput, NotFound
+from ..knowledge.evaluate import create_case
+from ..knowledge.search import MAX_TOP_K, MODES, search_knowledge
+from ..models import EvaluationCase, EvaluationRun, KnowledgeBaseRetrieval
+
+
+def _latest_run(kb) -> EvaluationRun | None:
+    return EvaluationRun.objects.for_knowledge_base(kb).finished().order_by("-started_at", "-id").first()
+
+
+def _float_or_none(value: str | None) -> float | None:
+    value = (value or "").strip()
+    if value == "":
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise InvalidInput(f"threshold {value!r} is not a number", field="thresholds") from None
+
+
+@admin.register(KnowledgeBaseRetrieval)
+class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
+    """One row per knowledge base: statistics, last evaluation, recall flag, and the hit-testing page."""
+
+    list_display = ["slug", "name", "active_chunks", "last_recall_at_5", "recall_flag", "hit_test_link"]
+    search_fields = ["slug", "name"]
+    list_select_related = ["retrieval_stats"]
+    actions = ["evaluate_now"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_staff
+
+    @admin.display(description="active chunks")
+    def active_chunks(self, obj):
+        stats = getattr(obj, "retrieval_stats", None)
+        return stats.chunk_count if stats else 0
+
+    @admin.display(description="hybrid recall@5")
+    def last_recall_at_5(self, obj):
+        run = _latest_run(obj)
+        return "—" if run is None or run.hybrid_recall_at_5 is None else f"{run.hybrid_recall_at_5:.3f}"
+
+    @admin.display(description="recall")
+    def recall_flag(self, obj):
+        run = _latest_run(obj)
+        if run is not None and run.recall_dropped:
+            return format_html('<strong style="color:#ba2121">⚠ recall@5 dropped {} → {}</strong>',
+                               f"{run.previous_recall_at_5:.3f}", f"{run.hybrid_recall_at_5:.3f}")
+        return "ok" if run is not None else "—"
+
+    @admin.display(description="hit testing")
+    def hit_test_link(self, obj):
+        return format_html('<a href="{}">召回测试 / hit test</a>', reverse("admin:agentmemory_hit_test", args=[obj.pk]))
+
+    @admin.action(description="Evaluate the saved cases now")
+    def evaluate_now(self, request, queryset):
+        from ..tasks.retrieval import evaluate_knowledge_base
+
+        ids = list(queryset.values_list("pk", flat=True))
+        for kb_id in ids:
+            transaction.on_commit(lambda kb_id=kb_id: evaluate_knowledge_base.delay(kb_id, "admin"))
+        self.message_user(request, f"Evaluation queued for {len(ids)} knowledge base(s).", messages.SUCCESS)
+
+    def get_urls(self):
+        custom = [
+            path("<int:object_id>/hit-test/", self.admin_site.admin_view(self.hit_test_view),
+                 name="agentmemory_hit_test"),
+        ]
+        return custom + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        return redirect("admin:agentmemory_hit_test", object_id=object_id)
+
+    def hit_test_view(self, request, object_id: int):
+        kb = get_object_or_404(KnowledgeBaseRetrieval, pk=object_id)
+        data = request.POST if request.method == "POST" else request.GET
+        if request.method == "POST" and data.get("action") == "save_case":
+            return self._save_case(request, kb, data)
+        form = {
+            "query": data.get("query", ""),
+            "mode": data.get("mode", "hybrid"),
+            "top_k": data.get("top_k", "5"),
+            "cosine": data.get("cosine", ""),
+            "bm25": data.get("bm25", ""),
+            "rerank_threshold": data.get("rerank_threshold", ""),
+            "rerank": data.get("rerank", ""),
+            "rewrite": data.get("rewrite", ""),
+        }
+        result = None
+        error = None
+        if form["query"].strip():
+            try:
+                try:
+                    top_k = int(form["top_k"])
+                except ValueError:
+                    raise InvalidInput("top_k must be an integer", field="top_k") from None
+                thresholds = {"cosine": _float_or_none(form["cosine"]), "bm25": _float_or_none(form["bm25"]),
+                              "rerank": _float_or_none(form["rerank_threshold"])}
+                thresholds = {k: v for k, v in thresholds.items() if v is not None}
+                rerank = {"on": True, "off": False}.get(form["rerank"])
+                result = search_knowledge(form["query"], knowledge_bases=[kb.slug], top_k=top_k, mode=form["mode"],
+                                          thresholds=thresholds or None, rerank=rerank,
+                                          rewrite=form["rewrite"] == "on")
+            except (InvalidInput, NotFound) as exc:
+                error = str(exc)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"召回测试 · Hit testing: {kb}",
+            "kb": kb,
+            "form": form,
+            "modes": MODES,
+            "max_top_k": MAX_TOP_K,
+            "result": result,
+            "error": error,
+            "cases": EvaluationCase.objects.for_knowledge_base(kb).order_by("-id")[:10],
+            "case_count": EvaluationCase.objects.for_knowledge_base(kb).count(),
+            "latest_run": _latest_run(kb),
+        }
+        return TemplateResponse(request, "agentmemory/admin/hit_test.html", context)
+
+    def _save_case(self, request, kb, data):
+        query = data.get("query", "")
+        chunk_ids = [int(v) for v in data.getlist("expected_chunk") if v.isdigit()]
+        try:
+            case = create_case(knowledge_base=kb, query=query, expected_chunk_ids=chunk_ids, source="admin",
+                               note=f"saved by {request.user.get_username()}")
+        except AgentMemoryError as exc:
+            self.message_user(request, f"Not saved: {exc}", messages.ERROR)
+        else:
+            self.message_user(request, f"Saved evaluation case #{case.pk} with {len(chunk_ids)} expected chunk(s).",
+                              messages.SUCCESS)
+        keep = {k: data.get(k, "") for k in ("query", "mode", "top_k", "cosine", "bm25", "rerank_threshold",
+                                              "rerank", "rewrite")}
+        return redirect(reverse("admin:agentmemory_hit_test", args=[kb.pk]) + "?" + urlencode(keep))
+
+
+@admin.register(EvaluationCase)
+class EvaluationCaseAdmin(admin.ModelAdmin):
+    list_display = ["id", "knowledge_base", "query", "expected_chunk_ids", "expected_document_ids", "source",
+                    "created_at"]
+    list_filter = ["knowledge_base", "source"]
+    search_fields = ["query", "note"]
+    list_select_related = ["knowledge_base"]
+    readonly_fields = ["created_at"]
+
+
+@admin.register(EvaluationRun)
+class EvaluationRunAdmin(admin.ModelAdmin):
+    """Runs are read-only records: metrics per mode and the configuration they ran with."""
+
+    list_display = ["id", "knowledge_base", "trigger", "status", "case_count", "hybrid_recall_at_5",
+                    "previous_recall_at_5", "recall_dropped", "started_at"]
+    list_filter = ["knowledge_base", "status", "trigger", "recall_dropped"]
+    list_select_related = ["knowledge_base"]
+    readonly_fields = [f.name for f in EvaluationRun._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,85 @@
+"""Admin of working memory: sessions with their turns, and read-only extraction runs."""
+from __future__ import annotations
+
+from django.contrib import admin
+
+from ..models import ExtractionRun, Session, Turn
+from ..tasks.sessions import enqueue_extraction, enqueue_summary
+from ..working.sessions import end_session
+from .audit import ReadOnlyAdmin
+
+
+class TurnInline(admin.TabularInline):
+    model = Turn
+    extra = 0
+    fields = ["seq", "role", "content", "high_priority", "token_count", "created_at"]
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ExtractionRunInline(admin.TabularInline):
+    model = ExtractionRun
+    extra = 0
+    fields = ["kind", "trigger", "first_seq", "last_seq", "status", "attempts", "error", "finished_at"]
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Session)
+class SessionAdmin(admin.ModelAdmin):
+    list_display = ["id", "user_id", "agent_id", "status", "turn_count", "extracted_up_to", "last_activity_at",
+                    "ended_at"]
+    list_filter = ["status"]
+    search_fields = ["id", "user_id", "agent_id"]
+    date_hierarchy = "last_activity_at"
+    readonly_fields = ["id", "user_id", "agent_id", "status", "started_at", "last_activity_at", "ended_at",
+                       "archived_at", "turn_count", "summary", "summary_covers_seq", "summary_updated_at",
+                       "extracted_up_to", "metadata", "task_state"]
+    inlines = [TurnInline, ExtractionRunInline]
+    actions = ["end_and_extract", "refresh_summary"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # sessions are started by agents through the API
+
+    @admin.action(description="End selected sessions and extract their memories")
+    def end_and_extract(self, request, queryset):
+        queued = 0
+        for session in queryset:
+            run = end_session(session)
+            if run is not None and run.status != run.Status.SUCCEEDED:
+                enqueue_extraction(run.pk)
+                queued += 1
+        self.message_user(request, f"Ended {queryset.count()} session(s); queued {queued} extraction(s).")
+
+    @admin.action(description="Fold older turns into the rolling summary")
+    def refresh_summary(self, request, queryset):
+        for session in queryset:
+            enqueue_summary(session.pk)
+        self.message_user(request, f"Queued a summary update for {queryset.count()} session(s).")
+
+
+@admin.register(ExtractionRun)
+class ExtractionRunAdmin(ReadOnlyAdmin):
+    list_display = ["id", "session", "user_id", "kind", "trigger", "first_seq", "last_seq", "status", "attempts",
+                    "created_at"]
+    list_filter = ["status", "kind", "trigger"]
+    search_fields = ["user_id", "session__id"]
+    list_select_related = ["session"]
+    readonly_fields = ["session", "user_id", "kind", "trigger", "first_seq", "last_seq", "status", "extractor",
+                       "attempts", "error", "items", "results", "created_at", "started_at", "finished_at"]
+    actions = ["retry_runs"]
+
+    @admin.action(description="Retry selected runs (failed or interrupted)")
+    def retry_runs(self, request, queryset):
+        ids = list(queryset.exclude(status=ExtractionRun.Status.SUCCEEDED).values_list("pk", flat=True))
+        for run_id in ids:
+            enqueue_extraction(run_id)
+        self.message_user(request, f"Queued {len(ids)} extraction run(s).")

@@ -1,0 +1,86 @@
+"""Serializers of the context API: the request, and the ContextBundle as JSON."""
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from ..context.route import ROUTES
+from ..types import ContextBundle, ContextItem
+
+
+class ContextRequestSerializer(serializers.Serializer):
+    user_id = serializers.CharField(max_length=255, help_text="The end user the agent is talking to.")
+    agent_id = serializers.CharField(max_length=255, required=False, allow_null=True, default=None,
+                                     help_text="The agent asking; its own memories are added to the shared ones.")
+    session_id = serializers.CharField(max_length=64, required=False, allow_null=True, allow_blank=True,
+                                       default=None, help_text="The current session (working memory).")
+    query = serializers.CharField(trim_whitespace=False, help_text="The user's current message.")
+    knowledge_bases = serializers.ListField(child=serializers.CharField(max_length=100), required=False,
+                                            allow_null=True, default=None, allow_empty=False,
+                                            help_text="Knowledge base slugs to search (default: all).")
+    token_budget = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, allow_null=True,
+                                            default=None, help_text="Token budget of the prompt (default 4000).")
+    route = serializers.ChoiceField(choices=ROUTES, required=False, allow_null=True, default=None,
+                                    help_text="Force a route instead of the rules' or classifier's choice.")
+
+
+class ContextItemSerializer(serializers.Serializer):
+    layer = serializers.CharField()
+    kind = serializers.CharField()
+    label = serializers.CharField(help_text="Citation marker in the prompt ([K#], [M#]) when it has one.")
+    text = serializers.CharField()
+    source = serializers.CharField(help_text="Source label: citation, memory source, turn role.")
+    timestamp = serializers.DateTimeField(allow_null=True)
+    score = serializers.FloatField()
+    relevance = serializers.FloatField()
+    decay = serializers.FloatField()
+    weight = serializers.FloatField()
+    tokens = serializers.IntegerField()
+    ref = serializers.DictField(help_text="Ids (memory_id, chunk_id, document_id, seq...) and citation.")
+
+
+class ContextSectionsSerializer(serializers.Serializer):
+    profile = ContextItemSerializer(many=True)
+    long_term_memory = ContextItemSerializer(many=True)
+    knowledge = ContextItemSerializer(many=True)
+    working_memory = ContextItemSerializer(many=True)
+    current_message = ContextItemSerializer()
+
+
+class ContextResponseSerializer(serializers.Serializer):
+    route = serializers.ChoiceField(choices=ROUTES)
+    sections = ContextSectionsSerializer()
+    prompt = serializers.CharField()
+    token_counts = serializers.DictField(child=serializers.IntegerField())
+    trace = serializers.DictField()
+
+
+class AnswerResponseSerializer(serializers.Serializer):
+    answer = serializers.CharField()
+    citations = serializers.ListField(child=serializers.DictField())
+    model = serializers.CharField()
+    context = ContextResponseSerializer()
+
+
+_SOURCE_LABELS = {"user_stated": "user_stated", "model_inferred": "model_inferred", "system_log": "system_log"}
+
+
+def item_as_dict(item: ContextItem) -> dict[str, Any]:
+    ref = {k: v for k, v in item.ref.items() if k != "raw"}
+    source = item.source or _SOURCE_LABELS.get(str(item.ref.get("source", "")), "") or str(item.ref.get("role", ""))
+    return {
+        "layer": item.layer, "kind": item.kind, "label": item.label, "text": item.text, "source": source,
+        "timestamp": item.timestamp.isoformat() if item.timestamp else None,
+        "score": item.score, "relevance": round(item.relevance, 6), "decay": round(item.decay, 6),
+        "weight": item.weight, "tokens": item.tokens, "ref": ref,
+    }
+
+
+def bundle_as_dict(bundle: ContextBundle) -> dict[str, Any]:
+    sections: dict[str, Any] = {name: [item_as_dict(it) for it in bundle.sections.get(name, [])]
+                                for name in ("profile", "long_term_memory", "knowledge", "working_memory")}
+    current = bundle.sections.get("current_message") or []
+    sections["current_message"] = item_as_dict(current[0]) if current else None
+    return {"route": bundle.route, "sections": sections, "prompt": bundle.prompt,
+            "token_counts": bundle.token_counts, "trace": bundle.trace}

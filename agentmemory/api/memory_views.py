@@ -1,0 +1,257 @@
+"""Long-term memory API: user scope in the path; thin views over agentmemory.memory services."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import BasePermission
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..audit import audit_context
+from ..exceptions import InvalidInput, NotFound
+from ..memory.forget import delete_memory, forget_user
+from ..memory.profile import get_profile
+from ..memory.recall import recall_memories
+from ..memory.write import update_memory, validate_user_id, write_memory
+from ..models import AuditEvent, MemoryItem
+from ..types import MemoryDraft
+from .memory_serializers import (
+    DeletionReceiptSerializer,
+    MemoryCreateSerializer,
+    MemoryItemSerializer,
+    MemoryListQuerySerializer,
+    MemoryPatchSerializer,
+    MemorySearchSerializer,
+    WriteResultSerializer,
+)
+from .permissions import api_key_of
+
+
+def _is_end_user(request, user_id: str) -> bool:
+    """A logged-in, non-staff Django user whose username is the path's user id."""
+    user = getattr(request, "user", None)
+    return bool(api_key_of(request) is None and user is not None and user.is_authenticated
+                and not user.is_staff and user.get_username() == user_id)
+
+
+class IsApiClientStaffOrSubject(BasePermission):
+    """API keys and staff may call every memory endpoint; an end user only reads and corrects their own."""
+
+    message = "Authenticate with an API key, as staff, or as the user whose memories these are."
+
+    def has_permission(self, request, view) -> bool:
+        if api_key_of(request) is not None:
+            return True
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and user.is_staff:
+            return True
+        allowed = getattr(view, "end_user_methods", ())
+        return request.method in allowed and _is_end_user(request, view.kwargs.get("user_id", ""))
+
+
+def _actor(request) -> str:
+    key = api_key_of(request)
+    if key is not None:
+        return f"api_key:{key.name}"
+    user = request.user
+    return f"{'staff' if user.is_staff else 'user'}:{user.get_username()}"
+
+
+def _key_agents(request) -> list[str] | None:
+    """The agents the request's API key is limited to; None when it is not limited."""
+    key = api_key_of(request)
+    return list(key.agent_ids) if key is not None and key.agent_ids else None
+
+
+def _require_agent(request, agent_id: str | None) -> None:
+    agents = _key_agents(request)
+    if agents is not None and (agent_id or "") not in agents:
+        raise PermissionDenied(f"This API key may not act for agent {agent_id or '(shared)'!r}.")
+
+
+def _get_item(request, user_id: str, memory_id: int) -> MemoryItem:
+    item = (MemoryItem.objects.for_user(user_id).filter(pk=memory_id)
+            .exclude(status=MemoryItem.Status.DELETED).defer("embedding", "search_vector").first())
+    agents = _key_agents(request)
+    if item is None or (agents is not None and item.agent_id not in ("", *agents)):
+        raise NotFound(f"memory {memory_id} not found for user {user_id!r}")
+    return item
+
+
+class _MemoryView(APIView):
+    permission_classes = [IsApiClientStaffOrSubject]
+    end_user_methods: tuple[str, ...] = ()
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        validate_user_id(kwargs.get("user_id"))
+
+
+class MemoryListView(_MemoryView):
+    """List a user's memories (filters: status, type, source, key, agent_id) or write a new one."""
+
+    end_user_methods = ("GET",)
+
+    @extend_schema(parameters=[MemoryListQuerySerializer], responses={200: MemoryItemSerializer(many=True)})
+    def get(self, request, user_id: str):
+        params = MemoryListQuerySerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        qs = MemoryItem.objects.for_user(user_id).defer("embedding", "search_vector")
+        qs = qs.filter(status=data["status"]) if "status" in data else qs.exclude(status=MemoryItem.Status.DELETED)
+        for name in ("type", "source", "key"):
+            if name in data:
+                qs = qs.filter(**{name: data[name]})
+        agents = _key_agents(request)
+        if "agent_id" in data:
+            if agents is not None:
+                _require_agent(request, data["agent_id"])
+            qs = qs.visible_to_agent(data["agent_id"])
+        elif agents is not None:
+            qs = qs.visible_to_agents(agents)
+        total = qs.count()
+        page = qs.order_by("-created_at", "-id")[data["offset"] : data["offset"] + data["limit"]]
+        return Response({"count": total, "results": MemoryItemSerializer(page, many=True).data})
+
+    @extend_schema(request=MemoryCreateSerializer, responses={200: WriteResultSerializer, 201: WriteResultSerializer})
+    def post(self, request, user_id: str):
+        serializer = MemoryCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        _require_agent(request, data["agent_id"])
+        draft = MemoryDraft(**data)
+        with audit_context(_actor(request), "api"):
+            result = write_memory(user_id, draft)
+        return _write_response(user_id, result)
+
+
+def _write_response(user_id: str, result) -> Response:
+    item = None
+    if result.memory_id is not None:
+        item = MemoryItem.objects.for_user(user_id).defer("embedding", "search_vector").get(pk=result.memory_id)
+    body = {"action": result.action, "reason": result.reason, "superseded_ids": list(result.superseded_ids),
+            "memory": MemoryItemSerializer(item).data if item is not None else None}
+    created = result.action in ("created", "superseded_previous")
+    return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class MemoryDetailView(_MemoryView):
+    """One memory: read it, correct it (a new version supersedes it), or delete it (returns a receipt)."""
+
+    end_user_methods = ("GET", "PATCH", "DELETE")
+
+    @extend_schema(responses={200: MemoryItemSerializer})
+    def get(self, request, user_id: str, memory_id: int):
+        return Response(MemoryItemSerializer(_get_item(request, user_id, memory_id)).data)
+
+    @extend_schema(request=MemoryPatchSerializer, responses={200: WriteResultSerializer})
+    def patch(self, request, user_id: str, memory_id: int):
+        item = _get_item(request, user_id, memory_id)
+        serializer = MemoryPatchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        changes = dict(serializer.validated_data)
+        reason = changes.pop("reason", "")
+        if "agent_id" in changes:
+            _require_agent(request, changes["agent_id"])
+        if _is_end_user(request, user_id):
+            # What the user says about themselves is, by definition, user_stated.
+            changes["source"] = MemoryItem.Source.USER_STATED
+            changes.pop("agent_id", None)
+        with audit_context(_actor(request), reason or "api"):
+            result = update_memory(user_id, item.pk, changes=changes, reason=reason)
+        body = _write_response(user_id, result)
+        body.status_code = status.HTTP_200_OK
+        return body
+
+    @extend_schema(responses={200: DeletionReceiptSerializer})
+    def delete(self, request, user_id: str, memory_id: int):
+        item = _get_item(request, user_id, memory_id)
+        reason = str(request.query_params.get("reason", ""))[:500]
+        with audit_context(_actor(request), reason or "api"):
+            receipt = delete_memory(user_id, item.pk, reason=reason)
+        return Response(DeletionReceiptSerializer(receipt).data)
+
+
+class MemoryHistoryView(_MemoryView):
+    """The supersession chain of a memory (oldest first) and the audit events of its versions."""
+
+    end_user_methods = ("GET",)
+
+    @extend_schema(responses={200: dict})
+    def get(self, request, user_id: str, memory_id: int):
+        item = _get_item(request, user_id, memory_id)
+        scope = MemoryItem.objects.for_user(user_id)
+        ids = scope.chain_ids(item.pk)
+        versions = {m.pk: m for m in scope.filter(pk__in=ids).defer("embedding", "search_vector")}
+        events = (AuditEvent.objects.for_user(user_id)
+                  .filter(object_type="memory", object_id__in=[str(i) for i in ids]).order_by("created_at", "id"))
+        return Response({
+            "memory_id": item.pk,
+            "current_id": ids[-1] if ids else item.pk,
+            "versions": MemoryItemSerializer([versions[i] for i in ids if i in versions], many=True).data,
+            "events": [
+                {"id": e.pk, "created_at": e.created_at, "action": e.action, "actor": e.actor, "reason": e.reason,
+                 "memory_id": int(e.object_id), "before": e.before, "after": e.after}
+                for e in events
+            ],
+        })
+
+
+class MemorySearchView(_MemoryView):
+    """Hybrid search in the user's memories, each hit with its score breakdown."""
+
+    end_user_methods = ("POST",)
+
+    @extend_schema(request=MemorySearchSerializer, responses={200: dict})
+    def post(self, request, user_id: str):
+        serializer = MemorySearchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        agents = _key_agents(request)
+        agent_id = data["agent_id"]
+        if agent_id is not None:
+            _require_agent(request, agent_id)
+        results = recall_memories(
+            user_id, data["query"], top_k=data["top_k"], agent_id=agent_id,
+            agent_ids=agents if agent_id is None else None, include_cold=data["include_cold"],
+            include_inferred=data["include_inferred"], as_of=data["as_of"],
+        )
+        return Response({
+            "mode": results.mode,
+            "degraded_reason": results.degraded_reason,
+            "results": [
+                {**MemoryItemSerializer(r.memory).data, "scores": r.as_dict()["scores"]} for r in results
+            ],
+        })
+
+
+class ProfileView(_MemoryView):
+    """The user's summary and one current value per key of high-confidence active memories."""
+
+    end_user_methods = ("GET",)
+
+    @extend_schema(responses={200: dict})
+    def get(self, request, user_id: str):
+        agent_id = request.query_params.get("agent_id")
+        agents = _key_agents(request)
+        if agents is not None:
+            if agent_id is None and len(agents) == 1:
+                agent_id = agents[0]
+            elif agent_id is None:
+                raise InvalidInput("this API key is limited to several agents: pass ?agent_id=.", field="agent_id")
+            _require_agent(request, agent_id)
+        return Response(get_profile(user_id, agent_id=agent_id))
+
+
+class UserForgetView(_MemoryView):
+    """Forget a user: every memory, history content, session, turn, profile and cache entry."""
+
+    @extend_schema(responses={200: DeletionReceiptSerializer})
+    def delete(self, request, user_id: str):
+        if _key_agents(request) is not None:
+            raise PermissionDenied("An API key limited to some agents cannot forget a user.")
+        reason = str(request.query_params.get("reason", ""))[:500]
+        with audit_context(_actor(request), reason or "api"):
+            receipt = forget_user(user_id, reason=reason)
+        return Response(DeletionReceiptSerializer(receipt).data)

@@ -1,0 +1,51 @@
+"""Serializers of the search API: request shape only; the search service validates the meaning."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from ..knowledge.search import MAX_TOP_K, MODES
+
+
+class SearchRequestSerializer(serializers.Serializer):
+    query = serializers.CharField(allow_blank=True, trim_whitespace=False,
+                                  help_text="The question or keywords (at most MAX_QUERY_CHARS characters).")
+    top_k = serializers.IntegerField(default=5, min_value=1, max_value=MAX_TOP_K, help_text="Results to return.")
+    mode = serializers.ChoiceField(choices=MODES, default="hybrid", help_text="hybrid, vector or keyword.")
+    thresholds = serializers.DictField(required=False, allow_null=True, child=serializers.FloatField(allow_null=True),
+                                       help_text='Per-channel minimums: {"cosine": 0.8, "bm25": 1.5, "rerank": 0}.')
+    rerank = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                      help_text="Rerank the fused list (default: when a reranker is configured).")
+    rewrite = serializers.BooleanField(default=False, help_text="Rewrite the query with the LLM first.")
+    filters = serializers.DictField(required=False, allow_null=True,
+                                    help_text='{"document_ids": [..], "external_ids": [..], "metadata": {..}}.')
+
+
+class MultiSearchRequestSerializer(SearchRequestSerializer):
+    knowledge_bases = serializers.ListField(child=serializers.CharField(), required=False, allow_null=True,
+                                            allow_empty=False,
+                                            help_text="Slugs of the knowledge bases to search (default: all).")
+
+
+class SearchHitSerializer(serializers.Serializer):
+    chunk_id = serializers.IntegerField()
+    document_id = serializers.IntegerField()
+    document_external_id = serializers.CharField()
+    document_title = serializers.CharField()
+    knowledge_base = serializers.CharField()
+    version = serializers.IntegerField()
+    version_id = serializers.IntegerField()
+    position = serializers.IntegerField()
+    heading_path = serializers.CharField()
+    text = serializers.CharField()
+    citation = serializers.CharField()
+    score = serializers.FloatField()
+    score_kind = serializers.CharField()
+    channels = serializers.DictField()
+    explanation = serializers.CharField()
+
+
+class SearchResponseSerializer(serializers.Serializer):
+    query = serializers.CharField()
+    mode = serializers.CharField()
+    hits = SearchHitSerializer(many=True)
+    trace = serializers.DictField()

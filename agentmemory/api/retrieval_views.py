@@ -1,0 +1,42 @@
+"""Search endpoints: one knowledge base, or several fused per base with RRF. Thin over search_knowledge."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..knowledge.search import search_knowledge
+from .retrieval_serializers import (
+    MultiSearchRequestSerializer,
+    SearchRequestSerializer,
+    SearchResponseSerializer,
+)
+
+
+def _search(data: dict, knowledge_bases: list[str] | None) -> Response:
+    result = search_knowledge(
+        data["query"], knowledge_bases=knowledge_bases, top_k=data["top_k"], mode=data["mode"],
+        thresholds=data.get("thresholds"), rerank=data.get("rerank"), rewrite=data.get("rewrite", False),
+        filters=data.get("filters"),
+    )
+    return Response(result.as_dict())
+
+
+class KnowledgeBaseSearchView(APIView):
+    """Search one knowledge base: hybrid (BM25 + vector, RRF), vector or keyword; cited hits and a trace."""
+
+    @extend_schema(request=SearchRequestSerializer, responses={200: SearchResponseSerializer})
+    def post(self, request, slug: str):
+        serializer = SearchRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return _search(serializer.validated_data, [slug])
+
+
+class SearchView(APIView):
+    """Search several knowledge bases (all by default); each base is fused on its own, then across bases."""
+
+    @extend_schema(request=MultiSearchRequestSerializer, responses={200: SearchResponseSerializer})
+    def post(self, request):
+        serializer = MultiSearchRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return _search(serializer.validated_data, serializer.validated_data.get("knowledge_bases"))

@@ -1,0 +1,53 @@
+"""Serializers of the sessions API: request shapes only; rules live in agentmemory.working."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from ..models import ExtractionRun, Session, Turn
+
+
+class SessionCreateSerializer(serializers.Serializer):
+    user_id = serializers.CharField(max_length=255)
+    agent_id = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
+    metadata = serializers.DictField(required=False, default=dict)
+
+
+class TurnCreateSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Turn.Role.choices)
+    # Length and emptiness are checked by the service (MAX_TURN_CHARS), with one clear message.
+    content = serializers.CharField(trim_whitespace=False, allow_blank=True)
+    metadata = serializers.DictField(required=False, default=dict)
+
+
+class SessionPatchSerializer(serializers.Serializer):
+    task_state = serializers.DictField(help_text="Merged key by key into the task state; a null value removes a key.")
+    replace = serializers.BooleanField(required=False, default=False,
+                                       help_text="Replace the whole task state instead of merging.")
+
+
+class TurnSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Turn
+        fields = ["id", "seq", "role", "content", "created_at", "token_count", "high_priority", "metadata"]
+
+
+class SessionSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Session
+        fields = ["id", "user_id", "agent_id", "status", "metadata", "started_at", "last_activity_at", "ended_at",
+                  "archived_at", "turn_count", "summary", "summary_covers_seq", "summary_updated_at",
+                  "task_state", "extracted_up_to"]
+
+
+class ExtractionRunSerializer(serializers.ModelSerializer):
+    counts = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ExtractionRun
+        fields = ["id", "kind", "trigger", "first_seq", "last_seq", "status", "attempts", "error", "extractor",
+                  "counts", "created_at", "started_at", "finished_at"]
+
+    def get_counts(self, run: ExtractionRun) -> dict:
+        return run.counts()

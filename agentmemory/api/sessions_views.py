@@ -1,0 +1,153 @@
+"""Sessions API: create, add turns, read the working context, patch task state, end, extraction report."""
+from __future__ import annotations
+
+from django.core.exceptions import RequestDataTooBig
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..exceptions import InvalidInput, NotFound
+from ..models import Session, Turn
+from ..tasks.sessions import enqueue_extraction, enqueue_summary
+from ..working import sessions as service
+from ..working.extract import extraction_report, run_summary
+from ..working.window import get_working_context
+from .permissions import check_agent_allowed
+from .sessions_serializers import (
+    SessionCreateSerializer,
+    SessionPatchSerializer,
+    SessionSerializer,
+    TurnCreateSerializer,
+    TurnSerializer,
+)
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request body is too large."
+    default_code = "too_large"
+
+
+def _payload(request):
+    """request.data, with a body over DATA_UPLOAD_MAX_MEMORY_SIZE answered 413 instead of crashing."""
+    try:
+        return request.data
+    except RequestDataTooBig as exc:
+        raise PayloadTooLarge("The request body is larger than the server accepts; a turn holds at most "
+                              "MAX_TURN_CHARS characters.") from exc
+
+
+def _load(request, session_id) -> Session:
+    """The session, if the caller's API key may act for its agent (otherwise it does not exist for it)."""
+    session = service.get_session(session_id)
+    if not check_agent_allowed(request, session.agent_id or None):
+        raise NotFound(f"Session {session_id} does not exist.")
+    return session
+
+
+def _detail(session: Session) -> dict:
+    context = get_working_context(session)
+    return {**SessionSerializer(session).data, "window": context["turns"],
+            "pinned_turns": context["pinned_turns"], "covered_up_to": context["covered_up_to"]}
+
+
+class SessionListCreateView(APIView):
+    """POST: start a session. GET ?user_id=: a user's sessions, newest activity first."""
+
+    @extend_schema(request=SessionCreateSerializer, responses={201: SessionSerializer})
+    def post(self, request):
+        data = SessionCreateSerializer(data=_payload(request))
+        data.is_valid(raise_exception=True)
+        agent_id = data.validated_data.get("agent_id") or ""
+        if not check_agent_allowed(request, agent_id or None):
+            raise InvalidInput(f"This API key may not act for agent {agent_id!r}.", field="agent_id")
+        session = service.create_session(**data.validated_data)
+        return Response(_detail(session), status=status.HTTP_201_CREATED)
+
+    @extend_schema(parameters=[OpenApiParameter("user_id", str, required=True),
+                               OpenApiParameter("status", str, required=False)],
+                   responses={200: SessionSerializer(many=True)})
+    def get(self, request):
+        user_id = request.query_params.get("user_id", "").strip()
+        if not user_id:
+            raise InvalidInput("user_id is required.", field="user_id")
+        qs = Session.objects.for_user(user_id)
+        if request.query_params.get("status"):
+            qs = qs.filter(status=request.query_params["status"])
+        sessions = [s for s in qs[:200] if check_agent_allowed(request, s.agent_id or None)]
+        return Response({"results": SessionSerializer(sessions, many=True).data})
+
+
+class SessionDetailView(APIView):
+    """GET: the working context (window, summary, task state, status). PATCH: the task state."""
+
+    @extend_schema(responses={200: dict})
+    def get(self, request, session_id):
+        return Response(_detail(_load(request, session_id)))
+
+    @extend_schema(request=SessionPatchSerializer, responses={200: dict})
+    def patch(self, request, session_id):
+        session = _load(request, session_id)
+        payload = _payload(request)
+        if not isinstance(payload, dict) or "task_state" not in payload:
+            raise InvalidInput("task_state is required.", field="task_state")
+        data = SessionPatchSerializer(data=payload)
+        data.is_valid(raise_exception=True)
+        session = service.update_task_state(session, task_state=data.validated_data["task_state"],
+                                            replace=data.validated_data["replace"])
+        return Response(_detail(session))
+
+
+class TurnListCreateView(APIView):
+    """POST: append a turn (memories written at once for a remember intent). GET: turns, paged by ?after=."""
+
+    @extend_schema(request=TurnCreateSerializer, responses={201: dict})
+    def post(self, request, session_id):
+        session = _load(request, session_id)
+        data = TurnCreateSerializer(data=_payload(request))
+        data.is_valid(raise_exception=True)
+        result = service.append_turn(session, **data.validated_data)
+        if result.summary_due:
+            enqueue_summary(session.pk)
+        return Response({"turn": TurnSerializer(result.turn).data, "memories": result.memories,
+                         "session": {"id": str(session.pk), "turn_count": result.session.turn_count,
+                                     "status": result.session.status}},
+                        status=status.HTTP_201_CREATED)
+
+    @extend_schema(parameters=[OpenApiParameter("after", int, required=False),
+                               OpenApiParameter("limit", int, required=False)], responses={200: dict})
+    def get(self, request, session_id):
+        session = _load(request, session_id)
+        try:
+            after = int(request.query_params.get("after", 0))
+            limit = min(500, max(1, int(request.query_params.get("limit", 100))))
+        except ValueError as exc:
+            raise InvalidInput("after and limit must be integers.") from exc
+        turns = Turn.objects.in_session(session).filter(seq__gt=after)[:limit]
+        return Response({"results": TurnSerializer(turns, many=True).data})
+
+
+class SessionEndView(APIView):
+    """End the session: 202 and the extraction job to poll at .../extraction/."""
+
+    @extend_schema(request=None, responses={202: dict})
+    def post(self, request, session_id):
+        session = _load(request, session_id)
+        run = service.end_session(session)
+        if run is not None and run.status != run.Status.SUCCEEDED:
+            enqueue_extraction(run.pk)
+        body = {"session": SessionSerializer(session).data,
+                "extraction": run_summary(run) if run else None,
+                "poll": reverse("agentmemory:session-extraction", args=[session.pk])}
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class SessionExtractionView(APIView):
+    """What extraction did: runs, and memories created, merged, superseded and rejected with reasons."""
+
+    @extend_schema(responses={200: dict})
+    def get(self, request, session_id):
+        session = _load(request, session_id)
+        return Response(extraction_report(session))

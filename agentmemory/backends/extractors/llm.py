@@ -1,0 +1,117 @@
+"""LLMExtractor: an OpenAI-compatible chat model returns memory items as structured JSON.
+
+The model sees the session's turns and the user's existing relevant memories, and answers one JSON
+object ``{"items": [...]}``. Fenced or padded JSON is repaired, an unparsable answer is asked again
+(ChatClient.complete_json); when it still fails, LLMError propagates so the run fails with the
+turns kept and is retried.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ...exceptions import LLMError
+from ...types import MemoryDraft
+from ..llm import ChatClient
+from .base import MEMORY_TYPES, SOURCES, ExistingMemory, Extractor, TurnText
+from .rules import SLOTS
+
+SYSTEM_PROMPT = """You extract long-term memories about the USER from a conversation.
+Keep an item only if all three hold: it stays true across sessions; it is about this user (not the
+assistant, not general knowledge); it would change future answers. Keep only identity, explicit
+preferences and constraints, decisions, important events, and feedback on earlier answers.
+Small talk ("thanks", "the weather is hot") gives nothing.
+
+Answer with ONE JSON object and nothing else:
+{"items": [{"type": "fact|preference|decision|event|feedback",
+            "key": "a slot key from the vocabulary, or a short snake_case key",
+            "value": "the value in the slot (short)",
+            "content": "one self-contained sentence about the user, in the conversation's language",
+            "source": "user_stated if the user said it, model_inferred if you infer it",
+            "confidence": 0.0-1.0, "quality": 0.0-1.0,
+            "turn": the [number] of the turn it comes from,
+            "status": "new" or "existing", "existing_id": id of the same existing memory or null}]}
+Slot vocabulary: """ + ", ".join(SLOTS) + """.
+Mark an item "existing" when an existing memory already says the same thing."""
+
+
+class LLMExtractor(Extractor):
+    """Structured-JSON extraction by a chat model (DeepSeek, Qwen, Ollama, vLLM, OpenAI)."""
+
+    name = "llm"
+    attempts = 2  # one answer plus one re-ask when the JSON cannot be parsed or repaired
+
+    def __init__(self, client: ChatClient | None = None):
+        self.client = client or ChatClient()
+
+    def build_messages(self, turns: Sequence[TurnText], existing: Sequence[ExistingMemory]) -> list[dict]:
+        convo = "\n".join(f"[{t.seq}] {t.role}: {t.content}" for t in turns if t.role in ("user", "assistant"))
+        known = [{"id": m.id, "type": m.type, "key": m.key, "content": m.content} for m in existing]
+        return [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": "Existing memories of this user:\n"
+                                        f"{json.dumps(known, ensure_ascii=False)}\n\nConversation:\n{convo}"},
+        ]
+
+    def extract(self, turns: Sequence[TurnText], *,
+                existing: Sequence[ExistingMemory] = ()) -> list[MemoryDraft]:
+        user_turns = [t for t in turns if t.role == "user"]
+        if not user_turns:
+            return []
+        answer = self.client.complete_json(self.build_messages(turns, existing), attempts=self.attempts)
+        items = answer.get("items")
+        if not isinstance(items, list):
+            raise LLMError("The extractor model answered JSON without an 'items' list.")
+        by_seq = {t.seq: t for t in turns}
+        fallback = user_turns[-1]
+        drafts = []
+        for raw in items:
+            draft = self._draft(raw, by_seq, fallback)
+            if draft is not None:
+                drafts.append(draft)
+        return drafts
+
+    def _draft(self, raw: Any, by_seq: dict[int, TurnText], fallback: TurnText) -> MemoryDraft | None:
+        """One validated draft, or None for an item that is malformed (it is skipped, not guessed)."""
+        if not isinstance(raw, dict):
+            return None
+        mtype = str(raw.get("type", "")).strip().lower()
+        content = str(raw.get("content", "")).strip()
+        if mtype not in MEMORY_TYPES or not content:
+            return None
+        source = str(raw.get("source", "user_stated")).strip().lower()
+        if source not in SOURCES:
+            source = "model_inferred"
+        try:
+            seq = int(raw.get("turn"))
+        except (TypeError, ValueError):
+            seq = fallback.seq
+        turn = by_seq.get(seq, fallback)
+        if turn.role != "user" and source == "user_stated":
+            source = "model_inferred"  # the user did not say what the assistant said
+        tags = {"extractor": self.name, "status": "existing" if raw.get("status") == "existing" else "new"}
+        if raw.get("existing_id") not in (None, ""):
+            tags["existing_id"] = str(raw.get("existing_id"))
+        return MemoryDraft(
+            content=content[:2000],
+            type=mtype,
+            source=source,
+            key=str(raw.get("key") or "")[:100],
+            value=raw.get("value"),
+            confidence=_unit(raw.get("confidence"), 0.7),
+            quality=_unit(raw.get("quality"), 0.7),
+            agent_id=turn.agent_id,
+            session_id=turn.session_id,
+            turn_id=turn.turn_id,
+            excerpt=turn.content[:500],
+            tags=tags,
+        )
+
+
+def _unit(value: Any, default: float) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    return min(1.0, max(0.0, number))

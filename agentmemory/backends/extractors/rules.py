@@ -1,0 +1,275 @@
+"""RuleBasedExtractor: the offline default; Chinese and English patterns mapped to a slot vocabulary.
+
+Deterministic: the same turns always give the same drafts in the same order. Only user turns are
+read (what the assistant said is not ``user_stated``). Each pattern captures a value inside one
+clause; the slot decides the memory type and how the memory is worded. The vocabulary is
+documented in docs/working_memory.md.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...text import split_sentences
+from ...types import MemoryDraft
+from .base import ExistingMemory, Extractor, TurnText, is_chinese, safe_key
+
+
+@dataclass(frozen=True)
+class Slot:
+    type: str
+    zh: str
+    en: str
+    multi: bool = False  # several values may hold at once (likes): the key then names the value too
+    confidence: float = 0.85
+    quality: float = 0.8
+
+
+#: The slot vocabulary: key -> memory type and how a value is worded.
+SLOTS: dict[str, Slot] = {
+    "name": Slot("fact", "用户的名字是{v}", "The user's name is {v}", confidence=0.9, quality=0.9),
+    "employer": Slot("fact", "用户在{v}工作", "The user works at {v}", quality=0.85),
+    "job_title": Slot("fact", "用户的职业是{v}", "The user is {v}", quality=0.8),
+    "company_industry": Slot("fact", "用户的公司是做{v}的（公司行业：{v}）", "The user's company is in {v}",
+                             confidence=0.9, quality=0.9),
+    "company_focus": Slot("fact", "用户的公司主打{v}", "The user's company focuses on {v}", quality=0.75),
+    "location": Slot("fact", "用户住在{v}", "The user lives in {v}", quality=0.8),
+    "tech_stack": Slot("fact", "用户使用的技术栈：{v}", "The user's tech stack: {v}", multi=False, quality=0.85),
+    "budget": Slot("preference", "用户的预算：{v}", "The user's budget: {v}", quality=0.85),
+    "reply_style": Slot("preference", "用户希望回答{v}", "The user wants answers: {v}", quality=0.85),
+    "diet": Slot("preference", "用户的饮食：{v}", "The user's diet: {v}", multi=True, quality=0.85),
+    "likes": Slot("preference", "用户喜欢{v}", "The user likes {v}", multi=True, quality=0.7),
+    "dislikes": Slot("preference", "用户不喜欢{v}", "The user dislikes {v}", multi=True, quality=0.75),
+    "do_not_recommend": Slot("preference", "不要再向用户推荐{v}", "Do not recommend {v} to the user again",
+                             multi=True, confidence=0.9, quality=0.85),
+    "decision": Slot("decision", "用户的决定：{v}", "The user decided: {v}", multi=True, quality=0.75),
+    "event": Slot("event", "{v}", "{v}", multi=True, confidence=0.7, quality=0.6),
+    "feedback": Slot("feedback", "用户对回答的反馈：{v}", "The user's feedback on an answer: {v}", multi=True,
+                     quality=0.7),
+    "note": Slot("preference", "用户要求记住：{v}", "The user asked to remember: {v}", multi=True,
+                 confidence=0.95, quality=0.8),
+}
+
+# One clause: up to the next Chinese or English clause mark.
+_ZC = r"[^，。！？；、,.!?;:\n：]"
+_EC = r"[^,.;!?\n]"
+
+# Values that are not worth a memory on their own (pronouns, fillers).
+_EMPTY_VALUES = {"", "的", "了", "它", "这个", "那个", "这样", "那样", "it", "that", "this", "them", "so", "too"}
+
+#: Remember intent: the user asks for something to be kept from now on.
+REMEMBER_RE = re.compile(
+    r"记住|记一下|记下来|请记得|别忘了|不要忘了|以后都按这个来|以后都这样|以后都|今后都|从现在起|从现在开始|下次别再|下次不要|"
+    r"以后别再|以后不要|\bremember (?:that|this|:)|\bremember\b|\bfrom now on\b|\bgoing forward\b|"
+    r"\bnever (?:again )?recommend\b|\bdon't ever\b|\bkeep in mind\b|\bnote that\b",
+    re.IGNORECASE,
+)
+_REMEMBER_PREFIX_RE = re.compile(
+    r"^\s*(?:请|你要|麻烦)?(?:记住|记一下|记下来|请记得|别忘了|不要忘了)[：:，,\s]*|"
+    r"^\s*(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?[：:,\s]*",
+    re.IGNORECASE,
+)
+_CORRECTION_RE = re.compile(
+    r"其实|改口|更正|纠正一下|说错了|不对，|已经迁到|已经迁移到|已经换成|已经改成|现在改用|现在用的是|"
+    r"\bactually\b|\bcorrection\b|\bno longer\b|\bnot anymore\b|\bnow (?:we|I) (?:use|work|live)\b|"
+    r"\bwe(?:'ve| have) (?:migrated|moved|switched)\b",
+    re.IGNORECASE,
+)
+
+_NUM = r"[0-9０-９][0-9０-９,.]*\s*(?:万|千|百|亿|k|K|w|W|元|块|美元|美金|USD|RMB|dollars|yuan)*"
+
+# (slot, compiled pattern, fixed value or None): the first match of a slot in a clause wins.
+_ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
+    ("name", re.compile(r"我(?:叫|的名字是|的名字叫|名叫)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)(?=[，。！？；,.!?;\s]|$)"), None),
+    ("company_industry", re.compile(rf"(?:我们|我的|我)?公司(?:是|主要是|主要)?(?:做|从事|经营)(?P<v>{_ZC}{{1,20}}?)(?:的|业务|行业|生意)"), None),
+    ("company_industry", re.compile(rf"我们是做(?P<v>{_ZC}{{1,20}}?)的"), None),
+    ("company_industry", re.compile(rf"(?:我们|我的|我)公司是(?:一家|一个|家)?(?:做)?(?P<v>{_ZC}{{1,20}}?)(?:公司|企业|品牌)?(?=[，。！？；,.!?;]|$)"), None),
+    ("company_focus", re.compile(rf"主打(?P<v>{_ZC}{{1,20}})"), None),
+    ("employer", re.compile(rf"我(?:现在)?(?:在|于)(?P<v>{_ZC}{{1,20}}?)(?:工作|上班|任职)"), None),
+    ("job_title", re.compile(
+        rf"我是(?:一名|一个|一位|个|名)?(?P<v>{_ZC}{{0,8}}?(?:工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|"
+        r"创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|分析师|产品经理|架构师))"), None),
+    ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{_ZC}{{1,15}})"), None),
+    ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|改用|迁移至)了?(?P<v>{_ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
+    ("tech_stack", re.compile(rf"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>{_ZC}{{1,30}})"), None),
+    ("tech_stack", re.compile(r"(?:我们|我)(?:现在|目前|主要)?(?:用的是|使用|在用|用)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
+    ("budget", re.compile(rf"预算(?:是|为|大概|大约|在|有|只有|：|:)?\s*(?P<v>{_NUM})"), None),
+    ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
+    ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{_ZC}{{2,20}})"), None),
+    ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
+    ("diet", re.compile(r"(?P<v>不吃(?:辣|肉|海鲜|猪肉|牛肉|香菜|葱|蒜|鸡蛋)|吃素|素食(?:者|主义者)?|对[^，。！？；,.!?;]{1,6}过敏)"), None),
+    ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{_ZC}{{1,20}})"), None),
+    ("dislikes", re.compile(rf"(?:不喜欢|讨厌|不爱|受不了|反感)(?P<v>{_ZC}{{1,20}})"), None),
+    ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直)?(?:喜欢|爱|偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
+    ("likes", re.compile(rf"(?<![我不])(?:偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
+    ("decision", re.compile(rf"(?:决定(?:了)?(?:选|选择|用|采用)?了?|选了|选择了|定了|敲定了?|最终选)(?P<v>{_ZC}{{1,30}})"), None),
+    ("feedback", re.compile(rf"(?P<v>(?:你)?(?:上次|刚才|之前)(?:的|说的|给的)?(?:回答|建议|方案|答案)?{_ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){_ZC}{{0,10}})"), None),
+    ("event", re.compile(rf"(?P<v>我(?:们)?(?:刚|刚刚|上周|昨天|上个月|今年|去年|前几天)?(?:去了|参加了|搬家到|买了|入职了|加入了|完成了|拿到了|生了|结婚了|毕业了|升职了|换了工作){_ZC}{{0,30}})"), None),
+]
+
+_I = re.IGNORECASE
+_EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
+    ("name", re.compile(r"\b(?i:my name is) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
+    ("name", re.compile(r"\b(?i:call me|I go by) (?P<v>[A-Z][\w'-]*)"), None),
+    ("employer", re.compile(rf"\bI (?:now )?(?:work|am working|'m working) (?:at|for) (?P<v>{_EC}{{1,40}}?)(?= as |$|[,.;!?])", _I), None),
+    ("job_title", re.compile(
+        r"\bI(?:'m| am) (?:now )?(?P<v>an? (?:[\w-]+ ){0,2}(?:engineer|developer|manager|designer|doctor|teacher|lawyer|"
+        r"student|founder|consultant|researcher|nurse|writer|artist|accountant|scientist|counselor|analyst|architect))\b", _I), None),
+    ("company_industry", re.compile(rf"\b(?:our|my) company (?:is in|does|makes|sells|builds|is an?|works in) (?P<v>{_EC}{{1,40}})", _I), None),
+    ("company_industry", re.compile(rf"\bwe(?:'re| are) an? (?P<v>{_EC}{{1,30}}?) (?:company|brand|startup|business|firm)\b", _I), None),
+    ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
+    ("location", re.compile(rf"\bI(?:'ve| have)? (?:just )?moved to (?P<v>{_EC}{{1,30}})", _I), None),
+    ("tech_stack", re.compile(r"\bwe(?:'ve| have)? (?:now )?(?:migrated|moved|switched) (?:\w+ )?to (?P<v>[A-Z][\w.+#-]*)", _I), None),
+    ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
+    ("tech_stack", re.compile(rf"\bour (?:tech )?stack is (?P<v>{_EC}{{1,40}})", _I), None),
+    ("budget", re.compile(rf"\bbudget (?:is |of |around |about |is around |is about )?(?P<v>[$€£¥]?\s?{_NUM})", _I), None),
+    ("budget", re.compile(r"\b(?:low[- ]cost|cheap(?:er)?|tight budget|limited budget|low budget|on a budget|inexpensive|"
+                          r"save money)\b", _I), "low cost"),
+    ("reply_style", re.compile(r"\bI prefer (?P<v>(?:short|brief|concise|detailed|long|direct)\w* (?:answers|replies|responses))", _I), None),
+    ("reply_style", re.compile(rf"\b(?:keep|make) (?:your )?(?:answers?|replies|responses) (?P<v>{_EC}{{2,30}})", _I), None),
+    ("reply_style", re.compile(rf"\b(?:answer|reply|respond) (?P<v>(?:briefly|concisely|in detail|in [A-Z]\w+|with {_EC}{{2,30}}|"
+                               r"conclusion first|with the conclusion first))", _I), None),
+    ("diet", re.compile(rf"\bI(?:'m| am) (?P<v>vegetarian|vegan|lactose intolerant|allergic to {_EC}{{1,20}})", _I), None),
+    ("diet", re.compile(rf"\bI (?:don't|do not|can't|cannot) eat (?P<v>{_EC}{{1,20}})", _I), None),
+    ("do_not_recommend", re.compile(rf"\b(?:don't|do not|never|stop) (?:ever )?recommend(?:ing)? (?P<v>{_EC}{{1,40}}?)(?: again| to me)*(?=$|[,.;!?])", _I), None),
+    ("dislikes", re.compile(rf"\bI (?:really |also )?(?:hate|dislike|don't like|do not like|can't stand) (?P<v>{_EC}{{1,40}})", _I), None),
+    ("likes", re.compile(rf"\bI (?:really |also |just |absolutely )?(?:like|love|enjoy|prefer|adore) (?P<v>{_EC}{{1,40}})", _I), None),
+    ("decision", re.compile(rf"\b(?:we|I) (?:finally )?(?:chose|picked|decided (?:on|to)|went with|settled on|selected|"
+                            rf"will go with|'ll go with) (?P<v>{_EC}{{1,40}})", _I), None),
+    ("feedback", re.compile(rf"\b(?P<v>(?:your|that) (?:last |previous )?(?:answer|suggestion|reply|advice) (?:was|is) {_EC}{{1,30}})", _I), None),
+    ("event", re.compile(
+        rf"(?P<v>\bI (?:just |recently |finally |also )?(?:went to|started|joined|finished|adopted|bought|attended|visited|"
+        rf"graduated|signed up for|got (?:a|an|my|married|promoted|engaged)|won|ran a|painted|took part in|"
+        rf"volunteered|moved into|launched|celebrated|lost my|had a (?:baby|wedding|party)){_EC}{{0,60}})", _I), None),
+]
+
+
+_GENERIC_SLOTS = {"likes", "event"}
+#: Fixed values worded as a preference rather than as a slot value.
+_FIXED_WORDING = {
+    ("budget", "低成本"): "用户偏好低成本的方案（预算有限，控制成本）",
+    ("budget", "low cost"): "The user prefers low-cost options (limited budget)",
+}
+
+
+def _clauses(sentence: str) -> list[str]:
+    # Commas inside numbers (5,000) do not end a clause.
+    return [c for c in re.split(r"[，；;]|,(?!\d)", sentence) if c.strip()] or [sentence]
+
+
+def _clean_value(value: str) -> str:
+    value = value.strip(" \t\"'“”‘’「」()（）[]【】~～-—:：")
+    value = value.rstrip(".。!！?？")
+    value = re.sub(r"(?:了|的|呢|吧|啊|哦|呀)+$", "", value) if is_chinese(value) else value
+    value = re.sub(r"\s+(?:too|as well|anymore|again|now|though)$", "", value, flags=re.IGNORECASE)
+    return value.strip()
+
+
+def remember_intent(text: str) -> bool:
+    """True when the text asks for something to be remembered or followed from now on."""
+    return bool(REMEMBER_RE.search(text or ""))
+
+
+def strip_remember_prefix(text: str) -> str:
+    """The statement without its leading "记住：" / "remember that" marker."""
+    return _REMEMBER_PREFIX_RE.sub("", text or "", count=1).strip()
+
+
+class RuleBasedExtractor(Extractor):
+    """Offline default: regular patterns for Chinese and English, mapped to the slot vocabulary."""
+
+    name = "rules"
+
+    def extract(self, turns: Sequence[TurnText], *,
+                existing: Sequence[ExistingMemory] = ()) -> list[MemoryDraft]:
+        drafts: list[MemoryDraft] = []
+        seen: set[tuple[str, str]] = set()
+        for turn in turns:
+            if turn.role != "user":
+                continue
+            for draft in self.extract_text(turn.content, turn=turn):
+                marker = (draft.key, str(draft.value).lower())
+                if marker in seen:
+                    continue
+                seen.add(marker)
+                drafts.append(draft)
+        return drafts
+
+    def extract_text(self, text: str, *, turn: TurnText | None = None,
+                     remember: bool | None = None) -> list[MemoryDraft]:
+        """Drafts from one user message; ``remember`` forces (or forbids) the remember-intent fallback."""
+        text = (text or "").strip()
+        if not text:
+            return []
+        wants_remember = remember_intent(text) if remember is None else remember
+        out: list[MemoryDraft] = []
+        for start, end in split_sentences(text):
+            sentence = text[start:end].strip()
+            if not sentence:
+                continue
+            found = self._sentence_drafts(sentence, turn=turn, remember=wants_remember)
+            if not found and wants_remember and remember_intent(sentence):
+                statement = strip_remember_prefix(sentence).rstrip("。.!！")
+                if len(statement) >= 2:
+                    found = [self._draft("note", statement, sentence, turn=turn, remember=True)]
+            out.extend(found)
+        return out
+
+    def _sentence_drafts(self, sentence: str, *, turn: TurnText | None, remember: bool) -> list[MemoryDraft]:
+        rules = _ZH_RULES if is_chinese(sentence) else _EN_RULES
+        correction = bool(_CORRECTION_RE.search(sentence))
+        out: list[MemoryDraft] = []
+        taken: set[str] = set()
+        for clause in _clauses(sentence):
+            clause_slots: set[str] = set()
+            for slot_key, pattern, fixed in rules:
+                if slot_key in taken and not SLOTS[slot_key].multi:
+                    continue
+                # Generic slots only when nothing more specific was said in the clause.
+                if slot_key in _GENERIC_SLOTS and clause_slots:
+                    continue
+                for match in pattern.finditer(clause):
+                    value = fixed if fixed is not None else _clean_value(match.group("v"))
+                    if value.lower() in _EMPTY_VALUES or (len(value) < 2 and not is_chinese(value)):
+                        continue
+                    if any(d.key.split(":")[0] == slot_key and str(d.value) == value for d in out):
+                        continue
+                    out.append(self._draft(slot_key, value, sentence, turn=turn, remember=remember,
+                                           correction=correction))
+                    taken.add(slot_key)
+                    clause_slots.add(slot_key)
+                    break
+        return out
+
+    def _draft(self, slot_key: str, value: str, sentence: str, *, turn: TurnText | None,
+               remember: bool = False, correction: bool = False) -> MemoryDraft:
+        slot = SLOTS[slot_key]
+        zh = is_chinese(sentence)
+        if slot_key == "event":
+            content = f"用户说：{value}" if zh else f"The user said: {value}"
+        else:
+            content = _FIXED_WORDING.get((slot_key, value)) or (slot.zh if zh else slot.en).format(v=value)
+        key = safe_key(f"{slot_key}:{value.lower()[:60]}") if slot.multi else slot_key
+        confidence = slot.confidence
+        if remember or correction:
+            confidence = max(confidence, 0.95)
+        tags = {"slot": slot_key, "extractor": self.name}
+        if correction:
+            tags["correction"] = "true"
+        if remember:
+            tags["remember"] = "true"
+        return MemoryDraft(
+            content=content,
+            type=slot.type,
+            source="user_stated",
+            key=key,
+            value=value,
+            confidence=confidence,
+            quality=max(slot.quality, 0.9) if remember else slot.quality,
+            agent_id=turn.agent_id if turn else "",
+            session_id=turn.session_id if turn else "",
+            turn_id=turn.turn_id if turn else None,
+            excerpt=sentence[:500],
+            tags=tags,
+        )

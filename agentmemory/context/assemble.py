@@ -1,0 +1,195 @@
+"""The one service: assemble_context() runs route -> gather -> fuse -> budget -> render for a message.
+
+Agents living in the same Django site call it in-process; the API's POST /context/ is a thin view
+over it. What comes back (a ContextBundle) keeps the layers apart, labelled and within budget, with a
+trace of every candidate's scores, the weights applied, what was dropped and why, and stage timings.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from ..conf import app_settings
+from ..exceptions import InvalidInput, NotFound
+from ..types import ContextBundle, ContextItem
+from .budget import fill_budget, memory_cap
+from .fuse import fuse_items
+from .gather import gather_layers, load_working_context, turn_line, working_turns
+from .render import SECTION_ORDER, fixed_tokens, item_tokens, needs_marker, render_prompt
+from .route import ROUTES, decide_route
+
+MAX_ID_CHARS = 255
+
+
+def _validate(user_id: Any, query: Any, token_budget: Any, route: Any, knowledge_bases: Any,
+              agent_id: Any) -> tuple[str, str, int]:
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise InvalidInput("user_id must be a non-empty string", field="user_id")
+    if len(user_id) > MAX_ID_CHARS:
+        raise InvalidInput(f"user_id is longer than {MAX_ID_CHARS} characters", field="user_id")
+    if agent_id is not None and (not isinstance(agent_id, str) or len(agent_id) > MAX_ID_CHARS):
+        raise InvalidInput(f"agent_id must be a string of at most {MAX_ID_CHARS} characters", field="agent_id")
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query must be a non-empty string", field="query")
+    limit = int(app_settings.MAX_QUERY_CHARS)
+    if len(query) > limit:
+        raise InvalidInput(f"query is {len(query)} characters; the limit is {limit} (MAX_QUERY_CHARS)",
+                           field="query")
+    budget = app_settings.CONTEXT_TOKEN_BUDGET if token_budget is None else token_budget
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise InvalidInput(f"token_budget must be a positive integer; got {token_budget!r}", field="token_budget")
+    if route is not None and route not in ROUTES:
+        raise InvalidInput(f"route must be one of {', '.join(ROUTES)}; got {route!r}", field="route")
+    if knowledge_bases is not None and (
+        not isinstance(knowledge_bases, list) or not all(isinstance(s, str) and s for s in knowledge_bases)
+    ):
+        raise InvalidInput("knowledge_bases must be a list of knowledge base slugs", field="knowledge_bases")
+    return user_id, query.strip(), budget
+
+
+def _load_session(user_id: str, session_id: Any):
+    from django.core.exceptions import ValidationError
+
+    from ..models.conversation import Session
+
+    try:
+        session = Session.objects.for_user(user_id).filter(pk=session_id).first()
+    except (ValidationError, ValueError, TypeError) as exc:
+        raise InvalidInput(f"session_id {session_id!r} is not a valid session id", field="session_id") from exc
+    if session is None:
+        # The same answer whether the session is unknown or another user's: nothing leaks across users.
+        raise NotFound(f"No session {session_id} for user {user_id!r}")
+    return session
+
+
+def _labelled(items: list[ContextItem]) -> dict[str, list[ContextItem]]:
+    """Items per section, in the order the prompt shows them, with their [M#]/[K#] markers."""
+    sections: dict[str, list[ContextItem]] = {name: [] for name in SECTION_ORDER if name != "current_message"}
+    for item in items:
+        sections[item.layer].append(item)
+    profile = sorted(sections["profile"], key=lambda it: (it.kind != "summary", -it.score))
+    memories = sorted(sections["long_term_memory"], key=lambda it: -it.score)
+    knowledge = sorted(sections["knowledge"], key=lambda it: -it.score)
+    order = {"summary": 0, "task_state": 1, "turn": 2}
+    working = sorted(sections["working_memory"],
+                     key=lambda it: (order.get(it.kind, 3), it.ref.get("seq") or 0))
+    m = 0
+    out: dict[str, list[ContextItem]] = {"profile": [], "long_term_memory": [], "knowledge": [], "working_memory": []}
+    for name, group in (("profile", profile), ("long_term_memory", memories)):
+        for it in group:
+            if needs_marker(it):
+                m += 1
+                it = replace(it, label=f"M{m}")
+            out[name].append(it)
+    out["knowledge"] = [replace(it, label=f"K{i}") for i, it in enumerate(knowledge, 1)]
+    out["working_memory"] = working
+    return out
+
+
+def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, session_id: Any = None,
+                     knowledge_bases: list[str] | None = None, token_budget: int | None = None,
+                     route: str | None = None) -> ContextBundle:
+    """What the agent should know to answer ``query`` from ``user_id``, within ``token_budget`` tokens.
+
+    Raises InvalidInput (bad field, or a budget too small for the instructions and the current
+    message) and NotFound (unknown session or session of another user, unknown knowledge base).
+    Backend failures never raise: the layer is reported failed or degraded in the trace.
+    """
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+
+    def lap(stage: str, since: float) -> float:
+        now = time.perf_counter()
+        timings[stage] = round((now - since) * 1000, 3)
+        return now
+
+    user_id, query, budget = _validate(user_id, query, token_budget, route, knowledge_bases, agent_id)
+    language = str(app_settings.LANGUAGE or "zh")
+    t = time.perf_counter()
+    session = _load_session(user_id, session_id) if session_id not in (None, "") else None
+    if knowledge_bases is not None:
+        from ..knowledge.search import resolve_knowledge_bases
+
+        resolve_knowledge_bases(knowledge_bases)
+    working = load_working_context(session) if session is not None else None
+    t = lap("load", t)
+
+    # Route first, so a message that cannot fit is rejected before any search runs.
+    recent = [turn_line(turn) for turn in working_turns(working)[-4:]]
+    decision = decide_route(query, requested=route, recent_turns=recent, has_session=session is not None)
+    t = lap("route", t)
+    with_knowledge = "knowledge" in decision.layers
+    fixed = fixed_tokens(query, language=language, with_knowledge=with_knowledge, with_history=working is not None)
+    fixed_total = sum(fixed.values())
+    if fixed_total > budget:
+        raise InvalidInput(
+            f"token_budget {budget} is too small: the current message and the instructions alone need "
+            f"{fixed_total} tokens", field="token_budget")
+
+    layers = gather_layers(layers=decision.layers, user_id=user_id, query=query, agent_id=agent_id,
+                           working=working, knowledge_bases=knowledge_bases)
+    t = lap("gather", t)
+
+    candidates = [it for name in ("profile", "long_term_memory", "knowledge", "working_memory")
+                  if name in layers for it in layers[name].items]
+    fused = fuse_items(candidates, weights=dict(app_settings.CONTEXT_LAYER_WEIGHTS or {}),
+                       min_score=float(app_settings.CONTEXT_MIN_SCORE),
+                       dedup_threshold=float(app_settings.CONTEXT_DEDUP_THRESHOLD))
+    t = lap("fuse", t)
+
+    priced = [replace(it, tokens=item_tokens(it, language)) for it in fused.items]
+    share = float(app_settings.CONTEXT_MEMORY_SHARE)
+    budgeted = fill_budget(priced, budget=budget, fixed_tokens=fixed_total, memory_share=share,
+                           memory_header_tokens=fixed["memory_header"])
+    t = lap("budget", t)
+
+    sections = _labelled(budgeted.kept)
+    sections["current_message"] = [ContextItem(layer="current_message", kind="message", key="current_message",
+                                               text=query, source=user_id, score=1.0, relevance=1.0,
+                                               tokens=fixed["current_message"])]
+    rendered = render_prompt(sections, query, language=language, knowledge_searched=with_knowledge)
+    t = lap("render", t)
+
+    counts = rendered.token_counts
+    token_counts = {**{name: counts.get(name, 0) for name in SECTION_ORDER},
+                    "memory_section": counts.get("memory_section", 0),
+                    "instructions_and_headers": max(0, counts["total"] - sum(counts.get(n, 0) for n in SECTION_ORDER)),
+                    "total": counts["total"], "budget": budget, "memory_cap": memory_cap(budget, share)}
+    dropped = [d for layer in layers.values() for d in layer.detail.get("dropped", [])]
+    dropped += fused.dropped + budgeted.dropped
+    degraded = []
+    for name, layer in layers.items():
+        if layer.status == "failed":
+            degraded.append(f"{name}: failed ({layer.error}); left out")
+        elif layer.status == "degraded":
+            reason = layer.detail.get("degraded")
+            if isinstance(reason, list):
+                reason = "; ".join(str(r) for r in reason)
+            degraded.append(f"{name}: {reason or 'degraded'}")
+    layer_trace = {}
+    for name, layer in layers.items():
+        entry = layer.as_trace()
+        entry.pop("dropped", None)
+        layer_trace[name] = entry
+    timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+    for name, layer in layers.items():
+        timings[f"gather.{name}"] = round(layer.elapsed_ms, 3)
+    trace = {
+        "route": decision.as_trace(),
+        "layers": layer_trace,
+        "fusion": {
+            "weights": fused.weights,
+            "formula": "score = layer weight x relevance x decay",
+            "min_score": float(app_settings.CONTEXT_MIN_SCORE),
+            "dedup_threshold": float(app_settings.CONTEXT_DEDUP_THRESHOLD),
+            "scored": [{"key": it.key, "layer": it.layer, "weight": it.weight, "relevance": round(it.relevance, 4),
+                        "decay": round(it.decay, 4), "score": it.score, "tokens": it.tokens} for it in priced],
+        },
+        "budget": budgeted.usage,
+        "dropped": dropped,
+        "degraded": degraded,
+        "timings_ms": timings,
+    }
+    return ContextBundle(route=decision.route, sections=sections, prompt=rendered.text, trace=trace,
+                         token_counts=token_counts, token_budget=budget)

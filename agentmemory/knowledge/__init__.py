@@ -1,0 +1,1 @@
+"""Knowledge base services: parse -> chunk -> ingest (embed) -> publish, plus re-embedding."""

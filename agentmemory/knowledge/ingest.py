@@ -1,0 +1,424 @@
+"""Import a document: validate, version by content hash, chunk, reuse or compute embeddings, publish.
+
+The write path, in order:
+1. ``prepare_document`` parses an upload (parse.py) and refuses empty or oversized text.
+2. ``ingest_document``, in one short transaction: finds or creates the Document, returns
+   ``unchanged`` when the active version has the same content hash, resumes a pending/failed
+   version of the same content, or creates a new pending version with its chunk rows (chunk.py),
+   copying vectors from any chunk of the knowledge base with the same content hash and model.
+3. Embeds the chunks still without a vector, batch by batch, each batch committed, so an import
+   killed mid-way resumes where it stopped. On an embedding failure the version is marked failed
+   with the reason and the previous version stays active.
+4. ``publish.publish_version`` flips the new version's chunks active and the old ones deprecated in
+   one transaction.
+Import jobs (``create_import_job`` / ``run_import_job``) carry the same call through Celery;
+``ingest_documents`` runs the same steps for many documents, embedding one while the next is prepared.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from ..audit import audit_context, current_actor
+from ..backends import get_embedder
+from ..conf import app_settings
+from ..exceptions import AgentMemoryError, EmbeddingError, InvalidInput, NotFound
+from ..models import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
+from .chunk import chunk_document, embedding_text
+from .keywords import keyword_index_values
+from .parse import DocumentTooLarge, ParsedDocument, check_format, parse
+from .publish import publish_version
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What an import did: ``created`` (new document), ``updated`` (new version) or ``unchanged``."""
+
+    action: str
+    document_id: int
+    external_id: str
+    version: int
+    chunks: int
+    embedded: int
+    reused: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def prepare_document(*, fmt: str, content: str | bytes, max_chars: int | None = None) -> ParsedDocument:
+    """Parse ``content`` as ``fmt`` and check it is neither empty nor over the size limit."""
+    fmt = check_format(fmt)
+    max_chars = int(max_chars or app_settings.MAX_DOCUMENT_CHARS)
+    if isinstance(content, str) and len(content) > max_chars * 2:
+        # Refuse before parsing: even markup-heavy text cannot shrink below half its length.
+        raise DocumentTooLarge(f"The document is larger than the limit of {max_chars} characters.", field="content")
+    parsed = parse(fmt, content)
+    validate_text(parsed.text, max_chars=max_chars)
+    return parsed
+
+
+def validate_text(text: str, *, max_chars: int | None = None) -> None:
+    max_chars = int(max_chars or app_settings.MAX_DOCUMENT_CHARS)
+    if not text or not text.strip():
+        raise InvalidInput("The document is empty (no text could be extracted).", field="content")
+    if len(text) > max_chars:
+        raise DocumentTooLarge(
+            f"The document has {len(text)} characters, over the limit of {max_chars} "
+            f"(AGENTMEMORY['MAX_DOCUMENT_CHARS']).", field="content",
+        )
+
+
+def default_title(parsed: ParsedDocument, fallback: str = "") -> str:
+    """The parser's title, else the fallback (file name), else the first non-empty line."""
+    if parsed.title.strip():
+        return parsed.title.strip()[:500]
+    if fallback.strip():
+        return fallback.strip()[:500]
+    first = next((line.strip() for line in parsed.text.splitlines() if line.strip()), "")
+    return first.lstrip("#").strip()[:80] or "untitled"
+
+
+@dataclass(frozen=True)
+class DocumentInput:
+    """One document to import in a batch (see ``ingest_documents``)."""
+
+    parsed: ParsedDocument
+    title: str
+    fmt: str
+    external_id: str = ""
+    metadata: dict | None = None
+
+
+@dataclass
+class _Begun:
+    version: DocumentVersion
+    action: str
+    external_id: str
+    chunks: int
+    reused: int
+
+
+def _begin(kb: KnowledgeBase, item: DocumentInput, model_name: str) -> _Begun:
+    """Validate one input, then find/create its document and the version to publish (one transaction)."""
+    fmt = check_format(item.fmt)
+    validate_text(item.parsed.text)
+    if item.metadata is not None and not isinstance(item.metadata, dict):
+        raise InvalidInput("metadata must be a JSON object.", field="metadata")
+    digest = content_hash(item.parsed.text)
+    external_id = (item.external_id or "").strip() or f"sha256:{digest[:16]}"
+    if len(external_id) > 255:
+        raise InvalidInput("external_id is longer than 255 characters.", field="external_id")
+    title = (item.title or "").strip()[:500] or default_title(item.parsed)
+    version, action, created, reused = _prepare_version(
+        kb, item.parsed, digest, external_id=external_id, title=title, fmt=fmt,
+        metadata=item.metadata, model_name=model_name,
+    )
+    chunks = created if created else version.chunks.count()
+    return _Begun(version, action, external_id, chunks, reused)
+
+
+def _fail(version: DocumentVersion, exc: Exception) -> None:
+    """Mark a version failed with the reason; the previous version stays active."""
+    DocumentVersion.objects.filter(pk=version.pk).update(status=DocumentVersion.Status.FAILED, error=str(exc)[:2000])
+
+
+def _result(begun: _Begun, embedded: int) -> IngestResult:
+    return IngestResult(begun.action, begun.version.document_id, begun.external_id, begun.version.number,
+                        begun.chunks, embedded, begun.reused)
+
+
+def ingest_document(
+    *,
+    knowledge_base: KnowledgeBase,
+    parsed: ParsedDocument,
+    title: str,
+    fmt: str,
+    external_id: str = "",
+    metadata: dict | None = None,
+    progress: Progress | None = None,
+) -> IngestResult:
+    """Create or update one document from parsed text; see the module docstring for the steps."""
+    embedder = get_embedder()
+    begun = _begin(knowledge_base, DocumentInput(parsed, title, fmt, external_id, metadata), embedder.model_name)
+    if begun.action == "unchanged":
+        return _result(begun, 0)
+    try:
+        embedded = embed_chunks(Chunk.objects.filter(version=begun.version), embedder=embedder, progress=progress)
+    except EmbeddingError as exc:
+        _fail(begun.version, exc)
+        raise
+    publish_version(begun.version)
+    return _result(begun, embedded)
+
+
+def ingest_documents(
+    *, knowledge_base: KnowledgeBase, items: Iterable[DocumentInput],
+) -> Iterator[tuple[DocumentInput, IngestResult | AgentMemoryError]]:
+    """Import many documents, embedding one while the next is prepared; yields (input, result or error).
+
+    The steps and guarantees are those of ``ingest_document`` for each document. The embedder runs
+    in a background thread (it releases the GIL), so parsing, chunking, keyword indexing and the
+    database work of document k+1 overlap the embedding of document k; all database work stays on
+    the calling thread. A document with many chunks is embedded batch by batch instead (resumable).
+    """
+    embedder = get_embedder()
+    model = embedder.model_name
+    batch_size = int(getattr(embedder, "batch_size", 0) or app_settings.EMBEDDING_BATCH_SIZE)
+    large = 4 * batch_size
+    inflight: tuple | None = None
+
+    def finish(entry) -> tuple[DocumentInput, IngestResult | AgentMemoryError]:
+        item, begun, batches = entry
+        embedded = 0
+        try:
+            for pks, future in batches:
+                _store_vectors(pks, future.result(), model)  # each batch commits: a rerun resumes after it
+                embedded += len(pks)
+        except EmbeddingError as exc:
+            for _pks, future in batches:
+                future.cancel()
+            _fail(begun.version, exc)
+            return item, exc
+        try:
+            publish_version(begun.version)
+        except AgentMemoryError as exc:
+            return item, exc
+        return item, _result(begun, embedded)
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemory-embed") as pool:
+        for item in items:
+            try:
+                begun = _begin(knowledge_base, item, model)
+            except AgentMemoryError as exc:
+                yield item, exc
+                continue
+            if begun.action == "unchanged":
+                yield item, _result(begun, 0)
+                continue
+            chunks = Chunk.objects.filter(version=begun.version)
+            todo = list(chunks.not_embedded_with(model).order_by("pk").values_list("pk", "heading_path", "text"))
+            if len(todo) > large:
+                if inflight is not None:
+                    yield finish(inflight)
+                    inflight = None
+                try:
+                    embedded = embed_chunks(chunks, embedder=embedder)
+                    publish_version(begun.version)
+                except EmbeddingError as exc:
+                    _fail(begun.version, exc)
+                    yield item, exc
+                    continue
+                except AgentMemoryError as exc:
+                    yield item, exc
+                    continue
+                yield item, _result(begun, embedded)
+                continue
+            batches = []
+            for start in range(0, len(todo), batch_size):
+                group = todo[start:start + batch_size]
+                texts = [embedding_text(path, text) for _pk, path, text in group]
+                batches.append(([pk for pk, _p, _t in group], pool.submit(embedder.embed_passages, texts)))
+            if inflight is not None:
+                yield finish(inflight)
+            inflight = (item, begun, batches)
+        if inflight is not None:
+            yield finish(inflight)
+
+
+def _prepare_version(kb, parsed, digest, *, external_id, title, fmt, metadata, model_name):
+    """Find or create the document and the version to publish, with its chunk rows (one transaction)."""
+    for attempt in range(2):
+        try:
+            with transaction.atomic():
+                return _prepare_version_locked(kb, parsed, digest, external_id=external_id, title=title,
+                                               fmt=fmt, metadata=metadata, model_name=model_name)
+        except IntegrityError:
+            # Two first imports of one external id raced on the unique constraint: retry once; the
+            # second attempt finds the document the other created.
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _prepare_version_locked(kb, parsed, digest, *, external_id, title, fmt, metadata, model_name):
+    document, created = Document.objects.get_or_create(
+        knowledge_base=kb, external_id=external_id,
+        defaults={"title": title, "format": fmt, "metadata": metadata or {}},
+    )
+    # Imports of one document serialize here; other documents import in parallel.
+    document = Document.objects.select_for_update(of=("self",)).select_related("active_version").get(pk=document.pk)
+    changed_fields = []
+    for name, value in (("title", title), ("format", fmt)):
+        if getattr(document, name) != value:
+            setattr(document, name, value)
+            changed_fields.append(name)
+    if metadata is not None and document.metadata != metadata:
+        document.metadata = metadata
+        changed_fields.append("metadata")
+    if changed_fields:
+        document.save(update_fields=[*changed_fields, "updated_at"])
+
+    active = document.active_version
+    if active is not None and active.content_hash == digest and document.status == Document.Status.ACTIVE:
+        return active, "unchanged", 0, 0
+
+    action = "created" if created or active is None else "updated"
+    latest = document.versions.order_by("-number").first()
+    if latest is not None and latest.content_hash == digest and latest.status in (
+        DocumentVersion.Status.PENDING, DocumentVersion.Status.FAILED,
+    ):
+        # Resume: the rows exist, the vectors computed before the failure are kept.
+        latest.status, latest.error = DocumentVersion.Status.PENDING, ""
+        latest.save(update_fields=["status", "error"])
+        return latest, action, 0, 0
+
+    number = (document.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    version = DocumentVersion.objects.create(
+        document=document, number=number, content_hash=digest, source_text=parsed.text,
+        structure=parsed.structure(), status=DocumentVersion.Status.PENDING,
+    )
+    drafts = chunk_document(parsed, chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap)
+    vectors = reusable_vectors(kb, [d.content_hash for d in drafts], model_name=model_name)
+    rows = []
+    for draft in drafts:
+        vector = vectors.get(draft.content_hash)
+        rows.append(Chunk(
+            knowledge_base=kb, document=document, version=version, position=draft.position,
+            heading_path=draft.heading_path, char_start=draft.char_start, char_end=draft.char_end,
+            text=draft.text, content_hash=draft.content_hash, token_count=draft.token_count,
+            status=Chunk.Status.PENDING, embedding=vector,
+            embedding_model=model_name if vector is not None else "",
+            **keyword_index_values(draft.heading_path, draft.text, knowledge_base=kb),
+        ))
+    Chunk.objects.bulk_create(rows, batch_size=500)
+    reused = sum(1 for d in drafts if d.content_hash in vectors)
+    return version, action, len(rows), reused
+
+
+def reusable_vectors(kb: KnowledgeBase, hashes: list[str], *, model_name: str) -> dict:
+    """Vectors of chunks in ``kb`` with these content hashes, made by ``model_name``."""
+    if not hashes:
+        return {}
+    rows = (
+        Chunk.objects.in_knowledge_base(kb)
+        .filter(content_hash__in=set(hashes), embedding_model=model_name, embedding__isnull=False)
+        .order_by("content_hash", "-id").distinct("content_hash")
+        .values_list("content_hash", "embedding")
+    )
+    return dict(rows)
+
+
+def embed_chunks(chunks, *, embedder=None, progress: Progress | None = None, batch_size: int | None = None) -> int:
+    """Embed the chunks of ``chunks`` (a QuerySet) lacking a vector of the current model; returns the count.
+
+    Each batch is written in its own transaction, so an interrupted run keeps what it finished.
+    """
+    embedder = embedder or get_embedder()
+    model = embedder.model_name
+    todo = list(chunks.not_embedded_with(model).order_by("pk").values_list("pk", "heading_path", "text"))
+    total = len(todo)
+    step = int(batch_size or getattr(embedder, "batch_size", 0) or app_settings.EMBEDDING_BATCH_SIZE)
+    done = 0
+    if progress:
+        progress(0, total)
+    for start in range(0, total, step):
+        group = todo[start:start + step]
+        vectors = embedder.embed_passages([embedding_text(path, text) for _pk, path, text in group])
+        _store_vectors([pk for pk, _p, _t in group], vectors, model)
+        done += len(group)
+        if progress:
+            progress(done, total)
+    return total
+
+
+def _store_vectors(pks: list[int], vectors, model: str) -> None:
+    """Write one batch of vectors (one statement, one commit)."""
+    if not pks:
+        return
+    updates = [Chunk(pk=pk, embedding=vector, embedding_model=model) for pk, vector in zip(pks, vectors, strict=True)]
+    with transaction.atomic():
+        Chunk.objects.bulk_update(updates, ["embedding", "embedding_model"])
+
+
+# --- import jobs (the Celery task and the command run these) -----------------------------------
+
+
+def create_import_job(*, knowledge_base: KnowledgeBase, parsed: ParsedDocument, title: str, fmt: str,
+                      external_id: str = "", metadata: dict | None = None) -> ImportJob:
+    """Record an import to run now or on a worker; the extracted text is kept for retries."""
+    validate_text(parsed.text)
+    return ImportJob.objects.create(
+        knowledge_base=knowledge_base, kind=ImportJob.Kind.INGEST, external_id=(external_id or "")[:255],
+        title=(title or "")[:500], format=check_format(fmt), source_text=parsed.text,
+        structure=parsed.structure(), metadata=metadata if metadata is not None else {},
+        result={"metadata_given": metadata is not None}, requested_by=current_actor()[:200],
+    )
+
+
+def job_progress(job_id: int, *, every: float = 1.0) -> Progress:
+    """A progress callback that records (done, total) on the job row, at most once per ``every`` seconds.
+
+    Short imports write nothing until the job's final update: each write is a commit.
+    """
+    last = [time.monotonic()]
+
+    def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every:
+            last[0] = now
+            ImportJob.objects.filter(pk=job_id).update(progress=done, total=total)
+    return report
+
+
+def run_import_job(job_id: int, *, progress: Progress | None = None) -> dict:
+    """Run (or resume) an ingest job; a job already succeeded returns its result unchanged."""
+    job = ImportJob.objects.select_related("knowledge_base").filter(pk=job_id, kind=ImportJob.Kind.INGEST).first()
+    if job is None:
+        raise NotFound(f"Import job {job_id} does not exist.")
+    if job.status == ImportJob.Status.SUCCEEDED:
+        return job.result
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, started_at=timezone.now(), error="")
+    record = job_progress(job.pk)
+
+    def report(done: int, total: int) -> None:
+        record(done, total)
+        if progress:
+            progress(done, total)
+
+    parsed = ParsedDocument.from_structure(job.source_text, job.structure, title=job.title)
+    # Writes made on a worker are still attributed to whoever asked for the import.
+    actor = job.requested_by or current_actor()
+    try:
+        with audit_context(actor, f"import job {job.pk}"):
+            result = ingest_document(
+                knowledge_base=job.knowledge_base, parsed=parsed, title=job.title, fmt=job.format,
+                external_id=job.external_id,
+                metadata=job.metadata if (job.result or {}).get("metadata_given", True) else None,
+                progress=report,
+            )
+    except Exception as exc:
+        ImportJob.objects.filter(pk=job.pk).update(
+            status=ImportJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now(),
+        )
+        raise
+    data = result.as_dict()
+    ImportJob.objects.filter(pk=job.pk).update(
+        status=ImportJob.Status.SUCCEEDED, result=data, finished_at=timezone.now(),
+        external_id=result.external_id, progress=result.embedded, total=result.embedded,
+        source_text="", structure={},  # the text now lives in the document version
+    )
+    return data

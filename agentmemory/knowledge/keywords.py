@@ -1,0 +1,202 @@
+"""Keyword index of chunks: tsvector values with term frequencies, and BM25 corpus statistics.
+
+A chunk's ``search_vector`` holds every keyword token (``agentmemory.text.keyword_tokens``) as a
+lexeme whose number of positions is its term frequency, so BM25 can be computed in SQL from the
+tsvector alone. ``term_count`` is the chunk's BM25 length. Per-term document frequencies and the
+number/length of active chunks live in KnowledgeTermStat / KnowledgeBaseStats and are kept current
+by ``on_chunks_published`` inside the publish transaction.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import connection, transaction
+from django.dispatch import Signal
+
+from ..text import keyword_tokens
+from ..text.tokenize import add_user_words
+
+#: Sent after the transaction of a publish commits: knowledge_base_id, activated_ids, deprecated_ids.
+chunks_published = Signal()
+
+#: PostgreSQL keeps at most 256 positions per lexeme; term frequencies above are capped there.
+MAX_POSITIONS_PER_LEXEME = 256
+#: Highest position PostgreSQL stores (larger ones are clamped, which would merge positions).
+MAX_POSITION = 16383
+#: Lexemes longer than this (bytes) are rejected by PostgreSQL; such tokens are dropped.
+MAX_LEXEME_BYTES = 2046
+
+
+def user_dictionary_terms(knowledge_base: Any) -> list[str]:
+    """Domain terms of a knowledge base's user dictionary (a list, or text with one term a line)."""
+    if knowledge_base is None:
+        return []
+    raw = None
+    for attr in ("user_dictionary", "user_dict", "dictionary"):
+        raw = getattr(knowledge_base, attr, None)
+        if raw:
+            break
+    if not raw:
+        return []
+    if isinstance(raw, str):
+        items: Iterable[Any] = raw.replace(",", "\n").replace("，", "\n").splitlines()
+    elif isinstance(raw, dict):
+        items = raw.keys()
+    else:
+        items = raw
+    terms = []
+    for item in items:
+        word = str(item).strip().split()[0] if str(item).strip() else ""
+        if word:
+            terms.append(word)
+    return list(dict.fromkeys(terms))
+
+
+def index_tokens(text: str, *, knowledge_base: Any = None, terms: list[str] | None = None) -> list[str]:
+    """Keyword tokens of ``text`` with the knowledge base's dictionary applied (stored and query side).
+
+    Dictionary terms are taught to the segmenter, and a dictionary term found in the text is also
+    emitted whole (lower-cased), so ``X-200 Pro`` or ``向量数据库`` match as one term even when the
+    tokenizer would split them.
+    """
+    if terms is None:
+        terms = user_dictionary_terms(knowledge_base)
+    if terms:
+        add_user_words(terms)
+    tokens = keyword_tokens(text)
+    if terms:
+        seen = set(tokens)
+        lowered = text.lower()
+        for term in terms:
+            low = term.lower()
+            if low not in seen and low in lowered:
+                tokens.extend([low] * lowered.count(low))
+    return tokens
+
+
+def _quote_lexeme(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def tsvector_literal(tokens: list[str]) -> str:
+    """A tsvector literal in which each lexeme's number of positions equals its frequency."""
+    positions: dict[str, list[int]] = defaultdict(list)
+    for index, token in enumerate(tokens, start=1):
+        if not token or len(token.encode("utf-8")) > MAX_LEXEME_BYTES:
+            continue
+        positions[token].append(index)
+    parts = []
+    for term, pos in positions.items():
+        pos = pos[:MAX_POSITIONS_PER_LEXEME]
+        if pos[-1] > MAX_POSITION:
+            # Positions past the limit would be clamped and merged; keep the frequency instead.
+            pos = list(range(1, len(pos) + 1))
+        parts.append(_quote_lexeme(term) + ":" + ",".join(map(str, pos)))
+    return " ".join(parts)
+
+
+def keyword_index_values(heading_path: str, text: str, *, knowledge_base: Any = None) -> dict:
+    """Values for a chunk's ``search_vector`` and ``term_count`` columns (heading + text)."""
+    tokens = index_tokens(f"{heading_path or ''}\n{text or ''}", knowledge_base=knowledge_base)
+    tokens = [t for t in tokens if t and len(t.encode("utf-8")) <= MAX_LEXEME_BYTES]
+    # term_count counts what the tsvector can hold, so BM25 length and tf agree.
+    counts: dict[str, int] = defaultdict(int)
+    for token in tokens:
+        counts[token] += 1
+    term_count = sum(min(c, MAX_POSITIONS_PER_LEXEME) for c in counts.values())
+    return {"search_vector": tsvector_literal(tokens), "term_count": term_count}
+
+
+def _tables() -> tuple[str, str, str]:
+    from ..models import Chunk, KnowledgeBaseStats, KnowledgeTermStat
+
+    return Chunk._meta.db_table, KnowledgeTermStat._meta.db_table, KnowledgeBaseStats._meta.db_table
+
+
+def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], deprecated_ids: list[int]) -> None:
+    """Keep document frequencies and corpus statistics current after a publish.
+
+    Call inside the publish transaction, once per publish, with the chunks that became active and
+    those that stopped being active. Only these chunks are read, so the cost is proportional to the
+    change, not to the knowledge base.
+    """
+    activated = sorted({int(i) for i in activated_ids or []})
+    deprecated = sorted({int(i) for i in deprecated_ids or []})
+    if not activated and not deprecated:
+        return
+    chunk_t, term_t, stats_t = _tables()
+    with transaction.atomic(), connection.cursor() as cur:
+        # Lock the KB's stats row first: concurrent publishes of one base serialize here.
+        cur.execute(
+            f"INSERT INTO {stats_t} (knowledge_base_id, chunk_count, total_terms, evaluation_pending, updated_at) "
+            f"VALUES (%s, 0, 0, false, now()) ON CONFLICT (knowledge_base_id) DO NOTHING",
+            [knowledge_base_id],
+        )
+        cur.execute(f"SELECT id FROM {stats_t} WHERE knowledge_base_id = %s FOR UPDATE", [knowledge_base_id])
+        delta_n = 0
+        delta_len = 0
+        for ids, sign in ((activated, 1), (deprecated, -1)):
+            if not ids:
+                continue
+            cur.execute(
+                f"SELECT count(*), coalesce(sum(term_count), 0) FROM {chunk_t} WHERE id = ANY(%s)",
+                [ids],
+            )
+            n, length = cur.fetchone()
+            delta_n += sign * n
+            delta_len += sign * int(length)
+            cur.execute(
+                f"""
+                INSERT INTO {term_t} (knowledge_base_id, term, df)
+                SELECT %s, u.lexeme, %s * count(*)
+                FROM {chunk_t} c CROSS JOIN LATERAL unnest(c.search_vector) u
+                WHERE c.id = ANY(%s) AND c.search_vector IS NOT NULL
+                GROUP BY u.lexeme ORDER BY u.lexeme
+                ON CONFLICT (knowledge_base_id, term) DO UPDATE SET df = {term_t}.df + EXCLUDED.df
+                """,
+                [knowledge_base_id, sign, ids],
+            )
+        cur.execute(f"DELETE FROM {term_t} WHERE knowledge_base_id = %s AND df <= 0", [knowledge_base_id])
+        cur.execute(
+            f"UPDATE {stats_t} SET chunk_count = GREATEST(chunk_count + %s, 0), "
+            f"total_terms = GREATEST(total_terms + %s, 0), updated_at = now() WHERE knowledge_base_id = %s",
+            [delta_n, delta_len, knowledge_base_id],
+        )
+
+    def _announce() -> None:
+        chunks_published.send(sender=on_chunks_published, knowledge_base_id=knowledge_base_id,
+                              activated_ids=activated, deprecated_ids=deprecated)
+
+    transaction.on_commit(_announce)
+
+
+def rebuild_keyword_stats(*, knowledge_base_id: int) -> dict:
+    """Recompute a knowledge base's document frequencies and corpus statistics from its active chunks."""
+    chunk_t, term_t, stats_t = _tables()
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(f"DELETE FROM {term_t} WHERE knowledge_base_id = %s", [knowledge_base_id])
+        cur.execute(
+            f"""
+            INSERT INTO {term_t} (knowledge_base_id, term, df)
+            SELECT %s, u.lexeme, count(*)
+            FROM {chunk_t} c CROSS JOIN LATERAL unnest(c.search_vector) u
+            WHERE c.knowledge_base_id = %s AND c.status = 'active' AND c.search_vector IS NOT NULL
+            GROUP BY u.lexeme
+            """,
+            [knowledge_base_id, knowledge_base_id],
+        )
+        cur.execute(
+            f"SELECT count(*), coalesce(sum(term_count), 0) FROM {chunk_t} "
+            f"WHERE knowledge_base_id = %s AND status = 'active'",
+            [knowledge_base_id],
+        )
+        n, length = cur.fetchone()
+        cur.execute(
+            f"INSERT INTO {stats_t} (knowledge_base_id, chunk_count, total_terms, evaluation_pending, updated_at) "
+            f"VALUES (%s, %s, %s, false, now()) ON CONFLICT (knowledge_base_id) DO UPDATE SET "
+            f"chunk_count = EXCLUDED.chunk_count, total_terms = EXCLUDED.total_terms, updated_at = now()",
+            [knowledge_base_id, n, int(length)],
+        )
+    return {"chunk_count": n, "total_terms": int(length)}

@@ -1,0 +1,117 @@
+"""Embedding-model bookkeeping: refuse cross-model searches, re-embed a knowledge base on a model change."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..audit import current_actor
+from ..backends import get_embedder
+from ..exceptions import EmbeddingModelMismatch, NotFound
+from ..models import Chunk, ImportJob, KnowledgeBase
+from .ingest import Progress, embed_chunks, job_progress
+from .publish import MIXED_MODELS, refresh_embedding_model
+
+
+@dataclass(frozen=True)
+class ReembedResult:
+    knowledge_base: str
+    model: str
+    embedded: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def assert_embedding_model(knowledge_base: KnowledgeBase, model_name: str | None = None) -> None:
+    """Raise EmbeddingModelMismatch unless the active vectors of ``knowledge_base`` come from ``model_name``.
+
+    ``model_name`` defaults to the configured embedder's. No query is made: the knowledge base
+    records the model of its active vectors whenever a version is published or re-embedded.
+    """
+    if model_name is None:
+        model_name = get_embedder().model_name
+    stored = knowledge_base.embedding_model
+    if not stored or stored == model_name:
+        return
+    what = "several models" if stored == MIXED_MODELS else f"model {stored!r}"
+    raise EmbeddingModelMismatch(
+        f"Knowledge base {knowledge_base.slug!r} holds vectors of {what}, but the configured embedder is "
+        f"{model_name!r}; searching across models is refused. Re-embed it: "
+        f"python manage.py agentmemory_reembed --kb {knowledge_base.slug}"
+    )
+
+
+def reembed_knowledge_base(knowledge_base: KnowledgeBase, *, progress: Progress | None = None,
+                           batch_size: int | None = None) -> ReembedResult:
+    """Embed, with the configured model, every chunk of the knowledge base whose vector is of another model.
+
+    Active chunks go first; deprecated ones follow so a rollback stays possible. Each batch commits,
+    so an interrupted run resumes where it stopped; a finished one is a no-op.
+    """
+    embedder = get_embedder()
+    chunks = Chunk.objects.in_knowledge_base(knowledge_base)
+    done = 0
+    # Active chunks first (searches are refused until they are all done), then the rest.
+    for part in (chunks.active(), chunks.exclude(status=Chunk.Status.ACTIVE)):
+        offset = done
+
+        def report(n: int, total: int, offset: int = offset) -> None:
+            if progress:
+                progress(offset + n, offset + total)
+
+        done += embed_chunks(part, embedder=embedder, progress=report, batch_size=batch_size)
+    refresh_embedding_model(knowledge_base.pk)
+    knowledge_base.refresh_from_db(fields=["embedding_model"])
+    return ReembedResult(knowledge_base.slug, embedder.model_name, done)
+
+
+def reindex_keywords(knowledge_base: KnowledgeBase, *, progress: Progress | None = None,
+                     batch_size: int = 500) -> int:
+    """Recompute every chunk's keyword index (after the user dictionary changed) and the BM25 statistics."""
+    from .keywords import keyword_index_values, rebuild_keyword_stats
+
+    rows = list(Chunk.objects.in_knowledge_base(knowledge_base).order_by("pk").values_list("pk", "heading_path", "text"))
+    for start in range(0, len(rows), batch_size):
+        updates = [Chunk(pk=pk, **keyword_index_values(path, text, knowledge_base=knowledge_base))
+                   for pk, path, text in rows[start:start + batch_size]]
+        with transaction.atomic():
+            Chunk.objects.bulk_update(updates, ["search_vector", "term_count"])
+        if progress:
+            progress(start + len(updates), len(rows))
+    rebuild_keyword_stats(knowledge_base_id=knowledge_base.pk)
+    return len(rows)
+
+
+def create_reembed_job(knowledge_base: KnowledgeBase) -> ImportJob:
+    return ImportJob.objects.create(knowledge_base=knowledge_base, kind=ImportJob.Kind.REEMBED,
+                                    requested_by=current_actor()[:200])
+
+
+def run_reembed_job(job_id: int, *, progress: Progress | None = None) -> dict:
+    """Run (or resume) a re-embed job, recording progress on the job row."""
+    job = ImportJob.objects.select_related("knowledge_base").filter(pk=job_id, kind=ImportJob.Kind.REEMBED).first()
+    if job is None:
+        raise NotFound(f"Re-embed job {job_id} does not exist.")
+    if job.status == ImportJob.Status.SUCCEEDED:
+        return job.result
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, started_at=timezone.now(), error="")
+    record = job_progress(job.pk)
+
+    def report(done: int, total: int) -> None:
+        record(done, total)
+        if progress:
+            progress(done, total)
+
+    try:
+        result = reembed_knowledge_base(job.knowledge_base, progress=report).as_dict()
+    except Exception as exc:
+        ImportJob.objects.filter(pk=job.pk).update(
+            status=ImportJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now(),
+        )
+        raise
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.SUCCEEDED, result=result,
+                                               finished_at=timezone.now(), progress=result["embedded"],
+                                               total=result["embedded"])
+    return result

@@ -1,0 +1,244 @@
+"""The two retrieval channels over active chunks: Okapi BM25 computed in PostgreSQL, and pgvector cosine.
+
+Keyword channel: the query's terms are looked up in KnowledgeTermStat (document frequencies) and
+KnowledgeBaseStats (N, average length) in one query; candidates come from the GIN index
+(``search_vector @@ 'a' | 'b'``) over the rarest terms only, so a query full of common words
+cannot make the candidate set explode; every candidate is then scored with all query terms:
+
+    score(d) = sum_t idf(t) * tf(t,d) * (k1 + 1) / (tf(t,d) + k1 * (1 - b + b * |d| / avgdl))
+    idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+
+tf is the number of positions of the lexeme in the chunk's tsvector (see keywords.py); only the
+query's lexemes are unpacked (``setweight`` marks them, ``ts_filter`` keeps them).
+
+Vector channel: cosine distance ordered through the HNSW index, with ``hnsw.ef_search`` and
+``hnsw.iterative_scan = relaxed_order`` set for the transaction, so filters (knowledge base, status,
+documents) do not starve the result; rows are re-sorted by exact distance afterwards.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection, transaction
+
+from ..conf import app_settings
+
+
+@dataclass
+class ChannelHit:
+    """One chunk found by one channel: 1-based rank, raw score, and (keyword) the terms it matched."""
+
+    chunk_id: int
+    rank: int
+    score: float
+    matched_terms: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TermInfo:
+    term: str
+    df: int
+    idf: float
+    candidate: bool = False  # used to generate candidates through the GIN index
+
+
+@dataclass
+class KeywordResult:
+    hits: list[ChannelHit]
+    terms: list[TermInfo]
+    unknown_terms: list[str]
+    chunk_count: int
+    average_length: float
+    k1: float
+    b: float
+    candidate_terms: list[str]
+    skipped_terms: list[str]  # scored but not used for candidates (too common)
+
+
+def _tables() -> dict[str, str]:
+    from ..models import Chunk, Document, KnowledgeBaseStats, KnowledgeTermStat
+
+    return {
+        "chunk": Chunk._meta.db_table,
+        "document": Document._meta.db_table,
+        "stats": KnowledgeBaseStats._meta.db_table,
+        "terms": KnowledgeTermStat._meta.db_table,
+    }
+
+
+def bm25_idf(n: int, df: int) -> float:
+    """Okapi BM25 IDF (the non-negative Lucene/bm25s form)."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def _quote(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def filter_sql(filters: dict | None, alias: str = "c") -> tuple[str, list[Any]]:
+    """SQL conditions (and params) for search filters: document ids, external ids, document metadata."""
+    if not filters:
+        return "", []
+    tables = _tables()
+    parts: list[str] = []
+    params: list[Any] = []
+    if filters.get("document_ids"):
+        parts.append(f"{alias}.document_id = ANY(%s)")
+        params.append([int(i) for i in filters["document_ids"]])
+    doc_conditions = []
+    if filters.get("external_ids"):
+        doc_conditions.append("d.external_id = ANY(%s)")
+        params.append([str(i) for i in filters["external_ids"]])
+    if filters.get("metadata"):
+        import json
+
+        doc_conditions.append("d.metadata @> %s::jsonb")
+        params.append(json.dumps(filters["metadata"]))
+    if doc_conditions:
+        parts.append(
+            f"{alias}.document_id IN (SELECT d.id FROM {tables['document']} d WHERE "
+            + " AND ".join(doc_conditions) + ")"
+        )
+    return "".join(" AND " + p for p in parts), params
+
+
+def keyword_search(
+    knowledge_base_id: int,
+    terms: list[str],
+    *,
+    limit: int,
+    filters: dict | None = None,
+    candidate_limit: int | None = None,
+) -> KeywordResult:
+    """Top ``limit`` active chunks of one knowledge base by Okapi BM25 over ``terms`` (two queries)."""
+    tables = _tables()
+    k1_default = float(app_settings.BM25_K1)
+    b_default = float(app_settings.BM25_B)
+    cap = int(candidate_limit if candidate_limit is not None else app_settings.KEYWORD_CANDIDATE_LIMIT)
+    terms = list(dict.fromkeys(t for t in terms if t))
+    with connection.cursor() as cur:
+        cur.execute(
+            f"""
+            SELECT s.chunk_count, s.total_terms, s.bm25_k1, s.bm25_b,
+                   (SELECT coalesce(json_agg(json_build_array(t.term, t.df)), '[]'::json)
+                      FROM {tables['terms']} t WHERE t.knowledge_base_id = %s AND t.term = ANY(%s))
+            FROM (SELECT 1) one LEFT JOIN {tables['stats']} s ON s.knowledge_base_id = %s
+            """,
+            [knowledge_base_id, terms, knowledge_base_id],
+        )
+        n, total, k1_kb, b_kb, df_rows = cur.fetchone()
+    n = int(n or 0)
+    k1 = float(k1_kb) if k1_kb is not None else k1_default
+    b = float(b_kb) if b_kb is not None else b_default
+    avgdl = (float(total) / n) if n else 0.0
+    if isinstance(df_rows, str):  # json may come back as text depending on the driver's loaders
+        import json
+
+        df_rows = json.loads(df_rows)
+    dfs = {term: int(df) for term, df in (df_rows or []) if int(df) > 0}
+    infos = [TermInfo(term=t, df=dfs[t], idf=bm25_idf(n, dfs[t])) for t in terms if t in dfs]
+    unknown = [t for t in terms if t not in dfs]
+    result = KeywordResult(hits=[], terms=infos, unknown_terms=unknown, chunk_count=n, average_length=avgdl,
+                           k1=k1, b=b, candidate_terms=[], skipped_terms=[])
+    if not infos or n == 0 or limit <= 0:
+        return result
+    # Candidates from the rarest terms first, until their postings would exceed the cap: a chunk
+    # matching only very common terms cannot outrank one matching a rare term by much, and scanning
+    # the postings of "的"-like terms at 100k chunks is what makes naive OR queries slow.
+    cumulative = 0
+    for info in sorted(infos, key=lambda i: (i.df, i.term)):
+        if result.candidate_terms and cumulative + info.df > cap:
+            result.skipped_terms.append(info.term)
+            continue
+        cumulative += info.df
+        info.candidate = True
+        result.candidate_terms.append(info.term)
+    tsquery = " | ".join(_quote(t) for t in result.candidate_terms)
+    extra, extra_params = filter_sql(filters)
+    scored = [i.term for i in infos]
+    with connection.cursor() as cur:
+        cur.execute(
+            f"""
+            SELECT c.id,
+                   sum(q.idf * (u.tf * (%s + 1.0)) / (u.tf + %s * (1.0 - %s + %s * c.term_count / %s))) AS score,
+                   array_agg(q.term ORDER BY q.idf DESC) AS matched
+            FROM {tables['chunk']} c
+            CROSS JOIN LATERAL (
+                SELECT f.lexeme, array_length(f.positions, 1)::float8 AS tf
+                FROM unnest(ts_filter(setweight(c.search_vector, 'A', %s::text[]), '{{a}}')) f
+            ) u
+            JOIN unnest(%s::text[], %s::float8[]) AS q(term, idf) ON q.term = u.lexeme
+            WHERE c.knowledge_base_id = %s AND c.status = 'active' AND c.search_vector @@ %s::tsquery {extra}
+            GROUP BY c.id
+            ORDER BY score DESC, c.id
+            LIMIT %s
+            """,
+            [k1, k1, b, b, avgdl or 1.0, scored, scored, [i.idf for i in infos], knowledge_base_id, tsquery,
+             *extra_params, limit],
+        )
+        rows = cur.fetchall()
+    result.hits = [
+        ChannelHit(chunk_id=row[0], rank=rank, score=float(row[1]), matched_terms=list(row[2]))
+        for rank, row in enumerate(rows, start=1)
+    ]
+    return result
+
+
+@functools.lru_cache(maxsize=8)
+def _iterative_scan_supported(vendor_key: str) -> bool:
+    with connection.cursor() as cur:
+        cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = cur.fetchone()
+    if not row:
+        return False
+    parts = [int(p) for p in row[0].split(".")[:2] if p.isdigit()]
+    return tuple(parts) >= (0, 8)
+
+
+def _vector_literal(vector) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def vector_search(
+    knowledge_base_ids: list[int],
+    query_vector,
+    *,
+    model_name: str,
+    limit: int,
+    filters: dict | None = None,
+    ef_search: int | None = None,
+) -> list[ChannelHit]:
+    """Nearest active chunks by cosine similarity (score = 1 - cosine distance), best first."""
+    if limit <= 0 or not knowledge_base_ids:
+        return []
+    tables = _tables()
+    ef = max(int(ef_search or app_settings.HNSW_EF_SEARCH), limit)
+    extra, extra_params = filter_sql(filters)
+    literal = _vector_literal(query_vector)
+    with transaction.atomic(), connection.cursor() as cur:
+        iterative = _iterative_scan_supported(connection.settings_dict.get("NAME", ""))
+        cur.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true)"
+            + (", set_config('hnsw.iterative_scan', 'relaxed_order', true)" if iterative else ""),
+            [str(ef)],
+        )
+        cur.execute(
+            f"""
+            WITH nn AS MATERIALIZED (
+                SELECT c.id, c.embedding <=> %s::vector AS distance
+                FROM {tables['chunk']} c
+                WHERE c.knowledge_base_id = ANY(%s) AND c.status = 'active' AND c.embedding IS NOT NULL
+                  AND c.embedding_model = %s {extra}
+                ORDER BY c.embedding <=> %s::vector
+                LIMIT %s
+            )
+            SELECT id, distance FROM nn ORDER BY distance, id
+            """,
+            [literal, list(knowledge_base_ids), model_name, *extra_params, literal, limit],
+        )
+        rows = cur.fetchall()
+    return [ChannelHit(chunk_id=row[0], rank=rank, score=1.0 - float(row[1]))
+            for rank, row in enumerate(rows, start=1)]

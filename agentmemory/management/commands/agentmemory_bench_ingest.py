@@ -1,0 +1,152 @@
+"""Benchmark ingestion: import a JSONL corpus through the product's import path, compare with the bare embedder.
+
+Each row ``{id, text, meta}`` becomes one document (external id = row id, plain text) of a fresh
+knowledge base, imported exactly as the API and the task do (import job, chunking, keyword index,
+embedding, atomic publish). Then the embedder alone embeds the very texts the import embedded, in
+batches of its batch size. The table shows chunks/s of both and their ratio, per-document latency
+(p50/p95) and the cost of a no-op re-import. By default the bulk path of agentmemory_ingest is
+measured (the next document is prepared while one embeds); --sequential measures one import job
+per document, as the API and the Celery task run them. The knowledge base is purged afterwards unless --keep.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+class Command(BaseCommand):
+    help = "Import a JSONL corpus ({id, text, meta}) and print ingestion vs embedder throughput."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--corpus", required=True, help="Path of corpus.jsonl.")
+        parser.add_argument("--limit", type=int, default=100, help="Rows to import (default 100).")
+        parser.add_argument("--format", default="text", help="Format of the texts (text or markdown).")
+        parser.add_argument("--kb", default="", help="Knowledge base slug (default: a fresh bench-ingest-<time>).")
+        parser.add_argument("--keep", action="store_true", help="Keep the knowledge base afterwards.")
+        parser.add_argument("--round", type=int, default=10, dest="rounds",
+                            help="Documents per round; rounds alternate import and bare embedding (default 10).")
+        parser.add_argument("--sequential", action="store_true",
+                            help="Import one job per document as the API and task do (default: the pipelined "
+                                 "bulk path of agentmemory_ingest).")
+
+    def handle(self, *args, corpus: str, limit: int, format: str, kb: str, keep: bool, sequential: bool,
+               rounds: int, **options):
+        from ...backends import get_embedder
+        from ...knowledge.chunk import embedding_text
+        from ...knowledge.ingest import (
+            DocumentInput,
+            create_import_job,
+            ingest_documents,
+            prepare_document,
+            run_import_job,
+        )
+        from ...knowledge.publish import delete_document
+        from ...models import Chunk, Document, KnowledgeBase
+        from ...text import keyword_tokens
+
+        path = Path(corpus)
+        if not path.exists():
+            raise CommandError(f"{path} not found")
+        rows = []
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    rows.append(json.loads(line))
+                if limit and len(rows) >= limit:
+                    break
+        if not rows:
+            raise CommandError("The corpus is empty.")
+        slug = kb or f"bench-ingest-{int(time.time())}"
+        knowledge_base, _ = KnowledgeBase.objects.get_or_create(slug=slug, defaults={"name": f"benchmark {path.name}"})
+        embedder = get_embedder()
+        embedder.embed_passages(["预热 warm-up"])  # load the model outside the timings
+
+        keyword_tokens("预热 warm-up jieba")  # load the segmenter's dictionary too
+
+        latencies: list[float] = []
+        chars = sum(len(row["text"]) for row in rows)
+
+        def items(batch):
+            for row in batch:
+                parsed = prepare_document(fmt=format, content=row["text"])
+                title = str((row.get("meta") or {}).get("title") or row["id"])
+                yield DocumentInput(parsed=parsed, title=title, fmt=format, external_id=str(row["id"]))
+
+        # Rounds alternate the import and the bare embedder on the same documents, so that both see
+        # the same machine load (on a shared machine the load drifts over minutes).
+        ingest_wall = ingest_cpu = embed_wall = embed_cpu = 0.0
+        n = 0
+        mean_lengths: list[int] = []
+        for start in range(0, len(rows), rounds):
+            batch = rows[start:start + rounds]
+            wall, cpu = time.perf_counter(), time.process_time()
+            if sequential:
+                # The API/task path: one import job per document, each embedded before the next starts.
+                for item in items(batch):
+                    t0 = time.perf_counter()
+                    job = create_import_job(knowledge_base=knowledge_base, parsed=item.parsed, title=item.title,
+                                            fmt=item.fmt, external_id=item.external_id)
+                    run_import_job(job.pk)
+                    latencies.append(time.perf_counter() - t0)
+            else:
+                # The bulk path (agentmemory_ingest): the next document is prepared while one embeds.
+                t0 = time.perf_counter()
+                for _item, outcome in ingest_documents(knowledge_base=knowledge_base, items=items(batch)):
+                    if isinstance(outcome, Exception):
+                        raise CommandError(f"import failed: {outcome}")
+                    now = time.perf_counter()
+                    latencies.append(now - t0)
+                    t0 = now
+            ingest_wall += time.perf_counter() - wall
+            ingest_cpu += time.process_time() - cpu
+
+            chunks = list(Chunk.objects.in_knowledge_base(knowledge_base).active()
+                          .filter(document__external_id__in=[str(r["id"]) for r in batch])
+                          .values_list("heading_path", "text"))
+            texts = [embedding_text(h, t) for h, t in chunks]
+            wall, cpu = time.perf_counter(), time.process_time()
+            embedder.embed_passages(texts)
+            embed_wall += time.perf_counter() - wall
+            embed_cpu += time.process_time() - cpu
+            n += len(texts)
+            mean_lengths.extend(len(t) for _h, t in chunks)
+            self.stderr.write(f"{min(start + rounds, len(rows))}/{len(rows)} documents")
+
+        started = time.perf_counter()
+        for _item, _outcome in ingest_documents(knowledge_base=knowledge_base, items=items(rows)):
+            pass
+        noop_seconds = time.perf_counter() - started
+
+        ingest_rate, embed_rate = n / ingest_wall, n / embed_wall
+        lines = [
+            f"Ingestion benchmark: {len(rows)} documents, {chars} characters, {n} chunks "
+            f"(chunk size {knowledge_base.chunk_size}, overlap {knowledge_base.chunk_overlap}), "
+            f"embedder {embedder.model_name} batch {embedder.batch_size}, "
+            f"path: {'sequential jobs (API/task)' if sequential else 'pipelined bulk (agentmemory_ingest)'}",
+            "",
+            "| measure | import | embedder alone (same texts) | ratio |",
+            "|---|---|---|---|",
+            f"| wall seconds | {ingest_wall:.2f} | {embed_wall:.2f} | |",
+            f"| chunks/s (wall) | {ingest_rate:.2f} | {embed_rate:.2f} | {ingest_rate / embed_rate:.1%} |",
+            f"| CPU seconds (all threads) | {ingest_cpu:.2f} | {embed_cpu:.2f} | {embed_cpu / ingest_cpu:.1%} |",
+            f"| documents/s | {len(rows) / ingest_wall:.2f} | | |",
+            f"| per document p50 / p95 (ms) | {_pct(latencies, .5) * 1000:.0f} / {_pct(latencies, .95) * 1000:.0f} | | |",
+            f"| no-op re-import, documents/s | {len(rows) / noop_seconds:.2f} | | |",
+            f"| mean chunk length (chars) | {statistics.mean(mean_lengths):.0f} | | |",
+        ]
+        self.stdout.write("\n".join(lines))
+        if not keep:
+            for document in Document.objects.filter(knowledge_base=knowledge_base):
+                delete_document(document, purge=True)
+            knowledge_base.delete()

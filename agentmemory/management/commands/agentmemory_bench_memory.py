@@ -1,0 +1,221 @@
+"""Benchmark long-term memory recall: latency at scale (p50/p95) and quality on LoCoMo (R@k, MRR, nDCG).
+
+    nice -n 10 env OMP_NUM_THREADS=1 python manage.py agentmemory_bench_memory --scale --users 1000 --per-user 100
+    nice -n 10 env OMP_NUM_THREADS=1 python manage.py agentmemory_bench_memory --locomo ../shared/bench/locomo-dev
+
+Bench rows belong to users prefixed ``bench:`` and are deleted at the end (unless --keep). --scale
+drops and rebuilds the memory HNSW index around its bulk load, so run it against a database of its
+own (e.g. AGENTMEMORY_EMBEDDED_DB_NAME=bench_memory) on a quiet machine.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import random
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+from django.test import override_settings
+from django.utils import timezone
+
+from ...backends import get_embedder
+from ...conf import app_settings
+from ...memory.keywords import keyword_fields
+from ...memory.recall import recall_memories
+from ...memory.write import import_log
+from ...models import MemoryItem
+from ...types import MemoryDraft
+
+PREFIX = "bench:"
+
+
+def _pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, math.ceil(q * len(values)) - 1)]
+
+
+class Command(BaseCommand):
+    help = "Benchmark memory recall: latency over many users, and retrieval quality on LoCoMo."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--scale", action="store_true", help="Latency over --users x --per-user memories.")
+        parser.add_argument("--users", type=int, default=1000)
+        parser.add_argument("--per-user", type=int, default=100)
+        parser.add_argument("--base-texts", type=int, default=2000,
+                            help="Really embedded texts whose vectors are perturbed to build the scale set.")
+        parser.add_argument("--queries", type=int, default=200)
+        parser.add_argument("--locomo", default="", help="Path of a bench folder in the shared layout.")
+        parser.add_argument("--data", default="../shared/bench/locomo-dev",
+                            help="Texts and questions for --scale (the shared LoCoMo folder).")
+        parser.add_argument("--keep", action="store_true", help="Keep the bench rows.")
+        parser.add_argument("--methods", default="bm25,dense,rrf,default",
+                            help="LoCoMo configurations to run: bm25, dense, rrf, default.")
+        parser.add_argument("--set", action="append", default=[], metavar="KEY=JSON",
+                            help="Override an AGENTMEMORY setting for the LoCoMo runs (repeatable).")
+        parser.add_argument("--seed", type=int, default=7)
+
+    def handle(self, *args, **opts):
+        if not opts["scale"] and not opts["locomo"]:
+            raise CommandError("Say what to run: --scale and/or --locomo PATH.")
+        try:
+            if opts["scale"]:
+                self.bench_scale(opts)
+            if opts["locomo"]:
+                self.bench_locomo(Path(opts["locomo"]), opts)
+        finally:
+            if not opts["keep"]:
+                deleted, _ = MemoryItem.objects.get_queryset().filter(user_id__startswith=PREFIX).delete()
+                self.stdout.write(f"cleaned up {deleted} bench rows")
+
+    # --- (a) latency at scale -------------------------------------------------------------------
+    def bench_scale(self, opts) -> None:
+        rng = random.Random(opts["seed"])
+        data = Path(opts["data"])
+        corpus = [json.loads(line) for line in (data / "corpus.jsonl").open(encoding="utf-8")]
+        questions = [json.loads(line)["text"] for line in (data / "queries.jsonl").open(encoding="utf-8")]
+        texts = [row["text"] for row in rng.sample(corpus, min(opts["base_texts"], len(corpus)))]
+        embedder = get_embedder()
+        started = time.perf_counter()
+        base = embedder.embed_passages(texts)
+        embed_s = time.perf_counter() - started
+        keywords = [keyword_fields(t) for t in texts]
+        users, per_user = opts["users"], opts["per_user"]
+        total = users * per_user
+        self.stdout.write(f"embedded {len(texts)} base texts in {embed_s:.1f}s; inserting {total} memories "
+                          f"over {users} users")
+        np_rng = np.random.default_rng(opts["seed"])
+        now = timezone.now()
+        started = time.perf_counter()
+        table = MemoryItem._meta.db_table
+        with connection.cursor() as cursor:
+            # Bulk loading is much faster without HNSW maintenance; the index is rebuilt afterwards.
+            cursor.execute("DROP INDEX IF EXISTS am_memory_embedding_hnsw")
+        batch: list[MemoryItem] = []
+        for n in range(total):
+            i = n % len(texts) if n < len(texts) else rng.randrange(len(texts))
+            vector = base[i] + np_rng.normal(0, 0.015, base.shape[1]).astype(np.float32)
+            vector /= np.linalg.norm(vector)
+            batch.append(MemoryItem(
+                user_id=f"{PREFIX}{n % users:05d}", type="event", source="system_log", content=texts[i],
+                confidence=0.8, created_at=now - dt.timedelta(days=rng.random() * 90), updated_at=now,
+                embedding=vector.tolist(), embedding_model=embedder.model_name,
+                search_vector=keywords[i]["search_vector"], term_count=keywords[i]["term_count"],
+            ))
+            if len(batch) >= 2000:
+                MemoryItem.objects.bulk_create(batch)
+                batch = []
+        if batch:
+            MemoryItem.objects.bulk_create(batch)
+        self.stdout.write(f"inserted in {time.perf_counter() - started:.1f}s")
+        started = time.perf_counter()
+        with connection.cursor() as cursor:
+            cursor.execute("SET maintenance_work_mem = '512MB'")
+            cursor.execute(f"CREATE INDEX IF NOT EXISTS am_memory_embedding_hnsw ON {table} "
+                           f"USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
+            cursor.execute(f"ANALYZE {table}")
+        self.stdout.write(f"HNSW index rebuilt in {time.perf_counter() - started:.1f}s")
+
+        recall_memories(f"{PREFIX}00000", "warm up", touch=False)
+        embed_times, totals = [], []
+        for _ in range(opts["queries"]):
+            user = f"{PREFIX}{rng.randrange(users):05d}"
+            query = rng.choice(questions)
+            t0 = time.perf_counter()
+            embedder.embed_query(query)
+            t1 = time.perf_counter()
+            recall_memories(user, query, top_k=5)
+            t2 = time.perf_counter()
+            embed_times.append((t1 - t0) * 1000)
+            totals.append((t2 - t1) * 1000)  # recall embeds the query itself: this is the full call
+        self.stdout.write("")
+        self.stdout.write(f"### recall latency, {total:,} memories over {users:,} users, "
+                          f"{opts['queries']} queries, top 5")
+        self.stdout.write("| measure | p50 ms | p95 ms | mean ms |")
+        self.stdout.write("|---|---|---|---|")
+        for name, values in (("query embedding alone", embed_times),
+                             ("recall_memories (embedding + SQL + access UPDATE)", totals),
+                             ("recall minus embedding (estimate)",
+                              [max(0.0, t - e) for t, e in zip(totals, embed_times, strict=True)])):
+            self.stdout.write(f"| {name} | {statistics.median(values):.1f} | {_pct(values, 0.95):.1f} | "
+                              f"{statistics.fmean(values):.1f} |")
+
+    # --- (b) quality on LoCoMo -------------------------------------------------------------------
+    def bench_locomo(self, folder: Path, opts) -> None:
+        corpus = [json.loads(line) for line in (folder / "corpus.jsonl").open(encoding="utf-8")]
+        queries = [json.loads(line) for line in (folder / "queries.jsonl").open(encoding="utf-8")]
+        by_group: dict[str, list[dict]] = defaultdict(list)
+        for row in corpus:
+            by_group[row["group"]].append(row)
+        id_of: dict[int, str] = {}
+        started = time.perf_counter()
+        for group, rows in by_group.items():
+            drafts = []
+            for row in rows:
+                meta = row.get("meta") or {}
+                when = meta.get("session_datetime")
+                valid_from = dt.datetime.fromisoformat(when).replace(tzinfo=dt.UTC) if when else None
+                drafts.append(MemoryDraft(content=row["text"], type="event", source="system_log",
+                                          session_id=f"S{meta.get('session', '')}", turn_id=int(meta.get("turn", 0)),
+                                          valid_from=valid_from))
+            ids = import_log(f"{PREFIX}{group}", drafts)
+            id_of.update({pk: row["id"] for pk, row in zip(ids, rows, strict=True)})
+        self.stdout.write(f"imported {len(corpus)} turns of {len(by_group)} conversations in "
+                          f"{time.perf_counter() - started:.1f}s")
+
+        extra = {}
+        for item in opts["set"]:
+            key, _, raw = item.partition("=")
+            extra[key] = json.loads(raw)
+        plain = {"MEMORY_CONTEXT_WINDOW": 0}
+        configs = {
+            "bm25": ("bm25 (SQL)", {**plain, "MEMORY_FUSION": "minmax", "MEMORY_VECTOR_WEIGHT": 0.0}),
+            "dense": ("dense (pgvector)", {**plain, "MEMORY_FUSION": "minmax", "MEMORY_VECTOR_WEIGHT": 1.0}),
+            "rrf": ("hybrid rrf", {**plain, "MEMORY_FUSION": "rrf"}),
+            "minmax": ("hybrid minmax, no context", plain),
+            "default": ("hybrid default" + (f" {extra}" if extra else ""), {}),
+        }
+        configs = [configs[name] for name in opts["methods"].split(",")]
+        self.stdout.write("")
+        self.stdout.write(f"### {folder.name}: {len(queries)} questions; a hit is an evidence turn in the top k")
+        self.stdout.write("| method | subset | n | R@1 | R@5 | R@10 | MRR@10 | nDCG@10 | p50 ms |")
+        self.stdout.write("|---|---|---|---|---|---|---|---|---|")
+        for name, overrides in configs:
+            with override_settings(AGENTMEMORY={**app_settings.user_settings, **overrides, **extra}):
+                per_cat, latencies = self._score(queries, id_of)
+            self._print(name, per_cat, latencies)
+
+    def _score(self, queries, id_of):
+        per_cat: dict[str, list[tuple[float, ...]]] = defaultdict(list)
+        latencies = []
+        for q in queries:
+            relevant = set(q["relevant"])
+            if not relevant:
+                continue
+            t0 = time.perf_counter()
+            hits = recall_memories(f"{PREFIX}{q['group']}", q["text"], top_k=10, touch=False)
+            latencies.append((time.perf_counter() - t0) * 1000)
+            ranked = [id_of.get(h.memory.pk) for h in hits]
+            recall = [len(relevant & set(ranked[:k])) / len(relevant) for k in (1, 5, 10)]
+            first = next((i for i, r in enumerate(ranked, start=1) if r in relevant), None)
+            mrr = 1.0 / first if first else 0.0
+            dcg = sum(1.0 / math.log2(i + 1) for i, r in enumerate(ranked, start=1) if r in relevant)
+            ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(relevant), 10) + 1))
+            per_cat[q.get("category", "all")].append((*recall, mrr, dcg / ideal))
+        return per_cat, latencies
+
+    def _print(self, name, per_cat, latencies):
+        overall = [row for cat, rows in per_cat.items() if cat != "adversarial" for row in rows]
+        p50 = statistics.median(latencies) if latencies else 0.0
+        subsets = [("overall", overall)] + [(cat, per_cat[cat]) for cat in sorted(per_cat)]
+        for subset, rows in subsets:
+            if not rows:
+                continue
+            means = [statistics.fmean(col) for col in zip(*rows, strict=True)]
+            self.stdout.write(f"| {name} | {subset} | {len(rows)} | " + " | ".join(f"{m:.3f}" for m in means)
+                              + f" | {p50:.1f} |")

@@ -1,0 +1,121 @@
+"""Benchmark: replay LoCoMo conversations through sessions and turns, then extract, per extractor.
+
+Prints turns/s appended, extraction time per session (p50/p95) and extraction recall: the share of
+the questions' evidence turns that became (or merged into) a memory. Writes under bench users that
+are forgotten afterwards (unless --keep). Data: /work/shared/bench/locomo-dev (not in the repo).
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.utils.module_loading import import_string
+
+from ...audit import audit_context
+from ...conf import app_settings
+from ...working.extract import run_extraction
+from ...working.sessions import append_turn, create_session, end_session
+
+EXTRACTORS = {
+    "rules": "agentmemory.backends.extractors.rules.RuleBasedExtractor",
+    "llm": "agentmemory.backends.extractors.llm.LLMExtractor",
+}
+WRITTEN = {"created", "merged", "unchanged", "superseded_previous"}
+
+
+def _default_data() -> Path:
+    return Path(settings.BASE_DIR).parent / "shared" / "bench" / "locomo-dev"
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class Command(BaseCommand):
+    help = "Replay LoCoMo conversations through sessions; print append speed, extraction time and recall."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--data", default=None, help="Folder with corpus.jsonl and queries.jsonl.")
+        parser.add_argument("--conversations", type=int, default=0, help="Only the first N conversations.")
+        parser.add_argument("--sessions", type=int, default=0, help="Only the first N sessions of each.")
+        parser.add_argument("--extractor", action="append", default=None,
+                            help="rules, llm or a dotted path (repeatable; default rules, plus llm when "
+                                 "LLM_URL is set).")
+        parser.add_argument("--keep", action="store_true", help="Keep the bench users' sessions and memories.")
+
+    def handle(self, *args, **options):
+        data = Path(options["data"] or _default_data())
+        if not (data / "corpus.jsonl").exists():
+            raise CommandError(f"No corpus.jsonl in {data}; pass --data.")
+        corpus = [json.loads(line) for line in (data / "corpus.jsonl").open(encoding="utf-8")]
+        queries = [json.loads(line) for line in (data / "queries.jsonl").open(encoding="utf-8")]
+        groups = list(dict.fromkeys(row["group"] for row in corpus))
+        if options["conversations"]:
+            groups = groups[: options["conversations"]]
+        names = options["extractor"] or (["rules", "llm"] if app_settings.LLM_URL else ["rules"])
+        evidence = {cid for q in queries if q["group"] in groups and q.get("category") != "adversarial"
+                    for cid in q["relevant"]}
+        self.stdout.write(f"{len(groups)} conversation(s), {len(evidence)} evidence turns of scored questions")
+        rows = []
+        for name in names:
+            rows.append(self._run(name, corpus, groups, evidence, options))
+        header = ("extractor", "sessions", "turns", "turns/s", "extract p50 s", "extract p95 s", "memories",
+                  "evidence", "recall")
+        self.stdout.write("| " + " | ".join(header) + " |")
+        self.stdout.write("|" + "---|" * len(header))
+        for row in rows:
+            self.stdout.write("| " + " | ".join(str(v) for v in row) + " |")
+
+    def _run(self, name: str, corpus: list[dict], groups: list[str], evidence: set[str], options) -> tuple:
+        extractor = import_string(EXTRACTORS.get(name, name))()
+        by_session: dict[tuple[str, int], list[dict]] = defaultdict(list)
+        for row in corpus:
+            if row["group"] in groups:
+                by_session[(row["group"], row["meta"]["session"])].append(row)
+        if options["sessions"]:
+            keep = {g: sorted({s for (gg, s) in by_session if gg == g})[: options["sessions"]] for g in groups}
+            by_session = {k: v for k, v in by_session.items() if k[1] in keep[k[0]]}
+        users = {g: f"bench-sessions-{name}-{g}" for g in groups}
+        self._forget(users.values())
+        turn_of: dict[int, str] = {}
+        append_seconds, turns, extract_seconds, memories = 0.0, 0, [], 0
+        hit: set[str] = set()
+        with audit_context("command:agentmemory_bench_sessions"):
+            for (group, _number), rows in sorted(by_session.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+                session = create_session(user_id=users[group], agent_id="bench")
+                started = time.perf_counter()
+                for row in sorted(rows, key=lambda r: r["meta"]["turn"]):
+                    result = append_turn(session, role="user", content=row["text"], remember=False)
+                    turn_of[result.turn.pk] = row["id"]
+                append_seconds += time.perf_counter() - started
+                turns += len(rows)
+                run = end_session(session)
+                started = time.perf_counter()
+                run = run_extraction(run.pk, extractor=extractor)
+                extract_seconds.append(time.perf_counter() - started)
+                for result_row in run.results:
+                    if result_row["action"] in WRITTEN:
+                        memories += result_row["action"] != "unchanged"
+                        cid = turn_of.get(result_row.get("turn_id"))
+                        if cid:
+                            hit.add(cid)
+        if not options["keep"]:
+            self._forget(users.values())
+        recall = len(hit & evidence) / len(evidence) if evidence else 0.0
+        return (name, len(extract_seconds), turns, f"{turns / append_seconds:.0f}" if append_seconds else "-",
+                f"{statistics.median(extract_seconds):.2f}" if extract_seconds else "-",
+                f"{_pct(extract_seconds, 0.95):.2f}", memories, len(evidence), f"{recall:.3f}")
+
+    def _forget(self, users) -> None:
+        from ...memory.forget import forget_user
+
+        for user in users:
+            forget_user(user, reason="benchmark cleanup")

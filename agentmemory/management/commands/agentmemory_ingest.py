@@ -1,0 +1,119 @@
+"""Import files and folders into a knowledge base, with a progress bar; rerunning is safe (idempotent)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from ...audit import audit_context
+from ...exceptions import AgentMemoryError, InvalidInput
+from ...knowledge.ingest import (
+    DocumentInput,
+    create_import_job,
+    default_title,
+    ingest_documents,
+    prepare_document,
+)
+from ...knowledge.parse import EXTENSIONS, check_format, detect_format
+from ...models import KnowledgeBase
+
+
+def progress_bar(done: int, total: int, width: int = 24) -> str:
+    filled = int(width * done / total) if total else width
+    return "[" + "#" * filled + "." * (width - filled) + f"] {done}/{total}"
+
+
+class Command(BaseCommand):
+    help = ("Import Markdown, text, HTML, PDF and DOCX files (or folders of them) into a knowledge base. "
+            "The external id of each document is its path relative to the folder given (or its file name), "
+            "so rerunning imports only what changed and resumes imports that failed.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="+", metavar="PATH", help="Files or folders (searched recursively).")
+        parser.add_argument("--kb", required=True, help="Slug of the knowledge base.")
+        parser.add_argument("--create", action="store_true", help="Create the knowledge base if it does not exist.")
+        parser.add_argument("--format", default="", help="Force a format for every file (markdown, text, html, pdf, docx).")
+        parser.add_argument("--queue", action="store_true",
+                            help="Enqueue one Celery task per file instead of importing here (needs a broker).")
+
+    def handle(self, *args, paths: list[str], kb: str, create: bool, format: str, queue: bool, **options):
+        knowledge_base = KnowledgeBase.objects.by_slug(kb).first()
+        if knowledge_base is None:
+            if not create:
+                raise CommandError(f"Knowledge base {kb!r} does not exist (add --create to create it).")
+            knowledge_base = KnowledgeBase.objects.create(slug=kb, name=kb)
+        forced = check_format(format) if format else ""
+        files = self._collect(paths)
+        if not files:
+            raise CommandError("No importable files found (.md, .txt, .html, .pdf, .docx).")
+        counts: dict[str, int] = {}
+        failures: list[str] = []
+        tty = sys.stdout.isatty()
+
+        def fail(external_id: str, exc: Exception) -> None:
+            detail = exc.detail if isinstance(exc, InvalidInput) else str(exc)
+            failures.append(f"{external_id}: {detail}")
+            counts["failed"] = counts.get("failed", 0) + 1
+            self.stdout.write(f"{progress_bar(len(failures) + done[0], len(files))} {external_id}: FAILED {detail}")
+
+        done = [0]
+
+        def inputs():
+            for path, external_id in files:
+                try:
+                    fmt = forced or detect_format(path.name)
+                    parsed = prepare_document(fmt=fmt, content=path.read_bytes())
+                except (AgentMemoryError, OSError) as exc:
+                    fail(external_id, exc)
+                    continue
+                yield DocumentInput(parsed=parsed, title=default_title(parsed, path.stem), fmt=fmt,
+                                    external_id=external_id)
+
+        with audit_context("command:agentmemory_ingest"):
+            if queue:
+                from ...tasks.knowledge import ingest_document
+
+                for item in inputs():
+                    job = create_import_job(knowledge_base=knowledge_base, parsed=item.parsed, fmt=item.fmt,
+                                            title=item.title, external_id=item.external_id)
+                    transaction.on_commit(lambda job_id=job.pk: ingest_document.delay(job_id))
+                    counts["queued"] = counts.get("queued", 0) + 1
+                    self.stdout.write(f"{item.external_id}: queued as import job {job.pk}")
+            else:
+                # One pipeline for all files: the next file is parsed and chunked while one embeds.
+                for item, outcome in ingest_documents(knowledge_base=knowledge_base, items=inputs()):
+                    if isinstance(outcome, Exception):
+                        fail(item.external_id, outcome)
+                        continue
+                    done[0] += 1
+                    counts[outcome.action] = counts.get(outcome.action, 0) + 1
+                    counts["embedded"] = counts.get("embedded", 0) + outcome.embedded
+                    counts["reused"] = counts.get("reused", 0) + outcome.reused
+                    self.stdout.write(
+                        f"{progress_bar(done[0] + len(failures), len(files))} {item.external_id}: "
+                        f"{outcome.action} v{outcome.version}, {outcome.chunks} chunks, "
+                        f"{outcome.embedded} embedded, {outcome.reused} reused"
+                    )
+                    if tty:
+                        self.stdout.flush()
+        summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        self.stdout.write(f"Done: {len(files)} file(s): {summary}.")
+        if failures:
+            raise CommandError(f"{len(failures)} file(s) failed; rerun the same command to resume:\n"
+                               + "\n".join(failures))
+
+    def _collect(self, paths: list[str]) -> list[tuple[Path, str]]:
+        files: list[tuple[Path, str]] = []
+        for raw in paths:
+            path = Path(raw)
+            if path.is_dir():
+                for child in sorted(path.rglob("*")):
+                    if child.is_file() and child.suffix.lower() in EXTENSIONS and not child.name.startswith("."):
+                        files.append((child, child.relative_to(path).as_posix()))
+            elif path.is_file():
+                files.append((path, path.name))
+            else:
+                raise CommandError(f"{raw}: no such file or folder.")
+        return files

@@ -1,0 +1,64 @@
+"""Re-embed a knowledge base with the configured embedder (after an embedding model change), with progress."""
+from __future__ import annotations
+
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from ...audit import audit_context
+from ...backends import get_embedder
+from ...exceptions import AgentMemoryError
+from ...knowledge.reembed import create_reembed_job, reindex_keywords, run_reembed_job
+from ...models import Chunk, KnowledgeBase
+from .agentmemory_ingest import progress_bar
+
+
+class Command(BaseCommand):
+    help = ("Embed again, with the configured embedder, every chunk of a knowledge base whose vector was made "
+            "by another model. Active chunks go first; searches are refused until they are done. Resumable.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--kb", action="append", dest="slugs", default=[],
+                            help="Slug of a knowledge base (repeatable).")
+        parser.add_argument("--all", action="store_true", help="Every knowledge base.")
+        parser.add_argument("--queue", action="store_true", help="Enqueue a Celery task per knowledge base.")
+        parser.add_argument("--keywords", action="store_true",
+                            help="Also rebuild the keyword index (after the user dictionary changed).")
+
+    def handle(self, *args, slugs: list[str], all: bool, queue: bool, keywords: bool, **options):
+        if not slugs and not all:
+            raise CommandError("Give --kb SLUG (repeatable) or --all.")
+        bases = list(KnowledgeBase.objects.all() if all else KnowledgeBase.objects.filter(slug__in=slugs))
+        missing = set(slugs) - {kb.slug for kb in bases}
+        if missing:
+            raise CommandError(f"Unknown knowledge base(s): {', '.join(sorted(missing))}.")
+        model = get_embedder().model_name
+        tty = sys.stdout.isatty()
+        for kb in bases:
+            todo = Chunk.objects.in_knowledge_base(kb).not_embedded_with(model).count()
+            self.stdout.write(f"{kb.slug}: {todo} chunk(s) to embed with {model}")
+            job = create_reembed_job(kb)
+            if queue:
+                from ...tasks.knowledge import reembed_knowledge_base
+
+                transaction.on_commit(lambda job_id=job.pk: reembed_knowledge_base.delay(job_id))
+                self.stdout.write(f"{kb.slug}: queued as job {job.pk}")
+                continue
+            def show(done: int, total: int, slug: str = kb.slug, last: list = [-1]) -> None:  # noqa: B006
+                # Without a terminal, print about every tenth of the way (logs stay short).
+                if tty or total == 0 or done == total or done * 10 // total != last[0]:
+                    last[0] = done * 10 // total if total else 10
+                    self.stdout.write(("\r" if tty else "") + f"{slug} {progress_bar(done, total)}",
+                                      ending="" if tty else "\n")
+
+            try:
+                with audit_context("command:agentmemory_reembed"):
+                    result = run_reembed_job(job.pk, progress=show)
+            except AgentMemoryError as exc:
+                raise CommandError(f"{kb.slug}: {exc} (rerun to resume)") from exc
+            self.stdout.write(("\n" if tty else "") + f"{kb.slug}: {result['embedded']} chunk(s) embedded with "
+                              f"{result['model']}.")
+            if keywords:
+                count = reindex_keywords(kb)
+                self.stdout.write(f"{kb.slug}: keyword index rebuilt for {count} chunk(s).")

@@ -1,0 +1,99 @@
+"""The user's profile: a summary text plus one current value per key of high-confidence active items.
+
+Read without any vector search, so the agent always knows the key facts (company, budget, style),
+and cached per user (dropped on every write of that user).
+"""
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..audit import record_event
+from ..conf import app_settings
+from ..models import MemoryItem, MemoryProfile
+from . import cache
+from .recall import decay_factor
+from .write import validate_user_id
+
+_SOURCE_RANK = {"user_stated": 0, "system_log": 1, "model_inferred": 2}
+
+
+def _fact(item: MemoryItem) -> dict:
+    return {
+        "memory_id": item.pk, "key": item.key, "content": item.content, "value": item.value,
+        "type": item.type, "source": item.source, "confidence": float(item.confidence), "tags": item.tags,
+        "agent_id": item.agent_id,
+        "valid_from": item.valid_from.isoformat() if item.valid_from else None,
+        "updated_at": item.updated_at.isoformat(),
+    }
+
+
+def build_profile(user_id: str, *, agent_id: str | None = None) -> dict:
+    """The profile computed from the database (no cache)."""
+    validate_user_id(user_id)
+    min_conf = float(app_settings.MEMORY_PROFILE_MIN_CONFIDENCE)
+    items = (MemoryItem.objects.for_user(user_id).active().visible_to_agent(agent_id)
+             .exclude(key="").filter(confidence__gte=min_conf)
+             .defer("embedding", "search_vector", "provenance", "excerpt"))
+    best: dict[tuple[str, str], MemoryItem] = {}
+    for item in items:
+        slot = (item.key, item.tags_key)
+        rank = (_SOURCE_RANK.get(item.source, 3), -(item.valid_from or item.created_at).timestamp(), -item.pk)
+        held = best.get(slot)
+        if held is None or rank < (_SOURCE_RANK.get(held.source, 3),
+                                   -(held.valid_from or held.created_at).timestamp(), -held.pk):
+            best[slot] = item
+    facts = sorted((_fact(i) for i in best.values()), key=lambda f: (f["key"], f["memory_id"]))
+    row = MemoryProfile.objects.filter(user_id=user_id).first()
+    return {
+        "user_id": user_id,
+        "summary": row.summary if row else "",
+        "summary_updated_at": row.updated_at.isoformat() if row else None,
+        "facts": facts,
+    }
+
+
+def get_profile(user_id: str, *, agent_id: str | None = None) -> dict:
+    """The cached profile of ``user_id``: {user_id, summary, summary_updated_at, facts: [...]}."""
+    validate_user_id(user_id)
+    name = f"profile:{agent_id if agent_id is not None else '*'}"
+    return cache.get_or_set(user_id, name, lambda: build_profile(user_id, agent_id=agent_id))
+
+
+def top_memories(user_id: str, *, agent_id: str | None = None, limit: int = 10) -> list[dict]:
+    """The user's most important current memories without a query (confidence x source x decay), cached."""
+    validate_user_id(user_id)
+
+    def compute() -> list[dict]:
+        now = timezone.now()
+        weights = app_settings.MEMORY_SOURCE_WEIGHTS
+        half_life = float(app_settings.MEMORY_HALF_LIFE_DAYS)
+        floor = float(app_settings.MEMORY_DECAY_FLOOR)
+        items = list(MemoryItem.objects.for_user(user_id).active().visible_to_agent(agent_id)
+                     .exclude(source=MemoryItem.Source.MODEL_INFERRED)
+                     .defer("embedding", "search_vector", "provenance").order_by("-confidence", "-id")[:500])
+        scored = sorted(
+            items,
+            key=lambda i: -(float(i.confidence) * float(weights.get(i.source, 1.0))
+                            * decay_factor(i.last_accessed_at or i.created_at, now, half_life_days=half_life,
+                                           floor=floor)),
+        )
+        return [_fact(i) for i in scored[:limit]]
+
+    return cache.get_or_set(user_id, f"top:{agent_id if agent_id is not None else '*'}:{limit}", compute)
+
+
+def set_profile_summary(user_id: str, summary: str, *, reason: str = "") -> MemoryProfile:
+    """Replace the user's summary text (the lifecycle job rewrites it); audited, cache dropped."""
+    validate_user_id(user_id)
+    with transaction.atomic():
+        row, _created = MemoryProfile.objects.select_for_update().get_or_create(user_id=user_id)
+        before = {"summary": row.summary}
+        row.summary = summary or ""
+        row.updated_at = timezone.now()
+        row.save(update_fields=["summary", "updated_at"])
+        record_event("edit", object_type="profile", object_id=row.pk, user_id=user_id, before=before,
+                     after={"summary": row.summary}, reason=reason)
+        cache.invalidate_user(user_id)
+        transaction.on_commit(lambda: cache.invalidate_user(user_id))
+    return row

@@ -1,0 +1,333 @@
+"""Recall: hybrid search (pgvector cosine + BM25 in SQL) over one user's memories, with a score breakdown.
+
+final = relevance x decay x source weight x confidence, where relevance fuses the two channels
+(min-max normalised CombSUM by default, or RRF), decay halves every MEMORY_HALF_LIFE_DAYS since the
+last access (never below MEMORY_DECAY_FLOOR), and source weights rank user_stated > system_log >
+model_inferred. When the embedder fails, recall degrades to keyword-only and says so.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import Case, F, Value, When
+from django.utils import timezone
+
+from ..backends import get_embedder
+from ..conf import app_settings
+from ..exceptions import EmbeddingError, InvalidInput
+from ..models import MemoryItem
+from ..text import query_terms
+from .write import validate_user_id
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ScoreBreakdown:
+    """Every factor of a recalled item's score (None: the channel did not find it)."""
+
+    vector: float | None
+    bm25: float | None
+    vector_norm: float
+    bm25_norm: float
+    relevance: float
+    decay: float
+    source_weight: float
+    confidence: float
+    final: float
+
+
+@dataclass(frozen=True)
+class RecalledMemory:
+    memory: MemoryItem
+    scores: ScoreBreakdown
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.memory.pk, "scores": asdict(self.scores)}
+
+
+class RecallResult(list):
+    """The recalled memories, best first; ``mode`` is "hybrid" or "keyword" (embedder unavailable)."""
+
+    def __init__(self, items=(), *, mode: str = "hybrid", degraded_reason: str = ""):
+        super().__init__(items)
+        self.mode = mode
+        self.degraded_reason = degraded_reason
+
+    @property
+    def degraded(self) -> bool:
+        return self.mode != "hybrid"
+
+
+# --- pure scoring -------------------------------------------------------------------------------
+def decay_factor(last_touch: dt.datetime, now: dt.datetime, *, half_life_days: float, floor: float) -> float:
+    """0.5 ** (days since last access / half-life), at least ``floor``."""
+    age_days = max(0.0, (now - last_touch).total_seconds() / 86400.0)
+    return max(floor, 0.5 ** (age_days / half_life_days))
+
+
+def _minmax(scores: dict[int, float]) -> dict[int, float]:
+    if not scores:
+        return {}
+    lo, hi = min(scores.values()), max(scores.values())
+    if hi - lo < 1e-12:
+        return dict.fromkeys(scores, 1.0)
+    return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
+
+
+def fuse(vector: dict[int, float], bm25: dict[int, float], *, method: str, vector_weight: float,
+         rrf_k: int = 60) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
+    """Relevance of every candidate from the two channels: (relevance, vector_norm, bm25_norm)."""
+    ids = set(vector) | set(bm25)
+    if method == "rrf":
+        def ranks(scores):
+            return {k: i for i, k in enumerate(sorted(scores, key=lambda k: -scores[k]), start=1)}
+        vr, br = ranks(vector), ranks(bm25)
+        vn = {k: 1.0 / (rrf_k + vr[k]) if k in vr else 0.0 for k in ids}
+        bn = {k: 1.0 / (rrf_k + br[k]) if k in br else 0.0 for k in ids}
+        # Scaled so that rank 1 in both channels gives 1.0.
+        return {k: (vn[k] + bn[k]) * (rrf_k + 1) / 2 for k in ids}, vn, bn
+    vn_raw, bn_raw = _minmax(vector), _minmax(bm25)
+    vn = {k: vn_raw.get(k, 0.0) for k in ids}
+    bn = {k: bn_raw.get(k, 0.0) for k in ids}
+    if not vector:
+        return dict(bn), vn, bn
+    if not bm25:
+        return dict(vn), vn, bn
+    w = vector_weight
+    return {k: w * vn[k] + (1 - w) * bn[k] for k in ids}, vn, bn
+
+
+def with_neighbour_context(relevance: dict[int, float], positions: dict[int, tuple[str, int | None]], *,
+                           window: int, weight: float) -> dict[int, float]:
+    """Episodic context: a turn of a dialogue log gains ``weight`` x its best neighbour's relevance.
+
+    Neighbours are candidates of the same session within ``window`` turns. A question is often
+    answered by the turn next to the one that matches its words ("When did ...?" / "Last week.").
+    """
+    if window <= 0 or weight <= 0:
+        return relevance
+    by_session: dict[str, dict[int, int]] = {}
+    for pk, (session, turn) in positions.items():
+        if session and turn is not None and pk in relevance:
+            by_session.setdefault(session, {})[turn] = pk
+    if not by_session:
+        return relevance
+    out = dict(relevance)
+    for turns in by_session.values():
+        for turn, pk in turns.items():
+            best = max((relevance[turns[t]] for t in range(turn - window, turn + window + 1)
+                        if t != turn and t in turns), default=0.0)
+            out[pk] = relevance[pk] + weight * best
+    return out
+
+
+# --- SQL ----------------------------------------------------------------------------------------
+def _scope_sql(user_id: str, statuses: list[str], sources: list[str], agent_ids: list[str] | None,
+               as_of: dt.datetime | None) -> tuple[str, list]:
+    sql = "user_id = %s AND status = ANY(%s) AND source = ANY(%s)"
+    params: list = [user_id, statuses, sources]
+    if agent_ids is not None:
+        sql += " AND agent_id = ANY(%s)"
+        params.append(agent_ids)
+    if as_of is not None:
+        sql += (" AND ((valid_from IS NULL AND created_at <= %s) OR valid_from <= %s)"
+                " AND (valid_to IS NULL OR valid_to > %s)")
+        params += [as_of, as_of, as_of]
+    return sql, params
+
+
+def _tsquery(terms: list[str]) -> str:
+    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    vector: float | None
+    bm25: float | None
+    source: str
+    confidence: float
+    last_touch: dt.datetime
+    session_id: str = ""
+    turn_id: int | None = None
+
+
+def _channels(scope: str, params: list, *, vector: list[float] | None, model_name: str, terms: list[str],
+              limit: int) -> dict[int, _Candidate]:
+    """Both channels' top ``limit`` in one statement, with what the final score needs of each row."""
+    table = MemoryItem._meta.db_table
+    k1, b = float(app_settings.MEMORY_BM25_K1), float(app_settings.MEMORY_BM25_B)
+    parts: list[str] = []
+    args: list = []
+    with transaction.atomic(), connection.cursor() as cursor:
+        if vector is not None:
+            literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+            cursor.execute(f"SELECT count(*) FROM {table} WHERE user_id = %s", [params[0]])
+            if cursor.fetchone()[0] <= int(app_settings.MEMORY_EXACT_SEARCH_MAX):
+                # A user's scope is usually small: exact distances over the user_id index beat a
+                # filtered HNSW walk through everyone's vectors ("+ 0" keeps the planner off HNSW).
+                order = "(embedding <=> %s::vector) + 0"
+            else:
+                # A large scope: HNSW, with iterative scan so the user filter still fills the list.
+                cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)",
+                               [str(max(limit, int(app_settings.HNSW_EF_SEARCH)))])
+                order = "embedding <=> %s::vector"
+            parts.append(
+                f"vec AS (SELECT id, 1 - (embedding <=> %s::vector) AS sim FROM {table} "
+                f"WHERE {scope} AND embedding IS NOT NULL AND embedding_model = %s ORDER BY {order} LIMIT %s)"
+            )
+            args += [literal, *params, model_name, literal, limit]
+        else:
+            parts.append("vec AS (SELECT NULL::bigint AS id, NULL::float8 AS sim WHERE false)")
+        if terms:
+            parts.append(f"""
+                scope AS MATERIALIZED (SELECT id, search_vector, term_count FROM {table} WHERE {scope}),
+                stats AS (SELECT count(*)::float8 AS n, GREATEST(avg(term_count), 1)::float8 AS avgdl FROM scope),
+                hits AS (
+                    SELECT s.id, s.term_count, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
+                    FROM scope s CROSS JOIN LATERAL unnest(s.search_vector) u
+                    WHERE s.search_vector @@ %s::tsquery AND u.lexeme = ANY(%s)
+                ),
+                df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme),
+                bm AS (
+                    SELECT h.id, sum(
+                        ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
+                        * h.tf * (%s + 1) / (h.tf + %s * (1 - %s + %s * h.term_count / st.avgdl))
+                    ) AS score
+                    FROM hits h JOIN df USING (lexeme) CROSS JOIN stats st
+                    GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s
+                )""")
+            args += [*params, _tsquery(terms), terms, k1, k1, b, b, limit]
+        else:
+            parts.append("bm AS (SELECT NULL::bigint AS id, NULL::float8 AS score WHERE false)")
+        cursor.execute(
+            "WITH " + ", ".join(parts) + f"""
+            SELECT m.id, vec.sim, bm.score, m.source, m.confidence, coalesce(m.last_accessed_at, m.created_at),
+                   m.session_id, m.turn_id
+            FROM (SELECT id FROM vec UNION SELECT id FROM bm) c
+            JOIN {table} m ON m.id = c.id
+            LEFT JOIN vec ON vec.id = c.id LEFT JOIN bm ON bm.id = c.id""",
+            args,
+        )
+        return {
+            row[0]: _Candidate(None if row[1] is None else float(row[1]), None if row[2] is None else float(row[2]),
+                               row[3], float(row[4]), row[5], row[6], row[7])
+            for row in cursor.fetchall()
+        }
+
+
+# --- the service --------------------------------------------------------------------------------
+def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str | None = None,
+                    include_cold: bool = False, include_inferred: bool = False, as_of: dt.datetime | None = None,
+                    agent_ids: list[str] | None = None, touch: bool = True) -> RecallResult:
+    """The ``top_k`` memories of ``user_id`` most relevant to ``query``, with their score breakdown.
+
+    Only that user's items are searched. ``agent_id`` adds the agent's own items to the shared ones
+    (``agent_ids`` does the same for several agents; None = every agent). Cold and model_inferred
+    items are left out unless asked for; ``as_of`` searches what was valid at that time (superseded
+    items included). Returned items get their access count and last access updated (one UPDATE);
+    ``touch=False`` skips that (benchmarks, previews).
+    """
+    validate_user_id(user_id)
+    if isinstance(query, str):
+        query = query.replace("\x00", "")  # PostgreSQL text cannot hold NUL
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query must be a non-empty string.", field="query")
+    if len(query) > int(app_settings.MAX_QUERY_CHARS):
+        raise InvalidInput(f"query is longer than {app_settings.MAX_QUERY_CHARS} characters.", field="query")
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 100:
+        raise InvalidInput("top_k must be an integer between 1 and 100.", field="top_k")
+    if as_of is not None and timezone.is_naive(as_of):
+        as_of = timezone.make_aware(as_of, dt.UTC)
+    statuses = [MemoryItem.Status.ACTIVE]
+    if include_cold:
+        statuses.append(MemoryItem.Status.COLD)
+    if as_of is not None:
+        statuses += [MemoryItem.Status.COLD, MemoryItem.Status.SUPERSEDED]
+    sources = [MemoryItem.Source.USER_STATED, MemoryItem.Source.SYSTEM_LOG]
+    if include_inferred:
+        sources.append(MemoryItem.Source.MODEL_INFERRED)
+    if agent_ids is not None:
+        visible: list[str] | None = ["", *agent_ids]
+    else:
+        visible = None if agent_id is None else ["", agent_id]
+    if visible is not None and agent_id is not None and agent_id not in visible:
+        visible = ["", agent_id]
+
+    mode, reason = "hybrid", ""
+    vector = None
+    model_name = ""
+    try:
+        embedder = get_embedder()
+        vector = [float(x) for x in embedder.embed_query(query.strip())]
+        model_name = embedder.model_name
+    except EmbeddingError as exc:
+        mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
+        logger.warning("memory recall degraded to keyword-only: %s", exc)
+
+    scope, params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of)
+    candidates = max(int(app_settings.MEMORY_CANDIDATES), top_k)
+    found = _channels(scope, params, vector=vector, model_name=model_name, terms=query_terms(query),
+                      limit=candidates)
+    vec_scores = {pk: c.vector for pk, c in found.items() if c.vector is not None}
+    bm_scores = {pk: c.bm25 for pk, c in found.items() if c.bm25 is not None}
+    relevance, vn, bn = fuse(vec_scores, bm_scores, method=app_settings.MEMORY_FUSION,
+                             vector_weight=float(app_settings.MEMORY_VECTOR_WEIGHT), rrf_k=int(app_settings.RRF_K))
+    context = with_neighbour_context(
+        relevance, {pk: (c.session_id, c.turn_id) for pk, c in found.items()
+                    if c.source == MemoryItem.Source.SYSTEM_LOG},
+        window=int(app_settings.MEMORY_CONTEXT_WINDOW), weight=float(app_settings.MEMORY_CONTEXT_WEIGHT),
+    )
+    if not relevance:
+        return RecallResult([], mode=mode, degraded_reason=reason)
+
+    now = timezone.now()
+    weights = app_settings.MEMORY_SOURCE_WEIGHTS
+    half_life = float(app_settings.MEMORY_HALF_LIFE_DAYS)
+    floor = float(app_settings.MEMORY_DECAY_FLOOR)
+    ranked = []
+    for pk, rel in context.items():
+        cand = found[pk]
+        decay = decay_factor(cand.last_touch, now, half_life_days=half_life, floor=floor)
+        weight = float(weights.get(cand.source, 1.0))
+        final = rel * decay * weight * cand.confidence
+        ranked.append((final, rel, pk, ScoreBreakdown(
+            vector=_round(vec_scores.get(pk)), bm25=_round(bm_scores.get(pk)), vector_norm=_round(vn[pk]),
+            bm25_norm=_round(bn[pk]), relevance=_round(rel), decay=_round(decay), source_weight=weight,
+            confidence=cand.confidence, final=_round(final),
+        )))
+    ranked.sort(key=lambda r: (-r[0], -r[1], -r[2]))
+    ranked = ranked[:top_k]
+    rows = {m.pk: m for m in MemoryItem.objects.for_user(user_id).filter(pk__in=[r[2] for r in ranked])
+            .defer("embedding", "search_vector")}
+    top = [RecalledMemory(rows[pk], scores) for _f, _r, pk, scores in ranked if pk in rows]
+    if touch and top:
+        _touch(user_id, [r.memory.pk for r in top], now)
+    return RecallResult(top, mode=mode, degraded_reason=reason)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(float(value), 6)
+
+
+def _touch(user_id: str, ids: list[int], now: dt.datetime) -> None:
+    """One UPDATE: access count + 1, last access now; a recalled cold item is active again.
+
+    Access statistics are not worth a disk flush per search: the commit is asynchronous.
+    """
+    outer = connection.in_atomic_block  # inside a caller's transaction, leave its commit alone
+    with transaction.atomic(), connection.cursor() as cursor:
+        if not outer:
+            cursor.execute("SET LOCAL synchronous_commit = off")
+        MemoryItem.objects.for_user(user_id).filter(pk__in=ids).update(
+            access_count=F("access_count") + 1,
+            last_accessed_at=now,
+            status=Case(When(status=MemoryItem.Status.COLD, then=Value(MemoryItem.Status.ACTIVE)),
+                        default=F("status")),
+        )

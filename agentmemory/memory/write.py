@@ -1,0 +1,479 @@
+"""The one write path of long-term memory: validate -> redact -> quality gate -> dedup -> conflicts -> audit.
+
+Used by the API, the extractor (working memory) and the admin alike. Everything after validation
+happens in one transaction holding a per-user advisory lock, so concurrent writes of one user are
+serialised and nothing is half-written.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from django.contrib.postgres.search import SearchVectorField
+from django.db import connection, transaction
+from django.db.models import Q, Value
+from django.db.models.functions import Cast
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from ..audit import current_actor, current_reason, record_event
+from ..backends import get_embedder
+from ..conf import app_settings
+from ..exceptions import InvalidInput, NotFound
+from ..models import AuditEvent, MemoryItem
+from ..text import keyword_tokens
+from ..types import MemoryDraft, WriteResult
+from . import cache, conflicts
+from .keywords import keyword_fields
+from .quality import assess_quality
+from .redact import redact, redact_json
+
+TYPES = set(MemoryItem.Type.values)
+SOURCES = set(MemoryItem.Source.values)
+_KEY_RE = re.compile(r"^[\w.\-:]{1,100}$")
+_TRAILING_PUNCT = "。！？；…!?;.,，、 \t\n"
+_DISTINCT_RE = re.compile(r"[a-z0-9]", re.IGNORECASE)
+#: Share of keyword tokens two statements must have in common to be merged as duplicates.
+_MIN_TOKEN_OVERLAP = 0.6
+
+
+# --- validation and normalisation ---------------------------------------------------------------
+def normalise_content(text: str) -> str:
+    """Normal form for idempotency: NFKC, lower case, single spaces, no trailing punctuation."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return " ".join(text.split()).strip(_TRAILING_PUNCT)
+
+
+def tags_key_of(tags: Mapping[str, str] | None) -> str:
+    return json.dumps(dict(sorted((tags or {}).items())), ensure_ascii=False, separators=(",", ":")) if tags else ""
+
+
+def idempotency_key(user_id: str, session_id: str, content: str, *, turn_id: int | None = None) -> str:
+    parts = [user_id, session_id or "", normalise_content(content)]
+    if turn_id is not None:
+        parts.append(str(turn_id))
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def validate_user_id(user_id: Any) -> str:
+    if not isinstance(user_id, str) or not user_id.strip() or len(user_id) > 255:
+        raise InvalidInput("user_id must be a non-empty string of at most 255 characters.", field="user_id")
+    return user_id
+
+
+def _validate_content(content: Any, field: str = "content") -> str:
+    if not isinstance(content, str) or not content.strip():
+        raise InvalidInput(f"{field} must be a non-empty string.", field=field)
+    limit = int(app_settings.MAX_MEMORY_CHARS)
+    if len(content) > limit:
+        raise InvalidInput(f"{field} has {len(content)} characters; the limit is {limit} "
+                           f"(AGENTMEMORY['MAX_MEMORY_CHARS']).", field=field)
+    return content.strip()
+
+
+def _validate_tags(tags: Any) -> dict[str, str]:
+    if tags in (None, ""):
+        return {}
+    if not isinstance(tags, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and k and len(k) <= 100
+                                                 and len(v) <= 200 for k, v in tags.items()):
+        raise InvalidInput("tags must be an object of short strings, e.g. {\"project\": \"java-billing\"}.",
+                           field="tags")
+    if len(tags) > 20:
+        raise InvalidInput("at most 20 tags.", field="tags")
+    return dict(tags)
+
+
+def _validate_confidence(value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInput("confidence must be a number between 0 and 1.", field="confidence") from None
+    if not 0.0 <= number <= 1.0 or number != number:
+        raise InvalidInput("confidence must be between 0 and 1.", field="confidence")
+    return number
+
+
+def _validate_draft(user_id: str, draft: MemoryDraft) -> None:
+    validate_user_id(user_id)
+    _validate_content(draft.content)
+    if draft.type not in TYPES:
+        raise InvalidInput(f"type must be one of {', '.join(sorted(TYPES))}.", field="type")
+    if draft.source not in SOURCES:
+        raise InvalidInput(f"source must be one of {', '.join(sorted(SOURCES))}.", field="source")
+    _validate_confidence(draft.confidence)
+    if draft.key and not _KEY_RE.match(draft.key):
+        raise InvalidInput("key must be a short slot name (letters, digits, _ . - :), e.g. tech_stack.",
+                           field="key")
+    for name in ("agent_id", "session_id"):
+        value = getattr(draft, name)
+        if not isinstance(value, str) or len(value) > 255:
+            raise InvalidInput(f"{name} must be a string of at most 255 characters.", field=name)
+    if draft.turn_id is not None and not isinstance(draft.turn_id, int):
+        raise InvalidInput("turn_id must be an integer.", field="turn_id")
+    _validate_tags(draft.tags)
+    if draft.valid_from is not None and not isinstance(draft.valid_from, dt.datetime):
+        raise InvalidInput("valid_from must be a datetime.", field="valid_from")
+    if len(draft.excerpt or "") > 10 * int(app_settings.MAX_MEMORY_CHARS):
+        raise InvalidInput("excerpt is too long.", field="excerpt")
+
+
+# --- helpers ------------------------------------------------------------------------------------
+def snapshot(item: MemoryItem) -> dict:
+    """What the audit log keeps of an item (never the vectors)."""
+    return {
+        "content": item.content, "type": item.type, "key": item.key, "value": item.value,
+        "source": item.source, "confidence": round(float(item.confidence), 4), "status": item.status,
+        "agent_id": item.agent_id, "tags": item.tags,
+        "valid_from": item.valid_from.isoformat() if item.valid_from else None,
+        "valid_to": item.valid_to.isoformat() if item.valid_to else None,
+        "supersedes_id": item.supersedes_id,
+    }
+
+
+def lock_user(user_id: str) -> None:
+    """Serialise writes of one user until the end of the transaction."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"agentmemory:memory:{user_id}"])
+
+
+def embed_passage(text: str) -> tuple[list[float], str]:
+    embedder = get_embedder()
+    vector = embedder.embed_passages([text])[0]
+    return [float(x) for x in vector], embedder.model_name
+
+
+def _search_fields(content: str, tags: Mapping[str, str]) -> dict:
+    # Tag values are searchable too ("java-billing"), with the content.
+    text = content + ("\n" + " ".join(tags.values()) if tags else "")
+    fields = keyword_fields(text)
+    return {"search_vector": Cast(Value(fields["search_vector"]), SearchVectorField()),
+            "term_count": fields["term_count"]}
+
+
+def _distinct_terms(tokens: set[str]) -> set[str]:
+    """Names and numbers (MySQL, 5000): two statements differing in these are not duplicates."""
+    return {t for t in tokens if _DISTINCT_RE.search(t)}
+
+
+def _near_identical(a: str, b: str) -> bool:
+    """Same names and numbers, and most keyword tokens shared (embeddings alone call paraphrases with
+    another value, "行业是母婴用品" / "行业改为跨境电商", near-identical)."""
+    ta, tb = set(keyword_tokens(a)), set(keyword_tokens(b))
+    if _distinct_terms(ta) != _distinct_terms(tb):
+        return False
+    if not ta or not tb:
+        return normalise_content(a) == normalise_content(b)
+    return len(ta & tb) / len(ta | tb) >= _MIN_TOKEN_OVERLAP
+
+
+def _noisy_or(a: float, b: float) -> float:
+    return round(min(1.0, 1.0 - (1.0 - a) * (1.0 - b)), 4)
+
+
+def _provenance_entry(draft: MemoryDraft, key: str, excerpt: str, now: dt.datetime) -> dict:
+    return {"session_id": draft.session_id, "turn_id": draft.turn_id, "excerpt": excerpt[:500],
+            "source": draft.source, "confidence": draft.confidence, "idempotency_key": key,
+            "at": now.isoformat()}
+
+
+def _after_commit(user_id: str) -> None:
+    """Drop the user's cache now and again after commit (a reader may re-cache the old state meanwhile)."""
+    cache.invalidate_user(user_id)
+    transaction.on_commit(lambda: cache.invalidate_user(user_id))
+
+
+def _find_retry(user_id: str, key: str) -> MemoryItem | None:
+    return (MemoryItem.objects.for_user(user_id).current()
+            .filter(Q(idempotency_key=key) | Q(provenance__contains=[{"idempotency_key": key}]))
+            .order_by("-id").first())
+
+
+# --- the write path -----------------------------------------------------------------------------
+def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
+    """Store one candidate memory of ``user_id``, or merge it, supersede with it, or reject it.
+
+    Steps: validation (InvalidInput, nothing written) -> PII redaction -> quality gate
+    (``user_stated``/``model_inferred`` only) -> idempotency (a retried write returns the existing
+    item with action ``unchanged``) -> dedup (merge into a near-identical active item of the same
+    type) -> conflicts (``conflicts.decide``) -> audit events, all in one transaction.
+    """
+    _validate_draft(user_id, draft)
+    if draft.valid_from is not None and timezone.is_naive(draft.valid_from):
+        draft = replace(draft, valid_from=timezone.make_aware(draft.valid_from, dt.UTC))
+    content = redact(draft.content.strip().replace("\x00", ""))
+    excerpt = redact((draft.excerpt or "").replace("\x00", ""))
+    value = redact_json(draft.value)
+    tags = _validate_tags(draft.tags)
+    if draft.source != MemoryItem.Source.SYSTEM_LOG:
+        verdict = assess_quality(content, given=draft.quality)
+        if not verdict.passed:
+            return WriteResult(action="rejected", reason=verdict.reason)
+    turn_part = draft.turn_id if draft.source == MemoryItem.Source.SYSTEM_LOG else None
+    key = idempotency_key(user_id, draft.session_id, content, turn_id=turn_part)
+    existing = _find_retry(user_id, key)
+    if existing is not None:
+        return WriteResult(action="unchanged", memory_id=existing.pk, reason="retried write (same session and content)")
+
+    vector, model_name = embed_passage(content)  # outside the transaction: it is the slow part
+    now = timezone.now()
+    with transaction.atomic():
+        lock_user(user_id)
+        existing = _find_retry(user_id, key)
+        if existing is not None:
+            return WriteResult(action="unchanged", memory_id=existing.pk,
+                               reason="retried write (same session and content)")
+        tags_key = tags_key_of(tags)
+        if draft.source != MemoryItem.Source.SYSTEM_LOG:
+            duplicate = _find_duplicate(user_id, draft, content, value, tags_key, vector, model_name)
+            if duplicate is not None:
+                return _merge(duplicate, draft, key, excerpt, now)
+        decision = _decide_conflicts(user_id, draft, tags_key, now)
+        item = MemoryItem(
+            user_id=user_id, agent_id=draft.agent_id, type=draft.type, key=draft.key, content=content,
+            value=value, source=draft.source, confidence=float(draft.confidence),
+            status=MemoryItem.Status.ACTIVE, valid_from=draft.valid_from, created_at=now, updated_at=now,
+            session_id=draft.session_id, turn_id=draft.turn_id, excerpt=excerpt,
+            provenance=[_provenance_entry(draft, key, excerpt, now)], tags=tags, tags_key=tags_key,
+            embedding=vector, embedding_model=model_name, idempotency_key=key,
+            **_search_fields(content, tags),
+        )
+        if decision.new_is_history:
+            kept = MemoryItem.objects.for_user(user_id).get(pk=decision.kept_id)
+            item.status = MemoryItem.Status.SUPERSEDED
+            item.superseded_at = now
+            item.valid_to = kept.valid_from or kept.created_at
+        item.save()
+        superseded = _supersede(user_id, decision.supersede_ids, item, now)
+        if decision.new_is_history:
+            record_event("create", object_type="memory", object_id=item.pk, user_id=user_id,
+                         after=snapshot(item), reason=decision.reason)
+            _after_commit(user_id)
+            return WriteResult(action="created", memory_id=item.pk, reason=decision.reason)
+        record_event("create", object_type="memory", object_id=item.pk, user_id=user_id,
+                     after=snapshot(item), reason=decision.reason if decision.kept_beside else "")
+        _after_commit(user_id)
+    if superseded:
+        return WriteResult(action="superseded_previous", memory_id=item.pk, reason=decision.reason,
+                           superseded_ids=tuple(superseded))
+    return WriteResult(action="created", memory_id=item.pk, reason=decision.reason if decision.kept_beside else "")
+
+
+def _find_duplicate(user_id: str, draft: MemoryDraft, content: str, value: Any, tags_key: str,
+                    vector: list[float], model_name: str) -> MemoryItem | None:
+    scope = (MemoryItem.objects.for_user(user_id).active()
+             .filter(type=draft.type, tags_key=tags_key, agent_id=draft.agent_id))
+    if draft.key and value is not None:
+        same = scope.filter(key=draft.key, value=value).order_by("-id").first()
+        if same is not None:
+            return same
+    threshold = float(app_settings.MEMORY_DEDUP_THRESHOLD)
+    candidates = (scope.filter(embedding_model=model_name)
+                  .annotate(distance=CosineDistance("embedding", vector))
+                  .filter(distance__lte=1.0 - threshold).order_by("distance")[:5])
+    for candidate in candidates:
+        # Same slot but another value is a conflict, not a duplicate ("MySQL" vs "PostgreSQL").
+        if draft.key and candidate.key == draft.key and value is not None and candidate.value not in (None, value):
+            continue
+        if not _near_identical(candidate.content, content):
+            continue
+        return candidate
+    return None
+
+
+def _merge(item: MemoryItem, draft: MemoryDraft, key: str, excerpt: str, now: dt.datetime) -> WriteResult:
+    before = snapshot(item)
+    item.confidence = _noisy_or(float(item.confidence), float(draft.confidence))
+    if draft.source == MemoryItem.Source.USER_STATED and item.source == MemoryItem.Source.MODEL_INFERRED:
+        item.source = MemoryItem.Source.USER_STATED  # the user confirmed the guess
+    if draft.key and not item.key:
+        item.key = draft.key
+    item.provenance = [*(item.provenance or []), _provenance_entry(draft, key, excerpt, now)][-50:]
+    item.updated_at = now
+    item.save(update_fields=["confidence", "source", "key", "provenance", "updated_at"])
+    record_event("merge", object_type="memory", object_id=item.pk, user_id=item.user_id,
+                 before=before, after=snapshot(item), reason="near-identical memory restated")
+    _after_commit(item.user_id)
+    return WriteResult(action="merged", memory_id=item.pk, reason=f"merged into near-identical memory #{item.pk}")
+
+
+def _decide_conflicts(user_id: str, draft: MemoryDraft, tags_key: str, now: dt.datetime) -> conflicts.ConflictDecision:
+    if not draft.key:
+        return conflicts.ConflictDecision()
+    slot = (MemoryItem.objects.for_user(user_id).current().with_key(draft.key, tags_key)
+            .filter(agent_id=draft.agent_id).only("id", "source", "valid_from", "created_at"))
+    return conflicts.decide(
+        source=draft.source, valid_from=draft.valid_from, now=now,
+        slot=[conflicts.SlotItem(s.id, s.source, s.valid_from, s.created_at) for s in slot],
+    )
+
+
+def _supersede(user_id: str, ids: tuple[int, ...], new_item: MemoryItem, now: dt.datetime) -> list[int]:
+    if not ids:
+        return []
+    done = []
+    olds = list(MemoryItem.objects.for_user(user_id).filter(pk__in=ids).select_for_update().order_by("created_at", "id"))
+    for old in olds:
+        before = snapshot(old)
+        old.status = MemoryItem.Status.SUPERSEDED
+        old.valid_to = new_item.valid_from or now
+        old.superseded_at = now
+        old.updated_at = now
+        old.save(update_fields=["status", "valid_to", "superseded_at", "updated_at"])
+        record_event("supersede", object_type="memory", object_id=old.pk, user_id=user_id, before=before,
+                     after={**snapshot(old), "superseded_by_id": new_item.pk})
+        done.append(old.pk)
+    if olds:
+        new_item.supersedes = olds[-1]
+        new_item.save(update_fields=["supersedes"])
+    return done
+
+
+# --- edits --------------------------------------------------------------------------------------
+_VERSIONED = ("content", "value", "key", "type", "tags")
+_IN_PLACE = ("confidence", "status", "agent_id", "valid_from", "valid_to", "source")
+
+
+def update_memory(user_id: str, memory_id: int, *, changes: Mapping[str, Any], reason: str = "") -> WriteResult:
+    """Edit one memory of ``user_id``; a change of what it says is a correction, stored as a new version.
+
+    Changing ``content``, ``value``, ``key``, ``type`` or ``tags`` creates a new item that supersedes
+    the old one (history kept); ``confidence``, ``status`` (active/cold), ``agent_id``, ``source`` and
+    the event times are edited in place. Either way an audit event records before and after.
+    """
+    validate_user_id(user_id)
+    unknown = set(changes) - set(_VERSIONED) - set(_IN_PLACE)
+    if unknown:
+        raise InvalidInput(f"cannot change {', '.join(sorted(unknown))}.", field=sorted(unknown)[0])
+    current = MemoryItem.objects.for_user(user_id).filter(pk=memory_id).first()
+    if current is None or current.status == MemoryItem.Status.DELETED:
+        raise NotFound(f"memory {memory_id} not found for this user")
+    if current.status == MemoryItem.Status.SUPERSEDED and changes:
+        raise InvalidInput("this version is superseded; edit the current version instead.", field="id")
+    data = dict(changes)
+    if "content" in data:
+        data["content"] = redact(_validate_content(data["content"]))
+    if "value" in data:
+        data["value"] = redact_json(data["value"])
+    if "type" in data and data["type"] not in TYPES:
+        raise InvalidInput(f"type must be one of {', '.join(sorted(TYPES))}.", field="type")
+    if "source" in data and data["source"] not in SOURCES:
+        raise InvalidInput(f"source must be one of {', '.join(sorted(SOURCES))}.", field="source")
+    if "key" in data and data["key"] and not _KEY_RE.match(data["key"]):
+        raise InvalidInput("key must be a short slot name (letters, digits, _ . - :).", field="key")
+    if "tags" in data:
+        data["tags"] = _validate_tags(data["tags"])
+    if "confidence" in data:
+        data["confidence"] = _validate_confidence(data["confidence"])
+    if "status" in data and data["status"] not in (MemoryItem.Status.ACTIVE, MemoryItem.Status.COLD):
+        raise InvalidInput("status can be set to active or cold; delete an item with DELETE.", field="status")
+    if "agent_id" in data and (not isinstance(data["agent_id"], str) or len(data["agent_id"]) > 255):
+        raise InvalidInput("agent_id must be a string of at most 255 characters.", field="agent_id")
+    versioned = {k: v for k, v in data.items() if k in _VERSIONED and getattr(current, k) != v}
+    in_place = {k: v for k, v in data.items() if k in _IN_PLACE and getattr(current, k) != v}
+    if not versioned and not in_place:
+        return WriteResult(action="unchanged", memory_id=current.pk, reason="nothing to change")
+    vector = model_name = None
+    if "content" in versioned or "tags" in versioned:
+        vector, model_name = embed_passage(versioned.get("content", current.content))
+    now = timezone.now()
+    with transaction.atomic():
+        lock_user(user_id)
+        current = MemoryItem.objects.for_user(user_id).select_for_update().get(pk=memory_id)
+        before = snapshot(current)
+        if not versioned:
+            for name, value in in_place.items():
+                setattr(current, name, value)
+            current.updated_at = now
+            current.save(update_fields=[*in_place, "updated_at"])
+            record_event("edit", object_type="memory", object_id=current.pk, user_id=user_id, before=before,
+                         after=snapshot(current), reason=reason)
+            _after_commit(user_id)
+            return WriteResult(action="updated", memory_id=current.pk, reason=reason)
+        merged = {**{f: getattr(current, f) for f in (*_VERSIONED, *_IN_PLACE)}, **versioned, **in_place}
+        tags = merged["tags"] or {}
+        item = MemoryItem(
+            user_id=user_id, agent_id=merged["agent_id"], type=merged["type"], key=merged["key"],
+            content=merged["content"], value=merged["value"], source=merged["source"],
+            confidence=float(merged["confidence"]), status=MemoryItem.Status.ACTIVE,
+            valid_from=in_place.get("valid_from") or now, created_at=now, updated_at=now,
+            session_id=current.session_id, turn_id=current.turn_id, excerpt=current.excerpt,
+            provenance=[*(current.provenance or []), {"correction_of": current.pk, "at": now.isoformat()}][-50:],
+            tags=tags, tags_key=tags_key_of(tags),
+            embedding=vector if vector is not None else current.embedding,
+            embedding_model=model_name or current.embedding_model,
+            idempotency_key=idempotency_key(user_id, current.session_id, merged["content"]),
+            **_search_fields(merged["content"], tags),
+        )
+        item.save()
+        superseded = _supersede(user_id, (current.pk,), item, now)
+        record_event("edit", object_type="memory", object_id=item.pk, user_id=user_id, before=before,
+                     after={**snapshot(item), "correction_of": current.pk}, reason=reason or "correction")
+        _after_commit(user_id)
+    return WriteResult(action="superseded_previous", memory_id=item.pk, reason=reason or "correction",
+                       superseded_ids=tuple(superseded))
+
+
+# --- bulk import of logs ------------------------------------------------------------------------
+def import_log(user_id: str, drafts: list[MemoryDraft], *, batch_size: int = 500) -> list[int]:
+    """Store ``system_log`` events of ``user_id`` in bulk (e.g. a dialogue log, one event per turn).
+
+    Logs are stored as given after redaction: no quality gate, dedup or conflicts, as for a single
+    ``system_log`` write. Embeddings are computed in batches; an event already imported (same
+    session, turn and content) is skipped, so re-running an import is a no-op. Returns the ids of
+    the events (existing or new), in the order of ``drafts``.
+    """
+    validate_user_id(user_id)
+    for draft in drafts:
+        _validate_draft(user_id, draft)
+        if draft.source != MemoryItem.Source.SYSTEM_LOG:
+            raise InvalidInput("import_log takes system_log events only; use write_memory.", field="source")
+    embedder = get_embedder()
+    ids: list[int] = []
+    for start in range(0, len(drafts), batch_size):
+        part = drafts[start : start + batch_size]
+        contents = [redact(d.content.strip()) for d in part]
+        keys = [idempotency_key(user_id, d.session_id, c, turn_id=d.turn_id) for d, c in zip(part, contents, strict=True)]
+        known = dict(MemoryItem.objects.for_user(user_id).current().filter(idempotency_key__in=keys)
+                     .values_list("idempotency_key", "id"))
+        todo, seen = [], set()
+        for i, k in enumerate(keys):
+            if k not in known and k not in seen:  # the same event twice in one import is stored once
+                todo.append(i)
+                seen.add(k)
+        vectors = embedder.embed_passages([contents[i] for i in todo]) if todo else []
+        now = timezone.now()
+        rows = []
+        for j, i in enumerate(todo):
+            d = part[i]
+            tags = _validate_tags(d.tags)
+            excerpt = redact(d.excerpt or "")
+            words = keyword_fields(contents[i] + ("\n" + " ".join(tags.values()) if tags else ""))
+            rows.append(MemoryItem(
+                user_id=user_id, agent_id=d.agent_id, type=d.type, key=d.key, content=contents[i],
+                value=redact_json(d.value), source=d.source, confidence=float(d.confidence),
+                valid_from=(timezone.make_aware(d.valid_from, dt.UTC)
+                            if d.valid_from is not None and timezone.is_naive(d.valid_from) else d.valid_from),
+                created_at=now, updated_at=now, session_id=d.session_id,
+                turn_id=d.turn_id, excerpt=excerpt, provenance=[_provenance_entry(d, keys[i], excerpt, now)],
+                tags=tags, tags_key=tags_key_of(tags), embedding=[float(x) for x in vectors[j]],
+                embedding_model=embedder.model_name, idempotency_key=keys[i],
+                search_vector=words["search_vector"], term_count=words["term_count"],
+            ))
+        with transaction.atomic():
+            lock_user(user_id)
+            created = MemoryItem.objects.bulk_create(rows)
+            AuditEvent.objects.bulk_create([
+                AuditEvent(actor=current_actor(), action="create", reason=current_reason()[:500] or "log import",
+                           object_type="memory", object_id=str(m.pk), user_id=user_id, after=snapshot(m))
+                for m in created
+            ])
+            _after_commit(user_id)
+        known.update({keys[i]: m.pk for i, m in zip(todo, created, strict=True)})
+        ids.extend(known[k] for k in keys)
+    return ids

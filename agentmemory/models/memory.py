@@ -1,0 +1,228 @@
+"""Long-term memory of one user: typed items with source, confidence, status, history; deletion receipts."""
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from pgvector.django import HnswIndex
+
+from .fields import embedding_field
+
+
+class ScopeRequired(TypeError):
+    """A memory read without a user scope; use MemoryItem.objects.for_user(user_id)."""
+
+
+class MemoryItemQuerySet(models.QuerySet):
+    """Chainable, read-only lookups over memories; every one starts from ``for_user``."""
+
+    def for_user(self, user_id: str) -> MemoryItemQuerySet:
+        if not isinstance(user_id, str) or not user_id:
+            raise ScopeRequired("A memory read needs a non-empty user_id.")
+        return self.filter(user_id=user_id)
+
+    def active(self) -> MemoryItemQuerySet:
+        return self.filter(status=MemoryItem.Status.ACTIVE)
+
+    def current(self) -> MemoryItemQuerySet:
+        """Active or cold: what the user's memory holds now (not superseded, not deleted)."""
+        return self.filter(status__in=[MemoryItem.Status.ACTIVE, MemoryItem.Status.COLD])
+
+    def visible_to_agent(self, agent_id: str | None) -> MemoryItemQuerySet:
+        """Items shared by all agents (empty agent_id) plus the agent's own; None means every agent."""
+        if agent_id is None:
+            return self
+        return self.filter(agent_id__in=["", agent_id])
+
+    def visible_to_agents(self, agent_ids: list[str] | None) -> MemoryItemQuerySet:
+        if not agent_ids:
+            return self
+        return self.filter(agent_id__in=["", *agent_ids])
+
+    def with_key(self, key: str, tags_key: str = "") -> MemoryItemQuerySet:
+        return self.filter(key=key, tags_key=tags_key)
+
+    def valid_at(self, when: dt.datetime) -> MemoryItemQuerySet:
+        """Items whose event time covers ``when`` (time travel: what was true then)."""
+        return self.filter(
+            Q(valid_from__isnull=True, created_at__lte=when) | Q(valid_from__lte=when),
+            Q(valid_to__isnull=True) | Q(valid_to__gt=when),
+        ).exclude(status=MemoryItem.Status.DELETED)
+
+    def chain_ids(self, memory_id: int) -> list[int]:
+        """Ids of every version in the supersession chain of ``memory_id`` (oldest first)."""
+        rows = dict(self.values_list("id", "supersedes_id"))
+        if memory_id not in rows:
+            return []
+        newer = {old: new for new, old in rows.items() if old is not None}
+        head = memory_id
+        while head in newer:
+            head = newer[head]
+        chain = [head]
+        while rows.get(chain[-1]) is not None and rows[chain[-1]] in rows:
+            chain.append(rows[chain[-1]])
+        return list(reversed(chain))
+
+
+class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
+    """The default manager: reads must start with ``for_user(user_id)``; there is no unscoped path.
+
+    ``get_queryset()`` stays available to Django internals (admin, deletion) and to the two cross-user
+    jobs that are scoped by purpose (``due_for_decay``, forgetting a user).
+    """
+
+    def _unscoped(self, *args, **kwargs):
+        raise ScopeRequired("Memory reads need a user scope: MemoryItem.objects.for_user(user_id)...")
+
+    all = filter = exclude = get = first = last = count = exists = iterator = _unscoped
+    order_by = values = values_list = in_bulk = aggregate = annotate = earliest = latest = _unscoped
+
+    def due_for_decay(self, now: dt.datetime, cutoff: dt.datetime) -> MemoryItemQuerySet:
+        """Active items of every user not accessed since ``cutoff`` (the cold-status job)."""
+        return self.get_queryset().filter(status=MemoryItem.Status.ACTIVE).filter(
+            Q(last_accessed_at__lt=cutoff) | Q(last_accessed_at__isnull=True, created_at__lt=cutoff)
+        )
+
+
+class MemoryItem(models.Model):
+    """One statement the agent knows about one user."""
+
+    class Type(models.TextChoices):
+        FACT = "fact", "fact"
+        PREFERENCE = "preference", "preference"
+        DECISION = "decision", "decision"
+        EVENT = "event", "event"
+        FEEDBACK = "feedback", "feedback"
+
+    class Source(models.TextChoices):
+        USER_STATED = "user_stated", "stated by the user"
+        MODEL_INFERRED = "model_inferred", "inferred by the model"
+        SYSTEM_LOG = "system_log", "system log"
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "active"
+        SUPERSEDED = "superseded", "superseded"
+        COLD = "cold", "cold"
+        DELETED = "deleted", "deleted"
+
+    user_id = models.CharField("user id", max_length=255, db_index=True,
+                               help_text="Opaque id of the end user, given by the caller.")
+    agent_id = models.CharField("agent id", max_length=255, blank=True, default="",
+                                help_text="Agent this memory belongs to; empty = shared by all the user's agents.")
+    type = models.CharField("type", max_length=20, choices=Type.choices)
+    key = models.CharField("key", max_length=100, blank=True, default="",
+                           help_text="Optional slot, e.g. company_industry, reply_style, budget, tech_stack.")
+    content = models.TextField("content", help_text="One natural-language statement (PII redacted).")
+    value = models.JSONField("value", null=True, blank=True, help_text="Optional structured value of the slot.")
+    source = models.CharField("source", max_length=20, choices=Source.choices)
+    confidence = models.FloatField("confidence", default=0.8, help_text="0..1.")
+    status = models.CharField("status", max_length=20, choices=Status.choices, default=Status.ACTIVE,
+                              db_index=True)
+    valid_from = models.DateTimeField("valid from", null=True, blank=True,
+                                      help_text="Event time: since when the statement holds.")
+    valid_to = models.DateTimeField("valid to", null=True, blank=True,
+                                    help_text="Event time: until when it held (set when superseded).")
+    created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
+    updated_at = models.DateTimeField("updated at", default=timezone.now, editable=False)
+    superseded_at = models.DateTimeField("superseded at", null=True, blank=True, editable=False,
+                                         help_text="Record time at which a newer item replaced this one.")
+    supersedes = models.ForeignKey(
+        "self", verbose_name="supersedes", null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="superseded_by", editable=False, help_text="The older version this item replaced.",
+    )
+    session_id = models.CharField("session id", max_length=255, blank=True, default="",
+                                  help_text="Session the statement came from (a plain id, not a foreign key).")
+    turn_id = models.BigIntegerField("turn id", null=True, blank=True,
+                                     help_text="Turn the statement came from (a plain id, not a foreign key).")
+    excerpt = models.TextField("source excerpt", blank=True, default="",
+                               help_text="The words the memory was taken from (PII redacted).")
+    provenance = models.JSONField(
+        "provenance", default=list, blank=True, editable=False,
+        help_text="Every write merged into this item: session, turn, excerpt, time, idempotency key.",
+    )
+    tags = models.JSONField("context tags", default=dict, blank=True,
+                            help_text='Context such as {"project": "java-billing"}; items with other tags coexist.')
+    tags_key = models.CharField("tags key", max_length=500, blank=True, default="", editable=False,
+                                help_text="Canonical form of the tags, compared by dedup and conflicts.")
+    access_count = models.PositiveIntegerField("access count", default=0, editable=False)
+    last_accessed_at = models.DateTimeField("last accessed at", null=True, blank=True, editable=False)
+    embedding = embedding_field(verbose_name="embedding", help_text="Passage embedding of the content.")
+    embedding_model = models.CharField("embedding model", max_length=200, blank=True, default="",
+                                       editable=False, help_text="Model that produced the embedding.")
+    search_vector = SearchVectorField("keyword vector", null=True, blank=True, editable=False,
+                                      help_text="Keyword tokens with positions (BM25).")
+    term_count = models.PositiveIntegerField("term count", default=0, editable=False,
+                                             help_text="Number of keyword tokens (BM25 document length).")
+    idempotency_key = models.CharField(
+        "idempotency key", max_length=64, blank=True, default="", editable=False, db_index=True,
+        help_text="SHA-256 of user, session and normalised content: a retried write is a no-op.",
+    )
+
+    objects = MemoryItemManager()
+
+    class Meta:
+        verbose_name = "memory item"
+        verbose_name_plural = "memory items"
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["user_id", "status"], name="am_memory_user_status_idx"),
+            models.Index(fields=["user_id", "key"], name="am_memory_user_key_idx"),
+            HnswIndex(name="am_memory_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
+                      opclasses=["vector_cosine_ops"]),
+            GinIndex(fields=["search_vector"], name="am_memory_search_gin"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(confidence__gte=0) & Q(confidence__lte=1),
+                                   name="am_memory_confidence_0_1"),
+        ]
+
+    def __str__(self) -> str:
+        text = self.content if len(self.content) <= 60 else self.content[:59] + "…"
+        return f"[{self.user_id}] {text}"
+
+
+class MemoryProfile(models.Model):
+    """The per-user summary text (rewritten by the lifecycle jobs); key facts come from MemoryItem."""
+
+    user_id = models.CharField("user id", max_length=255, unique=True)
+    summary = models.TextField("summary", blank=True, default="", help_text="A short portrait of the user.")
+    updated_at = models.DateTimeField("updated at", default=timezone.now)
+
+    class Meta:
+        verbose_name = "memory profile"
+        verbose_name_plural = "memory profiles"
+
+    def __str__(self) -> str:
+        return f"profile of {self.user_id}"
+
+
+class DeletionReceipt(models.Model):
+    """Proof that a user's data (or one memory) was deleted: when, why, how many rows; never content.
+
+    It holds no ``user_id`` field on purpose, so forgetting a user never deletes its receipts; the
+    subject is kept as a SHA-256 digest that can be checked against a given user id.
+    """
+
+    class Kind(models.TextChoices):
+        USER = "user", "user forgotten"
+        MEMORY = "memory", "memory deleted"
+
+    kind = models.CharField("kind", max_length=20, choices=Kind.choices)
+    subject_digest = models.CharField("subject digest", max_length=64, db_index=True,
+                                      help_text="SHA-256 of the user id whose data was deleted.")
+    reason = models.CharField("reason", max_length=500, blank=True, default="")
+    actor = models.CharField("actor", max_length=200, blank=True, default="")
+    counts = models.JSONField("counts", default=dict, help_text="Deleted rows per kind (model label).")
+    created_at = models.DateTimeField("deleted at", default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name = "deletion receipt"
+        verbose_name_plural = "deletion receipts"
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"receipt #{self.pk} ({self.kind}, {self.created_at:%Y-%m-%d %H:%M})"

@@ -1,0 +1,181 @@
+"""Retrieval models: BM25 corpus statistics per knowledge base, evaluation cases and runs."""
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+from .knowledge import KnowledgeBase
+
+# --- QuerySets ---------------------------------------------------------------------------------
+
+
+class KnowledgeTermStatQuerySet(models.QuerySet):
+    def for_terms(self, knowledge_base_id: int, terms: list[str]) -> KnowledgeTermStatQuerySet:
+        return self.filter(knowledge_base_id=knowledge_base_id, term__in=terms)
+
+
+class EvaluationCaseQuerySet(models.QuerySet):
+    def for_knowledge_base(self, knowledge_base) -> EvaluationCaseQuerySet:
+        return self.filter(knowledge_base_id=getattr(knowledge_base, "pk", knowledge_base))
+
+
+class EvaluationRunQuerySet(models.QuerySet):
+    def for_knowledge_base(self, knowledge_base) -> EvaluationRunQuerySet:
+        return self.filter(knowledge_base_id=getattr(knowledge_base, "pk", knowledge_base))
+
+    def finished(self) -> EvaluationRunQuerySet:
+        return self.filter(status=EvaluationRun.Status.SUCCEEDED)
+
+    def flagged(self) -> EvaluationRunQuerySet:
+        return self.filter(recall_dropped=True)
+
+
+# --- Models ------------------------------------------------------------------------------------
+
+
+class KnowledgeBaseStats(models.Model):
+    """Corpus statistics of a knowledge base's active chunks (BM25 N and average length), plus overrides."""
+
+    knowledge_base = models.OneToOneField(
+        "agentmemory.KnowledgeBase", on_delete=models.CASCADE, related_name="retrieval_stats",
+        verbose_name="knowledge base", help_text="Knowledge base these statistics describe.",
+    )
+    chunk_count = models.PositiveIntegerField("active chunks", default=0, help_text="N in the BM25 IDF.")
+    total_terms = models.BigIntegerField("total terms", default=0,
+                                         help_text="Sum of the active chunks' term counts (for the average length).")
+    bm25_k1 = models.FloatField("BM25 k1", null=True, blank=True,
+                                help_text="Override of AGENTMEMORY['BM25_K1'] for this knowledge base (empty = default).")
+    bm25_b = models.FloatField("BM25 b", null=True, blank=True,
+                               help_text="Override of AGENTMEMORY['BM25_B'] for this knowledge base (empty = default).")
+    evaluation_pending = models.BooleanField("evaluation pending", default=False,
+                                             help_text="An evaluation was requested by a publish and has not run yet.")
+    updated_at = models.DateTimeField("updated at", default=timezone.now,
+                                      help_text="When the statistics last changed.")
+
+    class Meta:
+        verbose_name = "knowledge base statistics"
+        verbose_name_plural = "knowledge base statistics"
+
+    def __str__(self) -> str:
+        return f"{self.knowledge_base_id}: N={self.chunk_count}"
+
+    @property
+    def average_length(self) -> float:
+        return (self.total_terms / self.chunk_count) if self.chunk_count else 0.0
+
+
+class KnowledgeTermStat(models.Model):
+    """Document frequency of one keyword term among a knowledge base's active chunks."""
+
+    knowledge_base = models.ForeignKey(
+        "agentmemory.KnowledgeBase", on_delete=models.CASCADE, related_name="term_stats",
+        verbose_name="knowledge base", help_text="Knowledge base of the term.",
+    )
+    term = models.TextField("term", help_text="A keyword token, as stored in chunk search vectors.")
+    df = models.IntegerField("document frequency", default=0, help_text="Active chunks containing the term.")
+
+    objects = KnowledgeTermStatQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "term statistic"
+        verbose_name_plural = "term statistics"
+        constraints = [
+            models.UniqueConstraint(fields=["knowledge_base", "term"], name="am_termstat_kb_term_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.term} (df={self.df})"
+
+
+class EvaluationCase(models.Model):
+    """A query with the chunks or documents that should be retrieved for it."""
+
+    class Source(models.TextChoices):
+        ADMIN = "admin", "admin hit test"
+        FILE = "file", "JSONL file"
+        API = "api", "API"
+
+    knowledge_base = models.ForeignKey(
+        "agentmemory.KnowledgeBase", on_delete=models.CASCADE, related_name="evaluation_cases",
+        verbose_name="knowledge base", help_text="Knowledge base the query is searched in.",
+    )
+    query = models.TextField("query", help_text="The question as a user would ask it.")
+    expected_chunk_ids = models.JSONField(
+        "expected chunks", default=list, blank=True,
+        help_text="Chunk ids that answer the query; a later version's chunk with the same content also counts.",
+    )
+    expected_document_ids = models.JSONField(
+        "expected documents", default=list, blank=True,
+        help_text="Document ids that answer the query (any chunk of them counts).",
+    )
+    source = models.CharField("source", max_length=16, choices=Source.choices, default=Source.ADMIN,
+                              help_text="Where the case came from.")
+    note = models.CharField("note", max_length=500, blank=True, default="", help_text="Free text.")
+    created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
+
+    objects = EvaluationCaseQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "evaluation case"
+        verbose_name_plural = "evaluation cases"
+        ordering = ["knowledge_base_id", "id"]
+
+    def __str__(self) -> str:
+        return self.query[:80]
+
+
+class EvaluationRun(models.Model):
+    """One evaluation of a knowledge base's cases: metrics per mode and a snapshot of the configuration."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        SUCCEEDED = "succeeded", "succeeded"
+        FAILED = "failed", "failed"
+
+    class Trigger(models.TextChoices):
+        COMMAND = "command", "management command"
+        IMPORT = "import", "after import"
+        ADMIN = "admin", "admin"
+
+    knowledge_base = models.ForeignKey(
+        "agentmemory.KnowledgeBase", on_delete=models.CASCADE, related_name="evaluation_runs",
+        verbose_name="knowledge base", help_text="Knowledge base evaluated.",
+    )
+    trigger = models.CharField("trigger", max_length=16, choices=Trigger.choices, default=Trigger.COMMAND,
+                               help_text="What started the run.")
+    status = models.CharField("status", max_length=16, choices=Status.choices, default=Status.RUNNING,
+                              help_text="running, succeeded or failed.")
+    case_count = models.PositiveIntegerField("cases", default=0, help_text="Number of cases evaluated.")
+    metrics = models.JSONField("metrics", default=dict, blank=True,
+                               help_text='Per mode: {"hybrid": {"recall@1": .., "recall@5": .., ...}, ...}.')
+    config = models.JSONField("configuration", default=dict, blank=True,
+                              help_text="Snapshot of the retrieval settings used (k1, b, RRF k, ef_search, models).")
+    hybrid_recall_at_5 = models.FloatField("hybrid recall@5", null=True, blank=True,
+                                           help_text="The number watched for regressions.")
+    previous_recall_at_5 = models.FloatField("previous recall@5", null=True, blank=True,
+                                             help_text="Hybrid recall@5 of the previous successful run.")
+    recall_dropped = models.BooleanField("recall dropped", default=False,
+                                         help_text="Hybrid recall@5 fell below the previous run's.")
+    error = models.TextField("error", blank=True, default="", help_text="Why the run failed.")
+    started_at = models.DateTimeField("started at", default=timezone.now, editable=False)
+    finished_at = models.DateTimeField("finished at", null=True, blank=True, help_text="When the run finished.")
+
+    objects = EvaluationRunQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "evaluation run"
+        verbose_name_plural = "evaluation runs"
+        ordering = ["-started_at", "-id"]
+        indexes = [models.Index(fields=["knowledge_base", "-started_at"], name="am_evalrun_kb_started_idx")]
+
+    def __str__(self) -> str:
+        return f"run #{self.pk} of {self.knowledge_base_id} ({self.status})"
+
+
+class KnowledgeBaseRetrieval(KnowledgeBase):
+    """A knowledge base seen from retrieval: the admin's hit testing ("召回测试") and evaluation screen."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "knowledge base retrieval (hit testing)"
+        verbose_name_plural = "knowledge base retrieval (hit testing)"

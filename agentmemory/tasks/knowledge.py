@@ -1,0 +1,36 @@
+"""Knowledge tasks: import a document and re-embed a knowledge base (ids in, one service call)."""
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from ..audit import task_actor
+from ..exceptions import EmbeddingError
+
+# Transient failures are retried with backoff; the services resume where they stopped.
+_RETRY = {
+    "acks_late": True,
+    "autoretry_for": (EmbeddingError, OperationalError, InterfaceError),
+    "max_retries": 3,
+    "retry_backoff": 5,
+    "retry_backoff_max": 300,
+    "retry_jitter": True,
+}
+
+
+@shared_task(name="agentmemory.ingest_document", **_RETRY)
+def ingest_document(job_id: int) -> dict:
+    """Run (or resume) ImportJob ``job_id``; a job already done returns its result (idempotent)."""
+    from ..knowledge.ingest import run_import_job
+
+    with task_actor("agentmemory.ingest_document"):
+        return run_import_job(job_id)
+
+
+@shared_task(name="agentmemory.reembed_knowledge_base", **_RETRY)
+def reembed_knowledge_base(job_id: int) -> dict:
+    """Run (or resume) a re-embed ImportJob, recording progress on it."""
+    from ..knowledge.reembed import run_reembed_job
+
+    with task_actor("agentmemory.reembed_knowledge_base"):
+        return run_reembed_job(job_id)

@@ -1,0 +1,36 @@
+"""Long-term memory tasks: the daily cold-status job and forgetting a user in the background."""
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from ..audit import audit_context, task_actor
+
+_TRANSIENT = (OperationalError, InterfaceError)
+
+
+@shared_task(name="agentmemory.decay_memories", bind=True, acks_late=True, reject_on_worker_lost=True,
+             max_retries=3)
+def decay_memories(self) -> dict:
+    """Mark active memories not accessed for MEMORY_COLD_AFTER_DAYS as cold (idempotent)."""
+    from ..memory.decay import mark_cold_memories
+
+    with task_actor("agentmemory.decay_memories"):
+        try:
+            return {"cold": mark_cold_memories()}
+        except _TRANSIENT as exc:
+            raise self.retry(exc=exc, countdown=60) from exc
+
+
+@shared_task(name="agentmemory.forget_user", bind=True, acks_late=True, reject_on_worker_lost=True,
+             max_retries=5)
+def forget_user(self, user_id: str, reason: str = "") -> dict:
+    """Forget ``user_id``; a rerun after success deletes nothing more and writes another empty receipt."""
+    from ..memory.forget import forget_user as forget
+
+    with audit_context("task:agentmemory.forget_user", reason):
+        try:
+            receipt = forget(user_id, reason=reason)
+        except _TRANSIENT as exc:
+            raise self.retry(exc=exc, countdown=30) from exc
+    return {"receipt_id": receipt.pk, "counts": receipt.counts}

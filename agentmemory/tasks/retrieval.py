@@ -1,0 +1,36 @@
+"""Retrieval tasks: evaluate a knowledge base's saved cases (after imports, or on demand)."""
+from __future__ import annotations
+
+from celery import shared_task
+
+from ..conf import app_settings
+
+
+@shared_task(name="agentmemory.evaluate_knowledge_base", acks_late=True, autoretry_for=(OSError,),
+             max_retries=3, retry_backoff=True)
+def evaluate_knowledge_base(knowledge_base_id: int, trigger: str = "import") -> dict:
+    """Run the saved evaluation cases of one knowledge base; a vanished base is a no-op."""
+    from ..knowledge.evaluate import evaluate_knowledge_base as evaluate
+    from ..models import KnowledgeBase
+
+    kb = KnowledgeBase.objects.filter(pk=knowledge_base_id).first()
+    if kb is None:
+        return {"skipped": "knowledge base does not exist"}
+    run = evaluate(kb, trigger=trigger)
+    return {"run_id": run.pk, "hybrid_recall_at_5": run.hybrid_recall_at_5, "recall_dropped": run.recall_dropped}
+
+
+def _on_chunks_published(sender, *, knowledge_base_id: int, **kwargs) -> None:
+    """After a publish commits, enqueue one evaluation of the base (coalesced while one is pending)."""
+    from ..knowledge.evaluate import request_evaluation
+
+    if request_evaluation(knowledge_base_id):
+        evaluate_knowledge_base.apply_async((knowledge_base_id, "import"),
+                                            countdown=float(app_settings.EVAL_AFTER_IMPORT_DELAY))
+
+
+def connect_evaluation_trigger() -> None:
+    """Connect the after-publish evaluation (called from receivers.connect_receivers)."""
+    from ..knowledge.keywords import chunks_published
+
+    chunks_published.connect(_on_chunks_published, dispatch_uid="agentmemory.evaluate_after_publish")

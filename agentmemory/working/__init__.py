@@ -1,0 +1,1 @@
+"""Working memory: sessions and turns, the window and rolling summary, and extraction into long-term memory."""

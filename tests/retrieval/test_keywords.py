@@ -1,0 +1,99 @@
+"""Keyword index values and BM25 statistics kept current through imports, updates and deletes."""
+from __future__ import annotations
+
+import math
+
+import pytest
+from django.db import connection
+
+from agentmemory.knowledge.keywords import keyword_index_values, tsvector_literal
+from agentmemory.knowledge.retrieve import bm25_idf, keyword_search
+from agentmemory.models import Chunk, KnowledgeBaseStats, KnowledgeTermStat
+
+from .conftest import build_kb, ingest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_index_values_keep_term_frequency_and_identifiers():
+    values = keyword_index_values("产品手册 > 参数", "X-200 的参数：X-200 功率 1500 瓦。MySQL v1.2")
+    literal = values["search_vector"]
+    assert "'x-200':" in literal and "'mysql':" in literal and "'v1.2':" in literal
+    with connection.cursor() as cur:
+        cur.execute("SELECT lexeme, array_length(positions, 1) FROM unnest(%s::tsvector)", [literal])
+        tf = dict(cur.fetchall())
+    assert tf["x-200"] == 2
+    assert tf["参数"] == 2  # heading and text
+    assert values["term_count"] == sum(tf.values())
+
+
+def test_tsvector_literal_escapes_and_caps_positions():
+    literal = tsvector_literal(["it's", "a\\b", *["x"] * 300])
+    with connection.cursor() as cur:
+        cur.execute("SELECT lexeme, array_length(positions, 1) FROM unnest(%s::tsvector)", [literal])
+        tf = dict(cur.fetchall())
+    assert tf == {"it's": 1, "a\\b": 1, "x": 256}
+
+
+def test_statistics_follow_publish_update_and_delete():
+    from agentmemory.knowledge.publish import delete_document
+    from agentmemory.models import Document
+
+    kb = build_kb("stats", [("a", "甲", "向量数据库 存储 向量。"), ("b", "乙", "关系数据库 存储 表格。")])
+    stats = KnowledgeBaseStats.objects.get(knowledge_base=kb)
+    active = Chunk.objects.filter(knowledge_base=kb, status="active")
+    assert stats.chunk_count == active.count()
+    assert stats.total_terms == sum(active.values_list("term_count", flat=True))
+    assert KnowledgeTermStat.objects.get(knowledge_base=kb, term="存储").df == 2
+
+    ingest(kb, "b", "乙", "关系数据库 保存 表格。")  # new version replaces the old chunk
+    assert KnowledgeTermStat.objects.get(knowledge_base=kb, term="存储").df == 1
+    assert KnowledgeTermStat.objects.get(knowledge_base=kb, term="保存").df == 1
+
+    delete_document(Document.objects.get(knowledge_base=kb, external_id="a"))
+    assert not KnowledgeTermStat.objects.filter(knowledge_base=kb, term="存储").exists()
+    stats.refresh_from_db()
+    assert stats.chunk_count == Chunk.objects.filter(knowledge_base=kb, status="active").count()
+
+
+def test_bm25_in_sql_equals_okapi_formula():
+    kb = build_kb("okapi", [("a", "一", "苹果 苹果 香蕉"), ("b", "二", "苹果 橙子 橙子 橙子 葡萄 西瓜"), ("c", "三", "香蕉 葡萄")])
+    result = keyword_search(kb.pk, ["苹果", "橙子"], limit=10)
+    stats = KnowledgeBaseStats.objects.get(knowledge_base=kb)
+    n, avgdl = stats.chunk_count, stats.average_length
+    expected = {}
+    for chunk in Chunk.objects.filter(knowledge_base=kb, status="active"):
+        with connection.cursor() as cur:
+            cur.execute("SELECT lexeme, array_length(positions, 1) FROM unnest(%s::tsvector)", [chunk.search_vector])
+            tf = dict(cur.fetchall())
+        score = 0.0
+        for term in ("苹果", "橙子"):
+            if term in tf:
+                df = KnowledgeTermStat.objects.get(knowledge_base=kb, term=term).df
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                assert idf == pytest.approx(bm25_idf(n, df))
+                score += idf * tf[term] * 2.2 / (tf[term] + 1.2 * (1 - 0.75 + 0.75 * chunk.term_count / avgdl))
+        if score:
+            expected[chunk.pk] = score
+    assert {h.chunk_id: h.score for h in result.hits} == pytest.approx(expected)
+    assert [h.chunk_id for h in result.hits] == sorted(expected, key=expected.get, reverse=True)
+
+
+def test_common_terms_do_not_generate_candidates_when_rare_terms_exist():
+    docs = [(f"d{i}", f"文档{i}", f"系统 说明 第{i}节") for i in range(6)] + [("r", "稀有", "系统 说明 量子纠缠")]
+    kb = build_kb("common", docs)
+    result = keyword_search(kb.pk, ["系统", "说明", "量子"], limit=5, candidate_limit=3)
+    assert result.candidate_terms == ["量子"]
+    assert set(result.skipped_terms) == {"系统", "说明"}
+    assert result.hits[0].matched_terms[0] == "量子"
+    assert set(result.hits[0].matched_terms) == {"量子", "系统", "说明"}  # common terms still scored
+
+
+def test_user_dictionary_terms_match_whole():
+    kb = build_kb("dict", [("a", "手册", "智能网关 设置 方法"), ("b", "其它", "智能 手机 网关 路由")],
+                  user_dictionary=["智能网关"])
+    chunk = Chunk.objects.get(knowledge_base=kb, document__external_id="a")
+    with connection.cursor() as cur:
+        cur.execute("SELECT array_agg(lexeme) FROM unnest(%s::tsvector)", [chunk.search_vector])
+        lexemes = cur.fetchone()[0]
+    assert "智能网关" in lexemes

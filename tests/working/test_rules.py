@@ -1,0 +1,92 @@
+"""The offline extractor, summarizer and triggers: pure functions, no database."""
+from __future__ import annotations
+
+from agentmemory.backends.extractors import TurnText
+from agentmemory.backends.extractors.rules import RuleBasedExtractor
+from agentmemory.backends.summarizers.extractive import ExtractiveSummarizer
+from agentmemory.working.triggers import detect_remember_intent, is_high_priority
+
+SEED = "我们公司是做母婴用品的品牌，主打安全环保，最近想做一次低成本联名活动。"
+
+
+def _extract(*texts: str, role: str = "user"):
+    turns = [TurnText(seq=i, role=role, content=t, turn_id=100 + i) for i, t in enumerate(texts, start=1)]
+    return RuleBasedExtractor().extract(turns)
+
+
+def test_seed_sentence_gives_industry_fact_and_low_cost_preference():
+    drafts = _extract(SEED)
+    by_key = {d.key: d for d in drafts}
+    assert by_key["company_industry"].type == "fact"
+    assert by_key["company_industry"].value == "母婴用品"
+    assert "母婴用品" in by_key["company_industry"].content
+    assert by_key["budget"].type == "preference"
+    assert "低成本" in by_key["budget"].content
+    assert all(d.source == "user_stated" and d.turn_id == 101 and d.excerpt.startswith("我们公司") for d in drafts)
+
+
+def test_small_talk_gives_nothing_and_assistant_turns_are_not_read():
+    assert _extract("今天天气真热", "好的，谢谢", "Thanks, see you!") == []
+    assert _extract(SEED, role="assistant") == []
+
+
+def test_chinese_slots_and_corrections():
+    drafts = _extract("我叫张伟，预算是5万元，我不吃辣。", "其实我们已经迁到PostgreSQL了。", "下次别再推荐星巴克了",
+                      "我在阿里巴巴工作。", "我们决定选了方案B。", "我不喜欢开会。")
+    found = {(d.key.split(":")[0], d.value) for d in drafts}
+    assert {("name", "张伟"), ("budget", "5万元"), ("diet", "不吃辣"), ("tech_stack", "PostgreSQL"),
+            ("do_not_recommend", "星巴克"), ("employer", "阿里巴巴"), ("decision", "方案B"),
+            ("dislikes", "开会")} <= found
+    migrated = next(d for d in drafts if d.key == "tech_stack")
+    assert migrated.confidence >= 0.95 and migrated.tags["correction"] == "true"
+
+
+def test_english_slots():
+    drafts = _extract("My name is Alice Chen and I work at Acme Corp.", "I hate meetings.",
+                      "Actually, we migrated to PostgreSQL last month.", "Our budget is $5,000.",
+                      "We chose Vue for the front end.")
+    found = {(d.key.split(":")[0], d.value) for d in drafts}
+    assert {("name", "Alice Chen"), ("employer", "Acme Corp"), ("dislikes", "meetings"),
+            ("tech_stack", "PostgreSQL"), ("budget", "$5,000"), ("decision", "Vue for the front end")} <= found
+
+
+def test_extraction_is_deterministic():
+    texts = [SEED, "我叫张伟，预算是5万元。", "I love hiking and I work at Acme."]
+    assert _extract(*texts) == _extract(*texts)
+
+
+def test_remember_intent_and_high_priority():
+    for text in ["记住：以后回答先给结论", "以后都按这个来", "下次别再推荐咖啡", "Remember that I am vegan.",
+                 "From now on, answer in English."]:
+        assert detect_remember_intent(text), text
+    for text in ["今天天气真热", "好的，谢谢", "帮我想个联名方案，预算不多。"]:
+        assert not detect_remember_intent(text), text
+    drafts = _extract("记住：以后回答先给结论")
+    assert [(d.key, d.value) for d in drafts] == [("reply_style", "先给结论")]
+    assert drafts[0].confidence >= 0.95
+    assert is_high_priority("这个很重要") and is_high_priority("预算是5万") and is_high_priority("我叫张伟")
+    assert not is_high_priority("好的，谢谢")
+
+
+def test_extractive_summary_keeps_numbers_names_preferences_and_drops_chitchat():
+    turns = [
+        TurnText(1, "user", "你好"),
+        TurnText(2, "assistant", "你好！有什么可以帮你？"),
+        TurnText(3, "user", "我叫王芳，在杭州开了一家咖啡店，每月预算8000元。"),
+        TurnText(4, "user", "好的，谢谢"),
+        TurnText(5, "user", "I prefer oat milk from Oatly."),
+    ]
+    summary = ExtractiveSummarizer().summarize("", turns)
+    assert "王芳" in summary and "8000" in summary and "Oatly" in summary
+    assert "好的，谢谢" not in summary and "你好" not in summary
+    # Incremental: the previous summary is kept and new lines appended.
+    later = ExtractiveSummarizer().summarize(summary, [TurnText(6, "user", "其实预算改成1万元。")])
+    assert later.startswith(summary) and "1万元" in later
+
+
+def test_extractive_summary_drops_least_informative_lines_first_when_over_budget():
+    turns = [TurnText(1, "user", "我叫李雷，预算是3万元。")]
+    turns += [TurnText(i, "assistant", f"这是第{i}个建议的详细说明，包含很多普通的描述性内容。") for i in range(2, 40)]
+    summary = ExtractiveSummarizer().summarize("", turns, max_chars=300)
+    assert len(summary) <= 300
+    assert "李雷" in summary and "3万元" in summary
