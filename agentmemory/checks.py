@@ -21,6 +21,34 @@ _NUMBER_RANGES = {
     "WINDOW_TURNS": (1, 10000),
     "EMBEDDING_DIMENSIONS": (1, 16000),
     "EMBEDDING_BATCH_SIZE": (1, 4096),
+    "SEARCH_CANDIDATES": (1, 1000),
+    "KEYWORD_CANDIDATE_LIMIT": (10, 1_000_000),
+    "RERANK_TOP_N": (1, 1000),
+    "MAX_QUERY_CHARS": (1, 1_000_000),
+    "MAX_MEMORY_CHARS": (1, 1_000_000),
+    "MAX_TURN_CHARS": (1, 10_000_000),
+    "MEMORY_CANDIDATES": (1, 1000),
+    "MEMORY_VECTOR_WEIGHT": (0.0, 1.0),
+    "MEMORY_BM25_K1": (0.0, 10.0),
+    "MEMORY_BM25_B": (0.0, 1.0),
+    "MEMORY_CONTEXT_WINDOW": (0, 20),
+    "MEMORY_CONTEXT_WEIGHT": (0.0, 10.0),
+    "MEMORY_DECAY_FLOOR": (0.0, 1.0),
+    "MEMORY_PROFILE_MIN_CONFIDENCE": (0.0, 1.0),
+    "MEMORY_CACHE_SECONDS": (0, 86400 * 30),
+    "SUMMARY_TRIGGER_TURNS": (1, 100000),
+    "SESSION_IDLE_MINUTES": (1, 100000),
+    "SESSION_RETENTION_DAYS": (0, 100000),
+    "EXTRACTION_MAX_RETRIES": (0, 100),
+    "CONTEXT_KNOWLEDGE_TOP_K": (0, 100),
+    "CONTEXT_MEMORY_TOP_K": (0, 100),
+    "CONTEXT_MIN_SCORE": (0.0, 10.0),
+    "CONTEXT_DEDUP_THRESHOLD": (0.0, 1.0),
+    "CONTEXT_VECTOR_ONLY_MIN_COSINE": (-1.0, 1.0),
+}
+_CHOICES = {
+    "LANGUAGE": ("zh", "en"),
+    "MEMORY_FUSION": ("minmax", "rrf"),
 }
 _BACKEND_KEYS = ("EMBEDDER", "EXTRACTOR", "SUMMARIZER", "RERANKER", "QUERY_REWRITER", "ROUTE_CLASSIFIER")
 
@@ -61,6 +89,12 @@ def check_settings(app_configs=None, **kwargs):
                     f"AGENTMEMORY[{key!r}] = {value!r} is outside {lo}..{hi}.",
                     hint=f"The default is {default!r}.", id="agentmemory.E002",
                 ))
+    for key, allowed in _CHOICES.items():
+        if key in raw and raw[key] not in allowed:
+            errors.append(Error(
+                f"AGENTMEMORY[{key!r}] = {raw[key]!r} is not one of {', '.join(map(repr, allowed))}.",
+                hint=f"The default is {DEFAULTS[key]!r}.", id="agentmemory.E002",
+            ))
     overlap = raw.get("CHUNK_OVERLAP", DEFAULTS["CHUNK_OVERLAP"])
     size = raw.get("CHUNK_SIZE", DEFAULTS["CHUNK_SIZE"])
     if isinstance(overlap, int) and isinstance(size, int) and overlap >= size:

@@ -52,7 +52,9 @@ DEFAULTS: dict[str, Any] = {
     # Chunks each channel returns before fusion (and the depth of the fused list reranked).
     "SEARCH_CANDIDATES": 50,
     # Keyword channel: postings of the rarest query terms used to generate candidates (GIN).
-    "KEYWORD_CANDIDATE_LIMIT": 5000,
+    "KEYWORD_CANDIDATE_LIMIT": 1000,
+    # A query term in more than this fraction of the chunks only scores, it never generates candidates.
+    "KEYWORD_COMMON_TERM_RATIO": 0.1,
     # Default per-channel thresholds: {"cosine": float|None, "bm25": float|None, "rerank": float|None}.
     "SEARCH_THRESHOLDS": {"cosine": None, "bm25": None, "rerank": None},
     # Per-channel RRF weights, e.g. {"keyword": 1.0, "vector": 1.0}.
@@ -77,7 +79,7 @@ DEFAULTS: dict[str, Any] = {
     # weight of the vector channel in minmax fusion, BM25 parameters over a user's memories.
     "MEMORY_CANDIDATES": 50,
     "MEMORY_FUSION": "minmax",
-    "MEMORY_VECTOR_WEIGHT": 0.5,
+    "MEMORY_VECTOR_WEIGHT": 0.4,
     "MEMORY_BM25_K1": 1.2,
     "MEMORY_BM25_B": 0.4,
     # Episodic context: a dialogue-log turn gains WEIGHT x the relevance of its best neighbour
@@ -117,8 +119,7 @@ DEFAULTS: dict[str, Any] = {
     "CONTEXT_TOKEN_BUDGET": 4000,
     "CONTEXT_MEMORY_SHARE": 0.25,
     "CONTEXT_LAYER_WEIGHTS": {"working_memory": 1.2, "knowledge": 1.0, "long_term_memory": 0.8},
-    "CONTEXT_CACHE_SECONDS": 300,
-    "ROUTE_CLASSIFIER": "",  # "" = rules only; "llm" = the chat backend; or a dotted path with classify()
+    "ROUTE_CLASSIFIER": "",  # "" = rules only; "agentmemory.context.route.LLMRouteClassifier"; any classify()
     "CONTEXT_KNOWLEDGE_TOP_K": 6,  # knowledge hits fetched before fusion and budget
     "CONTEXT_MEMORY_TOP_K": 8,  # long-term memories recalled before fusion and budget
     "CONTEXT_MIN_SCORE": 0.05,  # fused score under which a candidate is dropped (reason: threshold)

@@ -14,6 +14,15 @@ def connect_receivers() -> None:
 
     setting_changed.connect(_reset, dispatch_uid="agentmemory.reset_backends")
 
+    from .signals import memory_embedding_pending
+
+    def _embed_later(*, user_id: str, **kwargs) -> None:
+        from .tasks.memory import embed_pending_memories
+
+        embed_pending_memories.delay(user_id)
+
+    memory_embedding_pending.connect(_embed_later, dispatch_uid="agentmemory.embed_pending_memories")
+
     from .tasks.retrieval import connect_evaluation_trigger  # retrieval: evaluate saved cases after imports
 
     connect_evaluation_trigger()

@@ -17,4 +17,6 @@ BEAT_SCHEDULE: dict[str, dict] = {
     "agentmemory-purge-sessions": {"task": "agentmemory.purge_sessions", "schedule": crontab(hour=3, minute=40)},
     # Long-term memory: mark memories not accessed for MEMORY_COLD_AFTER_DAYS as cold, nightly.
     "agentmemory-decay-memories": {"task": "agentmemory.decay_memories", "schedule": crontab(hour=3, minute=10)},
+    # Long-term memory: embed memories stored while the embedder was down, every 10 minutes.
+    "agentmemory-embed-pending-memories": {"task": "agentmemory.embed_pending_memories", "schedule": 600.0},
 }

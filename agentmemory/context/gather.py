@@ -175,7 +175,15 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
     from ..memory.profile import top_memories
     from ..memory.recall import recall_memories
 
-    answer = recall_memories(user_id, query, top_k=top_k, agent_id=agent_id)
+    failure = ""
+    try:
+        answer = recall_memories(user_id, query, top_k=top_k, agent_id=agent_id)
+    except (InvalidInput, NotFound):
+        raise
+    except Exception as exc:  # recall down: the user's cached top memories still stand
+        logger.warning("memory recall failed, top memories only: %s", exc)
+        failure = f"recall failed ({type(exc).__name__}: {str(exc)[:200]}); top memories only"
+        answer = []
     rows = list(answer)
     breakdowns = [asdict(r.scores) if is_dataclass(r.scores) else dict(r.scores) for r in rows]
     relevances = normalize_scores([float(b.get("relevance") or 0.0) for b in breakdowns])
@@ -192,9 +200,9 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
     items = [it for it in items if it.text]
     detail: dict[str, Any] = {"mode": getattr(answer, "mode", "hybrid"), "recalled": len(rows),
                               "top_memories": len(top)}
-    degraded = bool(getattr(answer, "degraded", False))
+    degraded = bool(getattr(answer, "degraded", False)) or bool(failure)
     if degraded:
-        detail["degraded"] = getattr(answer, "degraded_reason", "") or "embedder unavailable: keyword only"
+        detail["degraded"] = failure or getattr(answer, "degraded_reason", "") or "embedder unavailable: keyword only"
     return LayerResult(layer="long_term_memory", items=items, status="degraded" if degraded else "ok", detail=detail)
 
 
@@ -205,9 +213,19 @@ def gather_knowledge(query: str, *, knowledge_bases: list[str] | None, top_k: in
     """Hybrid knowledge search (degrades to keyword-only inside search_knowledge when embedding fails)."""
     from ..knowledge.search import search_knowledge
 
-    result = search_knowledge(query, knowledge_bases=knowledge_bases, top_k=top_k)
+    fallback = ""
+    try:
+        result = search_knowledge(query, knowledge_bases=knowledge_bases, top_k=top_k)
+    except (InvalidInput, NotFound):
+        raise
+    except Exception as exc:  # e.g. a misconfigured embedder: keyword search needs none of it
+        logger.warning("hybrid knowledge search failed, retrying keyword-only: %s", exc)
+        fallback = f"hybrid search failed ({type(exc).__name__}: {str(exc)[:200]}); keyword channel only"
+        result = search_knowledge(query, knowledge_bases=knowledge_bases, top_k=top_k, mode="keyword")
     hits = list(_get(result, "hits", []) or [])
     trace = _get(result, "trace", {}) or {}
+    if fallback:
+        trace = {**trace, "degraded": [*(trace.get("degraded") or []), fallback]}
     # The search has no thresholds by default and its vector channel always has neighbours, so the
     # context gates hits itself: a hit stays if a keyword matched it, or on the vector channel alone
     # only when its cosine is high (multilingual-e5 puts unrelated texts around 0.75-0.85).

@@ -130,6 +130,11 @@ def fixed_tokens(current_message: str, *, language: str, with_knowledge: bool, w
     return counts
 
 
+def _cost(item: ContextItem, language: str) -> int:
+    """The tokens the budget charged the item (counted once, in assemble), or its line's count."""
+    return item.tokens if item.tokens > 0 else count_tokens(item_line(item, language))
+
+
 def render_prompt(sections: dict[str, list[ContextItem]], current_message: str, *, language: str = "zh",
                   knowledge_searched: bool = True) -> RenderedPrompt:
     """The prompt text and its token count per section (items charged as in the budget)."""
@@ -141,20 +146,21 @@ def render_prompt(sections: dict[str, list[ContextItem]], current_message: str, 
         lines = [item_line(it, language) for it in memory]
         blocks.append("\n".join([lab["memory"], *lines]))
         for it in memory:
-            counts[it.layer] += count_tokens(item_line(it, language))
+            counts[it.layer] += _cost(it, language)
     if knowledge_searched:
         chunks = sections.get("knowledge", [])
         lines = [item_line(it, language) for it in chunks] or [lab["no_knowledge"]]
         blocks.append("\n".join([lab["knowledge"], *lines]))
-        counts["knowledge"] = sum(count_tokens(item_line(it, language)) for it in chunks)
+        counts["knowledge"] = sum(_cost(it, language) for it in chunks)
     history = sections.get("working_memory", [])
     if history:
         lines = [item_line(it, language) for it in history]
         blocks.append("\n".join([lab["history"], *lines]))
-        counts["working_memory"] = sum(count_tokens(line) for line in lines)
+        counts["working_memory"] = sum(_cost(it, language) for it in history)
     blocks.append(f"{lab['current']}\n{current_message}")
     counts["current_message"] = count_tokens(current_message)
     text = "\n\n".join(blocks)
-    counts["memory_section"] = count_tokens(blocks[1]) if memory else 0
+    counts["memory_section"] = count_tokens(lab["memory"]) + counts["profile"] + counts["long_term_memory"] \
+        if memory else 0
     counts["total"] = count_tokens(text)
     return RenderedPrompt(text=text, token_counts=counts)

@@ -1,8 +1,9 @@
 """Stage 1, route: decide which layers a message needs (knowledge | personal | continuation | mixed).
 
 Rules first (Chinese and English patterns, deterministic, microseconds); an optional classifier
-(AGENTMEMORY['ROUTE_CLASSIFIER'] = "llm" for the OpenAI-compatible chat backend, or a dotted path
-to a class with ``classify(query, *, recent_turns) -> str``) may overrule them. A classifier that
+(AGENTMEMORY['ROUTE_CLASSIFIER'] = "agentmemory.context.route.LLMRouteClassifier" for the
+OpenAI-compatible chat backend, or the dotted path of any class with
+``classify(query, *, recent_turns) -> str``) may overrule them. A classifier that
 fails never fails the request: the rules' answer stands and the trace says why.
 """
 from __future__ import annotations
@@ -107,7 +108,7 @@ def route_by_rules(query: str) -> RouteDecision:
 
 
 class LLMRouteClassifier:
-    """Route classifier over the OpenAI-compatible chat backend (AGENTMEMORY['ROUTE_CLASSIFIER'] = "llm")."""
+    """Route classifier over the OpenAI-compatible chat backend (LLM_URL, LLM_MODEL)."""
 
     SYSTEM = (
         "You route a user's message for an assistant with a memory of the user and a knowledge base. "
@@ -130,11 +131,8 @@ class LLMRouteClassifier:
 
 
 def _classifier():
-    path = app_settings.ROUTE_CLASSIFIER
-    if not path:
+    if not app_settings.ROUTE_CLASSIFIER:
         return None
-    if path == "llm":
-        return LLMRouteClassifier()
     from ..backends import load_backend
 
     return load_backend("ROUTE_CLASSIFIER")

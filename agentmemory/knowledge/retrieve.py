@@ -147,10 +147,13 @@ def keyword_search(
         return result
     # Candidates from the rarest terms first, until their postings would exceed the cap: a chunk
     # matching only very common terms cannot outrank one matching a rare term by much, and scanning
-    # the postings of "的"-like terms at 100k chunks is what makes naive OR queries slow.
+    # the postings of "的"-like terms at 100k chunks is what makes naive OR queries slow. A term in
+    # more than KEYWORD_COMMON_TERM_RATIO of the chunks never generates candidates (if a rarer one does).
     cumulative = 0
+    # When all postings fit under the cap, every term generates candidates (exact BM25).
+    common_df = float(app_settings.KEYWORD_COMMON_TERM_RATIO) * n if sum(i.df for i in infos) > cap else n
     for info in sorted(infos, key=lambda i: (i.df, i.term)):
-        if result.candidate_terms and cumulative + info.df > cap:
+        if result.candidate_terms and (cumulative + info.df > cap or info.df > common_df):
             result.skipped_terms.append(info.term)
             continue
         cumulative += info.df
@@ -162,21 +165,26 @@ def keyword_search(
     with connection.cursor() as cur:
         cur.execute(
             f"""
+            WITH cand AS MATERIALIZED (
+                -- the GIN index alone: matching ids without reading any tsvector
+                SELECT id FROM {tables['chunk']} WHERE search_vector @@ %s::tsquery
+            )
             SELECT c.id,
                    sum(q.idf * (u.tf * (%s + 1.0)) / (u.tf + %s * (1.0 - %s + %s * c.term_count / %s))) AS score,
                    array_agg(q.term ORDER BY q.idf DESC) AS matched
-            FROM {tables['chunk']} c
+            FROM cand
+            JOIN {tables['chunk']} c ON c.id = cand.id
             CROSS JOIN LATERAL (
                 SELECT f.lexeme, array_length(f.positions, 1)::float8 AS tf
                 FROM unnest(ts_filter(setweight(c.search_vector, 'A', %s::text[]), '{{a}}')) f
             ) u
             JOIN unnest(%s::text[], %s::float8[]) AS q(term, idf) ON q.term = u.lexeme
-            WHERE c.knowledge_base_id = %s AND c.status = 'active' AND c.search_vector @@ %s::tsquery {extra}
+            WHERE c.knowledge_base_id = %s AND c.status = 'active' {extra}
             GROUP BY c.id
             ORDER BY score DESC, c.id
             LIMIT %s
             """,
-            [k1, k1, b, b, avgdl or 1.0, scored, scored, [i.idf for i in infos], knowledge_base_id, tsquery,
+            [tsquery, k1, k1, b, b, avgdl or 1.0, scored, scored, [i.idf for i in infos], knowledge_base_id,
              *extra_params, limit],
         )
         rows = cur.fetchall()

@@ -35,7 +35,8 @@ class ScoreBreakdown:
     bm25: float | None
     vector_norm: float
     bm25_norm: float
-    relevance: float
+    relevance: float  # fused channels + episodic context
+    context: float  # the part of relevance that neighbouring turns added
     decay: float
     source_weight: float
     confidence: float
@@ -299,7 +300,8 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
         final = rel * decay * weight * cand.confidence
         ranked.append((final, rel, pk, ScoreBreakdown(
             vector=_round(vec_scores.get(pk)), bm25=_round(bm_scores.get(pk)), vector_norm=_round(vn[pk]),
-            bm25_norm=_round(bn[pk]), relevance=_round(rel), decay=_round(decay), source_weight=weight,
+            bm25_norm=_round(bn[pk]), relevance=_round(rel), context=_round(rel - relevance[pk]),
+            decay=_round(decay), source_weight=weight,
             confidence=cand.confidence, final=_round(final),
         )))
     ranked.sort(key=lambda r: (-r[0], -r[1], -r[2]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -25,8 +26,9 @@ from pgvector.django import CosineDistance
 from ..audit import current_actor, current_reason, record_event
 from ..backends import get_embedder
 from ..conf import app_settings
-from ..exceptions import InvalidInput, NotFound
+from ..exceptions import EmbeddingError, InvalidInput, NotFound
 from ..models import AuditEvent, MemoryItem
+from ..signals import memory_embedding_pending
 from ..text import keyword_tokens
 from ..types import MemoryDraft, WriteResult
 from . import cache, conflicts
@@ -41,6 +43,8 @@ _TRAILING_PUNCT = "。！？；…!?;.,，、 \t\n"
 _DISTINCT_RE = re.compile(r"[a-z0-9]", re.IGNORECASE)
 #: Share of keyword tokens two statements must have in common to be merged as duplicates.
 _MIN_TOKEN_OVERLAP = 0.6
+
+logger = logging.getLogger(__name__)
 
 
 # --- validation and normalisation ---------------------------------------------------------------
@@ -142,10 +146,57 @@ def lock_user(user_id: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"agentmemory:memory:{user_id}"])
 
 
-def embed_passage(text: str) -> tuple[list[float], str]:
+def embed_passage(text: str) -> tuple[list[float] | None, str]:
+    """The passage vector and model of ``text``; (None, "") when the embedder fails.
+
+    A failing embedder must not lose a memory: the item is stored without a vector (keyword recall
+    still finds it) and ``embed_pending_memories`` fills the vector in once the embedder is back.
+    """
     embedder = get_embedder()
-    vector = embedder.embed_passages([text])[0]
+    try:
+        vector = embedder.embed_passages([text])[0]
+    except EmbeddingError as exc:
+        logger.warning("memory stored without embedding (will be embedded later): %s", exc)
+        return None, ""
     return [float(x) for x in vector], embedder.model_name
+
+
+def _enqueue_pending_embeddings(user_id: str) -> None:
+    # Services do not know Celery: receivers.py turns this signal into the embedding task.
+    memory_embedding_pending.send(sender=MemoryItem, user_id=user_id)
+
+
+def embed_pending_memories(*, user_id: str | None = None, batch_size: int = 64) -> dict:
+    """Embed current memories stored without a vector (after an embedder outage); idempotent.
+
+    ``user_id`` limits the sweep to one user's scope; None sweeps every user (the beat job).
+    Returns counts; an embedder still failing leaves the items pending, to be tried again later.
+    """
+    embedder = get_embedder()
+    users = ([validate_user_id(user_id)] if user_id is not None
+             else MemoryItem.objects.users_with_pending_embeddings())
+    embedded = failed = 0
+    for uid in users:
+        while True:
+            batch = list(MemoryItem.objects.for_user(uid).current().filter(embedding__isnull=True)
+                         .order_by("id").only("id", "content")[:batch_size])
+            if not batch:
+                break
+            try:
+                vectors = embedder.embed_passages([m.content for m in batch])
+            except EmbeddingError as exc:
+                logger.warning("pending memory embeddings of %s still failing: %s", uid, exc)
+                failed += len(batch)
+                break
+            with transaction.atomic():
+                for item, vector in zip(batch, vectors, strict=True):
+                    # Only fill a vector that is still missing: the content may have changed meanwhile.
+                    MemoryItem.objects.for_user(uid).filter(pk=item.pk, embedding__isnull=True,
+                                                            content=item.content).update(
+                        embedding=[float(x) for x in vector], embedding_model=embedder.model_name)
+            embedded += len(batch)
+            cache.invalidate_user(uid)
+    return {"embedded": embedded, "still_pending": failed}
 
 
 def _search_fields(content: str, tags: Mapping[str, str]) -> dict:
@@ -221,6 +272,8 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
         return WriteResult(action="unchanged", memory_id=existing.pk, reason="retried write (same session and content)")
 
     vector, model_name = embed_passage(content)  # outside the transaction: it is the slow part
+    if vector is None:
+        transaction.on_commit(lambda: _enqueue_pending_embeddings(user_id))
     now = timezone.now()
     with transaction.atomic():
         lock_user(user_id)
@@ -265,13 +318,20 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
 
 
 def _find_duplicate(user_id: str, draft: MemoryDraft, content: str, value: Any, tags_key: str,
-                    vector: list[float], model_name: str) -> MemoryItem | None:
+                    vector: list[float] | None, model_name: str) -> MemoryItem | None:
     scope = (MemoryItem.objects.for_user(user_id).active()
              .filter(type=draft.type, tags_key=tags_key, agent_id=draft.agent_id))
     if draft.key and value is not None:
         same = scope.filter(key=draft.key, value=value).order_by("-id").first()
         if same is not None:
             return same
+    if vector is None:  # embedder down: compare text with the recent items of the same type
+        for candidate in scope.order_by("-id")[:50]:
+            if draft.key and candidate.key == draft.key and value is not None and candidate.value not in (None, value):
+                continue
+            if _near_identical(candidate.content, content):
+                return candidate
+        return None
     threshold = float(app_settings.MEMORY_DEDUP_THRESHOLD)
     candidates = (scope.filter(embedding_model=model_name)
                   .annotate(distance=CosineDistance("embedding", vector))
@@ -313,7 +373,9 @@ def _decide_conflicts(user_id: str, draft: MemoryDraft, tags_key: str, now: dt.d
     )
 
 
-def _supersede(user_id: str, ids: tuple[int, ...], new_item: MemoryItem, now: dt.datetime) -> list[int]:
+def _supersede(user_id: str, ids: tuple[int, ...], new_item: MemoryItem, now: dt.datetime, *,
+               link_to: int | None = None) -> list[int]:
+    """Mark ``ids`` superseded by ``new_item`` (audited); link it to ``link_to`` or the newest of them."""
     if not ids:
         return []
     done = []
@@ -329,7 +391,7 @@ def _supersede(user_id: str, ids: tuple[int, ...], new_item: MemoryItem, now: dt
                      after={**snapshot(old), "superseded_by_id": new_item.pk})
         done.append(old.pk)
     if olds:
-        new_item.supersedes = olds[-1]
+        new_item.supersedes = next((o for o in olds if o.pk == link_to), olds[-1])
         new_item.save(update_fields=["supersedes"])
     return done
 
@@ -379,8 +441,11 @@ def update_memory(user_id: str, memory_id: int, *, changes: Mapping[str, Any], r
     if not versioned and not in_place:
         return WriteResult(action="unchanged", memory_id=current.pk, reason="nothing to change")
     vector = model_name = None
-    if "content" in versioned or "tags" in versioned:
+    content_changed = "content" in versioned or "tags" in versioned
+    if content_changed:
         vector, model_name = embed_passage(versioned.get("content", current.content))
+        if vector is None:
+            transaction.on_commit(lambda: _enqueue_pending_embeddings(user_id))
     now = timezone.now()
     with transaction.atomic():
         lock_user(user_id)
@@ -405,13 +470,19 @@ def update_memory(user_id: str, memory_id: int, *, changes: Mapping[str, Any], r
             session_id=current.session_id, turn_id=current.turn_id, excerpt=current.excerpt,
             provenance=[*(current.provenance or []), {"correction_of": current.pk, "at": now.isoformat()}][-50:],
             tags=tags, tags_key=tags_key_of(tags),
-            embedding=vector if vector is not None else current.embedding,
-            embedding_model=model_name or current.embedding_model,
+            # A changed text never keeps the old text's vector; without one it waits for the sweep.
+            embedding=vector if content_changed else current.embedding,
+            embedding_model=(model_name or "") if content_changed else current.embedding_model,
             idempotency_key=idempotency_key(user_id, current.session_id, merged["content"]),
             **_search_fields(merged["content"], tags),
         )
         item.save()
-        superseded = _supersede(user_id, (current.pk,), item, now)
+        # The corrected statement may land in another slot (new key or tags): its rules apply there too.
+        decision = _decide_conflicts(user_id, MemoryDraft(
+            content=item.content, type=item.type, source=item.source, key=item.key, agent_id=item.agent_id,
+            valid_from=None), item.tags_key, now)
+        others = tuple(i for i in decision.supersede_ids if i not in (current.pk, item.pk))
+        superseded = _supersede(user_id, (current.pk, *others), item, now, link_to=current.pk)
         record_event("edit", object_type="memory", object_id=item.pk, user_id=user_id, before=before,
                      after={**snapshot(item), "correction_of": current.pk}, reason=reason or "correction")
         _after_commit(user_id)
@@ -446,7 +517,12 @@ def import_log(user_id: str, drafts: list[MemoryDraft], *, batch_size: int = 500
             if k not in known and k not in seen:  # the same event twice in one import is stored once
                 todo.append(i)
                 seen.add(k)
-        vectors = embedder.embed_passages([contents[i] for i in todo]) if todo else []
+        try:
+            vectors = embedder.embed_passages([contents[i] for i in todo]) if todo else []
+        except EmbeddingError as exc:  # store the events now, embed them when the embedder is back
+            logger.warning("log import stored without embeddings (will be embedded later): %s", exc)
+            vectors = None
+            transaction.on_commit(lambda: _enqueue_pending_embeddings(user_id))
         now = timezone.now()
         rows = []
         for j, i in enumerate(todo):
@@ -461,8 +537,9 @@ def import_log(user_id: str, drafts: list[MemoryDraft], *, batch_size: int = 500
                             if d.valid_from is not None and timezone.is_naive(d.valid_from) else d.valid_from),
                 created_at=now, updated_at=now, session_id=d.session_id,
                 turn_id=d.turn_id, excerpt=excerpt, provenance=[_provenance_entry(d, keys[i], excerpt, now)],
-                tags=tags, tags_key=tags_key_of(tags), embedding=[float(x) for x in vectors[j]],
-                embedding_model=embedder.model_name, idempotency_key=keys[i],
+                tags=tags, tags_key=tags_key_of(tags),
+                embedding=[float(x) for x in vectors[j]] if vectors is not None else None,
+                embedding_model=embedder.model_name if vectors is not None else "", idempotency_key=keys[i],
                 search_vector=words["search_vector"], term_count=words["term_count"],
             ))
         with transaction.atomic():

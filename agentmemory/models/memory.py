@@ -81,6 +81,12 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
     all = filter = exclude = get = first = last = count = exists = iterator = _unscoped
     order_by = values = values_list = in_bulk = aggregate = annotate = earliest = latest = _unscoped
 
+    def users_with_pending_embeddings(self) -> list[str]:
+        """User ids having current items stored without a vector (the re-embedding sweep; ids only)."""
+        return list(self.get_queryset().filter(embedding__isnull=True)
+                    .exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
+                    .order_by().values_list("user_id", flat=True).distinct())
+
     def due_for_decay(self, now: dt.datetime, cutoff: dt.datetime) -> MemoryItemQuerySet:
         """Active items of every user not accessed since ``cutoff`` (the cold-status job)."""
         return self.get_queryset().filter(status=MemoryItem.Status.ACTIVE).filter(

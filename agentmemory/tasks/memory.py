@@ -34,3 +34,17 @@ def forget_user(self, user_id: str, reason: str = "") -> dict:
         except _TRANSIENT as exc:
             raise self.retry(exc=exc, countdown=30) from exc
     return {"receipt_id": receipt.pk, "counts": receipt.counts}
+
+
+@shared_task(name="agentmemory.embed_pending_memories", bind=True, acks_late=True, reject_on_worker_lost=True,
+             max_retries=3)
+def embed_pending_memories(self, user_id: str | None = None) -> dict:
+    """Give vectors to memories stored while the embedder was down; never raises for the embedder
+    (items stay pending and the periodic sweep tries again), so eager mode cannot fail a request."""
+    from ..memory.write import embed_pending_memories as embed_pending
+
+    with task_actor("agentmemory.embed_pending_memories"):
+        try:
+            return embed_pending(user_id=user_id)
+        except _TRANSIENT as exc:
+            raise self.retry(exc=exc, countdown=30) from exc

