@@ -58,6 +58,10 @@ class KeywordResult:
     skipped_terms: list[str]  # scored but not used for candidates (too common)
 
 
+#: Candidates rescored with exact term frequencies (the first pass assumes tf = 1).
+RESCORE_DEPTH = 200
+
+
 def _tables() -> dict[str, str]:
     from ..models import Chunk, Document, KnowledgeBaseStats, KnowledgeTermStat
 
@@ -159,33 +163,44 @@ def keyword_search(
         cumulative += info.df
         info.candidate = True
         result.candidate_terms.append(info.term)
-    tsquery = " | ".join(_quote(t) for t in result.candidate_terms)
+    idf_of = {i.term: i.idf for i in infos}
     extra, extra_params = filter_sql(filters)
     scored = [i.term for i in infos]
     with connection.cursor() as cur:
         cur.execute(
             f"""
-            WITH cand AS MATERIALIZED (
-                -- the GIN index alone: matching ids without reading any tsvector
-                SELECT id FROM {tables['chunk']} WHERE search_vector @@ %s::tsquery
+            WITH q1(tsq, idf) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
+            pairs AS MATERIALIZED (
+                -- one GIN lookup per candidate term (index am_chunk_kb_search_gin on base + vector):
+                -- (chunk, term) pairs of this base without reading any tsvector
+                SELECT g.id, q1.idf FROM q1
+                CROSS JOIN LATERAL (SELECT id FROM {tables['chunk']}
+                                    WHERE knowledge_base_id = %s AND search_vector @@ q1.tsq::tsquery) g
+            ),
+            approx AS MATERIALIZED (
+                -- BM25 with tf = 1 from the heap row's length only; the best are rescored exactly below
+                SELECT c.id, sum(p.idf * (%s + 1.0) / (1.0 + %s * (1.0 - %s + %s * c.term_count / %s))) AS s
+                FROM pairs p JOIN {tables['chunk']} c ON c.id = p.id
+                WHERE c.knowledge_base_id = %s AND c.status = 'active' {extra}
+                GROUP BY c.id ORDER BY s DESC, c.id LIMIT %s
             )
             SELECT c.id,
                    sum(q.idf * (u.tf * (%s + 1.0)) / (u.tf + %s * (1.0 - %s + %s * c.term_count / %s))) AS score,
                    array_agg(q.term ORDER BY q.idf DESC) AS matched
-            FROM cand
-            JOIN {tables['chunk']} c ON c.id = cand.id
+            FROM approx
+            JOIN {tables['chunk']} c ON c.id = approx.id
             CROSS JOIN LATERAL (
                 SELECT f.lexeme, array_length(f.positions, 1)::float8 AS tf
                 FROM unnest(ts_filter(setweight(c.search_vector, 'A', %s::text[]), '{{a}}')) f
             ) u
             JOIN unnest(%s::text[], %s::float8[]) AS q(term, idf) ON q.term = u.lexeme
-            WHERE c.knowledge_base_id = %s AND c.status = 'active' {extra}
             GROUP BY c.id
             ORDER BY score DESC, c.id
             LIMIT %s
             """,
-            [tsquery, k1, k1, b, b, avgdl or 1.0, scored, scored, [i.idf for i in infos], knowledge_base_id,
-             *extra_params, limit],
+            [[_quote(t) for t in result.candidate_terms], [idf_of[t] for t in result.candidate_terms],
+             knowledge_base_id, k1, k1, b, b, avgdl or 1.0, knowledge_base_id, *extra_params, max(limit * 4, RESCORE_DEPTH),
+             k1, k1, b, b, avgdl or 1.0, scored, scored, [i.idf for i in infos], limit],
         )
         rows = cur.fetchall()
     result.hits = [

@@ -2,11 +2,33 @@
 from .apikeys import ApiKey
 from .audit import AuditEvent
 from .conversation import ExtractionRun, Session, Turn
-from .memory import DeletionReceipt, MemoryItem, MemoryProfile
 from .knowledge import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
-from .retrieval import (EvaluationCase, EvaluationRun, KnowledgeBaseRetrieval, KnowledgeBaseStats,
-                        KnowledgeTermStat)
+from .memory import DeletionReceipt, MemoryItem, MemoryProfile
+from .retrieval import (
+    EvaluationCase,
+    EvaluationRun,
+    KnowledgeBaseRetrieval,
+    KnowledgeBaseStats,
+    KnowledgeTermStat,
+)
 
-__all__ = ["ApiKey", "AuditEvent", "ExtractionRun", "Session", "Turn", "Chunk", "Document", "DocumentVersion", "ImportJob", "KnowledgeBase",
-           "EvaluationCase", "EvaluationRun", "KnowledgeBaseRetrieval", "KnowledgeBaseStats", "KnowledgeTermStat",
-           "DeletionReceipt", "MemoryItem", "MemoryProfile"]
+__all__ = [
+    "ApiKey",
+    "AuditEvent",
+    "Chunk",
+    "DeletionReceipt",
+    "Document",
+    "DocumentVersion",
+    "EvaluationCase",
+    "EvaluationRun",
+    "ExtractionRun",
+    "ImportJob",
+    "KnowledgeBase",
+    "KnowledgeBaseRetrieval",
+    "KnowledgeBaseStats",
+    "KnowledgeTermStat",
+    "MemoryItem",
+    "MemoryProfile",
+    "Session",
+    "Turn",
+]

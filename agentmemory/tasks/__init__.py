@@ -3,9 +3,21 @@
 Each area keeps its tasks in its own module; importing them here registers them with Celery.
 """
 from .knowledge import ingest_document, reembed_knowledge_base
-from .memory import decay_memories, forget_user
+from .memory import decay_memories, embed_pending_memories, forget_user
 from .retrieval import evaluate_knowledge_base
 from .sessions import extract_idle_sessions, extract_session, purge_sessions, summarize_session
 from .system import health_check
 
-__all__ = ["decay_memories", "forget_user", "evaluate_knowledge_base", "extract_idle_sessions", "extract_session", "purge_sessions", "summarize_session", "health_check", "ingest_document", "reembed_knowledge_base"]
+__all__ = [
+    "decay_memories",
+    "embed_pending_memories",
+    "evaluate_knowledge_base",
+    "extract_idle_sessions",
+    "extract_session",
+    "forget_user",
+    "health_check",
+    "ingest_document",
+    "purge_sessions",
+    "reembed_knowledge_base",
+    "summarize_session",
+]
