@@ -25,7 +25,7 @@ test: install
 	$(PY) -m pytest
 
 lint: install
-	$(VENV)/bin/ruff check agentmemory project tests bench
+	$(VENV)/bin/ruff check agentmemory project tests
 
 worker: install
 	$(VENV)/bin/celery -A project worker -l info --concurrency 1
