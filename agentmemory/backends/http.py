@@ -10,8 +10,12 @@ from ..exceptions import BackendError
 
 
 def post_json(url: str, payload: dict[str, Any], *, api_key: str = "", timeout: float = 30.0,
-              error_class: type[BackendError] = BackendError) -> dict[str, Any]:
-    """POST a JSON body and return the decoded JSON answer; any failure raises ``error_class``."""
+              error_class: type[BackendError] = BackendError, expect_object: bool = True) -> Any:
+    """POST a JSON body and return the decoded JSON answer; any failure raises ``error_class``.
+
+    With ``expect_object`` (the OpenAI protocols) anything but a JSON object is an error; TEI's
+    ``/rerank`` answers with a list, so its backend passes False.
+    """
     data = json.dumps(payload).encode("utf-8")
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if api_key:
@@ -29,7 +33,7 @@ def post_json(url: str, payload: dict[str, Any], *, api_key: str = "", timeout: 
         answer = json.loads(body)
     except ValueError as exc:
         raise error_class(f"{url} answered with invalid JSON") from exc
-    if not isinstance(answer, dict):
+    if expect_object and not isinstance(answer, dict):
         raise error_class(f"{url} answered with a JSON {type(answer).__name__}, expected an object")
     return answer
 

@@ -1,34 +1,16 @@
 """HTTP rerank APIs: Jina / Cohere / SiliconFlow / vLLM style ``POST /rerank`` and Hugging Face TEI."""
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from typing import Any
 
 from ...conf import app_settings
 from ...exceptions import BackendError, ConfigurationError
+from ..http import post_json
 from .base import Reranker
 
 
 def _post(url: str, payload: dict[str, Any], *, api_key: str, timeout: float) -> Any:
-    data = json.dumps(payload).encode("utf-8")
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read()
-    except urllib.error.HTTPError as exc:
-        detail = exc.read()[:500].decode("utf-8", "replace")
-        raise BackendError(f"{url} answered HTTP {exc.code}: {detail}") from exc
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        raise BackendError(f"{url} could not be reached: {exc}") from exc
-    try:
-        return json.loads(body)
-    except ValueError as exc:
-        raise BackendError(f"{url} answered with invalid JSON") from exc
+    return post_json(url, payload, api_key=api_key, timeout=timeout, expect_object=False)
 
 
 def _rerank_url(base: str) -> str:
