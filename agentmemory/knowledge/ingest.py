@@ -384,11 +384,14 @@ def job_progress(job_id: int, *, every: float = 1.0) -> Progress:
     return report
 
 
-def run_import_job(job_id: int, *, progress: Progress | None = None) -> dict:
-    """Run (or resume) an ingest job; a job already succeeded returns its result unchanged."""
-    job = ImportJob.objects.select_related("knowledge_base").filter(pk=job_id, kind=ImportJob.Kind.INGEST).first()
+def run_job(job_id: int, kind: str, work: Callable[[ImportJob, Progress], tuple[dict, dict]], *,
+            progress: Progress | None = None) -> dict:
+    """Run (or resume) a job of ``kind``: a succeeded job returns its result unchanged; a failure is
+    recorded on the job and re-raised. ``work(job, report)`` returns (result, extra job fields)."""
+    job = ImportJob.objects.select_related("knowledge_base").filter(pk=job_id, kind=kind).first()
     if job is None:
-        raise NotFound(f"Import job {job_id} does not exist.")
+        name = "Re-embed" if kind == ImportJob.Kind.REEMBED else "Import"
+        raise NotFound(f"{name} job {job_id} does not exist.")
     if job.status == ImportJob.Status.SUCCEEDED:
         return job.result
     ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, started_at=timezone.now(), error="")
@@ -399,26 +402,34 @@ def run_import_job(job_id: int, *, progress: Progress | None = None) -> dict:
         if progress:
             progress(done, total)
 
-    parsed = ParsedDocument.from_structure(job.source_text, job.structure, title=job.title)
-    # Writes made on a worker are still attributed to whoever asked for the import.
-    actor = job.requested_by or current_actor()
     try:
-        with audit_context(actor, f"import job {job.pk}"):
+        result, fields = work(job, report)
+    except Exception as exc:
+        ImportJob.objects.filter(pk=job.pk).update(
+            status=ImportJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now(),
+        )
+        raise
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.SUCCEEDED, result=result,
+                                               finished_at=timezone.now(), **fields)
+    return result
+
+
+def run_import_job(job_id: int, *, progress: Progress | None = None) -> dict:
+    """Run (or resume) an ingest job; a job already succeeded returns its result unchanged."""
+
+    def work(job: ImportJob, report: Progress) -> tuple[dict, dict]:
+        parsed = ParsedDocument.from_structure(job.source_text, job.structure, title=job.title)
+        # Writes made on a worker are still attributed to whoever asked for the import.
+        with audit_context(job.requested_by or current_actor(), f"import job {job.pk}"):
             result = ingest_document(
                 knowledge_base=job.knowledge_base, parsed=parsed, title=job.title, fmt=job.format,
                 external_id=job.external_id,
                 metadata=job.metadata if (job.result or {}).get("metadata_given", True) else None,
                 progress=report,
             )
-    except Exception as exc:
-        ImportJob.objects.filter(pk=job.pk).update(
-            status=ImportJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now(),
-        )
-        raise
-    data = result.as_dict()
-    ImportJob.objects.filter(pk=job.pk).update(
-        status=ImportJob.Status.SUCCEEDED, result=data, finished_at=timezone.now(),
-        external_id=result.external_id, progress=result.embedded, total=result.embedded,
-        source_text="", structure={},  # the text now lives in the document version
-    )
-    return data
+        return result.as_dict(), {
+            "external_id": result.external_id, "progress": result.embedded, "total": result.embedded,
+            "source_text": "", "structure": {},  # the text now lives in the document version
+        }
+
+    return run_job(job_id, ImportJob.Kind.INGEST, work, progress=progress)

@@ -4,13 +4,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from django.db import transaction
-from django.utils import timezone
 
 from ..audit import current_actor
 from ..backends import get_embedder
-from ..exceptions import EmbeddingModelMismatch, NotFound
+from ..exceptions import EmbeddingModelMismatch
 from ..models import Chunk, ImportJob, KnowledgeBase
-from .ingest import Progress, embed_chunks, job_progress
+from .ingest import Progress, embed_chunks, run_job
 from .publish import MIXED_MODELS, refresh_embedding_model
 
 
@@ -91,27 +90,9 @@ def create_reembed_job(knowledge_base: KnowledgeBase) -> ImportJob:
 
 def run_reembed_job(job_id: int, *, progress: Progress | None = None) -> dict:
     """Run (or resume) a re-embed job, recording progress on the job row."""
-    job = ImportJob.objects.select_related("knowledge_base").filter(pk=job_id, kind=ImportJob.Kind.REEMBED).first()
-    if job is None:
-        raise NotFound(f"Re-embed job {job_id} does not exist.")
-    if job.status == ImportJob.Status.SUCCEEDED:
-        return job.result
-    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, started_at=timezone.now(), error="")
-    record = job_progress(job.pk)
 
-    def report(done: int, total: int) -> None:
-        record(done, total)
-        if progress:
-            progress(done, total)
-
-    try:
+    def work(job: ImportJob, report: Progress) -> tuple[dict, dict]:
         result = reembed_knowledge_base(job.knowledge_base, progress=report).as_dict()
-    except Exception as exc:
-        ImportJob.objects.filter(pk=job.pk).update(
-            status=ImportJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now(),
-        )
-        raise
-    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.SUCCEEDED, result=result,
-                                               finished_at=timezone.now(), progress=result["embedded"],
-                                               total=result["embedded"])
-    return result
+        return result, {"progress": result["embedded"], "total": result["embedded"]}
+
+    return run_job(job_id, ImportJob.Kind.REEMBED, work, progress=progress)
