@@ -8,7 +8,6 @@ by ``on_chunks_published`` inside the publish transaction.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,16 +16,11 @@ from django.dispatch import Signal
 
 from ..text import keyword_tokens
 from ..text.tokenize import add_user_words
+from ..text.tsvector import tsvector_fields
 
 #: Sent after the transaction of a publish commits: knowledge_base_id, activated_ids, deprecated_ids.
 chunks_published = Signal()
 
-#: PostgreSQL keeps at most 256 positions per lexeme; term frequencies above are capped there.
-MAX_POSITIONS_PER_LEXEME = 256
-#: Highest position PostgreSQL stores (larger ones are clamped, which would merge positions).
-MAX_POSITION = 16383
-#: Lexemes longer than this (bytes) are rejected by PostgreSQL; such tokens are dropped.
-MAX_LEXEME_BYTES = 2046
 
 
 def user_dictionary_terms(knowledge_base: Any) -> list[str]:
@@ -76,37 +70,10 @@ def index_tokens(text: str, *, knowledge_base: Any = None, terms: list[str] | No
     return tokens
 
 
-def _quote_lexeme(term: str) -> str:
-    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def tsvector_literal(tokens: list[str]) -> str:
-    """A tsvector literal in which each lexeme's number of positions equals its frequency."""
-    positions: dict[str, list[int]] = defaultdict(list)
-    for index, token in enumerate(tokens, start=1):
-        if not token or len(token.encode("utf-8")) > MAX_LEXEME_BYTES:
-            continue
-        positions[token].append(index)
-    parts = []
-    for term, pos in positions.items():
-        pos = pos[:MAX_POSITIONS_PER_LEXEME]
-        if pos[-1] > MAX_POSITION:
-            # Positions past the limit would be clamped and merged; keep the frequency instead.
-            pos = list(range(1, len(pos) + 1))
-        parts.append(_quote_lexeme(term) + ":" + ",".join(map(str, pos)))
-    return " ".join(parts)
-
-
 def keyword_index_values(heading_path: str, text: str, *, knowledge_base: Any = None) -> dict:
     """Values for a chunk's ``search_vector`` and ``term_count`` columns (heading + text)."""
     tokens = index_tokens(f"{heading_path or ''}\n{text or ''}", knowledge_base=knowledge_base)
-    tokens = [t for t in tokens if t and len(t.encode("utf-8")) <= MAX_LEXEME_BYTES]
-    # term_count counts what the tsvector can hold, so BM25 length and tf agree.
-    counts: dict[str, int] = defaultdict(int)
-    for token in tokens:
-        counts[token] += 1
-    term_count = sum(min(c, MAX_POSITIONS_PER_LEXEME) for c in counts.values())
-    return {"search_vector": tsvector_literal(tokens), "term_count": term_count}
+    return tsvector_fields(tokens)
 
 
 def _tables() -> tuple[str, str, str]:

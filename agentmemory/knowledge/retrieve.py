@@ -25,6 +25,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from ..conf import app_settings
+from ..text.tsvector import quote_lexeme
 
 
 @dataclass
@@ -76,10 +77,6 @@ def _tables() -> dict[str, str]:
 def bm25_idf(n: int, df: int) -> float:
     """Okapi BM25 IDF (the non-negative Lucene/bm25s form)."""
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-
-
-def _quote(term: str) -> str:
-    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def filter_sql(filters: dict | None, alias: str = "c") -> tuple[str, list[Any]]:
@@ -198,7 +195,7 @@ def keyword_search(
             ORDER BY score DESC, c.id
             LIMIT %s
             """,
-            [[_quote(t) for t in result.candidate_terms], [idf_of[t] for t in result.candidate_terms],
+            [[quote_lexeme(t) for t in result.candidate_terms], [idf_of[t] for t in result.candidate_terms],
              knowledge_base_id, k1, k1, b, b, avgdl or 1.0, knowledge_base_id, *extra_params, max(limit * 4, RESCORE_DEPTH),
              k1, k1, b, b, avgdl or 1.0, scored, scored, [i.idf for i in infos], limit],
         )

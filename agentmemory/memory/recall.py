@@ -22,6 +22,7 @@ from ..conf import app_settings
 from ..exceptions import EmbeddingError, InvalidInput
 from ..models import MemoryItem
 from ..text import query_terms
+from ..text.tsvector import tsquery_any
 from .write import validate_user_id
 
 logger = logging.getLogger(__name__)
@@ -143,10 +144,6 @@ def _scope_sql(user_id: str, statuses: list[str], sources: list[str], agent_ids:
     return sql, params
 
 
-def _tsquery(terms: list[str]) -> str:
-    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
-
-
 @dataclass(frozen=True)
 class _Candidate:
     vector: float | None
@@ -204,7 +201,7 @@ def _channels(scope: str, params: list, *, vector: list[float] | None, model_nam
                     FROM hits h JOIN df USING (lexeme) CROSS JOIN stats st
                     GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s
                 )""")
-            args += [*params, _tsquery(terms), terms, k1, k1, b, b, limit]
+            args += [*params, tsquery_any(terms), terms, k1, k1, b, b, limit]
         else:
             parts.append("bm AS (SELECT NULL::bigint AS id, NULL::float8 AS score WHERE false)")
         cursor.execute(

@@ -6,9 +6,10 @@ import math
 import pytest
 from django.db import connection
 
-from agentmemory.knowledge.keywords import keyword_index_values, tsvector_literal
+from agentmemory.knowledge.keywords import keyword_index_values
 from agentmemory.knowledge.retrieve import bm25_idf, keyword_search
 from agentmemory.models import Chunk, KnowledgeBaseStats, KnowledgeTermStat
+from agentmemory.text.tsvector import tsvector_literal
 
 from .conftest import build_kb, ingest
 
