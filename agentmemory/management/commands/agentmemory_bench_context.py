@@ -274,7 +274,7 @@ class Command(BaseCommand):
             self.stdout.write(f"embed_query alone: p50 {_percentile(embed_times, 0.5):.1f} ms, "
                               f"p95 {_percentile(embed_times, 0.95):.1f} ms")
             # Forget those cached query vectors: every measured request pays for embedding its query.
-            embedder.__dict__.pop("_query_cache_state", None)
+            embedder.clear_query_cache()
             rows = []
             n = int(opts["requests"])
             # Uncached: the user's profile and top memories dropped before every request.

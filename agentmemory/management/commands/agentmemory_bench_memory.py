@@ -130,7 +130,7 @@ class Command(BaseCommand):
             embedder.embed_queries([query])  # bypasses the query cache
             t1 = time.perf_counter()
             # Forget cached query vectors so that recall pays for embedding its query, as in production.
-            embedder.__dict__.pop("_query_cache_state", None)
+            embedder.clear_query_cache()
             recall_memories(user, query, top_k=5)
             t2 = time.perf_counter()
             embed_times.append((t1 - t0) * 1000)

@@ -172,7 +172,7 @@ class Command(BaseCommand):
 
         for mode in ("keyword", "vector", "hybrid"):
             # Forget cached query vectors, so every mode pays for embedding its questions.
-            get_embedder().__dict__.pop("_query_cache_state", None)
+            get_embedder().clear_query_cache()
             totals, stages = [], {"embed": [], "keyword": [], "vector": []}
             for text in sample:
                 started = time.perf_counter()
