@@ -1,10 +1,10 @@
 """Keyword index of chunks: tsvector values with term frequencies, and BM25 corpus statistics.
 
 A chunk's ``search_vector`` holds every keyword token (``agentmemory.text.keyword_tokens``) as a
-lexeme whose number of positions is its term frequency, so BM25 can be computed in SQL from the
-tsvector alone. ``term_count`` is the chunk's BM25 length. Per-term document frequencies and the
-number/length of active chunks live in KnowledgeTermStat / KnowledgeBaseStats and are kept current
-by ``on_chunks_published`` inside the publish transaction.
+lexeme whose number of positions is its term frequency; ``term_count`` is the chunk's BM25 length.
+From it, ``on_chunks_published`` keeps three things current inside the publish transaction: the
+inverted index of active chunks (KeywordPosting: term -> chunk, tf, length), per-term document
+frequencies (KnowledgeTermStat) and the number/length of active chunks (KnowledgeBaseStats).
 """
 from __future__ import annotations
 
@@ -82,6 +82,25 @@ def _tables() -> tuple[str, str, str]:
     return Chunk._meta.db_table, KnowledgeTermStat._meta.db_table, KnowledgeBaseStats._meta.db_table
 
 
+def _posting_table() -> str:
+    from ..models import KeywordPosting
+
+    return KeywordPosting._meta.db_table
+
+
+def _insert_postings(cur, chunk_t: str, where: str, params: list) -> None:
+    cur.execute(
+        f"""
+        INSERT INTO {_posting_table()} (knowledge_base_id, term, chunk_id, tf, length)
+        SELECT c.knowledge_base_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.term_count
+        FROM {chunk_t} c CROSS JOIN LATERAL unnest(c.search_vector) u
+        WHERE {where} AND c.search_vector IS NOT NULL
+        ON CONFLICT DO NOTHING
+        """,
+        params,
+    )
+
+
 def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], deprecated_ids: list[int]) -> None:
     """Keep document frequencies and corpus statistics current after a publish.
 
@@ -112,6 +131,10 @@ def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], dep
                 [ids],
             )
             n, length = cur.fetchone()
+            if sign > 0:
+                _insert_postings(cur, chunk_t, "c.id = ANY(%s)", [ids])
+            else:
+                cur.execute(f"DELETE FROM {_posting_table()} WHERE chunk_id = ANY(%s)", [ids])
             delta_n += sign * n
             delta_len += sign * int(length)
             cur.execute(
@@ -140,9 +163,11 @@ def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], dep
 
 
 def rebuild_keyword_stats(*, knowledge_base_id: int) -> dict:
-    """Recompute a knowledge base's document frequencies and corpus statistics from its active chunks."""
+    """Recompute a knowledge base's postings, document frequencies and corpus statistics from its active chunks."""
     chunk_t, term_t, stats_t = _tables()
     with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(f"DELETE FROM {_posting_table()} WHERE knowledge_base_id = %s", [knowledge_base_id])
+        _insert_postings(cur, chunk_t, "c.knowledge_base_id = %s AND c.status = 'active'", [knowledge_base_id])
         cur.execute(f"DELETE FROM {term_t} WHERE knowledge_base_id = %s", [knowledge_base_id])
         cur.execute(
             f"""

@@ -1,15 +1,17 @@
 """The two retrieval channels over active chunks: Okapi BM25 computed in PostgreSQL, and pgvector cosine.
 
 Keyword channel: the query's terms are looked up in KnowledgeTermStat (document frequencies) and
-KnowledgeBaseStats (N, average length) in one query; candidates come from the GIN index
-(``search_vector @@ 'a' | 'b'``) over the rarest terms only, so a query full of common words
-cannot make the candidate set explode; every candidate is then scored with all query terms:
+KnowledgeBaseStats (N, average length) in one query. Candidates come from the postings
+(KeywordPosting, an index-only range scan per term carrying tf and the chunk length) of the rarest
+terms only, so a query full of common words cannot make the candidate set explode; the best
+candidates then get the common terms' contribution by primary-key probes, so every returned chunk
+is scored with all query terms:
 
     score(d) = sum_t idf(t) * tf(t,d) * (k1 + 1) / (tf(t,d) + k1 * (1 - b + b * |d| / avgdl))
     idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
 
-tf is the number of positions of the lexeme in the chunk's tsvector (see keywords.py); only the
-query's lexemes are unpacked (``setweight`` marks them, ``ts_filter`` keeps them).
+tf is the number of positions of the lexeme in the chunk's tsvector (see keywords.py), copied into
+its posting when the chunk is published.
 
 Vector channel: cosine distance ordered through the HNSW index, with ``hnsw.ef_search`` and
 ``hnsw.iterative_scan = relaxed_order`` set for the transaction, so filters (knowledge base, status,
@@ -25,7 +27,6 @@ from typing import Any
 from django.db import connection, transaction
 
 from ..conf import app_settings
-from ..text.tsvector import quote_lexeme
 
 
 @dataclass
@@ -59,15 +60,16 @@ class KeywordResult:
     skipped_terms: list[str]  # scored but not used for candidates (too common)
 
 
-#: Candidates rescored with exact term frequencies (the first pass assumes tf = 1).
+#: Best candidates that get the skipped common terms' contribution added.
 RESCORE_DEPTH = 200
 
 
 def _tables() -> dict[str, str]:
-    from ..models import Chunk, Document, KnowledgeBaseStats, KnowledgeTermStat
+    from ..models import Chunk, Document, KeywordPosting, KnowledgeBaseStats, KnowledgeTermStat
 
     return {
         "chunk": Chunk._meta.db_table,
+        "postings": KeywordPosting._meta.db_table,
         "document": Document._meta.db_table,
         "stats": KnowledgeBaseStats._meta.db_table,
         "terms": KnowledgeTermStat._meta.db_table,
@@ -161,43 +163,51 @@ def keyword_search(
         info.candidate = True
         result.candidate_terms.append(info.term)
     idf_of = {i.term: i.idf for i in infos}
-    extra, extra_params = filter_sql(filters)
-    scored = [i.term for i in infos]
+    postings = _tables()["postings"]
+    if filters:
+        extra, extra_params = filter_sql(filters)
+        filter_join = f"JOIN {tables['chunk']} c ON c.id = p.chunk_id {extra}"
+    else:
+        filter_join, extra_params = "", []
+    skipped = result.skipped_terms
+    norm = "(%s * (1.0 - %s + %s * p.length / %s))"  # k1 * (1 - b + b * |d| / avgdl)
+    norm_params = [k1, b, b, avgdl or 1.0]
     with connection.cursor() as cur:
         cur.execute(
             f"""
-            WITH q1(tsq, idf) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
-            pairs AS MATERIALIZED (
-                -- one GIN lookup per candidate term (index am_chunk_kb_search_gin on base + vector):
-                -- (chunk, term) pairs of this base without reading any tsvector
-                SELECT g.id, q1.idf FROM q1
-                CROSS JOIN LATERAL (SELECT id FROM {tables['chunk']}
-                                    WHERE knowledge_base_id = %s AND search_vector @@ q1.tsq::tsquery) g
+            WITH q(term, idf) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
+            cand AS MATERIALIZED (
+                -- one index-only range scan of the postings per candidate term, exact BM25 over them
+                SELECT p.chunk_id,
+                       sum(q.idf * p.tf * (%s + 1.0) / (p.tf + {norm})) AS s,
+                       array_agg(q.term ORDER BY q.idf DESC, q.term) AS matched
+                FROM q JOIN {postings} p ON p.knowledge_base_id = %s AND p.term = q.term
+                {filter_join}
+                GROUP BY p.chunk_id
+                ORDER BY s DESC, p.chunk_id
+                LIMIT %s
             ),
-            approx AS MATERIALIZED (
-                -- BM25 with tf = 1 from the heap row's length only; the best are rescored exactly below
-                SELECT c.id, sum(p.idf * (%s + 1.0) / (1.0 + %s * (1.0 - %s + %s * c.term_count / %s))) AS s
-                FROM pairs p JOIN {tables['chunk']} c ON c.id = p.id
-                WHERE c.knowledge_base_id = %s AND c.status = 'active' {extra}
-                GROUP BY c.id ORDER BY s DESC, c.id LIMIT %s
+            rest(term, idf) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
+            extra AS (
+                -- the common terms' contribution to the best candidates: one primary-key probe each
+                SELECT cand.chunk_id,
+                       sum(rest.idf * p.tf * (%s + 1.0) / (p.tf + {norm})) AS s,
+                       array_agg(rest.term ORDER BY rest.idf DESC, rest.term) AS matched
+                FROM cand CROSS JOIN rest
+                JOIN LATERAL (SELECT p.tf, p.length FROM {postings} p
+                              WHERE p.knowledge_base_id = %s AND p.term = rest.term
+                                AND p.chunk_id = cand.chunk_id) p ON true
+                GROUP BY cand.chunk_id
             )
-            SELECT c.id,
-                   sum(q.idf * (u.tf * (%s + 1.0)) / (u.tf + %s * (1.0 - %s + %s * c.term_count / %s))) AS score,
-                   array_agg(q.term ORDER BY q.idf DESC) AS matched
-            FROM approx
-            JOIN {tables['chunk']} c ON c.id = approx.id
-            CROSS JOIN LATERAL (
-                SELECT f.lexeme, array_length(f.positions, 1)::float8 AS tf
-                FROM unnest(ts_filter(setweight(c.search_vector, 'A', %s::text[]), '{{a}}')) f
-            ) u
-            JOIN unnest(%s::text[], %s::float8[]) AS q(term, idf) ON q.term = u.lexeme
-            GROUP BY c.id
-            ORDER BY score DESC, c.id
+            SELECT cand.chunk_id, cand.s + coalesce(extra.s, 0.0), cand.matched || coalesce(extra.matched, '{{}}')
+            FROM cand LEFT JOIN extra ON extra.chunk_id = cand.chunk_id
+            ORDER BY 2 DESC, 1
             LIMIT %s
             """,
-            [[quote_lexeme(t) for t in result.candidate_terms], [idf_of[t] for t in result.candidate_terms],
-             knowledge_base_id, k1, k1, b, b, avgdl or 1.0, knowledge_base_id, *extra_params, max(limit * 4, RESCORE_DEPTH),
-             k1, k1, b, b, avgdl or 1.0, scored, scored, [i.idf for i in infos], limit],
+            [result.candidate_terms, [idf_of[t] for t in result.candidate_terms],
+             k1, *norm_params, knowledge_base_id, *extra_params, max(limit * 4, RESCORE_DEPTH),
+             skipped, [idf_of[t] for t in skipped],
+             k1, *norm_params, knowledge_base_id, limit],
         )
         rows = cur.fetchall()
     result.hits = [

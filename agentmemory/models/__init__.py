@@ -7,6 +7,7 @@ from .memory import DeletionReceipt, MemoryItem, MemoryProfile
 from .retrieval import (
     EvaluationCase,
     EvaluationRun,
+    KeywordPosting,
     KnowledgeBaseRetrieval,
     KnowledgeBaseStats,
     KnowledgeTermStat,
@@ -23,6 +24,7 @@ __all__ = [
     "EvaluationRun",
     "ExtractionRun",
     "ImportJob",
+    "KeywordPosting",
     "KnowledgeBase",
     "KnowledgeBaseRetrieval",
     "KnowledgeBaseStats",

@@ -1,7 +1,6 @@
 """Knowledge base models: knowledge bases, documents, their versions, chunks, and import jobs."""
 from __future__ import annotations
 
-from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.utils import timezone
@@ -246,7 +245,6 @@ class Chunk(models.Model):
         indexes = [
             HnswIndex(name="am_chunk_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
                       opclasses=["vector_cosine_ops"]),
-            GinIndex(name="am_chunk_search_vector_gin", fields=["search_vector"]),
             models.Index(name="am_chunk_kb_status_idx", fields=["knowledge_base", "status"]),
         ]
         constraints = [

@@ -87,6 +87,37 @@ class KnowledgeTermStat(models.Model):
         return f"{self.term} (df={self.df})"
 
 
+class KeywordPosting(models.Model):
+    """One (term, chunk) pair of an active chunk: the inverted index the BM25 keyword channel reads.
+
+    The primary key (knowledge base, term, chunk) carries tf and the chunk's length as included
+    columns, so a query term's postings are one index-only range scan: no chunk row and no tsvector
+    is read while scoring. Rows exist only for active chunks; publish, deprecate and re-index keep
+    them current (keywords.py), and the database deletes them with their chunk (ON DELETE CASCADE,
+    see migration 0004, which Django's own collector would do row by row).
+    """
+
+    pk = models.CompositePrimaryKey("knowledge_base_id", "term", "chunk_id")
+    knowledge_base = models.ForeignKey(
+        "agentmemory.KnowledgeBase", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+",
+        verbose_name="knowledge base", help_text="Knowledge base of the chunk.",
+    )
+    term = models.TextField("term", help_text="A keyword token, as stored in the chunk's search vector.")
+    chunk = models.ForeignKey(
+        "agentmemory.Chunk", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+",
+        verbose_name="chunk", help_text="The active chunk containing the term.",
+    )
+    tf = models.PositiveSmallIntegerField("term frequency", help_text="Occurrences of the term in the chunk.")
+    length = models.PositiveIntegerField("chunk length", help_text="The chunk's term count (BM25 |d|).")
+
+    class Meta:
+        verbose_name = "keyword posting"
+        verbose_name_plural = "keyword postings"
+
+    def __str__(self) -> str:
+        return f"{self.term} in chunk {self.chunk_id} (tf={self.tf})"
+
+
 class EvaluationCase(models.Model):
     """A query with the chunks or documents that should be retrieved for it."""
 

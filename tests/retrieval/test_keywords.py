@@ -98,3 +98,52 @@ def test_user_dictionary_terms_match_whole():
         cur.execute("SELECT array_agg(lexeme) FROM unnest(%s::tsvector)", [chunk.search_vector])
         lexemes = cur.fetchone()[0]
     assert "智能网关" in lexemes
+
+
+def _postings(kb) -> dict[tuple[str, int], tuple[int, int]]:
+    from agentmemory.models import KeywordPosting
+
+    return {(p.term, p.chunk_id): (p.tf, p.length) for p in KeywordPosting.objects.filter(knowledge_base=kb)}
+
+
+def _expected_postings(kb) -> dict[tuple[str, int], tuple[int, int]]:
+    expected = {}
+    for chunk in Chunk.objects.filter(knowledge_base=kb, status="active"):
+        with connection.cursor() as cur:
+            cur.execute("SELECT lexeme, array_length(positions, 1) FROM unnest(%s::tsvector)", [chunk.search_vector])
+            for term, tf in cur.fetchall():
+                expected[(term, chunk.pk)] = (tf, chunk.term_count)
+    return expected
+
+
+def test_postings_hold_exactly_the_active_chunks_through_publish_rollback_delete_and_purge():
+    from agentmemory.knowledge.publish import delete_document, rollback_document
+    from agentmemory.models import Document, KeywordPosting
+
+    kb = build_kb("postings", [("a", "甲", "向量数据库 存储 向量。"), ("b", "乙", "关系数据库 存储 表格。")])
+    assert _postings(kb) == _expected_postings(kb) and _postings(kb)
+    ingest(kb, "b", "乙", "关系数据库 保存 表格 表格。")  # v2 replaces v1
+    assert _postings(kb) == _expected_postings(kb)
+    assert ("保存", Chunk.objects.get(knowledge_base=kb, status="active", document__external_id="b").pk) in _postings(kb)
+    rollback_document(Document.objects.get(knowledge_base=kb, external_id="b"), version_number=1)
+    assert _postings(kb) == _expected_postings(kb)
+    assert not any(term == "保存" for term, _ in _postings(kb))
+    delete_document(Document.objects.get(knowledge_base=kb, external_id="a"))
+    assert _postings(kb) == _expected_postings(kb)
+    delete_document(Document.objects.get(knowledge_base=kb, external_id="b"), purge=True)
+    assert _postings(kb) == {}
+    other = build_kb("postings-gone", [("x", "丙", "全文检索 倒排索引")])
+    assert KeywordPosting.objects.filter(knowledge_base=other).exists()
+    other.delete()  # the database cascades chunk -> postings
+    assert not KeywordPosting.objects.filter(knowledge_base_id=other.pk).exists()
+
+
+def test_keyword_search_applies_filters_before_the_limit():
+    from agentmemory.models import Document
+
+    docs = [(f"d{i}", f"文档{i}", "苹果 " * (5 - i) + "说明") for i in range(5)]
+    kb = build_kb("kwfilter", docs)
+    wanted = Document.objects.get(knowledge_base=kb, external_id="d4")
+    result = keyword_search(kb.pk, ["苹果"], limit=1, filters={"document_ids": [wanted.pk]})
+    assert [Chunk.objects.get(pk=h.chunk_id).document_id for h in result.hits] == [wanted.pk]
+    assert keyword_search(kb.pk, ["苹果"], limit=1, filters={"external_ids": ["nope"]}).hits == []
