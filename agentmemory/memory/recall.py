@@ -155,67 +155,74 @@ class _Candidate:
     turn_id: int | None = None
 
 
-def _channels(scope: str, params: list, *, vector: list[float] | None, model_name: str, terms: list[str],
-              limit: int) -> dict[int, _Candidate]:
-    """Both channels' top ``limit`` in one statement, with what the final score needs of each row."""
+def _scope_size(user_id: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id])
+        return int(cursor.fetchone()[0])
+
+
+def _keyword_channel(scope: str, params: list, terms: list[str], limit: int) -> dict[int, float]:
+    """BM25 over the scope's memories (IDF and average length of the scope itself): top ``limit``."""
+    if not terms:
+        return {}
     table = MemoryItem._meta.db_table
     k1, b = float(app_settings.MEMORY_BM25_K1), float(app_settings.MEMORY_BM25_B)
-    parts: list[str] = []
-    args: list = []
-    with transaction.atomic(), connection.cursor() as cursor:
-        if vector is not None:
-            literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-            cursor.execute(f"SELECT count(*) FROM {table} WHERE user_id = %s", [params[0]])
-            if cursor.fetchone()[0] <= int(app_settings.MEMORY_EXACT_SEARCH_MAX):
-                # A user's scope is usually small: exact distances over the user_id index beat a
-                # filtered HNSW walk through everyone's vectors ("+ 0" keeps the planner off HNSW).
-                order = "(embedding <=> %s::vector) + 0"
-            else:
-                # A large scope: HNSW, with iterative scan so the user filter still fills the list.
-                cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)",
-                               [str(max(limit, int(app_settings.HNSW_EF_SEARCH)))])
-                order = "embedding <=> %s::vector"
-            parts.append(
-                f"vec AS (SELECT id, 1 - (embedding <=> %s::vector) AS sim FROM {table} "
-                f"WHERE {scope} AND embedding IS NOT NULL AND embedding_model = %s ORDER BY {order} LIMIT %s)"
-            )
-            args += [literal, *params, model_name, literal, limit]
-        else:
-            parts.append("vec AS (SELECT NULL::bigint AS id, NULL::float8 AS sim WHERE false)")
-        if terms:
-            parts.append(f"""
-                scope AS MATERIALIZED (SELECT id, search_vector, term_count FROM {table} WHERE {scope}),
-                stats AS (SELECT count(*)::float8 AS n, GREATEST(avg(term_count), 1)::float8 AS avgdl FROM scope),
-                hits AS (
-                    SELECT s.id, s.term_count, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
-                    FROM scope s CROSS JOIN LATERAL unnest(s.search_vector) u
-                    WHERE s.search_vector @@ %s::tsquery AND u.lexeme = ANY(%s)
-                ),
-                df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme),
-                bm AS (
-                    SELECT h.id, sum(
-                        ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
-                        * h.tf * (%s + 1) / (h.tf + %s * (1 - %s + %s * h.term_count / st.avgdl))
-                    ) AS score
-                    FROM hits h JOIN df USING (lexeme) CROSS JOIN stats st
-                    GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s
-                )""")
-            args += [*params, tsquery_any(terms), terms, k1, k1, b, b, limit]
-        else:
-            parts.append("bm AS (SELECT NULL::bigint AS id, NULL::float8 AS score WHERE false)")
+    with connection.cursor() as cursor:
         cursor.execute(
-            "WITH " + ", ".join(parts) + f"""
-            SELECT m.id, vec.sim, bm.score, m.source, m.confidence, coalesce(m.last_accessed_at, m.created_at),
-                   m.session_id, m.turn_id
-            FROM (SELECT id FROM vec UNION SELECT id FROM bm) c
-            JOIN {table} m ON m.id = c.id
-            LEFT JOIN vec ON vec.id = c.id LEFT JOIN bm ON bm.id = c.id""",
-            args,
+            f"""
+            WITH scope AS MATERIALIZED (SELECT id, search_vector, term_count FROM {table} WHERE {scope}),
+            stats AS (SELECT count(*)::float8 AS n, GREATEST(avg(term_count), 1)::float8 AS avgdl FROM scope),
+            hits AS (
+                SELECT s.id, s.term_count, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
+                FROM scope s CROSS JOIN LATERAL unnest(s.search_vector) u
+                WHERE s.search_vector @@ %s::tsquery AND u.lexeme = ANY(%s)
+            ),
+            df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme)
+            SELECT h.id, sum(
+                ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
+                * h.tf * (%s + 1) / (h.tf + %s * (1 - %s + %s * h.term_count / st.avgdl))
+            ) AS score
+            FROM hits h JOIN df USING (lexeme) CROSS JOIN stats st
+            GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s
+            """,
+            [*params, tsquery_any(terms), terms, k1, k1, b, b, limit],
         )
+        return {row[0]: float(row[1]) for row in cursor.fetchall()}
+
+
+def _candidates(scope: str, params: list, *, vector: list[float] | None, model_name: str, exact: bool,
+                limit: int, bm25: dict[int, float]) -> dict[int, _Candidate]:
+    """The vector channel's top ``limit`` and the keyword hits, with what the final score needs of each row."""
+    table = MemoryItem._meta.db_table
+    args: list = []
+    if vector is not None:
+        literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        # A user's scope is usually small: exact distances over the user_id index beat a filtered
+        # HNSW walk through everyone's vectors ("+ 0" keeps the planner off HNSW).
+        order = "(embedding <=> %s::vector) + 0" if exact else "embedding <=> %s::vector"
+        vec = (f"vec AS (SELECT id, 1 - (embedding <=> %s::vector) AS sim FROM {table} "
+               f"WHERE {scope} AND embedding IS NOT NULL AND embedding_model = %s ORDER BY {order} LIMIT %s)")
+        args += [literal, *params, model_name, literal, limit]
+    else:
+        vec = "vec AS (SELECT NULL::bigint AS id, NULL::float8 AS sim WHERE false)"
+    sql = f"""
+        WITH {vec}
+        SELECT m.id, vec.sim, m.source, m.confidence, coalesce(m.last_accessed_at, m.created_at),
+               m.session_id, m.turn_id
+        FROM (SELECT id FROM vec UNION SELECT unnest(%s::bigint[])) c
+        JOIN {table} m ON m.id = c.id
+        LEFT JOIN vec ON vec.id = c.id"""
+    args.append(list(bm25))
+    with transaction.atomic(), connection.cursor() as cursor:
+        if vector is not None and not exact:
+            # A large scope: HNSW, with iterative scan so the user filter still fills the list.
+            cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                           "set_config('hnsw.ef_search', %s, true)",
+                           [str(max(limit, int(app_settings.HNSW_EF_SEARCH)))])
+        cursor.execute(sql, args)
         return {
-            row[0]: _Candidate(None if row[1] is None else float(row[1]), None if row[2] is None else float(row[2]),
-                               row[3], float(row[4]), row[5], row[6], row[7])
+            row[0]: _Candidate(None if row[1] is None else float(row[1]), bm25.get(row[0]), row[2],
+                               float(row[3]), row[4], row[5], row[6])
             for row in cursor.fetchall()
         }
 
@@ -261,18 +268,28 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     mode, reason = "hybrid", ""
     vector = None
     model_name = ""
+    pending = None
     try:
         embedder = get_embedder()
-        vector = [float(x) for x in embedder.embed_query(query.strip())]
         model_name = embedder.model_name
+        # The model runs in the background while the keyword channel queries the database.
+        pending = embedder.prefetch_query(query.strip())
     except EmbeddingError as exc:
         mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
-        logger.warning("memory recall degraded to keyword-only: %s", exc)
 
     scope, params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of)
     candidates = max(int(app_settings.MEMORY_CANDIDATES), top_k)
-    found = _channels(scope, params, vector=vector, model_name=model_name, terms=query_terms(query),
-                      limit=candidates)
+    exact = pending is None or _scope_size(user_id) <= int(app_settings.MEMORY_EXACT_SEARCH_MAX)
+    bm25 = _keyword_channel(scope, params, query_terms(query), candidates)
+    if pending is not None:
+        try:
+            vector = [float(x) for x in pending.result()]
+        except EmbeddingError as exc:
+            mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
+    if mode != "hybrid":
+        logger.warning("memory recall degraded to keyword-only: %s", reason)
+    found = _candidates(scope, params, vector=vector, model_name=model_name, exact=exact, limit=candidates,
+                        bm25=bm25)
     vec_scores = {pk: c.vector for pk, c in found.items() if c.vector is not None}
     bm_scores = {pk: c.bm25 for pk, c in found.items() if c.bm25 is not None}
     relevance, vn, bn = fuse(vec_scores, bm_scores, method=app_settings.MEMORY_FUSION,

@@ -1,6 +1,7 @@
 """Base interface of embedders: model name, dimension, and batched query/passage embedding."""
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -8,6 +9,19 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...exceptions import EmbeddingError
+
+_prefetch_pool: concurrent.futures.ThreadPoolExecutor | None = None
+_prefetch_lock = threading.Lock()
+
+
+def _prefetcher() -> concurrent.futures.ThreadPoolExecutor:
+    global _prefetch_pool
+    if _prefetch_pool is None:
+        with _prefetch_lock:
+            if _prefetch_pool is None:
+                _prefetch_pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=2, thread_name_prefix="agentmemory-embed")
+    return _prefetch_pool
 
 
 class Embedder:
@@ -44,6 +58,15 @@ class Embedder:
             lock, cache, _inflight = state
             with lock:
                 cache.clear()
+
+    def prefetch_query(self, text: str) -> concurrent.futures.Future:
+        """Start embedding a query in a background thread and return its future.
+
+        Searches call this first and do their keyword work while the model runs (the bundled model
+        and HTTP backends release the GIL); ``embed_query`` for the same text then waits for this
+        computation instead of starting another. The future raises EmbeddingError on failure.
+        """
+        return _prefetcher().submit(self.embed_query, text)
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query's vector (read-only), computed once per process for repeated and concurrent calls."""

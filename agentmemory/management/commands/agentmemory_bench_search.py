@@ -186,9 +186,10 @@ class Command(BaseCommand):
 
     def _synthetic(self, source_kb, size: int):
         """A knowledge base of ``size`` chunks recombined from real sentences, vectors perturbed from real ones."""
-        from ...knowledge.keywords import keyword_index_values, rebuild_keyword_stats
+        from ...knowledge.keywords import index_tokens, rebuild_keyword_stats
         from ...models import Chunk, Document, DocumentVersion, KnowledgeBase
         from ...text import split_sentences
+        from ...text.tsvector import tsvector_fields
 
         slug = f"bench-synthetic-{size}"
         kb, _ = KnowledgeBase.objects.get_or_create(slug=slug, defaults={"name": f"synthetic {size} chunks"})
@@ -203,6 +204,9 @@ class Command(BaseCommand):
         KnowledgeBase.objects.filter(pk=kb.pk).update(embedding_model=model_name)
         sentences = [text[a:b].strip() for text, _, _ in source for a, b in split_sentences(text)]
         sentences = [s for s in sentences if len(s) > 4] or [text for text, _, _ in source]
+        # Sentences end in punctuation, where the segmenter splits anyway: a chunk's tokens are its
+        # sentences' tokens, so each sentence is segmented once, not once per chunk it appears in.
+        sentence_tokens = [index_tokens(s) for s in sentences]
         vectors = np.array([np.asarray(v, dtype=np.float32) for _, v, _ in source])
         rng = np.random.default_rng(11)
         pyrng = random.Random(11)
@@ -215,7 +219,8 @@ class Command(BaseCommand):
             with transaction.atomic():
                 doc = Document.objects.create(knowledge_base=kb, external_id=f"syn-{position // per_doc}",
                                               title=f"合成文档 {position // per_doc}", format="text")
-                texts = ["".join(pyrng.choices(sentences, k=3))[:400] for _ in range(batch)]
+                picks = [pyrng.choices(range(len(sentences)), k=3) for _ in range(batch)]
+                texts = ["".join(sentences[i] for i in pick) for pick in picks]
                 version = DocumentVersion.objects.create(document=doc, number=1, content_hash=f"syn{position}",
                                                          source_text="\n".join(texts), status="active")
                 doc.active_version = version
@@ -224,18 +229,22 @@ class Command(BaseCommand):
                 noisy = base + rng.normal(scale=0.02, size=base.shape).astype(np.float32)
                 noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
                 rows, offset = [], 0
-                for i, (text, vec) in enumerate(zip(texts, noisy, strict=True)):
+                for i, (text, pick, vec) in enumerate(zip(texts, picks, noisy, strict=True)):
                     rows.append(Chunk(knowledge_base=kb, document=doc, version=version, position=i, heading_path="",
                                       char_start=offset, char_end=offset + len(text), text=text,
                                       content_hash=f"syn{position + i}", status="active", embedding=vec,
-                                      embedding_model=model_name, **keyword_index_values("", text)))
+                                      embedding_model=model_name,
+                                      **tsvector_fields([t for j in pick for t in sentence_tokens[j]])))
                     offset += len(text) + 1
                 Chunk.objects.bulk_create(rows)
             position += batch
             if (position // per_doc) % 50 == 0:
                 self.stderr.write(f"  {position}/{size} ({time.perf_counter() - started:.0f} s)")
         rebuild_keyword_stats(knowledge_base_id=kb.pk)
-        with connection.cursor() as cur:
-            cur.execute(f"ANALYZE {Chunk._meta.db_table}")
+        from ...models import KeywordPosting
+
+        with connection.cursor() as cur:  # index-only scans need the visibility map of fresh rows
+            cur.execute(f"VACUUM ANALYZE {Chunk._meta.db_table}")
+            cur.execute(f"VACUUM ANALYZE {KeywordPosting._meta.db_table}")
         kb.refresh_from_db()
         return kb
