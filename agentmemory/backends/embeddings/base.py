@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -52,7 +53,8 @@ class Embedder:
     query_cache_size: int = 256
 
     def clear_query_cache(self) -> None:
-        """Forget cached query vectors (benchmarks that must pay for every embedding use this)."""
+        """Forget cached query vectors and failures (benchmarks that must pay for every embedding use this)."""
+        self.__dict__.get("_query_failures", {}).clear()
         state = self.__dict__.get("_query_cache_state")
         if state is not None:
             lock, cache, _inflight = state
@@ -68,6 +70,10 @@ class Embedder:
         """
         return _prefetcher().submit(self.embed_query, text)
 
+    #: Seconds a failed query embedding is remembered: the layers of one request that all need the
+    #: vector then share one failure instead of each waiting out the backend's timeout again.
+    failure_memory_seconds: float = 5.0
+
     def embed_query(self, text: str) -> np.ndarray:
         """One query's vector (read-only), computed once per process for repeated and concurrent calls."""
         if self.query_cache_size <= 0:
@@ -76,10 +82,12 @@ class Embedder:
         if state is None:
             state = self.__dict__.setdefault("_query_cache_state", (threading.Lock(), OrderedDict(), {}))
         lock, cache, inflight = state
+        failures = self.__dict__.setdefault("_query_failures", {})
         with lock:
             if text in cache:
                 cache.move_to_end(text)
                 return cache[text]
+            self._raise_recent_failure(failures, text)
             event = inflight.get(text)
             owner = event is None
             if owner:
@@ -89,11 +97,20 @@ class Embedder:
             with lock:
                 if text in cache:
                     return cache[text]
-            return self.embed_queries([text])[0]  # the owner failed; try (and fail) on our own
+                self._raise_recent_failure(failures, text)
+            return self.embed_queries([text])[0]
         try:
             vector = self.embed_queries([text])[0]
+        except EmbeddingError as exc:
+            with lock:
+                failures[text] = (time.monotonic(), str(exc))
+                if len(failures) > self.query_cache_size:
+                    failures.pop(next(iter(failures)))
+            raise
+        else:
             vector.setflags(write=False)
             with lock:
+                failures.pop(text, None)
                 cache[text] = vector
                 while len(cache) > self.query_cache_size:
                     cache.popitem(last=False)
@@ -102,6 +119,13 @@ class Embedder:
             with lock:
                 inflight.pop(text, None)
             event.set()
+
+    def _raise_recent_failure(self, failures: dict, text: str) -> None:
+        seen = failures.get(text)
+        if seen is not None:
+            if time.monotonic() - seen[0] <= self.failure_memory_seconds:
+                raise EmbeddingError(seen[1])
+            failures.pop(text, None)
 
     def _batched(self, texts: list[str], is_query: bool) -> np.ndarray:
         if not texts:
