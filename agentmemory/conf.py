@@ -40,6 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "BM25_K1": 1.2,
     "BM25_B": 0.75,
     "HNSW_EF_SEARCH": 100,
+    # Vector channel: knowledge bases with at most this many active chunks are scanned exactly, not through HNSW.
+    "VECTOR_EXACT_SEARCH_MAX": 20000,
     "RRF_K": 60,
     "RERANKER": "",
     "RERANK_URL": "",

@@ -13,9 +13,11 @@ is scored with all query terms:
 tf is the number of positions of the lexeme in the chunk's tsvector (see keywords.py), copied into
 its posting when the chunk is published.
 
-Vector channel: cosine distance ordered through the HNSW index, with ``hnsw.ef_search`` and
-``hnsw.iterative_scan = relaxed_order`` set for the transaction, so filters (knowledge base, status,
-documents) do not starve the result; rows are re-sorted by exact distance afterwards.
+Vector channel: for a large base, cosine distance ordered through the HNSW index, with
+``hnsw.ef_search`` and ``hnsw.iterative_scan = relaxed_order`` set for the transaction, so filters
+(knowledge base, status, documents) do not starve the result; rows are re-sorted by exact distance
+afterwards. A base of at most VECTOR_EXACT_SEARCH_MAX chunks is scanned exactly instead: the graph
+is shared by all bases, and a filtered walk for a small one mostly visits the others' vectors.
 """
 from __future__ import annotations
 
@@ -217,6 +219,12 @@ def keyword_search(
     return result
 
 
+class VectorHits(list):
+    """Vector channel hits, best first; ``exact`` says whether the base was scanned exactly or via HNSW."""
+
+    exact: bool = False
+
+
 @functools.lru_cache(maxsize=8)
 def _iterative_scan_supported(vendor_key: str) -> bool:
     with connection.cursor() as cur:
@@ -240,21 +248,38 @@ def vector_search(
     limit: int,
     filters: dict | None = None,
     ef_search: int | None = None,
-) -> list[ChannelHit]:
-    """Nearest active chunks by cosine similarity (score = 1 - cosine distance), best first."""
+    exact: bool | None = None,
+) -> VectorHits:
+    """Nearest active chunks by cosine similarity (score = 1 - cosine distance), best first.
+
+    ``exact`` None decides by size: bases holding at most VECTOR_EXACT_SEARCH_MAX active chunks in
+    all are scanned exactly, larger ones through the HNSW index.
+    """
     if limit <= 0 or not knowledge_base_ids:
-        return []
+        return VectorHits()
     tables = _tables()
     ef = max(int(ef_search or app_settings.HNSW_EF_SEARCH), limit)
     extra, extra_params = filter_sql(filters)
     literal = _vector_literal(query_vector)
     with transaction.atomic(), connection.cursor() as cur:
-        iterative = _iterative_scan_supported(connection.settings_dict.get("NAME", ""))
-        cur.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true)"
-            + (", set_config('hnsw.iterative_scan', 'relaxed_order', true)" if iterative else ""),
-            [str(ef)],
-        )
+        if exact is None:
+            cur.execute(f"SELECT coalesce(sum(chunk_count), 0) FROM {tables['stats']} WHERE knowledge_base_id = ANY(%s)",
+                        [list(knowledge_base_ids)])
+            exact = int(cur.fetchone()[0]) <= int(app_settings.VECTOR_EXACT_SEARCH_MAX)
+        if exact:
+            # A small base inside a large table: the HNSW graph is shared by every base, so a
+            # filtered walk visits mostly other bases' vectors; exact distances over the base's own
+            # rows (the knowledge_base/status index) are faster and lose nothing ("+ 0" keeps the
+            # planner off the HNSW index).
+            order = "(c.embedding <=> %s::vector) + 0"
+        else:
+            order = "c.embedding <=> %s::vector"
+            iterative = _iterative_scan_supported(connection.settings_dict.get("NAME", ""))
+            cur.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true)"
+                + (", set_config('hnsw.iterative_scan', 'relaxed_order', true)" if iterative else ""),
+                [str(ef)],
+            )
         cur.execute(
             f"""
             WITH nn AS MATERIALIZED (
@@ -262,7 +287,7 @@ def vector_search(
                 FROM {tables['chunk']} c
                 WHERE c.knowledge_base_id = ANY(%s) AND c.status = 'active' AND c.embedding IS NOT NULL
                   AND c.embedding_model = %s {extra}
-                ORDER BY c.embedding <=> %s::vector
+                ORDER BY {order}
                 LIMIT %s
             )
             SELECT id, distance FROM nn ORDER BY distance, id
@@ -270,5 +295,7 @@ def vector_search(
             [literal, list(knowledge_base_ids), model_name, *extra_params, literal, limit],
         )
         rows = cur.fetchall()
-    return [ChannelHit(chunk_id=row[0], rank=rank, score=1.0 - float(row[1]))
-            for rank, row in enumerate(rows, start=1)]
+    hits = VectorHits(ChannelHit(chunk_id=row[0], rank=rank, score=1.0 - float(row[1]))
+                      for rank, row in enumerate(rows, start=1))
+    hits.exact = bool(exact)
+    return hits

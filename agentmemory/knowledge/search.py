@@ -307,8 +307,10 @@ def search_knowledge(
             kb_rankings[kb.slug]["vector"] = [h.chunk_id for h in kept_v]
             for h in kept_v:
                 channel_info.setdefault(h.chunk_id, {})["vector"] = {"rank": h.rank, "score": round(h.score, 6)}
-            kb_traces[kb.slug]["vector"] = {"model": model_name, "ef_search": int(app_settings.HNSW_EF_SEARCH),
-                                            "returned": len(vec), "kept": len(kept_v)}
+            kb_traces[kb.slug]["vector"] = {
+                "model": model_name, "scan": "exact" if vec.exact else "hnsw",
+                "ef_search": None if vec.exact else int(app_settings.HNSW_EF_SEARCH),
+                "returned": len(vec), "kept": len(kept_v)}
         timer.add("vector", t)
 
     keyword_done = use_keyword

@@ -135,3 +135,14 @@ def test_search_path_makes_a_bounded_number_of_queries(seed_kb, django_assert_ma
     with django_assert_max_num_queries(10):
         result = search_knowledge("X-200 参数 功率", knowledge_bases=["seed"], top_k=5)
     assert result.hits
+
+
+def test_small_bases_are_scanned_exactly_and_large_ones_through_hnsw_with_the_same_answer(seed_kb):
+    exact = search_knowledge("大语言模型", knowledge_bases=["seed"], mode="vector", top_k=3)
+    assert exact.trace["channels"]["seed"]["vector"]["scan"] == "exact"
+    with override_settings(AGENTMEMORY={"VECTOR_EXACT_SEARCH_MAX": 0}):
+        graph = search_knowledge("大语言模型", knowledge_bases=["seed"], mode="vector", top_k=3)
+    assert graph.trace["channels"]["seed"]["vector"]["scan"] == "hnsw"
+    assert graph.trace["channels"]["seed"]["vector"]["ef_search"] == 100
+    assert [h.chunk_id for h in graph.hits] == [h.chunk_id for h in exact.hits]
+    assert [h.score for h in graph.hits] == pytest.approx([h.score for h in exact.hits])
