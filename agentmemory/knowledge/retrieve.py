@@ -188,28 +188,23 @@ def keyword_search(
                 GROUP BY p.chunk_id
                 ORDER BY s DESC, p.chunk_id
                 LIMIT %s
-            ),
-            rest(term, idf) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
-            extra AS (
-                -- the common terms' contribution to the best candidates: one primary-key probe each
-                SELECT cand.chunk_id,
-                       sum(rest.idf * p.tf * (%s + 1.0) / (p.tf + {norm})) AS s,
-                       array_agg(rest.term ORDER BY rest.idf DESC, rest.term) AS matched
-                FROM cand CROSS JOIN rest
-                JOIN LATERAL (SELECT p.tf, p.length FROM {postings} p
-                              WHERE p.knowledge_base_id = %s AND p.term = rest.term
-                                AND p.chunk_id = cand.chunk_id) p ON true
-                GROUP BY cand.chunk_id
             )
             SELECT cand.chunk_id, cand.s + coalesce(extra.s, 0.0), cand.matched || coalesce(extra.matched, '{{}}')
-            FROM cand LEFT JOIN extra ON extra.chunk_id = cand.chunk_id
+            FROM cand LEFT JOIN LATERAL (
+                -- the common terms' contribution to each of the best candidates: a few primary-key
+                -- probes per chunk (the aggregate keeps the planner from turning this into a scan
+                -- of the common terms' whole postings)
+                SELECT sum(r.idf * p.tf * (%s + 1.0) / (p.tf + {norm})) AS s,
+                       array_agg(r.term ORDER BY r.idf DESC, r.term) AS matched
+                FROM {postings} p JOIN unnest(%s::text[], %s::float8[]) AS r(term, idf) ON r.term = p.term
+                WHERE p.knowledge_base_id = %s AND p.chunk_id = cand.chunk_id AND p.term = ANY(%s::text[])
+            ) extra ON true
             ORDER BY 2 DESC, 1
             LIMIT %s
             """,
             [result.candidate_terms, [idf_of[t] for t in result.candidate_terms],
              k1, *norm_params, knowledge_base_id, *extra_params, max(limit * 4, RESCORE_DEPTH),
-             skipped, [idf_of[t] for t in skipped],
-             k1, *norm_params, knowledge_base_id, limit],
+             k1, *norm_params, skipped, [idf_of[t] for t in skipped], knowledge_base_id, skipped, limit],
         )
         rows = cur.fetchall()
     result.hits = [
