@@ -88,6 +88,8 @@ DEFAULTS: dict[str, Any] = {
     # within WINDOW turns of the same session (0 disables).
     "MEMORY_CONTEXT_WINDOW": 2,
     "MEMORY_CONTEXT_WEIGHT": 0.5,
+    # Recall writes access statistics in a background thread after returning (inline inside a transaction).
+    "MEMORY_ACCESS_ASYNC": True,
     # Users with at most this many memories are searched exactly; larger scopes use the HNSW index.
     "MEMORY_EXACT_SEARCH_MAX": 20000,
     # Time decay never goes below this factor (an old but exact match still ranks).

@@ -14,7 +14,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
 from ..backends import get_embedder
@@ -23,6 +22,7 @@ from ..exceptions import EmbeddingError, InvalidInput
 from ..models import MemoryItem
 from ..text import query_terms
 from ..text.tsvector import tsquery_any
+from .access import record_access
 from .write import validate_user_id
 
 logger = logging.getLogger(__name__)
@@ -236,8 +236,9 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     Only that user's items are searched. ``agent_id`` adds the agent's own items to the shared ones
     (``agent_ids`` does the same for several agents; None = every agent). Cold and model_inferred
     items are left out unless asked for; ``as_of`` searches what was valid at that time (superseded
-    items included). Returned items get their access count and last access updated (one UPDATE);
-    ``touch=False`` skips that (benchmarks, previews).
+    items included). Returned items get their access count and last access updated (one UPDATE,
+    written in the background after the call returns; see access.py); ``touch=False`` skips that
+    (benchmarks, previews).
     """
     validate_user_id(user_id)
     if isinstance(query, str):
@@ -324,26 +325,9 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
             .defer("embedding", "search_vector")}
     top = [RecalledMemory(rows[pk], scores) for _f, _r, pk, scores in ranked if pk in rows]
     if touch and top:
-        _touch(user_id, [r.memory.pk for r in top], now)
+        record_access(user_id, [r.memory.pk for r in top], now)
     return RecallResult(top, mode=mode, degraded_reason=reason)
 
 
 def _round(value: float | None) -> float | None:
     return None if value is None or math.isnan(value) else round(float(value), 6)
-
-
-def _touch(user_id: str, ids: list[int], now: dt.datetime) -> None:
-    """One UPDATE: access count + 1, last access now; a recalled cold item is active again.
-
-    Access statistics are not worth a disk flush per search: the commit is asynchronous.
-    """
-    outer = connection.in_atomic_block  # inside a caller's transaction, leave its commit alone
-    with transaction.atomic(), connection.cursor() as cursor:
-        if not outer:
-            cursor.execute("SET LOCAL synchronous_commit = off")
-        MemoryItem.objects.for_user(user_id).filter(pk__in=ids).update(
-            access_count=F("access_count") + 1,
-            last_accessed_at=now,
-            status=Case(When(status=MemoryItem.Status.COLD, then=Value(MemoryItem.Status.ACTIVE)),
-                        default=F("status")),
-        )

@@ -115,7 +115,9 @@ class MemoryItem(models.Model):
         COLD = "cold", "cold"
         DELETED = "deleted", "deleted"
 
-    user_id = models.CharField("user id", max_length=255, db_index=True,
+    # Indexed through (user_id, status) and (user_id, key) below; a single-column index would only
+    # add write cost.
+    user_id = models.CharField("user id", max_length=255,
                                help_text="Opaque id of the end user, given by the caller.")
     agent_id = models.CharField("agent id", max_length=255, blank=True, default="",
                                 help_text="Agent this memory belongs to; empty = shared by all the user's agents.")
@@ -126,8 +128,7 @@ class MemoryItem(models.Model):
     value = models.JSONField("value", null=True, blank=True, help_text="Optional structured value of the slot.")
     source = models.CharField("source", max_length=20, choices=Source.choices)
     confidence = models.FloatField("confidence", default=0.8, help_text="0..1.")
-    status = models.CharField("status", max_length=20, choices=Status.choices, default=Status.ACTIVE,
-                              db_index=True)
+    status = models.CharField("status", max_length=20, choices=Status.choices, default=Status.ACTIVE)
     valid_from = models.DateTimeField("valid from", null=True, blank=True,
                                       help_text="Event time: since when the statement holds.")
     valid_to = models.DateTimeField("valid to", null=True, blank=True,

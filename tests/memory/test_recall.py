@@ -131,3 +131,23 @@ def test_large_scopes_use_the_hnsw_index_with_the_same_answer():
         approximate = recall_memories("big", "跨境电商", touch=False)
     assert [r.memory.pk for r in approximate] == [r.memory.pk for r in exact]
     assert all(r.memory.user_id == "big" for r in approximate)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_access_is_written_after_recall_returns():
+    """Recall hands access statistics to a background writer, which coalesces them per user."""
+    from agentmemory.memory.access import flush_access
+
+    fact = _write("async-u", "公司做跨境电商，主营母婴用品", key="company_industry").memory_id
+    cold = _write("async-u", "预算五千以内", key="budget").memory_id
+    MemoryItem.objects.for_user("async-u").filter(pk=cold).update(status=MemoryItem.Status.COLD)
+    _write("async-other", "公司做跨境电商，主营母婴用品", key="company_industry")
+    for _ in range(2):
+        found = recall_memories("async-u", "母婴用品 预算", include_cold=True)
+        assert {r.memory.pk for r in found} == {fact, cold}
+    flush_access()
+    rows = {m.pk: m for m in MemoryItem.objects.for_user("async-u")}
+    assert rows[fact].access_count == 2 and rows[fact].last_accessed_at is not None
+    assert rows[cold].status == MemoryItem.Status.ACTIVE  # recalled, so no longer cold
+    other = MemoryItem.objects.for_user("async-other").get()
+    assert other.access_count == 0 and other.last_accessed_at is None
