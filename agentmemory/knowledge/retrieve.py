@@ -62,8 +62,9 @@ class KeywordResult:
     skipped_terms: list[str]  # scored but not used for candidates (too common)
 
 
-#: Best candidates that get the skipped common terms' contribution added.
-RESCORE_DEPTH = 200
+#: Best candidates (at least; twice the limit when larger) that get the skipped common terms'
+#: contribution added.
+RESCORE_DEPTH = 100
 
 
 def _tables() -> dict[str, str]:
@@ -182,7 +183,7 @@ def keyword_search(
                 -- one index-only range scan of the postings per candidate term, exact BM25 over them
                 SELECT p.chunk_id,
                        sum(q.idf * p.tf * (%s + 1.0) / (p.tf + {norm})) AS s,
-                       array_agg(q.term ORDER BY q.idf DESC, q.term) AS matched
+                       array_agg(q.term) AS matched
                 FROM q JOIN {postings} p ON p.knowledge_base_id = %s AND p.term = q.term
                 {filter_join}
                 GROUP BY p.chunk_id
@@ -191,24 +192,26 @@ def keyword_search(
             )
             SELECT cand.chunk_id, cand.s + coalesce(extra.s, 0.0), cand.matched || coalesce(extra.matched, '{{}}')
             FROM cand LEFT JOIN LATERAL (
-                -- the common terms' contribution to each of the best candidates: a few primary-key
-                -- probes per chunk (the aggregate keeps the planner from turning this into a scan
-                -- of the common terms' whole postings)
-                SELECT sum(r.idf * p.tf * (%s + 1.0) / (p.tf + {norm})) AS s,
-                       array_agg(r.term ORDER BY r.idf DESC, r.term) AS matched
-                FROM {postings} p JOIN unnest(%s::text[], %s::float8[]) AS r(term, idf) ON r.term = p.term
-                WHERE p.knowledge_base_id = %s AND p.chunk_id = cand.chunk_id AND p.term = ANY(%s::text[])
+                -- the common terms' contribution to each of the best candidates: one index-only
+                -- range of the (chunk_id, term) index per chunk (the aggregate keeps the planner
+                -- from turning this into a scan of the common terms' whole postings)
+                SELECT sum((%s::float8[])[array_position(%s::text[], p.term)]
+                           * p.tf * (%s + 1.0) / (p.tf + {norm})) AS s,
+                       array_agg(p.term) AS matched
+                FROM {postings} p
+                WHERE p.chunk_id = cand.chunk_id AND p.term = ANY(%s::text[])
             ) extra ON true
             ORDER BY 2 DESC, 1
             LIMIT %s
             """,
             [result.candidate_terms, [idf_of[t] for t in result.candidate_terms],
-             k1, *norm_params, knowledge_base_id, *extra_params, max(limit * 4, RESCORE_DEPTH),
-             k1, *norm_params, skipped, [idf_of[t] for t in skipped], knowledge_base_id, skipped, limit],
+             k1, *norm_params, knowledge_base_id, *extra_params, max(limit * 2, RESCORE_DEPTH),
+             [idf_of[t] for t in skipped], skipped, k1, *norm_params, skipped, limit],
         )
         rows = cur.fetchall()
     result.hits = [
-        ChannelHit(chunk_id=row[0], rank=rank, score=float(row[1]), matched_terms=list(row[2]))
+        ChannelHit(chunk_id=row[0], rank=rank, score=float(row[1]),
+                   matched_terms=sorted(row[2], key=lambda t: (-idf_of[t], t)))
         for rank, row in enumerate(rows, start=1)
     ]
     return result

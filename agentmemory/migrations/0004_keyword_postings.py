@@ -5,6 +5,8 @@ Hand-written database side (the model state is what the autodetector would write
   term is one index-only range scan;
 - chunk_id references the chunk ON DELETE CASCADE, so deleting a document or a knowledge base drops
   its postings in the database (Django's collector would load them row by row);
+- a second index, (chunk_id, term) INCLUDE (tf, length), serves that cascade, deprecation, and the
+  scoring of a query's common terms for the best candidates (index-only, a few entries per chunk);
 - the postings of the active chunks already stored are built here;
 - the GIN indexes on chunk search vectors, which only the old keyword channel read, are dropped.
 """
@@ -20,7 +22,7 @@ CREATE TABLE agentmemory_keywordposting (
     length integer NOT NULL CHECK (length >= 0),
     CONSTRAINT am_posting_pk PRIMARY KEY (knowledge_base_id, term, chunk_id) INCLUDE (tf, length)
 );
-CREATE INDEX am_posting_chunk_idx ON agentmemory_keywordposting (chunk_id);
+CREATE INDEX am_posting_chunk_idx ON agentmemory_keywordposting (chunk_id, term) INCLUDE (tf, length);
 INSERT INTO agentmemory_keywordposting (knowledge_base_id, term, chunk_id, tf, length)
 SELECT c.knowledge_base_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.term_count
 FROM agentmemory_chunk c CROSS JOIN LATERAL unnest(c.search_vector) u
