@@ -111,7 +111,7 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
     if knowledge_bases is not None:
         from ..knowledge.search import resolve_knowledge_bases
 
-        resolve_knowledge_bases(knowledge_bases)
+        knowledge_bases = resolve_knowledge_bases(knowledge_bases)  # NotFound early; the search reuses them
     working = load_working_context(session) if session is not None else None
     t = lap("load", t)
 

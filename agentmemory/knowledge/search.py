@@ -104,11 +104,16 @@ def _validate(query: Any, mode: Any, top_k: Any, thresholds: Any, filters: Any) 
 
 
 def resolve_knowledge_bases(slugs: list[str] | None) -> list:
-    """KnowledgeBase rows for ``slugs`` (all of them when None), in the order asked; NotFound if unknown."""
+    """KnowledgeBase rows for ``slugs`` (all of them when None), in the order asked; NotFound if unknown.
+
+    A list of KnowledgeBase instances (resolved earlier in the same request) is returned as it is.
+    """
     from ..models import KnowledgeBase
 
     if slugs is None:
         return list(KnowledgeBase.objects.order_by("slug"))
+    if isinstance(slugs, list) and slugs and all(isinstance(s, KnowledgeBase) for s in slugs):
+        return list({kb.pk: kb for kb in slugs}.values())  # already resolved by the caller
     if isinstance(slugs, str):
         slugs = [slugs]
     if not isinstance(slugs, list) or not slugs or not all(isinstance(s, str) and s for s in slugs):
@@ -267,6 +272,7 @@ def search_knowledge(
     removed: dict[str, list[int]] = {"cosine": [], "bm25": []}
     terms_cache: dict[tuple[str, ...], list[str]] = {}
     kb_traces: dict[str, dict[str, Any]] = {kb.slug: {} for kb in kbs}
+    active_counts: dict[int, int] = {}  # the keyword channel's N, so the vector channel need not count
     kb_rankings: dict[str, dict[str, list[int]]] = {kb.slug: {} for kb in kbs}
 
     def keyword_channel(kb) -> None:
@@ -276,6 +282,7 @@ def search_knowledge(
         if key not in terms_cache:
             terms_cache[key] = list(dict.fromkeys(index_tokens(search_query, terms=dictionary)))
         kw = keyword_search(kb.pk, terms_cache[key], limit=n_candidates, filters=filters)
+        active_counts[kb.pk] = kw.chunk_count
         kept, gone = _apply_threshold(kw.hits, thresholds["bm25"])
         removed["bm25"].extend(gone)
         kb_rankings[kb.slug]["keyword"] = [h.chunk_id for h in kept]
@@ -301,7 +308,10 @@ def search_knowledge(
             degraded.append(f"vector channel skipped for {kb.slug}: {problem}")
             kb_traces[kb.slug]["vector"] = {"skipped": problem}
         else:
-            vec = vector_search([kb.pk], query_vector, model_name=model_name, limit=n_candidates, filters=filters)
+            exact = (active_counts[kb.pk] <= int(app_settings.VECTOR_EXACT_SEARCH_MAX)
+                     if kb.pk in active_counts else None)
+            vec = vector_search([kb.pk], query_vector, model_name=model_name, limit=n_candidates, filters=filters,
+                                exact=exact)
             kept_v, gone_v = _apply_threshold(vec, thresholds["cosine"])
             removed["cosine"].extend(gone_v)
             kb_rankings[kb.slug]["vector"] = [h.chunk_id for h in kept_v]

@@ -6,13 +6,13 @@ and cached per user (dropped on every write of that user).
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from ..audit import record_event
 from ..conf import app_settings
 from ..models import MemoryItem, MemoryProfile
 from . import cache
-from .recall import decay_factor
 from .write import validate_user_id
 
 _SOURCE_RANK = {"user_stated": 0, "system_log": 1, "model_inferred": 2}
@@ -65,20 +65,21 @@ def top_memories(user_id: str, *, agent_id: str | None = None, limit: int = 10) 
     validate_user_id(user_id)
 
     def compute() -> list[dict]:
-        now = timezone.now()
-        weights = app_settings.MEMORY_SOURCE_WEIGHTS
-        half_life = float(app_settings.MEMORY_HALF_LIFE_DAYS)
-        floor = float(app_settings.MEMORY_DECAY_FLOOR)
-        items = list(MemoryItem.objects.for_user(user_id).active().visible_to_agent(agent_id)
-                     .exclude(source=MemoryItem.Source.MODEL_INFERRED)
-                     .defer("embedding", "search_vector", "provenance").order_by("-confidence", "-id")[:500])
-        scored = sorted(
-            items,
-            key=lambda i: -(float(i.confidence) * float(weights.get(i.source, 1.0))
-                            * decay_factor(i.last_accessed_at or i.created_at, now, half_life_days=half_life,
-                                           floor=floor)),
+        # Ranked in SQL, so only ``limit`` rows are loaded: confidence x source weight x time decay,
+        # the same factors as recall's (decay_factor) without a query.
+        weights = dict(app_settings.MEMORY_SOURCE_WEIGHTS)
+        cases = " ".join("WHEN %s THEN %s" for _ in weights)
+        score = RawSQL(
+            f"confidence * (CASE source {cases} ELSE 1.0 END) * GREATEST(%s, power(0.5, GREATEST(0.0, "
+            "EXTRACT(EPOCH FROM (%s - COALESCE(last_accessed_at, created_at))) / 86400.0) / %s))",
+            [*(x for pair in weights.items() for x in (pair[0], float(pair[1]))),
+             float(app_settings.MEMORY_DECAY_FLOOR), timezone.now(), float(app_settings.MEMORY_HALF_LIFE_DAYS)],
         )
-        return [_fact(i) for i in scored[:limit]]
+        items = (MemoryItem.objects.for_user(user_id).active().visible_to_agent(agent_id)
+                 .exclude(source=MemoryItem.Source.MODEL_INFERRED)
+                 .defer("embedding", "search_vector", "provenance")
+                 .annotate(rank_score=score).order_by("-rank_score", "-confidence", "-id")[:limit])
+        return [_fact(i) for i in items]
 
     return cache.get_or_set(user_id, f"top:{agent_id if agent_id is not None else '*'}:{limit}", compute)
 

@@ -151,3 +151,20 @@ def test_outside_a_transaction_access_is_written_after_recall_returns():
     assert rows[cold].status == MemoryItem.Status.ACTIVE  # recalled, so no longer cold
     other = MemoryItem.objects.for_user("async-other").get()
     assert other.access_count == 0 and other.last_accessed_at is None
+
+
+def test_top_memories_rank_by_confidence_source_and_decay_like_recall():
+    from agentmemory.conf import app_settings
+
+    now = timezone.now()
+    rows = [("预算五千以内", "user_stated", 0.9, 1), ("喜欢简洁的结论", "user_stated", 0.8, 200),
+            ("用户常在晚上提问", "system_log", 0.95, 3), ("公司有三十名员工", "user_stated", 0.6, 0),
+            ("主营母婴用品", "user_stated", 0.99, 60)]
+    for i, (content, source, confidence, days) in enumerate(rows):
+        pk = _write("top-u", content, source=source, confidence=confidence, key=f"k{i}").memory_id
+        MemoryItem.objects.for_user("top-u").filter(pk=pk).update(last_accessed_at=now - dt.timedelta(days=days))
+    weights = app_settings.MEMORY_SOURCE_WEIGHTS
+    expected = sorted(rows, key=lambda r: -(r[2] * weights[r[1]] * decay_factor(
+        now - dt.timedelta(days=r[3]), now, half_life_days=float(app_settings.MEMORY_HALF_LIFE_DAYS),
+        floor=float(app_settings.MEMORY_DECAY_FLOOR))))
+    assert [m["content"] for m in top_memories("top-u", limit=3)] == [r[0] for r in expected[:3]]
