@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
+import socket
 import statistics
-import threading
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -26,6 +29,18 @@ from django.db import connection, transaction
 KB_SLUG = "bench-context"
 USER_PREFIX = "bench-ctx-"
 DEFAULT_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "bench"
+
+
+SERVER_SCRIPT = """
+import sys, django
+from wsgiref.simple_server import WSGIRequestHandler, make_server
+django.setup()
+from django.core.wsgi import get_wsgi_application
+class Quiet(WSGIRequestHandler):
+    def log_message(self, *args):
+        pass
+make_server("127.0.0.1", int(sys.argv[1]), get_wsgi_application(), handler_class=Quiet).serve_forever()
+"""
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -227,26 +242,37 @@ class Command(BaseCommand):
     # --- measurement ----------------------------------------------------------------------------
 
     def _measure(self, opts: dict, queries: list[str]) -> None:
-        from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
-        from django.core.wsgi import get_wsgi_application
-
         from ...api_keys import create_api_key
-        from ...memory.cache import invalidate_user
+        from ...backends import get_embedder
         from ...models import ApiKey
 
-        class QuietHandler(WSGIRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        # One query embedding alone, for scale: every context request embeds its query once (the
+        # knowledge search and the memory recall share it through the embedder's query cache).
+        embedder, embed_times = get_embedder(), []
+        embedder.embed_queries(["warm up"])
+        for q in queries[:30]:
+            started = time.perf_counter()
+            embedder.embed_queries([q[:500]])
+            embed_times.append((time.perf_counter() - started) * 1000)
+        self.stdout.write(f"embed_query alone: p50 {_percentile(embed_times, 0.5):.1f} ms, "
+                          f"p95 {_percentile(embed_times, 0.95):.1f} ms")
         ApiKey.objects.filter(name="bench-context").delete()
         _key, raw = create_api_key("bench-context")
-        httpd = ThreadedWSGIServer(("127.0.0.1", 0), QuietHandler)
-        httpd.set_app(get_wsgi_application())
-        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-        thread.start()
-        url = f"http://127.0.0.1:{httpd.server_address[1]}/api/agentmemory/context/"
+        # The server is its own process, as in production: a server thread inside this process
+        # would share the GIL with the client and the embedding threads and add their waits.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        # One WSGI process serving one request at a time, with a persistent database connection
+        # (CONN_MAX_AGE), as a gunicorn sync worker would; runserver would open a thread and a
+        # database connection per request.
+        env = {**os.environ, "CONN_MAX_AGE": os.environ.get("CONN_MAX_AGE", "600")}
+        server = subprocess.Popen([sys.executable, "-c", SERVER_SCRIPT, str(port)], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{port}/api/agentmemory/context/"
         pick = random.Random(opts["seed"])
         users = [f"{USER_PREFIX}{u}" for u in range(opts["users"])]
+        pick.shuffle(users)
 
         def call(user: str, query: str) -> tuple[float, dict]:
             body = json.dumps({"user_id": user, "query": query[:500], "knowledge_bases": [KB_SLUG],
@@ -260,34 +286,31 @@ class Command(BaseCommand):
             return elapsed, json.loads(payload)
 
         try:
-            for q in queries[:5]:  # warm up: model, jieba, connections
-                call(pick.choice(users), q)
-            # One query embedding alone, for scale: every context request embeds its query once (the
-            # knowledge search and the memory recall share it through the embedder's query cache).
-            from ...backends import get_embedder
-
-            embedder, embed_times = get_embedder(), []
-            for q in queries[:30]:
-                started = time.perf_counter()
-                embedder.embed_query(q[:500])
-                embed_times.append((time.perf_counter() - started) * 1000)
-            self.stdout.write(f"embed_query alone: p50 {_percentile(embed_times, 0.5):.1f} ms, "
-                              f"p95 {_percentile(embed_times, 0.95):.1f} ms")
-            # Forget those cached query vectors: every measured request pays for embedding its query.
-            embedder.clear_query_cache()
-            rows = []
+            deadline = time.monotonic() + 60
+            while True:  # wait for the server to answer
+                try:
+                    call(users[-1], "warm up")
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        raise CommandError("the benchmark server did not start") from None
+                    time.sleep(0.5)
             n = int(opts["requests"])
-            # Uncached: the user's profile and top memories dropped before every request.
+            if len(users) < n + 40:
+                raise CommandError(f"--users must be at least --requests + 40 ({n + 40})")
+            for q in queries[:5]:  # warm up: model, jieba, connections (users never measured)
+                call(users[-2], q)
+            rows = []
+            # Uncached: every request asks for a user not asked before, so the server's cache holds
+            # nothing of them (its profile and top memories are computed from the database).
             times, stages = [], []
             for i in range(n):
-                user = pick.choice(users)
-                invalidate_user(user)
-                elapsed, payload = call(user, queries[i])
+                elapsed, payload = call(users[i], queries[i])
                 times.append(elapsed)
                 stages.append(payload["trace"]["timings_ms"])
             rows.append(("uncached", times, stages))
             # Cached: a working set of users already asked once (profile and top memories in the cache).
-            hot = pick.sample(users, min(20, len(users)))
+            hot = users[n:n + 20]
             for user in hot:
                 call(user, queries[-1])
             times, stages = [], []
@@ -297,7 +320,8 @@ class Command(BaseCommand):
                 stages.append(payload["trace"]["timings_ms"])
             rows.append(("cached", times, stages))
         finally:
-            httpd.shutdown()
+            server.terminate()
+            server.wait(timeout=30)
             ApiKey.objects.filter(name="bench-context").delete()
         self._table(rows, opts)
 
