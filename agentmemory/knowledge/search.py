@@ -418,13 +418,12 @@ def search_knowledge(
             score, kind = info["vector"]["score"], "cosine"
         else:
             score, kind = fused_info[cid]["rrf"], "rrf"
-        version = chunk.version
         hits.append(SearchHit(
-            chunk_id=cid, document_id=chunk.document_id, document_external_id=chunk.document.external_id,
-            document_title=chunk.document.title, knowledge_base=chunk.knowledge_base.slug,
-            version=version.number, version_id=version.pk, position=chunk.position,
+            chunk_id=cid, document_id=chunk.document_id, document_external_id=chunk.document_external_id,
+            document_title=chunk.document_title, knowledge_base=chunk.knowledge_base_slug,
+            version=chunk.version_number, version_id=chunk.version_id, position=chunk.position,
             heading_path=chunk.heading_path, text=chunk.text,
-            citation=_citation(chunk.document.title, version.number, chunk.heading_path, chunk.position),
+            citation=_citation(chunk.document_title, chunk.version_number, chunk.heading_path, chunk.position),
             score=round(float(score), 6), score_kind=kind, channels=info,
             explanation=_explain(info, fused_info.get(cid)),
         ))
@@ -437,16 +436,31 @@ def _passage(chunk) -> str:
     return f"{chunk.heading_path}\n{chunk.text}" if chunk.heading_path else chunk.text
 
 
-def _hydrate(ids: list[int]) -> dict[int, Any]:
+@dataclass(frozen=True)
+class _ChunkRow:
+    """What a search result shows of a chunk, its document, version and knowledge base (one query)."""
+
+    id: int
+    document_id: int
+    version_id: int
+    position: int
+    heading_path: str
+    text: str
+    document_title: str
+    document_external_id: str
+    version_number: int
+    knowledge_base_slug: str
+
+
+def _hydrate(ids: list[int]) -> dict[int, _ChunkRow]:
     if not ids:
         return {}
     from ..models import Chunk
 
-    rows = (Chunk.objects.filter(pk__in=ids)
-            .select_related("document", "version", "knowledge_base")
-            .only("id", "document_id", "version_id", "knowledge_base_id", "position", "heading_path", "text",
-                  "document__title", "document__external_id", "version__number", "knowledge_base__slug"))
-    return {c.pk: c for c in rows}
+    rows = Chunk.objects.filter(pk__in=ids).values_list(
+        "id", "document_id", "version_id", "position", "heading_path", "text", "document__title",
+        "document__external_id", "version__number", "knowledge_base__slug")
+    return {row[0]: _ChunkRow(*row) for row in rows}
 
 
 def _explain(info: dict[str, Any], fused: dict[str, Any] | None) -> str:
