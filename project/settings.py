@@ -140,6 +140,8 @@ _AM_ENV = {
     "RERANK_URL": str,
     "RERANK_MODEL": str,
     "LANGUAGE": str,
+    "CONTEXT_PARALLEL": bool,
+    "MEMORY_ACCESS_ASYNC": bool,
 }
 for _key, _cast in _AM_ENV.items():
     _name = f"AGENTMEMORY_{_key}"
