@@ -69,3 +69,13 @@ def api_client(api_key):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key}")
     return client
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _release_background_connections(django_db_setup):
+    """The memory access writer keeps its database session between recalls; close it before the
+    test database is dropped."""
+    yield
+    from agentmemory.memory.access import flush_access
+
+    flush_access()

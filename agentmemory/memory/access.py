@@ -3,7 +3,8 @@
 Recall returns first and records access after: the UPDATE writes new row versions, and on a busy
 table that is the slowest part of a recall. ``record_access`` hands the ids to one background
 thread per process, which coalesces what queued up meanwhile into one UPDATE per user, in its own
-connection, with an asynchronous commit (access statistics are not worth a disk flush). Inside a
+connection (kept while recalls keep coming, released after IDLE_SECONDS without work unless
+CONN_MAX_AGE keeps it, and closed by a flush), with an asynchronous commit (access statistics are not worth a disk flush). Inside a
 transaction (a test, an atomic view) or with MEMORY_ACCESS_ASYNC off it writes inline instead: a
 background connection could not see the caller's uncommitted rows. ``flush_access`` waits until
 everything queued is written (benchmarks, shutdown; also registered with atexit).
@@ -17,7 +18,7 @@ import queue
 import threading
 from collections import defaultdict
 
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.db.models import Case, F, Value, When
 
 from ..conf import app_settings
@@ -76,9 +77,17 @@ def _ensure_thread() -> None:
             _thread.start()
 
 
+#: Seconds without work after which the writer releases its connection (as a request would).
+IDLE_SECONDS = 2.0
+
+
 def _run() -> None:
     while True:
-        batch = [_queue.get()]
+        try:
+            batch = [_queue.get(timeout=IDLE_SECONDS)]
+        except queue.Empty:
+            close_old_connections()  # closed unless CONN_MAX_AGE keeps it
+            continue
         while True:  # coalesce whatever queued up while the last batch was written
             try:
                 batch.append(_queue.get_nowait())
@@ -105,6 +114,8 @@ def _run() -> None:
                     _write(user_id, ids, latest, times)
                 except Exception:  # the writer thread must outlive any one bad batch
                     logger.exception("access statistics of %d memories of %s not recorded", len(ids), user_id)
+        if waiters:
+            connection.close()  # a flush (shutdown, tests, benchmarks) leaves no session behind
         for waiter in waiters:
             waiter.set()
 
