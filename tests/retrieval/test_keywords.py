@@ -147,3 +147,17 @@ def test_keyword_search_applies_filters_before_the_limit():
     result = keyword_search(kb.pk, ["苹果"], limit=1, filters={"document_ids": [wanted.pk]})
     assert [Chunk.objects.get(pk=h.chunk_id).document_id for h in result.hits] == [wanted.pk]
     assert keyword_search(kb.pk, ["苹果"], limit=1, filters={"external_ids": ["nope"]}).hits == []
+
+
+def test_a_stale_posting_never_surfaces_a_deprecated_chunk():
+    """Defence in depth: even if a posting outlived its chunk's version, search shows active chunks only."""
+    from agentmemory.knowledge.search import search_knowledge
+    from agentmemory.models import KeywordPosting
+
+    kb = build_kb("stale", [("a", "甲", "X-200 实验 说明。"), ("b", "乙", "X-200 理论 综述。")])
+    old = Chunk.objects.get(knowledge_base=kb, status="active", document__external_id="a")
+    ingest(kb, "a", "甲", "经典力学 实验 说明。")  # v2: the v1 chunk is deprecated, its postings deleted
+    KeywordPosting.objects.create(knowledge_base=kb, term="x-200", chunk=old, tf=3, length=old.term_count)
+    assert old.pk in [h.chunk_id for h in keyword_search(kb.pk, ["x-200"], limit=10).hits]  # the stale row
+    result = search_knowledge("X-200", knowledge_bases=["stale"], mode="keyword")
+    assert [h.document_external_id for h in result.hits] == ["b"]
