@@ -4,6 +4,7 @@ All network code in agentmemory lives under this package.
 """
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -43,6 +44,16 @@ def reset_backends() -> None:
     """Forget cached backend instances (on setting_changed, and in tests)."""
     with _lock:
         _instances.clear()
+
+
+# A forked child (gunicorn --preload, Celery prefork) inherits the parent's backend objects but not
+# their threads: the bundled model's engine thread, for one, would never answer. Start afresh.
+def _reset_after_fork() -> None:
+    global _instances, _lock
+    _instances, _lock = {}, threading.Lock()  # a lock held by a parent thread would never be released
+
+
+os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 def get_embedder():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 import datetime as dt
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -63,6 +64,14 @@ class LayerResult:
         if self.error:
             out["error"] = self.error
         return out
+
+
+def _forget_pool_after_fork() -> None:
+    global _pool
+    _pool = None  # its threads did not survive the fork
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def _executor() -> concurrent.futures.ThreadPoolExecutor:

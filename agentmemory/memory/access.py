@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import datetime as dt
 import logging
+import os
 import queue
 import threading
 from collections import defaultdict
@@ -134,4 +135,11 @@ def _write(user_id: str, ids: list[int], now: dt.datetime, times: int) -> None:
                 logger.warning("access statistics of %d memories of %s not recorded: %s", len(ids), user_id, exc)
 
 
+def _reset_after_fork() -> None:
+    global _queue, _thread, _thread_lock
+    # The writer thread stayed in the parent, and a lock held by a parent thread is never released.
+    _queue, _thread, _thread_lock = queue.Queue(), None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_reset_after_fork)
 atexit.register(flush_access, 5.0)

@@ -121,3 +121,25 @@ def test_a_failed_query_embedding_is_shared_for_a_moment_then_retried():
     time.sleep(0.35)
     assert embedder.embed_query("q").shape == (3,)  # the backend is asked again
     assert len(calls) == 2
+
+
+def test_a_forked_child_gets_working_backends_and_threads():
+    """gunicorn --preload and Celery prefork fork after the parent may have used the embedder."""
+    import os
+
+    parent = get_embedder()
+    parent.prefetch_query("fork 前").result(timeout=30)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: a fresh embedder whose engine thread runs
+        ok = b"0"
+        try:
+            child = get_embedder()
+            vector = child.prefetch_query("fork 后").result(timeout=30)
+            ok = b"1" if child is not parent and vector.shape == (384,) else b"0"
+        finally:
+            os.write(write, ok)
+            os._exit(0)
+    os.close(write)
+    assert os.read(read, 1) == b"1"
+    os.waitpid(pid, 0)

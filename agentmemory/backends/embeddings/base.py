@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -25,6 +26,14 @@ def _prefetcher() -> concurrent.futures.ThreadPoolExecutor:
                 _prefetch_pool = concurrent.futures.ThreadPoolExecutor(
                     max_workers=8, thread_name_prefix="agentmemory-embed")
     return _prefetch_pool
+
+
+def _forget_pool_after_fork() -> None:
+    global _prefetch_pool
+    _prefetch_pool = None  # its threads did not survive the fork
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 class Embedder:
