@@ -73,20 +73,24 @@ class Command(BaseCommand):
                 self.cleanup()
 
     def cleanup(self) -> None:
-        """Delete the bench rows. Around a large delete the HNSW index is dropped and rebuilt: vacuuming
-        100k dead entries out of an HNSW graph takes the server many minutes."""
+        """Delete the bench rows. Around a large delete the HNSW index is dropped and rebuilt, in one
+        transaction (a failed delete leaves the index in place): vacuuming 100k dead entries out of an
+        HNSW graph takes the server many minutes."""
+        from django.db import transaction
+
         table = MemoryItem._meta.db_table
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT count(*) FROM {table} WHERE user_id LIKE %s", [PREFIX + "%"])
-            large = cursor.fetchone()[0] > 10_000
-            if large:
-                cursor.execute("DROP INDEX IF EXISTS am_memory_embedding_hnsw")
-        deleted, _ = MemoryItem.objects.get_queryset().filter(user_id__startswith=PREFIX).delete()
-        if large:
+        with transaction.atomic():
             with connection.cursor() as cursor:
-                cursor.execute("SET maintenance_work_mem = '512MB'")
-                cursor.execute(f"CREATE INDEX IF NOT EXISTS am_memory_embedding_hnsw ON {table} "
-                               f"USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
+                cursor.execute(f"SELECT count(*) FROM {table} WHERE user_id LIKE %s", [PREFIX + "%"])
+                large = cursor.fetchone()[0] > 10_000
+                if large:
+                    cursor.execute("DROP INDEX IF EXISTS am_memory_embedding_hnsw")
+            deleted, _ = MemoryItem.objects.get_queryset().filter(user_id__startswith=PREFIX).delete()
+            if large:
+                with connection.cursor() as cursor:
+                    cursor.execute("SET LOCAL maintenance_work_mem = '512MB'")
+                    cursor.execute(f"CREATE INDEX IF NOT EXISTS am_memory_embedding_hnsw ON {table} "
+                                   f"USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
         self.stdout.write(f"cleaned up {deleted} bench rows")
 
     # --- (a) latency at scale -------------------------------------------------------------------
