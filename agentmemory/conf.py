@@ -53,7 +53,7 @@ DEFAULTS: dict[str, Any] = {
     # --- retrieval (docs/retrieval.md) ------------------------------------------------------------
     # Chunks each channel returns before fusion (and the depth of the fused list reranked).
     "SEARCH_CANDIDATES": 50,
-    # Keyword channel: postings of the rarest query terms used to generate candidates (GIN).
+    # Keyword channel: postings of the rarest query terms read to generate candidates (KeywordPosting).
     "KEYWORD_CANDIDATE_LIMIT": 1000,
     # A query term in more than this fraction of the chunks only scores, it never generates candidates.
     "KEYWORD_COMMON_TERM_RATIO": 0.1,
