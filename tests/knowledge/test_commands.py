@@ -134,3 +134,9 @@ def test_reembed_keywords_applies_a_new_user_dictionary(api_client, kb, counting
     call_command("agentmemory_reembed", "--kb", "manuals", "--keywords", stdout=out)
     assert "keyword index rebuilt" in out.getvalue()
     assert any(term in c.search_vector for c in Chunk.objects.all())
+    # The postings follow, so the keyword channel finds the whole term at once.
+    from agentmemory.models import KeywordPosting
+
+    assert KeywordPosting.objects.filter(term="仓库温湿度监控终端", chunk__status="active").exists()
+    found = api_client.post(f"{url}search/", {"query": "仓库温湿度监控终端", "mode": "keyword"}, format="json").json()
+    assert "仓库温湿度监控终端" in found["hits"][0]["channels"]["keyword"]["matched_terms"]
