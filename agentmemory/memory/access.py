@@ -2,12 +2,13 @@
 
 Recall returns first and records access after: the UPDATE writes new row versions, and on a busy
 table that is the slowest part of a recall. ``record_access`` hands the ids to one background
-thread per process, which coalesces what queued up meanwhile into one UPDATE per user, in its own
-connection (kept while recalls keep coming, released after IDLE_SECONDS without work unless
-CONN_MAX_AGE keeps it, and closed by a flush), with an asynchronous commit (access statistics are not worth a disk flush). Inside a
-transaction (a test, an atomic view) or with MEMORY_ACCESS_ASYNC off it writes inline instead: a
-background connection could not see the caller's uncommitted rows. ``flush_access`` waits until
-everything queued is written (benchmarks, shutdown; also registered with atexit).
+thread per process, which writes what queued up meanwhile in one UPDATE, each row matched on its
+id and its user. The thread keeps its connection while recalls keep coming, releases it after
+IDLE_SECONDS without work (unless CONN_MAX_AGE keeps it), and closes it on a flush; commits are
+asynchronous (access statistics are not worth a disk flush). Inside a transaction (a test, an
+atomic view) or with MEMORY_ACCESS_ASYNC off it writes inline instead: a background connection
+could not see the caller's uncommitted rows. ``flush_access`` waits until everything queued is
+written (benchmarks, shutdown; also registered with atexit).
 """
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ import logging
 import os
 import queue
 import threading
-from collections import defaultdict
 
 from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.db.models import Case, F, Value, When
@@ -96,8 +96,8 @@ def _run() -> None:
                 batch.append(_queue.get_nowait())
             except queue.Empty:
                 break
-        # user -> item -> (times recalled, latest time)
-        pending: dict[str, dict[int, tuple[int, dt.datetime]]] = defaultdict(dict)
+        # (user, item) -> (times recalled, latest time)
+        pending: dict[tuple[str, int], tuple[int, dt.datetime]] = {}
         waiters = []
         for entry in batch:
             if isinstance(entry, threading.Event):
@@ -105,34 +105,42 @@ def _run() -> None:
                 continue
             user_id, ids, now = entry
             for pk in ids:
-                times, latest = pending[user_id].get(pk, (0, now))
-                pending[user_id][pk] = (times + 1, max(now, latest))
-        for user_id, items in pending.items():
-            groups: dict[int, list[int]] = defaultdict(list)
-            for pk, (times, _latest) in items.items():
-                groups[times].append(pk)
-            latest = max(stamp for _times, stamp in items.values())
-            for times, ids in groups.items():
-                try:
-                    _write(user_id, ids, latest, times)
-                except Exception:  # the writer thread must outlive any one bad batch
-                    logger.exception("access statistics of %d memories of %s not recorded", len(ids), user_id)
+                times, latest = pending.get((user_id, pk), (0, now))
+                pending[(user_id, pk)] = (times + 1, max(now, latest))
+        if pending:
+            try:
+                _write(pending)
+            except Exception:  # the writer thread must outlive any one bad batch
+                logger.exception("access statistics of %d memories not recorded", len(pending))
         if waiters:
             connection.close()  # a flush (shutdown, tests, benchmarks) leaves no session behind
         for waiter in waiters:
             waiter.set()
 
 
-def _write(user_id: str, ids: list[int], now: dt.datetime, times: int) -> None:
-    # Items of one batch get the batch's latest access time (they were recalled milliseconds apart).
+def _write(pending: dict[tuple[str, int], tuple[int, dt.datetime]]) -> None:
+    """One UPDATE for the whole batch; every row is matched on its id *and* its user (the scope)."""
+    table = MemoryItem._meta.db_table
+    keys = list(pending)
+    args = [[pk for _user, pk in keys], [user for user, _pk in keys], [pending[k][0] for k in keys],
+            [pending[k][1] for k in keys]]
+    sql = f"""
+        UPDATE {table} AS m
+        SET access_count = m.access_count + u.times,
+            last_accessed_at = GREATEST(coalesce(m.last_accessed_at, u.at), u.at),
+            status = CASE WHEN m.status = %s THEN %s ELSE m.status END
+        FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::timestamptz[]) AS u(id, user_id, times, at)
+        WHERE m.id = u.id AND m.user_id = u.user_id"""
     for attempt in (1, 2):
         try:
-            touch_now(user_id, ids, now, times=times)
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit = off")
+                cursor.execute(sql, [MemoryItem.Status.COLD, MemoryItem.Status.ACTIVE, *args])
             return
         except DatabaseError as exc:  # e.g. the server restarted: reconnect once, then give up
             connection.close()
             if attempt == 2:
-                logger.warning("access statistics of %d memories of %s not recorded: %s", len(ids), user_id, exc)
+                logger.warning("access statistics of %d memories not recorded: %s", len(pending), exc)
 
 
 def _reset_after_fork() -> None:

@@ -151,6 +151,13 @@ def test_outside_a_transaction_access_is_written_after_recall_returns():
     assert rows[cold].status == MemoryItem.Status.ACTIVE  # recalled, so no longer cold
     other = MemoryItem.objects.for_user("async-other").get()
     assert other.access_count == 0 and other.last_accessed_at is None
+    # The writer matches every row on its user too: an id paired with the wrong user changes nothing.
+    from agentmemory.memory.access import record_access
+
+    record_access("async-u", [other.pk], timezone.now())
+    flush_access()
+    other.refresh_from_db()
+    assert other.access_count == 0 and other.last_accessed_at is None
 
 
 def test_top_memories_rank_by_confidence_source_and_decay_like_recall():
