@@ -13,6 +13,7 @@ from typing import Any
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
 from ..types import ContextBundle, ContextItem
+from ..validation import validate_query
 from .budget import fill_budget, memory_cap
 from .fuse import fuse_items
 from .gather import gather_layers, load_working_context, turn_line, working_turns
@@ -30,12 +31,7 @@ def _validate(user_id: Any, query: Any, token_budget: Any, route: Any, knowledge
         raise InvalidInput(f"user_id is longer than {MAX_ID_CHARS} characters", field="user_id")
     if agent_id is not None and (not isinstance(agent_id, str) or len(agent_id) > MAX_ID_CHARS):
         raise InvalidInput(f"agent_id must be a string of at most {MAX_ID_CHARS} characters", field="agent_id")
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("query must be a non-empty string", field="query")
-    limit = int(app_settings.MAX_QUERY_CHARS)
-    if len(query) > limit:
-        raise InvalidInput(f"query is {len(query)} characters; the limit is {limit} (MAX_QUERY_CHARS)",
-                           field="query")
+    query = validate_query(query)
     budget = app_settings.CONTEXT_TOKEN_BUDGET if token_budget is None else token_budget
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise InvalidInput(f"token_budget must be a positive integer; got {token_budget!r}", field="token_budget")
@@ -45,7 +41,7 @@ def _validate(user_id: Any, query: Any, token_budget: Any, route: Any, knowledge
         not isinstance(knowledge_bases, list) or not all(isinstance(s, str) and s for s in knowledge_bases)
     ):
         raise InvalidInput("knowledge_bases must be a list of knowledge base slugs", field="knowledge_bases")
-    return user_id, query.strip(), budget
+    return user_id, query, budget
 
 
 def _load_session(user_id: str, session_id: Any):

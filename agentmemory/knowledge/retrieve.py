@@ -29,6 +29,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from ..conf import app_settings
+from ..models.fields import vector_literal
 
 
 @dataclass
@@ -234,10 +235,6 @@ def _iterative_scan_supported(vendor_key: str) -> bool:
     return tuple(parts) >= (0, 8)
 
 
-def _vector_literal(vector) -> str:
-    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
-
-
 def vector_search(
     knowledge_base_ids: list[int],
     query_vector,
@@ -258,7 +255,7 @@ def vector_search(
     tables = _tables()
     ef = max(int(ef_search or app_settings.HNSW_EF_SEARCH), limit)
     extra, extra_params = filter_sql(filters)
-    literal = _vector_literal(query_vector)
+    literal = vector_literal(query_vector)
     with transaction.atomic(), connection.cursor() as cur:
         if exact is None:
             cur.execute(f"SELECT coalesce(sum(chunk_count), 0) FROM {tables['stats']} WHERE knowledge_base_id = ANY(%s)",

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..conf import app_settings
 from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch, InvalidInput, NotFound
+from ..validation import validate_query
 from .fuse import rrf
 from .keywords import index_tokens, user_dictionary_terms
 from .retrieve import ChannelHit, keyword_search, vector_search
@@ -66,12 +67,7 @@ class SearchResult:
 
 
 def _validate(query: Any, mode: Any, top_k: Any, thresholds: Any, filters: Any) -> tuple[str, str, int, dict, dict]:
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("query must be a non-empty string", field="query")
-    limit = int(app_settings.MAX_QUERY_CHARS)
-    if len(query) > limit:
-        raise InvalidInput(f"query is {len(query)} characters; the limit is {limit} (MAX_QUERY_CHARS)",
-                           field="query")
+    query = validate_query(query)
     if mode not in MODES:
         raise InvalidInput(f"mode must be one of {', '.join(MODES)}; got {mode!r}", field="mode")
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
@@ -100,7 +96,7 @@ def _validate(query: Any, mode: Any, top_k: Any, thresholds: Any, filters: Any) 
             raise InvalidInput(f"filters.{key} must be a list", field="filters")
         if key == "document_ids" and not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
             raise InvalidInput("filters.document_ids must be a list of integers", field="filters")
-    return query.strip(), mode, top_k, thresholds_out, filters
+    return query, mode, top_k, thresholds_out, filters
 
 
 def resolve_knowledge_bases(slugs: list[str] | None) -> list:

@@ -20,8 +20,10 @@ from ..backends import get_embedder
 from ..conf import app_settings
 from ..exceptions import EmbeddingError, InvalidInput
 from ..models import MemoryItem
+from ..models.fields import vector_literal
 from ..text import query_terms
 from ..text.tsvector import tsquery_any
+from ..validation import validate_query
 from .access import record_access
 from .write import validate_user_id
 
@@ -131,16 +133,16 @@ def with_neighbour_context(relevance: dict[int, float], positions: dict[int, tup
 
 # --- SQL ----------------------------------------------------------------------------------------
 def _scope_sql(user_id: str, statuses: list[str], sources: list[str], agent_ids: list[str] | None,
-               as_of: dt.datetime | None, alias: str = "") -> tuple[str, list]:
-    a = f"{alias}." if alias else ""
-    sql = f"{a}user_id = %s AND {a}status = ANY(%s) AND {a}source = ANY(%s)"
+               as_of: dt.datetime | None) -> tuple[str, list]:
+    """Conditions (on the memory table aliased ``m``) and params of the scope searched."""
+    sql = "m.user_id = %s AND m.status = ANY(%s) AND m.source = ANY(%s)"
     params: list = [user_id, statuses, sources]
     if agent_ids is not None:
-        sql += f" AND {a}agent_id = ANY(%s)"
+        sql += " AND m.agent_id = ANY(%s)"
         params.append(agent_ids)
     if as_of is not None:
-        sql += (f" AND (({a}valid_from IS NULL AND {a}created_at <= %s) OR {a}valid_from <= %s)"
-                f" AND ({a}valid_to IS NULL OR {a}valid_to > %s)")
+        sql += (" AND ((m.valid_from IS NULL AND m.created_at <= %s) OR m.valid_from <= %s)"
+                " AND (m.valid_to IS NULL OR m.valid_to > %s)")
         params += [as_of, as_of, as_of]
     return sql, params
 
@@ -171,7 +173,7 @@ def _keyword_channel(scope: str, params: list, terms: list[str], limit: int) -> 
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
-            WITH scope AS MATERIALIZED (SELECT id, search_vector, term_count FROM {table} WHERE {scope}),
+            WITH scope AS MATERIALIZED (SELECT m.id, m.search_vector, m.term_count FROM {table} m WHERE {scope}),
             stats AS (SELECT count(*)::float8 AS n, GREATEST(avg(term_count), 1)::float8 AS avgdl FROM scope),
             hits AS (
                 SELECT s.id, s.term_count, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
@@ -192,17 +194,17 @@ def _keyword_channel(scope: str, params: list, terms: list[str], limit: int) -> 
 
 
 def _candidates(scope: str, params: list, *, vector: list[float] | None, model_name: str, exact: bool,
-                limit: int, bm25: dict[int, float], scoped_m: str, scoped_params: list) -> dict[int, _Candidate]:
+                limit: int, bm25: dict[int, float]) -> dict[int, _Candidate]:
     """The vector channel's top ``limit`` and the keyword hits, with what the final score needs of each row."""
     table = MemoryItem._meta.db_table
     args: list = []
     if vector is not None:
-        literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        literal = vector_literal(vector)
         # A user's scope is usually small: exact distances over the user_id index beat a filtered
         # HNSW walk through everyone's vectors ("+ 0" keeps the planner off HNSW).
-        order = "(embedding <=> %s::vector) + 0" if exact else "embedding <=> %s::vector"
-        vec = (f"vec AS (SELECT id, 1 - (embedding <=> %s::vector) AS sim FROM {table} "
-               f"WHERE {scope} AND embedding IS NOT NULL AND embedding_model = %s ORDER BY {order} LIMIT %s)")
+        order = "(m.embedding <=> %s::vector) + 0" if exact else "m.embedding <=> %s::vector"
+        vec = (f"vec AS (SELECT m.id, 1 - (m.embedding <=> %s::vector) AS sim FROM {table} m "
+               f"WHERE {scope} AND m.embedding IS NOT NULL AND m.embedding_model = %s ORDER BY {order} LIMIT %s)")
         args += [literal, *params, model_name, literal, limit]
     else:
         vec = "vec AS (SELECT NULL::bigint AS id, NULL::float8 AS sim WHERE false)"
@@ -211,10 +213,10 @@ def _candidates(scope: str, params: list, *, vector: list[float] | None, model_n
         SELECT m.id, vec.sim, m.source, m.confidence, coalesce(m.last_accessed_at, m.created_at),
                m.session_id, m.turn_id
         FROM (SELECT id FROM vec UNION SELECT unnest(%s::bigint[])) c
-        JOIN {table} m ON m.id = c.id AND {scoped_m}
+        JOIN {table} m ON m.id = c.id AND {scope}
         LEFT JOIN vec ON vec.id = c.id"""
     # The keyword ids came from an earlier statement: the scope is checked again in this snapshot.
-    args += [list(bm25), *scoped_params]
+    args += [list(bm25), *params]
     with transaction.atomic(), connection.cursor() as cursor:
         if vector is not None and not exact:
             # A large scope: HNSW, with iterative scan so the user filter still fills the list.
@@ -245,10 +247,7 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     validate_user_id(user_id)
     if isinstance(query, str):
         query = query.replace("\x00", "")  # PostgreSQL text cannot hold NUL
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("query must be a non-empty string.", field="query")
-    if len(query) > int(app_settings.MAX_QUERY_CHARS):
-        raise InvalidInput(f"query is longer than {app_settings.MAX_QUERY_CHARS} characters.", field="query")
+    query = validate_query(query)
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 100:
         raise InvalidInput("top_k must be an integer between 1 and 100.", field="top_k")
     if as_of is not None and timezone.is_naive(as_of):
@@ -276,7 +275,7 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
         embedder = get_embedder()
         model_name = embedder.model_name
         # The model runs in the background while the keyword channel queries the database.
-        pending = embedder.prefetch_query(query.strip())
+        pending = embedder.prefetch_query(query)
     except EmbeddingError as exc:
         mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
 
@@ -291,9 +290,8 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
             mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
     if mode != "hybrid":
         logger.warning("memory recall degraded to keyword-only: %s", reason)
-    scoped_m, scoped_params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of, alias="m")
     found = _candidates(scope, params, vector=vector, model_name=model_name, exact=exact, limit=candidates,
-                        bm25=bm25, scoped_m=scoped_m, scoped_params=scoped_params)
+                        bm25=bm25)
     vec_scores = {pk: c.vector for pk, c in found.items() if c.vector is not None}
     bm_scores = {pk: c.bm25 for pk, c in found.items() if c.bm25 is not None}
     relevance, vn, bn = fuse(vec_scores, bm_scores, method=app_settings.MEMORY_FUSION,

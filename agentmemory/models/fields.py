@@ -14,3 +14,8 @@ def embedding_field(**kwargs) -> VectorField:
     kwargs.setdefault("blank", True)
     kwargs.setdefault("editable", False)
     return VectorField(dimensions=EMBEDDING_DIMENSIONS, **kwargs)
+
+
+def vector_literal(vector) -> str:
+    """A vector as pgvector text (``'[0.1,0.2,...]'``) for raw SQL: 7 significant digits, float32's precision."""
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
