@@ -20,8 +20,6 @@ import queue
 import threading
 
 from django.db import DatabaseError, close_old_connections, connection, transaction
-from django.db.models import Case, F, Value, When
-from django.db.models.functions import Coalesce, Greatest
 
 from ..conf import app_settings
 from ..models import MemoryItem
@@ -33,20 +31,31 @@ _thread: threading.Thread | None = None
 _thread_lock = threading.Lock()
 
 
-def touch_now(user_id: str, ids: list[int], now: dt.datetime, *, times: int = 1) -> int:
-    """One UPDATE of ``user_id``'s items ``ids`` (recalled ``times`` times); returns the rows written."""
-    if not ids:
-        return 0
+def write_access(pending: dict[tuple[str, int], tuple[int, dt.datetime]]) -> None:
+    """One UPDATE for ``{(user_id, memory_id): (times recalled, latest time)}``.
+
+    Every row is matched on its id *and* its user, so an id paired with another user changes nothing.
+    """
+    if not pending:
+        return
+    table = MemoryItem._meta.db_table
+    keys = list(pending)
+    args = [[pk for _user, pk in keys], [user for user, _pk in keys], [pending[k][0] for k in keys],
+            [pending[k][1] for k in keys]]
     outer = connection.in_atomic_block  # inside a caller's transaction, leave its commit alone
     with transaction.atomic(), connection.cursor() as cursor:
         if not outer:
             cursor.execute("SET LOCAL synchronous_commit = off")
-        return MemoryItem.objects.for_user(user_id).filter(pk__in=ids).update(
-            access_count=F("access_count") + times,
-            # A batch written late must not move a newer inline access back in time.
-            last_accessed_at=Greatest(Coalesce(F("last_accessed_at"), Value(now)), Value(now)),
-            status=Case(When(status=MemoryItem.Status.COLD, then=Value(MemoryItem.Status.ACTIVE)),
-                        default=F("status")),
+        # GREATEST: a batch written late must not move a newer access back in time.
+        cursor.execute(
+            f"""
+            UPDATE {table} AS m
+            SET access_count = m.access_count + u.times,
+                last_accessed_at = GREATEST(coalesce(m.last_accessed_at, u.at), u.at),
+                status = CASE WHEN m.status = %s THEN %s ELSE m.status END
+            FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::timestamptz[]) AS u(id, user_id, times, at)
+            WHERE m.id = u.id AND m.user_id = u.user_id""",
+            [MemoryItem.Status.COLD, MemoryItem.Status.ACTIVE, *args],
         )
 
 
@@ -55,7 +64,7 @@ def record_access(user_id: str, ids: list[int], now: dt.datetime) -> None:
     if not ids:
         return
     if connection.in_atomic_block or not app_settings.MEMORY_ACCESS_ASYNC:
-        touch_now(user_id, ids, now)
+        write_access({(user_id, pk): (1, now) for pk in ids})
         return
     _ensure_thread()
     _queue.put((user_id, list(ids), now))
@@ -119,23 +128,9 @@ def _run() -> None:
 
 
 def _write(pending: dict[tuple[str, int], tuple[int, dt.datetime]]) -> None:
-    """One UPDATE for the whole batch; every row is matched on its id *and* its user (the scope)."""
-    table = MemoryItem._meta.db_table
-    keys = list(pending)
-    args = [[pk for _user, pk in keys], [user for user, _pk in keys], [pending[k][0] for k in keys],
-            [pending[k][1] for k in keys]]
-    sql = f"""
-        UPDATE {table} AS m
-        SET access_count = m.access_count + u.times,
-            last_accessed_at = GREATEST(coalesce(m.last_accessed_at, u.at), u.at),
-            status = CASE WHEN m.status = %s THEN %s ELSE m.status END
-        FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::timestamptz[]) AS u(id, user_id, times, at)
-        WHERE m.id = u.id AND m.user_id = u.user_id"""
     for attempt in (1, 2):
         try:
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit = off")
-                cursor.execute(sql, [MemoryItem.Status.COLD, MemoryItem.Status.ACTIVE, *args])
+            write_access(pending)
             return
         except DatabaseError as exc:  # e.g. the server restarted: reconnect once, then give up
             connection.close()
