@@ -88,6 +88,16 @@ def _posting_table() -> str:
     return KeywordPosting._meta.db_table
 
 
+def _lock_stats(cur, stats_t: str, knowledge_base_id: int) -> None:
+    """Lock (creating it if needed) the base's stats row: every change to its keyword index serializes here."""
+    cur.execute(
+        f"INSERT INTO {stats_t} (knowledge_base_id, chunk_count, total_terms, evaluation_pending, updated_at) "
+        f"VALUES (%s, 0, 0, false, now()) ON CONFLICT (knowledge_base_id) DO NOTHING",
+        [knowledge_base_id],
+    )
+    cur.execute(f"SELECT id FROM {stats_t} WHERE knowledge_base_id = %s FOR UPDATE", [knowledge_base_id])
+
+
 def _insert_postings(cur, chunk_t: str, where: str, params: list) -> None:
     cur.execute(
         f"""
@@ -114,13 +124,7 @@ def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], dep
         return
     chunk_t, term_t, stats_t = _tables()
     with transaction.atomic(), connection.cursor() as cur:
-        # Lock the KB's stats row first: concurrent publishes of one base serialize here.
-        cur.execute(
-            f"INSERT INTO {stats_t} (knowledge_base_id, chunk_count, total_terms, evaluation_pending, updated_at) "
-            f"VALUES (%s, 0, 0, false, now()) ON CONFLICT (knowledge_base_id) DO NOTHING",
-            [knowledge_base_id],
-        )
-        cur.execute(f"SELECT id FROM {stats_t} WHERE knowledge_base_id = %s FOR UPDATE", [knowledge_base_id])
+        _lock_stats(cur, stats_t, knowledge_base_id)
         delta_n = 0
         delta_len = 0
         for ids, sign in ((activated, 1), (deprecated, -1)):
@@ -166,14 +170,9 @@ def rebuild_keyword_stats(*, knowledge_base_id: int) -> dict:
     """Recompute a knowledge base's postings, document frequencies and corpus statistics from its active chunks."""
     chunk_t, term_t, stats_t = _tables()
     with transaction.atomic(), connection.cursor() as cur:
-        # The same row lock as a publish: a publish running meanwhile would otherwise deprecate
-        # chunks whose postings this rebuild is re-inserting from its older snapshot.
-        cur.execute(
-            f"INSERT INTO {stats_t} (knowledge_base_id, chunk_count, total_terms, evaluation_pending, updated_at) "
-            f"VALUES (%s, 0, 0, false, now()) ON CONFLICT (knowledge_base_id) DO NOTHING",
-            [knowledge_base_id],
-        )
-        cur.execute(f"SELECT id FROM {stats_t} WHERE knowledge_base_id = %s FOR UPDATE", [knowledge_base_id])
+        # A publish running meanwhile would otherwise deprecate chunks whose postings this rebuild is
+        # re-inserting from its older snapshot.
+        _lock_stats(cur, stats_t, knowledge_base_id)
         cur.execute(f"DELETE FROM {_posting_table()} WHERE knowledge_base_id = %s", [knowledge_base_id])
         _insert_postings(cur, chunk_t, "c.knowledge_base_id = %s AND c.status = 'active'", [knowledge_base_id])
         cur.execute(f"DELETE FROM {term_t} WHERE knowledge_base_id = %s", [knowledge_base_id])

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
+from django.db import connection, transaction
 from django.test import override_settings
 from django.utils import timezone
 
@@ -38,6 +38,14 @@ PREFIX = "bench:"
 def _pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, math.ceil(q * len(values)) - 1)]
+
+
+def _create_hnsw_index() -> None:
+    """The memory table's HNSW index as migration 0002 defines it (dropped around bulk loads and deletes)."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL maintenance_work_mem = '512MB'")
+        cursor.execute(f"CREATE INDEX IF NOT EXISTS am_memory_embedding_hnsw ON {MemoryItem._meta.db_table} "
+                       f"USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
 
 
 class Command(BaseCommand):
@@ -76,8 +84,6 @@ class Command(BaseCommand):
         """Delete the bench rows. Around a large delete the HNSW index is dropped and rebuilt, in one
         transaction (a failed delete leaves the index in place): vacuuming 100k dead entries out of an
         HNSW graph takes the server many minutes."""
-        from django.db import transaction
-
         table = MemoryItem._meta.db_table
         with transaction.atomic():
             with connection.cursor() as cursor:
@@ -87,10 +93,7 @@ class Command(BaseCommand):
                     cursor.execute("DROP INDEX IF EXISTS am_memory_embedding_hnsw")
             deleted, _ = MemoryItem.objects.get_queryset().filter(user_id__startswith=PREFIX).delete()
             if large:
-                with connection.cursor() as cursor:
-                    cursor.execute("SET LOCAL maintenance_work_mem = '512MB'")
-                    cursor.execute(f"CREATE INDEX IF NOT EXISTS am_memory_embedding_hnsw ON {table} "
-                                   f"USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
+                _create_hnsw_index()
         self.stdout.write(f"cleaned up {deleted} bench rows")
 
     # --- (a) latency at scale -------------------------------------------------------------------
@@ -177,10 +180,8 @@ class Command(BaseCommand):
             MemoryItem.objects.bulk_create(batch)
         self.stdout.write(f"inserted in {time.perf_counter() - started:.1f}s")
         started = time.perf_counter()
+        _create_hnsw_index()
         with connection.cursor() as cursor:
-            cursor.execute("SET maintenance_work_mem = '512MB'")
-            cursor.execute(f"CREATE INDEX IF NOT EXISTS am_memory_embedding_hnsw ON {table} "
-                           f"USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
             cursor.execute(f"ANALYZE {table}")
         self.stdout.write(f"HNSW index rebuilt in {time.perf_counter() - started:.1f}s")
 
