@@ -18,6 +18,23 @@ from typing import Any
 Answer = str | Callable[[dict[str, Any]], str] | int
 
 
+class JSONHandler(BaseHTTPRequestHandler):
+    """A quiet request handler that answers JSON (the base of the local protocol servers for tests)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, code: int, obj: Any) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 class OpenAIChatServer:
     def __init__(self, answers: list[Answer] | None = None, *, delay: float = 0.0):
         self.answers: list[Answer] = list(answers or [])
@@ -41,20 +58,7 @@ class OpenAIChatServer:
     def __enter__(self) -> OpenAIChatServer:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def _send(self, code: int, obj: dict[str, Any]) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 try:

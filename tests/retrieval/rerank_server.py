@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from agentmemory.testing.openai_server import JSONHandler
 
 
 def overlap(query: str, passage: str) -> float:
@@ -29,10 +31,7 @@ class RerankServer:
     def __enter__(self) -> RerankServer:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(JSONHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 server.requests.append({"path": self.path, "body": body})
@@ -51,14 +50,6 @@ class RerankServer:
                 results = sorted(({"index": i, "relevance_score": s} for i, s in enumerate(scores)),
                                  key=lambda r: -r["relevance_score"])[: body.get("top_n") or len(docs)]
                 return self._send(200, {"results": results, "model": body.get("model", "")})
-
-            def _send(self, code, obj):
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
