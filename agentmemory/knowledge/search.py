@@ -229,13 +229,11 @@ def search_knowledge(
 
     # 2. query vector (once for all knowledge bases), computed in the background while the keyword
     # channel runs: the embedding is the slowest stage and needs nothing from the database.
-    use_vector = mode in ("hybrid", "vector")
     use_keyword = mode in ("hybrid", "keyword")
     pending = None
-    embedder = None
     model_name = ""
     embed_started = time.perf_counter()
-    if use_vector and kbs:
+    if mode in ("hybrid", "vector") and kbs:
         from ..backends import get_embedder
 
         try:
@@ -244,22 +242,8 @@ def search_knowledge(
             pending = embedder.prefetch_query(search_query)
         except EmbeddingError as exc:
             degraded.append(f"embedder failed ({exc}); keyword channel only")
-            use_vector, use_keyword = False, True
+            use_keyword = True
             trace["effective_mode"] = "keyword"
-    query_vector = None
-
-    def wait_for_vector() -> None:
-        nonlocal query_vector, use_vector, use_keyword
-        t = time.perf_counter()
-        try:
-            query_vector = pending.result()
-        except EmbeddingError as exc:
-            degraded.append(f"embedder failed ({exc}); keyword channel only")
-            use_vector, use_keyword = False, True
-            trace["effective_mode"] = "keyword"
-        # "embed" is the wait the search saw; "embed_total" the model's time, mostly hidden behind keywords.
-        timer.add("embed", t)
-        timer.timings["embed_total"] = round((time.perf_counter() - embed_started) * 1000, 3)
 
     # 3. channels per knowledge base, thresholds per channel, RRF per base
     per_kb_fused: dict[str, list[int]] = {}
@@ -319,16 +303,24 @@ def search_knowledge(
                 "returned": len(vec), "kept": len(kept_v)}
         timer.add("vector", t)
 
-    keyword_done = use_keyword
     if use_keyword:
         for kb in kbs:
             keyword_channel(kb)
+    query_vector = None
     if pending is not None:
-        wait_for_vector()
-        if use_keyword and not keyword_done:  # vector mode whose embedder failed
+        t = time.perf_counter()
+        try:
+            query_vector = pending.result()
+        except EmbeddingError as exc:
+            degraded.append(f"embedder failed ({exc}); keyword channel only")
+            trace["effective_mode"] = "keyword"
+        # "embed" is the wait the search saw; "embed_total" the model's time, mostly hidden behind keywords.
+        timer.add("embed", t)
+        timer.timings["embed_total"] = round((time.perf_counter() - embed_started) * 1000, 3)
+        if query_vector is None and not use_keyword:  # vector mode: the keyword channel stands in
             for kb in kbs:
                 keyword_channel(kb)
-    if use_vector and query_vector is not None:
+    if query_vector is not None:
         for kb in kbs:
             vector_channel(kb)
     for kb in kbs:

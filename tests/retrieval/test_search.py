@@ -94,7 +94,8 @@ def test_filters_restrict_documents(seed_kb):
     assert {h.document_external_id for h in result.hits} == {"x300"}
 
 
-def test_embedder_failure_degrades_to_keyword_only(seed_kb, settings):
+@pytest.mark.parametrize("mode", ["hybrid", "vector"])
+def test_embedder_failure_degrades_to_keyword_only(seed_kb, settings, mode):
     import socket
 
     with socket.socket() as probe:  # a port nobody listens on: the embedding server is down
@@ -103,8 +104,9 @@ def test_embedder_failure_degrades_to_keyword_only(seed_kb, settings):
     settings.AGENTMEMORY = {"EMBEDDER": "agentmemory.backends.embeddings.openai.OpenAIEmbedder",
                             "EMBEDDING_URL": f"http://127.0.0.1:{port}/v1", "EMBEDDING_MODEL": "e5",
                             "EMBEDDING_TIMEOUT": 2.0}
-    result = search_knowledge("X-200 参数", knowledge_bases=["seed"], mode="hybrid")
+    result = search_knowledge("X-200 参数", knowledge_bases=["seed"], mode=mode)
     assert result.hits[0].document_external_id == "x200"
+    assert result.hits[0].score_kind == "bm25"
     assert result.trace["effective_mode"] == "keyword"
     assert any("embedder failed" in d for d in result.trace["degraded"])
 
