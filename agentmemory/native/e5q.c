@@ -34,6 +34,7 @@
  * because nested parallelism is capped to one active level the inner matmuls
  * then run serially -> one thread per text -> maximum throughput.
  */
+#define _GNU_SOURCE 1 /* sched_getaffinity, pthread_setaffinity_np */
 #include "e5.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,10 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -850,11 +855,50 @@ static int embed_n(e5_model *m, const char **texts, int n, int is_query, float *
     return rc;
 }
 
+/* ---- thread pinning (agentmemory) -------------------------------------
+ * Between two calls the OpenMP workers sleep. Woken for the next call, Linux
+ * often places a worker on the core of the thread that woke it, so the team
+ * shares one core until the load balancer moves it: a 5 ms query then takes
+ * 15-30 ms, typically right after PostgreSQL ran (measured on 2 cores). When
+ * asked (e5_set_pinning), each team thread pins itself to its own CPU of the
+ * process's allowed set, once. Only the calling thread and OpenMP's workers
+ * are pinned; the rest of the process is not. */
+static int pin_requested = 0;
+
+void e5_set_pinning(int enable) { pin_requested = enable ? 1 : 0; }
+
+static void pin_team(void) {
+#if defined(__linux__) && defined(_OPENMP)
+    static __thread int pinned = 0;
+    if (!pin_requested) return;
+#pragma omp parallel
+    {
+        if (!pinned) {
+            cpu_set_t allowed, one;
+            if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+                int want = omp_get_thread_num() % CPU_COUNT(&allowed), seen = 0;
+                for (int c = 0; c < CPU_SETSIZE; c++) {
+                    if (!CPU_ISSET(c, &allowed)) continue;
+                    if (seen++ == want) {
+                        CPU_ZERO(&one); CPU_SET(c, &one);
+                        pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+                        break;
+                    }
+                }
+            }
+            pinned = 1;
+        }
+    }
+#endif
+}
+
 int e5_embed(e5_model *m, const char *text, int is_query, float *out) {
+    pin_team();
     return embed_n(m, &text, 1, is_query, out);
 }
 
 int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query, float *out) {
+    pin_team();
     return embed_n(m, texts, n, is_query, out);
 }
 

