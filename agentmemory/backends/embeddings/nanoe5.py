@@ -31,15 +31,18 @@ def _cpu_flags() -> frozenset[str]:
     return frozenset()
 
 
+def packed_engine_could_run() -> bool:
+    """This platform is one the packed engine is built for: x86-64 Linux, a CPU with AVX2 and FMA."""
+    return (sys.platform.startswith("linux") and platform.machine().lower() in {"x86_64", "amd64"}
+            and {"avx2", "fma"} <= _cpu_flags())
+
+
 def packed_engine_path() -> str | None:
     """The engine built from agentmemory/native/e5q.c at install, if it was built and this CPU runs it.
 
-    It is compiled for AVX2 + FMA (x86-64 Linux); setup.py skips it elsewhere and an install
-    without a C compiler simply lacks it.
+    setup.py builds it on x86-64 Linux only; an install without a C compiler simply lacks it.
     """
-    if not sys.platform.startswith("linux") or platform.machine().lower() not in {"x86_64", "amd64"}:
-        return None
-    if not {"avx2", "fma"} <= _cpu_flags():
+    if not packed_engine_could_run():
         return None
     hits = sorted(glob.glob(str(_NATIVE / "_e5q*.so")))
     return hits[0] if hits else None
