@@ -247,107 +247,83 @@ static int pack_q4(const block_q4_0 *W, int nout, int nin, packed_t *p) {
 
 static void free_packed(packed_t *p) { free(p->w); free(p->d); p->w = NULL; p->d = NULL; }
 
+/* One kernel body, two instruction sets: DOT(w, a) is the int32 dot product of
+ * 8 groups of 4 unsigned weight bytes with 4 signed activation bytes. */
+#define PACKED_KERNEL_BODY(DOT)                                                              \
+    const int nout = P->nout, nin = P->nin, nb = P->nb, G = nout / PR;                        \
+    _Pragma("omp parallel for schedule(static) if (!omp_in_parallel())")                      \
+    for (int g = 0; g < G; g++) {                                                             \
+        const int8_t *wg = P->w + (size_t)g * nb * PR * QK;                                   \
+        const float *dg = P->d + (size_t)g * nb * PR;                                         \
+        for (int t = 0; t < L; t++) {                                                         \
+            const int8_t *a = aq + (size_t)t * nin;                                           \
+            const float *dT = ad + (size_t)t * nb;                                            \
+            const int32_t *sT = as + (size_t)t * nb;                                          \
+            __m256 acc[PR];                                                                   \
+            for (int r = 0; r < PR; r++) acc[r] = _mm256_setzero_ps();                        \
+            __m256 corr = _mm256_setzero_ps();                                                \
+            float sc[PR] __attribute__((aligned(32)));                                        \
+            for (int b = 0; b < nb; b++) {                                                    \
+                const __m256i av = _mm256_loadu_si256((const __m256i *)(a + b * QK));         \
+                const __m256 sv = _mm256_mul_ps(_mm256_load_ps(dg + (size_t)b * PR),          \
+                                                _mm256_set1_ps(dT[b]));                        \
+                corr = _mm256_fmadd_ps(sv, _mm256_set1_ps((float)sT[b]), corr);               \
+                _mm256_store_ps(sc, sv);                                                      \
+                const int8_t *wb = wg + (size_t)b * PR * QK;                                  \
+                for (int r = 0; r < PR; r++) {                                                \
+                    __m256i s = DOT(_mm256_load_si256((const __m256i *)(wb + r * QK)), av);   \
+                    acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_broadcast_ss(sc + r), acc[r]); \
+                }                                                                             \
+            }                                                                                 \
+            /* transpose-reduce: lane r of `sum` = total of row r */                          \
+            __m256 h01 = _mm256_hadd_ps(acc[0], acc[1]), h23 = _mm256_hadd_ps(acc[2], acc[3]); \
+            __m256 h45 = _mm256_hadd_ps(acc[4], acc[5]), h67 = _mm256_hadd_ps(acc[6], acc[7]); \
+            __m256 h0123 = _mm256_hadd_ps(h01, h23), h4567 = _mm256_hadd_ps(h45, h67);        \
+            __m256 sum = _mm256_add_ps(_mm256_permute2f128_ps(h0123, h4567, 0x20),            \
+                                       _mm256_permute2f128_ps(h0123, h4567, 0x31));           \
+            sum = _mm256_fnmadd_ps(_mm256_set1_ps(8.f), corr, sum);                           \
+            if (bias) sum = _mm256_add_ps(sum, _mm256_loadu_ps(bias + g * PR));               \
+            _mm256_storeu_ps(Y + (size_t)t * nout + (size_t)g * PR, sum);                     \
+        }                                                                                     \
+    }
+
+#if defined(__AVX2__)
+#define DOT_AVX2(w, a) _mm256_madd_epi16(_mm256_maddubs_epi16((w), (a)), _mm256_set1_epi16(1))
 static void matmul_packed_avx2(const packed_t *P, const float *bias,
-                          const int8_t *aq, const float *ad, const int32_t *as,
-                          float *Y, int L) {
+                               const int8_t *aq, const float *ad, const int32_t *as,
+                               float *Y, int L) {
+    PACKED_KERNEL_BODY(DOT_AVX2)
+}
+#else
+static void matmul_packed_avx2(const packed_t *P, const float *bias,
+                               const int8_t *aq, const float *ad, const int32_t *as,
+                               float *Y, int L) {
     const int nout = P->nout, nin = P->nin, nb = P->nb, G = nout / PR;
 #pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (int g = 0; g < G; g++) {
-        const int8_t *wg = P->w + (size_t)g * nb * PR * QK;
-        const float *dg = P->d + (size_t)g * nb * PR;
-        for (int t = 0; t < L; t++) {
-            const int8_t *a = aq + (size_t)t * nin;
-            const float *dT = ad + (size_t)t * nb;
-            const int32_t *sT = as + (size_t)t * nb;
-            float out[PR];
-#if defined(__AVX2__)
-            const __m256i ones = _mm256_set1_epi16(1);
-            __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-            __m256 corr = _mm256_setzero_ps();
-            float sc[PR] __attribute__((aligned(32)));
-            for (int b = 0; b < nb; b++) {
-                const __m256i av = _mm256_loadu_si256((const __m256i *)(a + b * QK));
-                const __m256 sv = _mm256_mul_ps(_mm256_load_ps(dg + (size_t)b * PR), _mm256_set1_ps(dT[b]));
-                corr = _mm256_fmadd_ps(sv, _mm256_set1_ps((float)sT[b]), corr);
-                _mm256_store_ps(sc, sv);
-                const int8_t *wb = wg + (size_t)b * PR * QK;
-#define ROW(r, acc) { \
-                    __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16( \
-                        _mm256_load_si256((const __m256i *)(wb + (r) * QK)), av), ones); \
-                    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_broadcast_ss(sc + (r)), acc); }
-                ROW(0, a0) ROW(1, a1) ROW(2, a2) ROW(3, a3) ROW(4, a4) ROW(5, a5) ROW(6, a6) ROW(7, a7)
-#undef ROW
-            }
-            /* transpose-reduce: lane r of `sum` = total of row r */
-            __m256 h01 = _mm256_hadd_ps(a0, a1), h23 = _mm256_hadd_ps(a2, a3);
-            __m256 h45 = _mm256_hadd_ps(a4, a5), h67 = _mm256_hadd_ps(a6, a7);
-            __m256 h0123 = _mm256_hadd_ps(h01, h23), h4567 = _mm256_hadd_ps(h45, h67);
-            __m256 lo = _mm256_permute2f128_ps(h0123, h4567, 0x20);
-            __m256 hi = _mm256_permute2f128_ps(h0123, h4567, 0x31);
-            __m256 sum = _mm256_sub_ps(_mm256_add_ps(lo, hi), _mm256_mul_ps(_mm256_set1_ps(8.f), corr));
-            _mm256_storeu_ps(out, sum);
-#else
+    for (int g = 0; g < G; g++)
+        for (int t = 0; t < L; t++)
             for (int r = 0; r < PR; r++) {
+                const int8_t *a = aq + (size_t)t * nin;
                 float acc = 0.f;
                 for (int b = 0; b < nb; b++) {
-                    const int8_t *wb = wg + ((size_t)b * PR + r) * QK; const int8_t *ab = a + b * QK; int isum = 0;
-                    for (int j = 0; j < QK; j++) isum += wb[j] * (int)ab[j];
-                    acc += dg[(size_t)b * PR + r] * dT[b] * (float)(isum - 8 * sT[b]);
+                    const int8_t *wb = P->w + (((size_t)g * nb + b) * PR + r) * QK; int isum = 0;
+                    for (int j = 0; j < QK; j++) isum += wb[j] * (int)a[b * QK + j];
+                    acc += P->d[((size_t)g * nb + b) * PR + r] * ad[(size_t)t * nb + b]
+                           * (float)(isum - 8 * as[(size_t)t * nb + b]);
                 }
-                out[r] = acc;
+                Y[(size_t)t * nout + g * PR + r] = acc + (bias ? bias[g * PR + r] : 0.f);
             }
-#endif
-            float *y = Y + (size_t)t * nout + (size_t)g * PR;
-            for (int r = 0; r < PR; r++) y[r] = out[r] + (bias ? bias[g * PR + r] : 0.f);
-        }
-    }
 }
+#endif
 
 #if defined(__AVX2__) && defined(__GNUC__) && !defined(__clang__)
 #define HAVE_VNNI_KERNEL 1
+#define DOT_VNNI(w, a) _mm256_dpbusd_epi32(_mm256_setzero_si256(), (w), (a))
 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")))
 static void matmul_packed_vnni(const packed_t *P, const float *bias,
-                          const int8_t *aq, const float *ad, const int32_t *as,
-                          float *Y, int L) {
-    const int nout = P->nout, nin = P->nin, nb = P->nb, G = nout / PR;
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (int g = 0; g < G; g++) {
-        const int8_t *wg = P->w + (size_t)g * nb * PR * QK;
-        const float *dg = P->d + (size_t)g * nb * PR;
-        for (int t = 0; t < L; t++) {
-            const int8_t *a = aq + (size_t)t * nin;
-            const float *dT = ad + (size_t)t * nb;
-            const int32_t *sT = as + (size_t)t * nb;
-            float out[PR];
-            __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-            __m256 corr = _mm256_setzero_ps();
-            float sc[PR] __attribute__((aligned(32)));
-            for (int b = 0; b < nb; b++) {
-                const __m256i av = _mm256_loadu_si256((const __m256i *)(a + b * QK));
-                const __m256 sv = _mm256_mul_ps(_mm256_load_ps(dg + (size_t)b * PR), _mm256_set1_ps(dT[b]));
-                corr = _mm256_fmadd_ps(sv, _mm256_set1_ps((float)sT[b]), corr);
-                _mm256_store_ps(sc, sv);
-                const int8_t *wb = wg + (size_t)b * PR * QK;
-#define ROW(r, acc) { \
-                    __m256i s = _mm256_dpbusd_epi32(_mm256_setzero_si256(), \
-                        _mm256_load_si256((const __m256i *)(wb + (r) * QK)), av); \
-                    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_broadcast_ss(sc + (r)), acc); }
-                ROW(0, a0) ROW(1, a1) ROW(2, a2) ROW(3, a3) ROW(4, a4) ROW(5, a5) ROW(6, a6) ROW(7, a7)
-#undef ROW
-            }
-            /* transpose-reduce: lane r of `sum` = total of row r */
-            __m256 h01 = _mm256_hadd_ps(a0, a1), h23 = _mm256_hadd_ps(a2, a3);
-            __m256 h45 = _mm256_hadd_ps(a4, a5), h67 = _mm256_hadd_ps(a6, a7);
-            __m256 h0123 = _mm256_hadd_ps(h01, h23), h4567 = _mm256_hadd_ps(h45, h67);
-            __m256 lo = _mm256_permute2f128_ps(h0123, h4567, 0x20);
-            __m256 hi = _mm256_permute2f128_ps(h0123, h4567, 0x31);
-            __m256 sum = _mm256_sub_ps(_mm256_add_ps(lo, hi), _mm256_mul_ps(_mm256_set1_ps(8.f), corr));
-            _mm256_storeu_ps(out, sum);
-
-            float *y = Y + (size_t)t * nout + (size_t)g * PR;
-            for (int r = 0; r < PR; r++) y[r] = out[r] + (bias ? bias[g * PR + r] : 0.f);
-        }
-    }
+                               const int8_t *aq, const float *ad, const int32_t *as,
+                               float *Y, int L) {
+    PACKED_KERNEL_BODY(DOT_VNNI)
 }
 #endif
 
