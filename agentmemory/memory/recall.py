@@ -160,14 +160,16 @@ class _Candidate:
     turn_id: int | None = None
 
 
-def _keyword_channel(scope: str, params: list, terms: list[str], limit: int) -> tuple[dict[int, float], int]:
+def _keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
+                     limit: int) -> tuple[dict[int, float], int]:
     """BM25 over the scope's memories (IDF and average length of the scope itself): the top ``limit``,
-    and the number of memories in the scope (which decides exact or HNSW search for the vector channel;
-    counted here to save a round trip)."""
+    and the number of the user's memories, which decides exact or HNSW search for the vector channel
+    (the exact scan reads every row of the user; counted here to save a round trip)."""
     table = MemoryItem._meta.db_table
+    user_rows = f"(SELECT count(*) FROM {table} WHERE user_id = %s)"
     with connection.cursor() as cursor:
         if not terms:
-            cursor.execute(f"SELECT count(*) FROM {table} m WHERE {scope}", params)
+            cursor.execute(f"SELECT {user_rows}", [user_id])
             return {}, int(cursor.fetchone()[0])
         k1, b = float(app_settings.MEMORY_BM25_K1), float(app_settings.MEMORY_BM25_B)
         cursor.execute(
@@ -189,13 +191,13 @@ def _keyword_channel(scope: str, params: list, terms: list[str], limit: int) -> 
                 GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s
             )
             SELECT id, score FROM ranked
-            UNION ALL SELECT NULL, n FROM stats
+            UNION ALL SELECT NULL, {user_rows}
             """,
-            [*params, tsquery_any(terms), terms, k1, k1, b, b, limit],
+            [*params, tsquery_any(terms), terms, k1, k1, b, b, limit, user_id],
         )
         scores, size = {}, 0
         for pk, value in cursor.fetchall():
-            if pk is None:  # the stats row
+            if pk is None:  # the count row
                 size = int(value)
             else:
                 scores[pk] = float(value)
@@ -304,11 +306,8 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
 
     scope, params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of)
     candidates = max(int(app_settings.MEMORY_CANDIDATES), top_k)
-    import os
-    if os.environ.get("SEQ") and pending is not None:
-        pending.result()
-    bm25, scope_size = _keyword_channel(scope, params, query_terms(query), candidates)
-    exact = scope_size <= int(app_settings.MEMORY_EXACT_SEARCH_MAX)
+    bm25, user_rows = _keyword_channel(user_id, scope, params, query_terms(query), candidates)
+    exact = user_rows <= int(app_settings.MEMORY_EXACT_SEARCH_MAX)
     if pending is not None:
         try:
             vector = [float(x) for x in pending.result()]

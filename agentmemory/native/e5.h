@@ -53,6 +53,9 @@ int e5_sparse_dim(const e5_model *m);
 int e5_embed_sparse(e5_model *m, const char *text, int top_k,
                     int32_t *out_idx, float *out_val);
 
+/* agentmemory: pin this model's OpenMP team, one thread per allowed CPU (see e5q.c). */
+void e5_set_pinning(e5_model *m, int enable);
+
 #ifdef __cplusplus
 }
 #endif

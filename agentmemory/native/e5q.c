@@ -19,7 +19,7 @@
  *     chosen at run time);
  *   - GELU's erf is computed 8 lanes at a time instead of one libm call per element.
  * The tokenizer, the model format and everything else are the original code.
- * Vectors agree with the stock engine to cosine >= 0.9999 (tests/test_embedding_engine.py).
+ * Vectors agree with the stock engine to cosine >= 0.9998 (tests/foundation/test_embedding_engine.py).
  */
 /* e5.c - blazing-fast CPU inference for multilingual-e5-small.
  *
@@ -327,17 +327,20 @@ static void matmul_packed_vnni(const packed_t *P, const float *bias,
 }
 #endif
 
-static int use_vnni = -1;
+static int use_vnni = 0;   /* set by e5_parse, before any kernel runs */
+
+static void choose_kernel(void) {
+#ifdef HAVE_VNNI_KERNEL
+    __builtin_cpu_init();
+    use_vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
+               && getenv("E5_NO_VNNI") == NULL;
+#endif
+}
 
 static void matmul_packed(const packed_t *P, const float *bias,
                           const int8_t *aq, const float *ad, const int32_t *as,
                           float *Y, int L) {
 #ifdef HAVE_VNNI_KERNEL
-    if (use_vnni < 0) {
-        __builtin_cpu_init();
-        use_vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
-                   && getenv("E5_NO_VNNI") == NULL;
-    }
     if (use_vnni) { matmul_packed_vnni(P, bias, aq, ad, as, Y, L); return; }
 #endif
     matmul_packed_avx2(P, bias, aq, ad, as, Y, L);
@@ -449,6 +452,7 @@ struct e5_model {
     void *map; size_t map_size;   /* mmap region */
     /* optional sparse "latent terms" head (SAE), loaded from sae.bin */
     int has_sae, sae_N, sae_k, sae_nb;
+    int pin_threads;              /* agentmemory: see e5_set_pinning */
     const block_q4_0 *sae_W;      /* [sae_N][sae_nb] 4-bit encoder rows */
     const float *sae_bias;        /* [sae_N] folded bias (incl. centering) */
     void *sae_map; size_t sae_map_size;
@@ -839,14 +843,13 @@ static int embed_n(e5_model *m, const char **texts, int n, int is_query, float *
  * asked (e5_set_pinning), each team thread pins itself to its own CPU of the
  * process's allowed set, once. Only the calling thread and OpenMP's workers
  * are pinned; the rest of the process is not. */
-static int pin_requested = 0;
+void e5_set_pinning(e5_model *m, int enable) { m->pin_threads = enable ? 1 : 0; }
 
-void e5_set_pinning(int enable) { pin_requested = enable ? 1 : 0; }
-
-static void pin_team(void) {
+static void pin_team(const e5_model *m) {
+    (void)m;
 #if defined(__linux__) && defined(_OPENMP)
     static __thread int pinned = 0;
-    if (!pin_requested) return;
+    if (!m->pin_threads) return;
 #pragma omp parallel
     {
         if (!pinned) {
@@ -869,12 +872,12 @@ static void pin_team(void) {
 }
 
 int e5_embed(e5_model *m, const char *text, int is_query, float *out) {
-    pin_team();
+    pin_team(m);
     return embed_n(m, &text, 1, is_query, out);
 }
 
 int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query, float *out) {
-    pin_team();
+    pin_team(m);
     return embed_n(m, texts, n, is_query, out);
 }
 
@@ -1127,6 +1130,7 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
 #ifdef _OPENMP
     omp_set_max_active_levels(1);   /* batch parallel -> inner matmuls serial */
 #endif
+    choose_kernel();
     return m;
 }
 

