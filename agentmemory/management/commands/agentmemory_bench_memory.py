@@ -93,6 +93,10 @@ class Command(BaseCommand):
                     cursor.execute("DROP INDEX IF EXISTS am_memory_embedding_hnsw")
             deleted, _ = MemoryItem.objects.get_queryset().filter(user_id__startswith=PREFIX).delete()
             if large:
+                with connection.cursor() as cursor:
+                    # Deferred foreign-key checks of the deleted rows (e.g. supersession links) must run
+                    # before CREATE INDEX, which refuses a table with pending trigger events.
+                    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                 _create_hnsw_index()
         self.stdout.write(f"cleaned up {deleted} bench rows")
 
