@@ -1,4 +1,4 @@
-"""Input checks shared by the areas: a search query is validated the same way everywhere."""
+"""Input checks shared by the areas: a query, a user id or a text is validated the same way everywhere."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,13 +6,28 @@ from typing import Any
 from .conf import app_settings
 from .exceptions import InvalidInput
 
+MAX_ID_CHARS = 255
+
+
+def validate_text(value: Any, *, field: str, limit_setting: str) -> str:
+    """``value`` unchanged, or InvalidInput: a non-empty string of at most AGENTMEMORY[limit_setting] characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field} must be a non-empty string.", field=field)
+    limit = int(getattr(app_settings, limit_setting))
+    if len(value) > limit:
+        raise InvalidInput(f"{field} has {len(value)} characters; the limit is {limit} ({limit_setting}).",
+                           field=field)
+    return value
+
 
 def validate_query(query: Any) -> str:
     """The query stripped, or InvalidInput: it must be a non-empty string of at most MAX_QUERY_CHARS."""
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("query must be a non-empty string", field="query")
-    limit = int(app_settings.MAX_QUERY_CHARS)
-    if len(query) > limit:
-        raise InvalidInput(f"query is {len(query)} characters; the limit is {limit} (MAX_QUERY_CHARS)",
-                           field="query")
-    return query.strip()
+    return validate_text(query, field="query", limit_setting="MAX_QUERY_CHARS").strip()
+
+
+def validate_user_id(user_id: Any) -> str:
+    """The caller's opaque user id, or InvalidInput: a non-empty string of at most 255 characters."""
+    if not isinstance(user_id, str) or not user_id.strip() or len(user_id) > MAX_ID_CHARS:
+        raise InvalidInput(f"user_id must be a non-empty string of at most {MAX_ID_CHARS} characters.",
+                           field="user_id")
+    return user_id

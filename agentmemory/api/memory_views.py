@@ -13,9 +13,10 @@ from ..exceptions import InvalidInput, NotFound
 from ..memory.forget import delete_memory, forget_user
 from ..memory.profile import get_profile
 from ..memory.recall import recall_memories
-from ..memory.write import update_memory, validate_user_id, write_memory
+from ..memory.write import update_memory, write_memory
 from ..models import AuditEvent, MemoryItem
 from ..types import MemoryDraft
+from ..validation import validate_user_id
 from .memory_serializers import (
     DeletionReceiptSerializer,
     MemoryCreateSerializer,

@@ -13,22 +13,17 @@ from typing import Any
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
 from ..types import ContextBundle, ContextItem
-from ..validation import validate_query
+from ..validation import MAX_ID_CHARS, validate_query, validate_user_id
 from .budget import fill_budget, memory_cap
 from .fuse import fuse_items
 from .gather import gather_layers, load_working_context, turn_line, working_turns
 from .render import SECTION_ORDER, fixed_tokens, item_tokens, needs_marker, render_prompt
 from .route import ROUTES, decide_route
 
-MAX_ID_CHARS = 255
-
 
 def _validate(user_id: Any, query: Any, token_budget: Any, route: Any, knowledge_bases: Any,
               agent_id: Any) -> tuple[str, str, int]:
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise InvalidInput("user_id must be a non-empty string", field="user_id")
-    if len(user_id) > MAX_ID_CHARS:
-        raise InvalidInput(f"user_id is longer than {MAX_ID_CHARS} characters", field="user_id")
+    validate_user_id(user_id)
     if agent_id is not None and (not isinstance(agent_id, str) or len(agent_id) > MAX_ID_CHARS):
         raise InvalidInput(f"agent_id must be a string of at most {MAX_ID_CHARS} characters", field="agent_id")
     query = validate_query(query)

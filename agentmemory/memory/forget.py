@@ -11,8 +11,9 @@ from django.utils import timezone
 from ..audit import current_actor, record_event
 from ..exceptions import NotFound
 from ..models import AuditEvent, DeletionReceipt, MemoryItem
+from ..validation import validate_user_id
 from . import cache
-from .write import lock_user, validate_user_id
+from .write import lock_user
 
 SCRUBBED = {"scrubbed": True}
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 from ..audit import record_event
 from ..conf import app_settings
 from ..models import MemoryItem, MemoryProfile
+from ..validation import validate_user_id
 from . import cache
-from .write import validate_user_id
 
 _SOURCE_RANK = {"user_stated": 0, "system_log": 1, "model_inferred": 2}
 

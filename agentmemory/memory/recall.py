@@ -25,9 +25,8 @@ from ..models import MemoryItem
 from ..models.fields import vector_literal
 from ..text import query_terms
 from ..text.tsvector import tsquery_any
-from ..validation import validate_query
+from ..validation import validate_query, validate_user_id
 from .access import record_access
-from .write import validate_user_id
 
 logger = logging.getLogger(__name__)
 

@@ -31,6 +31,7 @@ from ..models import AuditEvent, MemoryItem
 from ..signals import memory_embedding_pending
 from ..text import keyword_tokens
 from ..types import MemoryDraft, WriteResult
+from ..validation import validate_text, validate_user_id
 from . import cache, conflicts
 from .keywords import keyword_fields
 from .quality import assess_quality
@@ -65,20 +66,8 @@ def idempotency_key(user_id: str, session_id: str, content: str, *, turn_id: int
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
-def validate_user_id(user_id: Any) -> str:
-    if not isinstance(user_id, str) or not user_id.strip() or len(user_id) > 255:
-        raise InvalidInput("user_id must be a non-empty string of at most 255 characters.", field="user_id")
-    return user_id
-
-
 def _validate_content(content: Any, field: str = "content") -> str:
-    if not isinstance(content, str) or not content.strip():
-        raise InvalidInput(f"{field} must be a non-empty string.", field=field)
-    limit = int(app_settings.MAX_MEMORY_CHARS)
-    if len(content) > limit:
-        raise InvalidInput(f"{field} has {len(content)} characters; the limit is {limit} "
-                           f"(AGENTMEMORY['MAX_MEMORY_CHARS']).", field=field)
-    return content.strip()
+    return validate_text(content, field=field, limit_setting="MAX_MEMORY_CHARS").strip()
 
 
 def _validate_tags(tags: Any) -> dict[str, str]:

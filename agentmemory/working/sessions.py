@@ -15,9 +15,9 @@ from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
 from ..models import ExtractionRun, Session, Turn
 from ..text import count_tokens
+from ..validation import MAX_ID_CHARS, validate_text
 from .triggers import detect_remember_intent, is_high_priority
 
-MAX_ID_CHARS = 255
 MAX_METADATA_CHARS = 20_000
 
 
@@ -85,13 +85,7 @@ def validate_turn(role: Any, content: Any) -> tuple[str, str]:
     """The role and content of a turn, or InvalidInput naming what is wrong."""
     if role not in Turn.Role.values:
         raise InvalidInput(f"Unknown role {role!r}; use one of {', '.join(Turn.Role.values)}.", field="role")
-    if not isinstance(content, str) or not content.strip():
-        raise InvalidInput("content must be a non-empty string.", field="content")
-    limit = int(app_settings.MAX_TURN_CHARS)
-    if len(content) > limit:
-        raise InvalidInput(f"content has {len(content)} characters; the limit is {limit} (MAX_TURN_CHARS).",
-                           field="content")
-    return role, content
+    return role, validate_text(content, field="content", limit_setting="MAX_TURN_CHARS")
 
 
 def append_turn(session: Session | Any, *, role: str, content: str, metadata: dict | None = None,
