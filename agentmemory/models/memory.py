@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from functools import cache
 
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
-from django.db import models
+from django.db import connection, models
 from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import HnswIndex
@@ -17,12 +18,16 @@ class ScopeRequired(TypeError):
     """A memory read without a user scope; use MemoryItem.objects.for_user(user_id)."""
 
 
+def _require_scope(user_id: object) -> None:
+    if not isinstance(user_id, str) or not user_id:
+        raise ScopeRequired("A memory read needs a non-empty user_id.")
+
+
 class MemoryItemQuerySet(models.QuerySet):
     """Chainable, read-only lookups over memories; every one starts from ``for_user``."""
 
     def for_user(self, user_id: str) -> MemoryItemQuerySet:
-        if not isinstance(user_id, str) or not user_id:
-            raise ScopeRequired("A memory read needs a non-empty user_id.")
+        _require_scope(user_id)
         return self.filter(user_id=user_id)
 
     def active(self) -> MemoryItemQuerySet:
@@ -79,7 +84,16 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
         raise ScopeRequired("Memory reads need a user scope: MemoryItem.objects.for_user(user_id)...")
 
     all = filter = exclude = get = first = last = count = exists = iterator = _unscoped
-    order_by = values = values_list = in_bulk = aggregate = annotate = earliest = latest = _unscoped
+    order_by = values = values_list = in_bulk = aggregate = annotate = earliest = latest = raw = _unscoped
+
+    def by_ids_for_user(self, user_id: str, ids: list[int]) -> list[MemoryItem]:
+        """One user's items with these ids, without their vector and tsvector (loaded if touched).
+
+        Recall reads its top items this way on every call: one prepared SQL text, where the ORM
+        spent about 0.4 ms compiling the same query each time.
+        """
+        _require_scope(user_id)
+        return list(super().raw(_by_ids_sql(), [user_id, list(ids)]))
 
     def users_with_pending_embeddings(self) -> list[str]:
         """User ids having current items stored without a vector (the re-embedding sweep; ids only)."""
@@ -92,6 +106,13 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
         return self.get_queryset().filter(status=MemoryItem.Status.ACTIVE).filter(
             Q(last_accessed_at__lt=cutoff) | Q(last_accessed_at__isnull=True, created_at__lt=cutoff)
         )
+
+
+@cache
+def _by_ids_sql() -> str:
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in MemoryItem._meta.concrete_fields
+                        if f.name not in ("embedding", "search_vector"))
+    return f"SELECT {columns} FROM {MemoryItem._meta.db_table} WHERE user_id = %s AND id = ANY(%s)"
 
 
 class MemoryItem(models.Model):

@@ -59,3 +59,24 @@ def test_no_call_returns_another_users_item(api_client):
             assert history.status_code == 404
 
     check()
+
+
+def test_the_model_layer_has_no_unscoped_read():
+    from agentmemory.models import MemoryItem
+    from agentmemory.models.memory import ScopeRequired
+
+    alice = write_memory("iso-alice", MemoryDraft(content="公司行业是母婴用品", type="fact",
+                                                  source="user_stated")).memory_id
+    bob = write_memory("iso-bob", MemoryDraft(content="我们在用 MySQL 数据库", type="fact",
+                                              source="user_stated")).memory_id
+    for unscoped in (MemoryItem.objects.all, MemoryItem.objects.count,
+                     lambda: MemoryItem.objects.raw("SELECT * FROM agentmemory_memoryitem")):
+        with pytest.raises(ScopeRequired):
+            unscoped()
+    with pytest.raises(ScopeRequired):
+        MemoryItem.objects.by_ids_for_user("", [alice])
+    # Ids of another user's items are simply not found in this user's scope.
+    found = MemoryItem.objects.by_ids_for_user("iso-alice", [alice, bob])
+    assert [m.pk for m in found] == [alice]
+    assert found[0].content == "公司行业是母婴用品"
+    assert found[0].embedding is not None  # deferred by the query, loaded on use
