@@ -848,8 +848,8 @@ void e5_set_pinning(e5_model *m, int enable) { m->pin_threads = enable ? 1 : 0; 
 static void pin_team(const e5_model *m) {
     (void)m;
 #if defined(__linux__) && defined(_OPENMP)
-    static __thread int pinned = 0;
-    if (!m->pin_threads) return;
+    static __thread int pinned = 0, team_pinned = 0;
+    if (!m->pin_threads || team_pinned) return;   /* one extra parallel region per calling thread, once */
 #pragma omp parallel
     {
         if (!pinned) {
@@ -868,6 +868,7 @@ static void pin_team(const e5_model *m) {
             pinned = 1;
         }
     }
+    team_pinned = 1;
 #endif
 }
 
