@@ -21,8 +21,11 @@ run: install
 	$(PY) manage.py check
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
+# The main suite, then the foreign-host suite: agentmemory installed into a second, typical Django
+# site (its own settings module, its own DRF API) exactly as README.md says.
 test: install
 	$(PY) -m pytest
+	$(PY) -m pytest --ds=tests.foreign_host.settings tests/foreign_host
 
 lint: install
 	$(VENV)/bin/ruff check agentmemory project tests
@@ -34,5 +37,5 @@ beat: install
 	$(VENV)/bin/celery -A project beat -l info --scheduler django_celery_beat.schedulers:DatabaseScheduler
 
 clean-data:
-	$(PY) -c "from project.embedded import stop_embedded_postgres; stop_embedded_postgres()" || true
+	$(PY) -m agentmemory.embedded stop --data-dir .agentmemory || true
 	rm -rf .agentmemory

@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any
 
 _actor: ContextVar[str] = ContextVar("agentmemory_actor", default="system")
@@ -26,6 +26,15 @@ class audit_context(contextlib.ContextDecorator):
         actor_token, reason_token = self._tokens.pop()
         _actor.reset(actor_token)
         _reason.reset(reason_token)
+
+
+def set_actor(actor: str) -> Token:
+    """Set the actor until reset_actor(token); for code whose start and end are separate calls."""
+    return _actor.set(actor)
+
+
+def reset_actor(token: Token) -> None:
+    _actor.reset(token)
 
 
 def current_actor() -> str:

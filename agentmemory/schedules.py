@@ -1,11 +1,15 @@
-"""Celery beat schedule of agentmemory's periodic jobs; merge it into your CELERY_BEAT_SCHEDULE.
+"""Celery beat schedule of agentmemory's periodic jobs, and the rows that put them in the admin.
 
-    from agentmemory.schedules import BEAT_SCHEDULE
-    CELERY_BEAT_SCHEDULE = {**BEAT_SCHEDULE}
+Two ways to run them, pick one:
 
-With django-celery-beat's DatabaseScheduler these entries appear (and can be edited) in the admin.
+- ``manage.py agentmemory_setup_schedules`` writes django-celery-beat ``PeriodicTask`` rows (run it
+  after each upgrade; operators then see and edit the jobs in the admin), with beat on
+  ``django_celery_beat.schedulers:DatabaseScheduler``;
+- or merge the dict into the settings: ``CELERY_BEAT_SCHEDULE = {**CELERY_BEAT_SCHEDULE, **BEAT_SCHEDULE}``.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from celery.schedules import crontab
 
@@ -20,3 +24,55 @@ BEAT_SCHEDULE: dict[str, dict] = {
     # Long-term memory: embed memories stored while the embedder was down, every 10 minutes.
     "agentmemory-embed-pending-memories": {"task": "agentmemory.embed_pending_memories", "schedule": 600.0},
 }
+
+
+@dataclass(frozen=True)
+class ScheduleChange:
+    name: str
+    task: str
+    action: str  # "created" | "updated" | "unchanged"
+    schedule: str
+
+
+def setup_schedules(*, reset: bool = False, dry_run: bool = False) -> list[ScheduleChange]:
+    """Create django-celery-beat PeriodicTask rows for BEAT_SCHEDULE; idempotent.
+
+    A missing row is created; an existing row keeps what an operator changed in the admin (its
+    schedule, enabled flag, arguments) and only gets its task name corrected, unless ``reset`` puts
+    it back to the defaults here.
+    """
+    from django.apps import apps
+    from django.db import transaction
+
+    from .exceptions import ConfigurationError
+
+    if not apps.is_installed("django_celery_beat"):
+        raise ConfigurationError(
+            "django-celery-beat is not in INSTALLED_APPS: add 'django_celery_beat' and migrate, or merge "
+            "agentmemory.schedules.BEAT_SCHEDULE into CELERY_BEAT_SCHEDULE instead.")
+    from django_celery_beat.models import PeriodicTask
+    from django_celery_beat.schedulers import ModelEntry
+
+    changes = []
+    with transaction.atomic():
+        for name, entry in BEAT_SCHEDULE.items():
+            task = entry["task"]
+            existing = PeriodicTask.objects.filter(name=name).first()
+            if existing is not None and not reset:
+                action = "unchanged" if existing.task == task else "updated"
+                if action == "updated" and not dry_run:
+                    existing.task = task
+                    existing.save(update_fields=["task"])
+                changes.append(ScheduleChange(name, task, action, str(existing.schedule)))
+                continue
+            if dry_run:
+                changes.append(ScheduleChange(name, task, "updated" if existing else "created",
+                                              str(entry["schedule"])))
+                continue
+            model_schedule, field = ModelEntry.to_model_schedule(entry["schedule"])
+            defaults = {"task": task, "enabled": True, "interval": None, "crontab": None, "solar": None,
+                        "clocked": None, field: model_schedule,
+                        "description": "agentmemory (agentmemory_setup_schedules)"}
+            row, created = PeriodicTask.objects.update_or_create(name=name, defaults=defaults)
+            changes.append(ScheduleChange(name, task, "created" if created else "updated", str(row.schedule)))
+    return changes

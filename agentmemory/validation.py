@@ -30,4 +30,7 @@ def validate_user_id(user_id: Any) -> str:
     if not isinstance(user_id, str) or not user_id.strip() or len(user_id) > MAX_ID_CHARS:
         raise InvalidInput(f"user_id must be a non-empty string of at most {MAX_ID_CHARS} characters.",
                            field="user_id")
+    if "\x00" in user_id or any(0xD800 <= ord(c) <= 0xDFFF for c in user_id):
+        # PostgreSQL text cannot hold NUL, and a lone surrogate is not text at all.
+        raise InvalidInput("user_id must not contain NUL or unpaired surrogate characters.", field="user_id")
     return user_id

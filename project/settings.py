@@ -31,8 +31,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "drf_spectacular",
-    "drf_spectacular_sidecar",
     "django_celery_beat",
     "agentmemory",
 ]
@@ -101,25 +99,9 @@ from agentmemory.schedules import BEAT_SCHEDULE  # noqa: E402
 CELERY_BEAT_SCHEDULE = {**BEAT_SCHEDULE}
 
 # --- REST API ------------------------------------------------------------------------------
-REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": [
-        "agentmemory.api.authentication.ApiKeyAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
-    ],
-    "DEFAULT_PERMISSION_CLASSES": ["agentmemory.api.permissions.IsApiClientOrStaff"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "agentmemory.api.errors.exception_handler",
-}
-SPECTACULAR_SETTINGS = {
-    "TITLE": "agentmemory API",
-    "DESCRIPTION": "Memory of users and a citable knowledge base for LLM agents.",
-    "VERSION": "0.1.0",
-    "SERVE_INCLUDE_SCHEMA": False,
-    # Swagger UI assets are served from the installed sidecar package: no CDN, works offline.
-    "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
-}
+# Nothing: agentmemory's views set their own authentication, permissions, exception handler and
+# schema class, so this project (like any host) keeps DRF's defaults for its own views. The app's
+# schema and Swagger UI are served under its own urls (/api/agentmemory/schema/, .../docs/).
 
 # --- the app's own settings: every AGENTMEMORY_* variable that is set ------------------------
 AGENTMEMORY: dict = {}

@@ -1,13 +1,16 @@
-"""URLs of the host project: admin, the agentmemory API and its OpenAPI schema."""
+"""URLs of the host project: admin and the agentmemory API (with its OpenAPI schema and Swagger UI)."""
 from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import TemplateView
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from agentmemory.api import schema
 
 urlpatterns = [
     path("", TemplateView.as_view(template_name="index.html"), name="home"),
     path("admin/", admin.site.urls),
     path("api/agentmemory/", include("agentmemory.api.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    # The same schema and Swagger UI as /api/agentmemory/schema/ and /api/agentmemory/docs/, at the
+    # addresses earlier versions of this project served them.
+    path("api/schema/", schema.SchemaView.as_view(), name="schema"),
+    path("api/docs/", schema.swagger_ui, name="swagger-ui"),
 ]

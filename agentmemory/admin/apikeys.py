@@ -6,21 +6,38 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from ..api_keys import create_api_key, revoke_api_key
+from ..audit import audit_context
 from ..models import ApiKey
+from ..models.apikeys import SCOPES
+
+_FIELDS = ["name", "scopes", "agent_ids", "user_ids", "user_id_prefix", "expires_at"]
 
 
 class ApiKeyCreateForm(forms.ModelForm):
+    scopes = forms.MultipleChoiceField(choices=[(s, s) for s in SCOPES], initial=list(SCOPES),
+                                       widget=forms.CheckboxSelectMultiple,
+                                       help_text="read: every read; write: memories and sessions; admin: "
+                                                 "knowledge-base writes and forgetting a user.")
+
     class Meta:
         model = ApiKey
-        fields = ["name", "agent_ids"]
+        fields = _FIELDS
+
+    def clean_expires_at(self):
+        value = self.cleaned_data.get("expires_at")
+        if value is not None and value <= timezone.now():
+            raise forms.ValidationError("An expiry must be in the future.")
+        return value
 
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ["name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_display = ["name", "prefix", "scopes", "agent_ids", "user_ids", "created_at", "expires_at", "last_used_at",
+                    "revoked_at"]
     list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
     search_fields = ["name", "prefix"]
-    readonly_fields = ["prefix", "created_at", "last_used_at", "revoked_at"]
+    readonly_fields = ["prefix", "scopes", "agent_ids", "user_ids", "user_id_prefix", "expires_at", "created_at",
+                       "last_used_at", "revoked_at"]
     actions = ["revoke_keys"]
 
     def get_form(self, request, obj=None, **kwargs):
@@ -29,19 +46,25 @@ class ApiKeyAdmin(admin.ModelAdmin):
         return super().get_form(request, obj, **kwargs)
 
     def get_readonly_fields(self, request, obj=None):
+        # What a key may do is fixed at creation: to change it, mint a new key and revoke this one.
         if obj is not None:
             return [*self.readonly_fields, "name"]
         return []
 
     def get_fields(self, request, obj=None):
         if obj is None:
-            return ["name", "agent_ids"]
-        return ["name", "prefix", "agent_ids", "created_at", "last_used_at", "revoked_at"]
+            return _FIELDS
+        return ["name", "prefix", *_FIELDS[1:], "created_at", "last_used_at", "revoked_at"]
 
     def save_model(self, request, obj, form, change):
         if change:
             return super().save_model(request, obj, form, change)
-        key, raw = create_api_key(form.cleaned_data["name"], agent_ids=form.cleaned_data.get("agent_ids") or [])
+        data = form.cleaned_data
+        with audit_context(f"admin:{request.user.get_username()}"):
+            key, raw = create_api_key(data["name"], scopes=data.get("scopes") or None,
+                                      agent_ids=data.get("agent_ids") or [], user_ids=data.get("user_ids") or [],
+                                      user_id_prefix=data.get("user_id_prefix") or "",
+                                      expires_at=data.get("expires_at"))
         obj.pk = key.pk
         obj.refresh_from_db()
         messages.warning(request, f"New API key for {key.name} (copy it now, it is not shown again): {raw}")
@@ -50,6 +73,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def revoke_keys(self, request, queryset):
         count = 0
         for key in queryset.filter(revoked_at__isnull=True):
-            revoke_api_key(key)
+            with audit_context(f"admin:{request.user.get_username()}"):
+                revoke_api_key(key)
             count += 1
         self.message_user(request, f"Revoked {count} key(s) at {timezone.now():%Y-%m-%d %H:%M}.")

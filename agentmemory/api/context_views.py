@@ -2,45 +2,50 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import extend_schema
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from ..context.answer import answer_question
 from ..context.assemble import assemble_context
 from ..exceptions import NotFound
 from ..models.conversation import Session
+from .access import principal_of, read, require_agent, require_user
+from .base import AgentMemoryAPIView
 from .context_serializers import (
     AnswerResponseSerializer,
     ContextRequestSerializer,
     ContextResponseSerializer,
     bundle_as_dict,
 )
-from .permissions import api_key_of, check_agent_allowed
+from .schema import extend_schema
 
 
 def _arguments(request) -> dict:
     serializer = ContextRequestSerializer(data=request.data)
     serializer.is_valid(raise_exception=True)
     data = dict(serializer.validated_data)
-    if not check_agent_allowed(request, data.get("agent_id")):
-        raise PermissionDenied(f"This API key may not act for agent {data.get('agent_id')!r}.")
+    require_user(request, data["user_id"])
+    require_agent(request, data.get("agent_id"))
     session_id = data.get("session_id")
-    if session_id and api_key_of(request) is not None:
+    if session_id and principal_of(request).agent_limit is not None:
         # A key limited to some agents does not see the sessions of the others (as in the sessions API).
         try:
             agent_ids = list(Session.objects.for_user(data["user_id"]).filter(pk=session_id)
                              .values_list("agent_id", flat=True))
         except (DjangoValidationError, ValueError):
             agent_ids = []  # not a session id at all: the service says so
-        if agent_ids and not check_agent_allowed(request, agent_ids[0] or None):
+        if agent_ids and not principal_of(request).may_use_agent(agent_ids[0] or None):
             raise NotFound(f"No session {session_id} for user {data['user_id']!r}")
     return data
 
 
-class ContextView(APIView):
+# The context reads the user's memories and sessions and the shared knowledge.
+_CONTEXT = read("agentmemory.view_memoryitem", "agentmemory.view_session")
+
+
+class ContextView(AgentMemoryAPIView):
     """What the agent should know to answer a user's message: memory, knowledge, history, in budget."""
+
+    rules = {"POST": _CONTEXT}
 
     @extend_schema(request=ContextRequestSerializer, responses={200: ContextResponseSerializer})
     def post(self, request):
@@ -48,8 +53,10 @@ class ContextView(APIView):
         return Response(bundle_as_dict(bundle))
 
 
-class ContextAnswerView(APIView):
+class ContextAnswerView(AgentMemoryAPIView):
     """The configured chat model's answer from the assembled context, with its citations."""
+
+    rules = {"POST": _CONTEXT}
 
     @extend_schema(request=ContextRequestSerializer, responses={200: AnswerResponseSerializer})
     def post(self, request):

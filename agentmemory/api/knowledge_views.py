@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import Count, Q
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import generics, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from ..audit import audit_context, record_event
 from ..conf import app_settings
@@ -19,6 +18,8 @@ from ..knowledge.reembed import create_reembed_job, run_reembed_job
 from ..models import Chunk, Document, ImportJob, KnowledgeBase
 from ..tasks.knowledge import ingest_document as ingest_task
 from ..tasks.knowledge import reembed_knowledge_base as reembed_task
+from .access import admin, principal_of, read
+from .base import AgentMemoryAPIView
 from .knowledge_serializers import (
     ChunkPreviewSerializer,
     DocumentDetailSerializer,
@@ -29,15 +30,16 @@ from .knowledge_serializers import (
     KnowledgeBaseSerializer,
     VersionSerializer,
 )
-from .permissions import api_key_of
+from .schema import extend_schema
 
 
 def actor_of(request) -> str:
-    key = api_key_of(request)
-    if key is not None:
-        return f"api_key:{key.name}"
-    user = getattr(request, "user", None)
-    return f"user:{user.get_username()}" if user is not None and user.is_authenticated else "anonymous"
+    return principal_of(request).actor
+
+
+# Knowledge is shared: every principal may read it (non-staff users too); writing it is an admin act.
+_READ_KB = read("agentmemory.view_knowledgebase")
+_READ_DOCS = read("agentmemory.view_document")
 
 
 def runs_eagerly() -> bool:
@@ -72,8 +74,10 @@ def _error(code: str, detail: str, status_code: int, field: str | None = None) -
     return Response(body, status=status_code)
 
 
-class KnowledgeBaseListView(generics.ListCreateAPIView):
+class KnowledgeBaseListView(AgentMemoryAPIView, generics.ListCreateAPIView):
     """List knowledge bases, or create one: ``{slug, name, description?, chunking?, user_dictionary?}``."""
+
+    rules = {"GET": _READ_KB, "POST": admin("agentmemory.add_knowledgebase")}
 
     serializer_class = KnowledgeBaseSerializer
 
@@ -89,8 +93,10 @@ class KnowledgeBaseListView(generics.ListCreateAPIView):
                          after={"slug": kb.slug, "chunk_size": kb.chunk_size, "chunk_overlap": kb.chunk_overlap})
 
 
-class KnowledgeBaseDetailView(generics.RetrieveUpdateAPIView):
+class KnowledgeBaseDetailView(AgentMemoryAPIView, generics.RetrieveUpdateAPIView):
     """Read a knowledge base, or change its name, description, chunking or user dictionary."""
+
+    rules = {"GET": _READ_KB, "PATCH": admin("agentmemory.change_knowledgebase")}
 
     serializer_class = KnowledgeBaseSerializer
     http_method_names = ["get", "patch", "head", "options"]
@@ -106,8 +112,10 @@ class KnowledgeBaseDetailView(generics.RetrieveUpdateAPIView):
                                 "user_dictionary": kb.user_dictionary})
 
 
-class DocumentListView(APIView):
+class DocumentListView(AgentMemoryAPIView):
     """List the documents of a knowledge base, or import one (JSON text or a multipart ``file``)."""
+
+    rules = {"GET": _READ_DOCS, "POST": admin("agentmemory.add_document")}
 
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
@@ -187,8 +195,10 @@ class DocumentListView(APIView):
                                  external_id=external_id, metadata=data.get("metadata"))
 
 
-class DocumentDetailView(APIView):
+class DocumentDetailView(AgentMemoryAPIView):
     """One document with its versions; DELETE deprecates it (``?purge=true`` removes its rows)."""
+
+    rules = {"GET": _READ_DOCS, "DELETE": admin("agentmemory.delete_document")}
 
     @extend_schema(responses=DocumentDetailSerializer)
     def get(self, request, slug: str, pk: str):
@@ -208,8 +218,10 @@ class DocumentDetailView(APIView):
                          "deprecated_chunks": result.deprecated}, status=status.HTTP_200_OK)
 
 
-class DocumentChunksView(APIView):
+class DocumentChunksView(AgentMemoryAPIView):
     """Chunk preview of a version (default: the active one): how the document was cut."""
+
+    rules = {"GET": _READ_DOCS}
 
     @extend_schema(parameters=[OpenApiParameter("version", int)], responses=ChunkPreviewSerializer(many=True))
     def get(self, request, slug: str, pk: str):
@@ -231,8 +243,10 @@ class DocumentChunksView(APIView):
         return Response(ChunkPreviewSerializer(chunks, many=True).data)
 
 
-class DocumentRollbackView(APIView):
+class DocumentRollbackView(AgentMemoryAPIView):
     """Make an earlier version active again: ``{"version": N}``."""
+
+    rules = {"POST": admin("agentmemory.change_document")}
 
     @extend_schema(request=dict, responses={200: dict})
     def post(self, request, slug: str, pk: str):
@@ -245,8 +259,10 @@ class DocumentRollbackView(APIView):
         return Response(result.as_dict())
 
 
-class KnowledgeBaseReembedView(APIView):
+class KnowledgeBaseReembedView(AgentMemoryAPIView):
     """Re-embed a knowledge base with the configured embedder (202 + job when a broker is configured)."""
+
+    rules = {"POST": admin("agentmemory.change_knowledgebase")}
 
     @extend_schema(request=None, responses={200: dict, 202: ImportJobSerializer})
     def post(self, request, slug: str):
@@ -261,8 +277,10 @@ class KnowledgeBaseReembedView(APIView):
         return Response({**result, "job": job.pk})
 
 
-class ImportJobDetailView(generics.RetrieveAPIView):
-    """Status and progress of an import or re-embed job."""
+class ImportJobDetailView(AgentMemoryAPIView, generics.RetrieveAPIView):
+    """Status and progress of an import or re-embed job (API keys and staff: jobs are operators' business)."""
+
+    rules = {"GET": read("agentmemory.view_importjob", self_service=False)}
 
     serializer_class = ImportJobSerializer
     queryset = ImportJob.objects.select_related("knowledge_base").defer("source_text", "structure")

@@ -1,12 +1,9 @@
 """Long-term memory API: user scope in the path; thin views over agentmemory.memory services."""
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from ..audit import audit_context
 from ..exceptions import InvalidInput, NotFound
@@ -16,7 +13,9 @@ from ..memory.recall import recall_memories
 from ..memory.write import update_memory, write_memory
 from ..models import AuditEvent, MemoryItem
 from ..types import MemoryDraft
-from ..validation import validate_user_id
+from .access import admin as admin_rule
+from .access import principal_of, read, require_agent, write
+from .base import AgentMemoryAPIView
 from .memory_serializers import (
     DeletionReceiptSerializer,
     MemoryCreateSerializer,
@@ -26,49 +25,25 @@ from .memory_serializers import (
     MemorySearchSerializer,
     WriteResultSerializer,
 )
-from .permissions import api_key_of
+from .schema import extend_schema
 
 
-def _is_end_user(request, user_id: str) -> bool:
-    """A logged-in, non-staff Django user whose username is the path's user id."""
-    user = getattr(request, "user", None)
-    return bool(api_key_of(request) is None and user is not None and user.is_authenticated
-                and not user.is_staff and user.get_username() == user_id)
-
-
-class IsApiClientStaffOrSubject(BasePermission):
-    """API keys and staff may call every memory endpoint; an end user only reads and corrects their own."""
-
-    message = "Authenticate with an API key, as staff, or as the user whose memories these are."
-
-    def has_permission(self, request, view) -> bool:
-        if api_key_of(request) is not None:
-            return True
-        user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and user.is_staff:
-            return True
-        allowed = getattr(view, "end_user_methods", ())
-        return request.method in allowed and _is_end_user(request, view.kwargs.get("user_id", ""))
+def _is_end_user(request) -> bool:
+    """A logged-in, non-staff Django user acting for themself (the base view checked the path's user)."""
+    return principal_of(request).kind == "user"
 
 
 def _actor(request) -> str:
-    key = api_key_of(request)
-    if key is not None:
-        return f"api_key:{key.name}"
-    user = request.user
-    return f"{'staff' if user.is_staff else 'user'}:{user.get_username()}"
+    return principal_of(request).actor
 
 
 def _key_agents(request) -> list[str] | None:
     """The agents the request's API key is limited to; None when it is not limited."""
-    key = api_key_of(request)
-    return list(key.agent_ids) if key is not None and key.agent_ids else None
+    return principal_of(request).agent_limit
 
 
 def _require_agent(request, agent_id: str | None) -> None:
-    agents = _key_agents(request)
-    if agents is not None and (agent_id or "") not in agents:
-        raise PermissionDenied(f"This API key may not act for agent {agent_id or '(shared)'!r}.")
+    require_agent(request, agent_id)
 
 
 def _get_item(request, user_id: str, memory_id: int) -> MemoryItem:
@@ -80,19 +55,17 @@ def _get_item(request, user_id: str, memory_id: int) -> MemoryItem:
     return item
 
 
-class _MemoryView(APIView):
-    permission_classes = [IsApiClientStaffOrSubject]
-    end_user_methods: tuple[str, ...] = ()
+_VIEW = "agentmemory.view_memoryitem"
 
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        validate_user_id(kwargs.get("user_id"))
+
+class _MemoryView(AgentMemoryAPIView):
+    """The base view checks the path's user_id against the principal before any handler runs."""
 
 
 class MemoryListView(_MemoryView):
     """List a user's memories (filters: status, type, source, key, agent_id) or write a new one."""
 
-    end_user_methods = ("GET",)
+    rules = {"GET": read(_VIEW), "POST": write("agentmemory.add_memoryitem")}
 
     @extend_schema(parameters=[MemoryListQuerySerializer], responses={200: MemoryItemSerializer(many=True)})
     def get(self, request, user_id: str):
@@ -121,6 +94,9 @@ class MemoryListView(_MemoryView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         _require_agent(request, data["agent_id"])
+        if _is_end_user(request):
+            # What the user says about themselves is, by definition, user_stated.
+            data["source"] = MemoryItem.Source.USER_STATED
         draft = MemoryDraft(**data)
         with audit_context(_actor(request), "api"):
             result = write_memory(user_id, draft)
@@ -140,7 +116,8 @@ def _write_response(user_id: str, result) -> Response:
 class MemoryDetailView(_MemoryView):
     """One memory: read it, correct it (a new version supersedes it), or delete it (returns a receipt)."""
 
-    end_user_methods = ("GET", "PATCH", "DELETE")
+    rules = {"GET": read(_VIEW), "PATCH": write("agentmemory.change_memoryitem"),
+             "DELETE": write("agentmemory.delete_memoryitem")}
 
     @extend_schema(responses={200: MemoryItemSerializer})
     def get(self, request, user_id: str, memory_id: int):
@@ -155,7 +132,7 @@ class MemoryDetailView(_MemoryView):
         reason = changes.pop("reason", "")
         if "agent_id" in changes:
             _require_agent(request, changes["agent_id"])
-        if _is_end_user(request, user_id):
+        if _is_end_user(request):
             # What the user says about themselves is, by definition, user_stated.
             changes["source"] = MemoryItem.Source.USER_STATED
             changes.pop("agent_id", None)
@@ -177,7 +154,7 @@ class MemoryDetailView(_MemoryView):
 class MemoryHistoryView(_MemoryView):
     """The supersession chain of a memory (oldest first) and the audit events of its versions."""
 
-    end_user_methods = ("GET",)
+    rules = {"GET": read(_VIEW)}
 
     @extend_schema(responses={200: dict})
     def get(self, request, user_id: str, memory_id: int):
@@ -202,7 +179,7 @@ class MemoryHistoryView(_MemoryView):
 class MemorySearchView(_MemoryView):
     """Hybrid search in the user's memories, each hit with its score breakdown."""
 
-    end_user_methods = ("POST",)
+    rules = {"POST": read(_VIEW)}
 
     @extend_schema(request=MemorySearchSerializer, responses={200: dict})
     def post(self, request, user_id: str):
@@ -230,7 +207,7 @@ class MemorySearchView(_MemoryView):
 class ProfileView(_MemoryView):
     """The user's summary and one current value per key of high-confidence active memories."""
 
-    end_user_methods = ("GET",)
+    rules = {"GET": read(_VIEW)}
 
     @extend_schema(responses={200: dict})
     def get(self, request, user_id: str):
@@ -246,7 +223,13 @@ class ProfileView(_MemoryView):
 
 
 class UserForgetView(_MemoryView):
-    """Forget a user: every memory, history content, session, turn, profile and cache entry."""
+    """Forget a user: every memory, history content, session, turn, profile and cache entry.
+
+    Needs the admin scope (keys) or ``agentmemory.forget_user`` (staff); a non-staff user may forget
+    themself.
+    """
+
+    rules = {"DELETE": admin_rule("agentmemory.forget_user", self_service=True)}
 
     @extend_schema(responses={200: DeletionReceiptSerializer})
     def delete(self, request, user_id: str):

@@ -1,4 +1,9 @@
-"""Who may call the API: service clients with an API key, and staff through their session."""
+"""Kept for hosts that followed the 0.1 install section, which put these names in REST_FRAMEWORK.
+
+The app no longer needs anything in the host's REST_FRAMEWORK: its views set their own classes
+(agentmemory.api.base) and check access through agentmemory.api.access. Remove
+``IsApiClientOrStaff`` and ``ApiKeyAuthentication`` from your global settings when you upgrade.
+"""
 from __future__ import annotations
 
 from rest_framework.permissions import BasePermission
@@ -11,16 +16,15 @@ def api_key_of(request) -> ApiKey | None:
 
 
 class IsApiClientOrStaff(BasePermission):
+    """Deprecated: the 0.1 project-wide default (an API key, or a staff session)."""
+
     message = "Authenticate with 'Authorization: Bearer <API key>' or as a staff user."
 
     def has_permission(self, request, view) -> bool:
+        from .base import AgentMemoryAPIView
+
         if api_key_of(request) is not None:
-            return True
+            # A key is never a credential for the host's own views, even under this old global default.
+            return isinstance(view, AgentMemoryAPIView)
         user = getattr(request, "user", None)
         return bool(user and user.is_authenticated and user.is_staff)
-
-
-def check_agent_allowed(request, agent_id: str | None) -> bool:
-    """False when the request's API key is limited to agents that exclude ``agent_id``."""
-    key = api_key_of(request)
-    return key is None or key.allows_agent(agent_id)

@@ -1,16 +1,17 @@
 """Search endpoints: one knowledge base, or several fused per base with RRF. Thin over search_knowledge."""
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from ..knowledge.search import search_knowledge
+from .access import read
+from .base import AgentMemoryAPIView
 from .retrieval_serializers import (
     MultiSearchRequestSerializer,
     SearchRequestSerializer,
     SearchResponseSerializer,
 )
+from .schema import extend_schema
 
 
 def _search(data: dict, knowledge_bases: list[str] | None) -> Response:
@@ -22,8 +23,10 @@ def _search(data: dict, knowledge_bases: list[str] | None) -> Response:
     return Response(result.as_dict())
 
 
-class KnowledgeBaseSearchView(APIView):
+class KnowledgeBaseSearchView(AgentMemoryAPIView):
     """Search one knowledge base: hybrid (BM25 + vector, RRF), vector or keyword; cited hits and a trace."""
+
+    rules = {"POST": read("agentmemory.view_knowledgebase")}
 
     @extend_schema(request=SearchRequestSerializer, responses={200: SearchResponseSerializer})
     def post(self, request, slug: str):
@@ -32,8 +35,10 @@ class KnowledgeBaseSearchView(APIView):
         return _search(serializer.validated_data, [slug])
 
 
-class SearchView(APIView):
+class SearchView(AgentMemoryAPIView):
     """Search several knowledge bases (all by default); each base is fused on its own, then across bases."""
+
+    rules = {"POST": read("agentmemory.view_knowledgebase")}
 
     @extend_schema(request=MultiSearchRequestSerializer, responses={200: SearchResponseSerializer})
     def post(self, request):

@@ -3,18 +3,20 @@ from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from ..exceptions import InvalidInput, NotFound
 from ..models import Session, Turn
 from ..tasks.sessions import enqueue_extraction, enqueue_summary
+from ..validation import validate_user_id
 from ..working import sessions as service
 from ..working.extract import extraction_report, run_summary
 from ..working.window import get_working_context
-from .permissions import check_agent_allowed
+from .access import read, require_agent, require_user, write
+from .base import AgentMemoryAPIView
+from .schema import extend_schema
 from .sessions_serializers import (
     SessionCreateSerializer,
     SessionPatchSerializer,
@@ -40,11 +42,17 @@ def _payload(request):
 
 
 def _load(request, session_id) -> Session:
-    """The session, if the caller's API key may act for its agent (otherwise it does not exist for it)."""
+    """The session, if the caller may act for its user and agent (otherwise it does not exist for it)."""
     session = service.get_session(session_id)
-    if not check_agent_allowed(request, session.agent_id or None):
-        raise NotFound(f"Session {session_id} does not exist.")
+    try:
+        require_user(request, session.user_id, hide=True)
+        require_agent(request, session.agent_id or None, hide=True)
+    except NotFound:
+        raise NotFound(f"Session {session_id} does not exist.") from None
     return session
+
+
+_VIEW = "agentmemory.view_session"
 
 
 def _detail(session: Session) -> dict:
@@ -53,16 +61,17 @@ def _detail(session: Session) -> dict:
             "pinned_turns": context["pinned_turns"], "covered_up_to": context["covered_up_to"]}
 
 
-class SessionListCreateView(APIView):
+class SessionListCreateView(AgentMemoryAPIView):
     """POST: start a session. GET ?user_id=: a user's sessions, newest activity first."""
+
+    rules = {"GET": read(_VIEW), "POST": write("agentmemory.add_session")}
 
     @extend_schema(request=SessionCreateSerializer, responses={201: SessionSerializer})
     def post(self, request):
         data = SessionCreateSerializer(data=_payload(request))
         data.is_valid(raise_exception=True)
-        agent_id = data.validated_data.get("agent_id") or ""
-        if not check_agent_allowed(request, agent_id or None):
-            raise InvalidInput(f"This API key may not act for agent {agent_id!r}.", field="agent_id")
+        require_user(request, data.validated_data["user_id"])
+        require_agent(request, data.validated_data.get("agent_id") or None)
         session = service.create_session(**data.validated_data)
         return Response(_detail(session), status=status.HTTP_201_CREATED)
 
@@ -73,15 +82,22 @@ class SessionListCreateView(APIView):
         user_id = request.query_params.get("user_id", "").strip()
         if not user_id:
             raise InvalidInput("user_id is required.", field="user_id")
+        validate_user_id(user_id)
+        require_user(request, user_id)
         qs = Session.objects.for_user(user_id)
         if request.query_params.get("status"):
             qs = qs.filter(status=request.query_params["status"])
-        sessions = [s for s in qs[:200] if check_agent_allowed(request, s.agent_id or None)]
+        agents = self.principal.agent_limit
+        if agents is not None:
+            qs = qs.filter(agent_id__in=agents)
+        sessions = list(qs[:200])
         return Response({"results": SessionSerializer(sessions, many=True).data})
 
 
-class SessionDetailView(APIView):
+class SessionDetailView(AgentMemoryAPIView):
     """GET: the working context (window, summary, task state, status). PATCH: the task state."""
+
+    rules = {"GET": read(_VIEW), "PATCH": write("agentmemory.change_session")}
 
     @extend_schema(responses={200: dict})
     def get(self, request, session_id):
@@ -100,8 +116,10 @@ class SessionDetailView(APIView):
         return Response(_detail(session))
 
 
-class TurnListCreateView(APIView):
+class TurnListCreateView(AgentMemoryAPIView):
     """POST: append a turn (memories written at once for a remember intent). GET: turns, paged by ?after=."""
+
+    rules = {"GET": read(_VIEW), "POST": write("agentmemory.add_turn")}
 
     @extend_schema(request=TurnCreateSerializer, responses={201: dict})
     def post(self, request, session_id):
@@ -129,8 +147,10 @@ class TurnListCreateView(APIView):
         return Response({"results": TurnSerializer(turns, many=True).data})
 
 
-class SessionEndView(APIView):
+class SessionEndView(AgentMemoryAPIView):
     """End the session: 202 and the extraction job to poll at .../extraction/."""
+
+    rules = {"POST": write("agentmemory.change_session")}
 
     @extend_schema(request=None, responses={202: dict})
     def post(self, request, session_id):
@@ -144,8 +164,10 @@ class SessionEndView(APIView):
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
-class SessionExtractionView(APIView):
+class SessionExtractionView(AgentMemoryAPIView):
     """What extraction did: runs, and memories created, merged, superseded and rejected with reasons."""
+
+    rules = {"GET": read(_VIEW)}
 
     @extend_schema(responses={200: dict})
     def get(self, request, session_id):

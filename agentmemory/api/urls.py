@@ -1,13 +1,19 @@
-"""URLs of the agentmemory API; include them anywhere (the host project uses /api/agentmemory/)."""
+"""URLs of the agentmemory API; include them anywhere (the bundled project uses /api/agentmemory/).
+
+Besides the endpoints, the app serves its own OpenAPI schema (``schema/``) and Swagger UI (``docs/``).
+"""
 from django.urls import include, path
 
-from . import views
+from . import schema, views
 
 app_name = "agentmemory"
 
 urlpatterns = [
     path("whoami/", views.WhoAmIView.as_view(), name="whoami"),
     path("health/", views.HealthView.as_view(), name="health"),
+    path("schema/", schema.SchemaView.as_view(), name="schema"),
+    path("docs/", schema.swagger_ui, name="swagger-ui"),
+    path("docs/assets/<str:name>", schema.swagger_asset, name="swagger-asset"),
     # Each area keeps its own url module (knowledge, memory, sessions, context).
     path("", include("agentmemory.api.retrieval_urls")),
     path("", include("agentmemory.api.knowledge_urls")),

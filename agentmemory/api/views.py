@@ -1,35 +1,61 @@
-"""Foundation endpoints: who am I (an authenticated ping) and service health."""
+"""Foundation endpoints: who am I (an authenticated ping that shows what the caller may do) and health."""
 from __future__ import annotations
 
 from django.db import connection
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import inline_serializer
+from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from .. import __version__
-from .permissions import api_key_of
+from ..api_keys import describe_key
+from .base import AgentMemoryAPIView
+from .schema import extend_schema
 
 
-class WhoAmIView(APIView):
-    """Tell the caller how it is authenticated; a cheap way to test an API key."""
+class WhoAmIView(AgentMemoryAPIView):
+    """Tell the caller how it is authenticated and what it may do; a cheap way to test an API key."""
 
-    @extend_schema(responses={200: dict})
+    open_to_any_principal = True
+
+    @extend_schema(responses={200: inline_serializer("WhoAmI", {
+        "auth": serializers.ChoiceField(choices=["api_key", "session"]),
+        "name": serializers.CharField(required=False, help_text="The API key's name."),
+        "scopes": serializers.ListField(child=serializers.CharField(), required=False),
+        "agent_ids": serializers.ListField(child=serializers.CharField(), required=False),
+        "user_ids": serializers.ListField(child=serializers.CharField(), required=False),
+        "user_id_prefix": serializers.CharField(required=False),
+        "expires_at": serializers.DateTimeField(required=False, allow_null=True),
+        "username": serializers.CharField(required=False, help_text="The Django user (session)."),
+        "is_staff": serializers.BooleanField(required=False),
+        "memory_user_id": serializers.CharField(required=False, allow_null=True,
+                                                help_text="The only end user a non-staff account acts as."),
+        "version": serializers.CharField(),
+    })})
     def get(self, request):
-        key = api_key_of(request)
-        if key is not None:
-            body = {"auth": "api_key", "name": key.name, "agent_ids": key.agent_ids}
+        principal = self.principal
+        if principal.key is not None:
+            body = {"auth": "api_key", **describe_key(principal.key)}
+            body.pop("prefix")
         else:
-            body = {"auth": "session", "username": request.user.get_username()}
+            body = {"auth": "session", "username": principal.user.get_username(),
+                    "is_staff": principal.kind == "staff",
+                    "memory_user_id": principal.own_user_id if principal.kind == "user" else None}
         return Response({**body, "version": __version__})
 
 
-class HealthView(APIView):
+class HealthView(AgentMemoryAPIView):
     """Liveness of the API and its database; open to anyone, reveals nothing."""
 
     authentication_classes: list = []
     permission_classes: list = []
 
-    @extend_schema(responses={200: dict})
+    def get_authenticators(self):
+        return []
+
+    @extend_schema(auth=[], responses={200: inline_serializer("Health", {
+        "status": serializers.CharField(), "pgvector": serializers.CharField(allow_null=True),
+        "version": serializers.CharField(),
+    })})
     def get(self, request):
         with connection.cursor() as cursor:
             cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")

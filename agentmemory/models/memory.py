@@ -196,6 +196,8 @@ class MemoryItem(models.Model):
         verbose_name = "memory item"
         verbose_name_plural = "memory items"
         ordering = ["-created_at", "-id"]
+        # Forgetting a user deletes everything they have (memories, sessions, profile): its own permission.
+        permissions = [("forget_user", "Can forget a user (delete all of their data)")]
         indexes = [
             models.Index(fields=["user_id", "status"], name="am_memory_user_status_idx"),
             models.Index(fields=["user_id", "key"], name="am_memory_user_key_idx"),

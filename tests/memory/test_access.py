@@ -38,9 +38,10 @@ def test_end_user_reads_and_corrects_only_their_own_memories(end_user_client):
     assert end_user_client.get(f"{BASE}/lin/profile/").status_code == 200
     assert end_user_client.get(f"{BASE}/other/memories/").status_code == 403
     assert end_user_client.get(f"{BASE}/other/memories/{theirs}/").status_code == 403
-    assert end_user_client.post(f"{BASE}/lin/memories/", {"content": "x", "type": "fact",
-                                                          "source": "user_stated"}, format="json").status_code == 403
-    assert end_user_client.delete(f"{BASE}/lin/").status_code == 403
+    assert end_user_client.post(f"{BASE}/other/memories/", {"content": "x", "type": "fact",
+                                                           "source": "user_stated"}, format="json").status_code == 403
+    assert end_user_client.delete(f"{BASE}/other/").status_code == 403
+    assert MemoryItem.objects.for_user("other").get(pk=theirs).status == "active"
 
     # The correction is a new version, stated by the user, superseding the old one.
     fixed = end_user_client.patch(f"{BASE}/lin/memories/{mine}/", {"content": "公司行业是跨境电商"}, format="json")
@@ -56,6 +57,20 @@ def test_end_user_reads_and_corrects_only_their_own_memories(end_user_client):
     assert deleted.status_code == 200 and deleted.json()["kind"] == "memory"
     assert end_user_client.get(f"{BASE}/lin/memories/").json()["count"] == 0
     assert MemoryItem.objects.for_user("other").get(pk=theirs).status == "active"
+
+
+def test_end_user_states_a_fact_about_themself_and_can_forget_themself(end_user_client):
+    wrote = end_user_client.post(f"{BASE}/lin/memories/", {"content": "我们公司在杭州", "type": "fact",
+                                                          "key": "company_city", "source": "model_inferred"},
+                                 format="json")
+    assert wrote.status_code == 201, wrote.json()
+    # Whatever the body claims, what a user writes about themself is user_stated, and attributed to them.
+    assert wrote.json()["memory"]["source"] == "user_stated"
+    assert AuditEvent.objects.for_user("lin").get(action="create").actor == "user:lin"
+
+    receipt = end_user_client.delete(f"{BASE}/lin/")
+    assert receipt.status_code == 200 and receipt.json()["kind"] == "user"
+    assert not MemoryItem.objects.for_user("lin").exclude(status="deleted").exists()
 
 
 def test_api_key_limited_to_an_agent_sees_shared_and_its_own_items_only():

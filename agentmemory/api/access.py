@@ -1,0 +1,170 @@
+"""Who is calling the API and what they may do: one permission model for every endpoint.
+
+Three kinds of principal reach the app's views:
+
+- an **API key**: its scopes (read, write, admin) say which operations, its agent and user lists which
+  agents and end users it may act for;
+- a **staff** Django user: Django model permissions (``agentmemory.view_memoryitem``, ...,
+  ``agentmemory.forget_user``), for any end user; superusers have them all;
+- a **non-staff** Django user: acts only as their own memory user (``AGENTMEMORY['USER_ID_RESOLVER']``,
+  default the username), on the endpoints a rule marks ``self_service``; never knowledge writes.
+
+Each view declares one :class:`Rule` per HTTP method; :class:`AgentMemoryPermission` checks it, and the
+view checks the end user and agent of each request with :func:`require_user` / :func:`require_agent`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.module_loading import import_string
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import BasePermission
+
+from ..conf import app_settings
+from ..exceptions import NotFound
+from ..models import ApiKey
+
+
+def username_as_user_id(user: Any) -> str | None:
+    """The default USER_ID_RESOLVER: a Django user's memory user id is their username."""
+    return user.get_username() or None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What one method of one view needs.
+
+    ``scope``: the API-key scope; ``perms``: the Django permissions a staff user needs;
+    ``self_service``: a non-staff user may call it for their own memory user.
+    """
+
+    scope: str
+    perms: tuple[str, ...]
+    self_service: bool = False
+
+
+def read(*perms: str, self_service: bool = True) -> Rule:
+    return Rule("read", perms, self_service)
+
+
+def write(*perms: str, self_service: bool = True) -> Rule:
+    return Rule("write", perms, self_service)
+
+
+def admin(*perms: str, self_service: bool = False) -> Rule:
+    return Rule("admin", perms, self_service)
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller of one request, resolved once by the base view."""
+
+    kind: str  # "api_key" | "staff" | "user" | "anonymous"
+    actor: str  # written into audit events
+    key: ApiKey | None = None
+    user: Any = None
+    own_user_id: str | None = None  # for kind "user": the only end user it may act for
+
+    @property
+    def is_key(self) -> bool:
+        return self.kind == "api_key"
+
+    def may_act_for(self, user_id: str) -> bool:
+        if self.kind == "api_key":
+            return self.key.allows_user(user_id)
+        if self.kind == "staff":
+            return True
+        if self.kind == "user":
+            return self.own_user_id is not None and user_id == self.own_user_id
+        return False
+
+    def may_use_agent(self, agent_id: str | None) -> bool:
+        return self.key is None or self.key.allows_agent(agent_id)
+
+    @property
+    def agent_limit(self) -> list[str] | None:
+        """The agents an API key is limited to; None when it is not limited."""
+        return list(self.key.agent_ids) if self.key is not None and self.key.agent_ids else None
+
+
+ANONYMOUS = Principal(kind="anonymous", actor="anonymous")
+
+
+def principal_of(request) -> Principal:
+    """The principal of a DRF request (after authentication); cached on the request."""
+    cached = getattr(request, "_agentmemory_principal", None)
+    if cached is not None:
+        return cached
+    auth = getattr(request, "auth", None)
+    user = getattr(request, "user", None)
+    if isinstance(auth, ApiKey):
+        principal = Principal(kind="api_key", actor=f"api_key:{auth.name}", key=auth)
+    elif user is not None and user.is_authenticated and user.is_active:
+        if user.is_staff or user.is_superuser:
+            principal = Principal(kind="staff", actor=f"staff:{user.get_username()}", user=user)
+        else:
+            resolver = import_string(app_settings.USER_ID_RESOLVER)
+            own = resolver(user)
+            principal = Principal(kind="user", actor=f"user:{user.get_username()}", user=user,
+                                  own_user_id=str(own) if own else None)
+    else:
+        principal = ANONYMOUS
+    request._agentmemory_principal = principal
+    return principal
+
+
+class AgentMemoryPermission(BasePermission):
+    """Checks the view's rule for the request's method against the principal."""
+
+    message = "You may not do this."
+
+    def has_permission(self, request, view) -> bool:
+        rules: dict[str, Rule] = getattr(view, "rules", {})
+        method = "GET" if request.method in ("HEAD", "OPTIONS") else request.method
+        rule = rules.get(method)
+        principal = principal_of(request)
+        if principal.kind == "anonymous":
+            return False  # DRF answers 401 (not authenticated)
+        if rule is None:
+            # Methods without a rule are not served (405), except the open whoami-style views.
+            return getattr(view, "open_to_any_principal", False) or method not in _served(view)
+        if principal.kind == "api_key":
+            if not principal.key.has_scope(rule.scope):
+                self.message = f"This API key lacks the {rule.scope!r} scope."
+                return False
+            return True
+        if principal.kind == "staff":
+            if not principal.user.has_perms(rule.perms):
+                missing = [p for p in rule.perms if not principal.user.has_perm(p)]
+                self.message = f"Your account lacks the permission {', '.join(missing)}."
+                return False
+            return True
+        # A non-staff user.
+        if not rule.self_service:
+            self.message = "Only API keys and staff may do this."
+            return False
+        if principal.own_user_id is None:
+            self.message = "Your account has no memory user."
+            return False
+        return True
+
+
+def _served(view) -> set[str]:
+    return {m.upper() for m in view.http_method_names if hasattr(view, m)}
+
+
+def require_user(request, user_id: str, *, hide: bool = False) -> None:
+    """The principal may act for end user ``user_id``; otherwise 403 (404 with ``hide``)."""
+    if not principal_of(request).may_act_for(user_id):
+        if hide:
+            raise NotFound("Not found.")
+        raise PermissionDenied(f"You may not act for user {user_id!r}.")
+
+
+def require_agent(request, agent_id: str | None, *, hide: bool = False) -> None:
+    """The principal may act for agent ``agent_id`` (None or "" is the shared scope); otherwise 403."""
+    if not principal_of(request).may_use_agent(agent_id):
+        if hide:
+            raise NotFound("Not found.")
+        raise PermissionDenied(f"This API key may not act for agent {agent_id or '(shared)'!r}.")

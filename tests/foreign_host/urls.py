@@ -1,0 +1,16 @@
+"""The host's urls: its own API, the admin, and agentmemory's urls added as README.md says."""
+from django.contrib import admin
+from django.urls import include, path
+from rest_framework.routers import DefaultRouter
+
+from .notes.views import NoteViewSet
+
+router = DefaultRouter()
+router.register("notes", NoteViewSet, basename="note")
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/", include(router.urls)),
+    # --- merged for agentmemory ---
+    path("api/agentmemory/", include("agentmemory.api.urls")),
+]
