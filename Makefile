@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint worker beat bench clean-data
+.PHONY: install browser run test lint worker beat bench clean-data
 
 $(VENV)/.installed: pyproject.toml setup.py agentmemory/native/e5q.c
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,14 @@ $(VENV)/.installed: pyproject.toml setup.py agentmemory/native/e5q.c
 
 install: $(VENV)/.installed
 
+# Debian's Chromium and ChromeDriver for the browser tests; installed with apt when missing and root.
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing chromium and chromium-driver (apt) for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else echo "chromium/chromedriver missing and not root: the browser tests will be skipped"; fi
+
 run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py check
@@ -23,7 +31,7 @@ run: install
 
 # The main suite, then the foreign-host suite: agentmemory installed into a second, typical Django
 # site (its own settings module, its own DRF API) exactly as README.md says.
-test: install
+test: install browser
 	$(PY) -m pytest
 	$(PY) -m pytest --ds=tests.foreign_host.settings tests/foreign_host
 

@@ -49,3 +49,29 @@ class SearchResponseSerializer(serializers.Serializer):
     mode = serializers.CharField()
     hits = SearchHitSerializer(many=True)
     trace = serializers.DictField()
+
+
+class EvaluationCaseSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    query = serializers.CharField(max_length=2000, help_text="The question as a user would ask it.")
+    expected_chunk_ids = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False,
+                                               default=list, help_text="Chunks a good answer comes from.")
+    expected_document_ids = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False,
+                                                  default=list, help_text="Or whole documents.")
+    note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    source = serializers.CharField(read_only=True)
+    created_at = serializers.DateTimeField(read_only=True)
+
+
+class EvaluationRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    trigger = serializers.CharField(read_only=True)
+    status = serializers.CharField(read_only=True)
+    case_count = serializers.IntegerField(read_only=True)
+    metrics = serializers.DictField(read_only=True, help_text='Per mode: {"hybrid": {"recall@5": ..}, ...}.')
+    hybrid_recall_at_5 = serializers.FloatField(read_only=True, allow_null=True)
+    previous_recall_at_5 = serializers.FloatField(read_only=True, allow_null=True)
+    recall_dropped = serializers.BooleanField(read_only=True)
+    error = serializers.CharField(read_only=True)
+    started_at = serializers.DateTimeField(read_only=True)
+    finished_at = serializers.DateTimeField(read_only=True, allow_null=True)

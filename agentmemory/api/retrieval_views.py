@@ -1,12 +1,22 @@
-"""Search endpoints: one knowledge base, or several fused per base with RRF. Thin over search_knowledge."""
+"""Search endpoints (one knowledge base, or several fused per base with RRF) and evaluation: saved cases
+and runs of a knowledge base. Thin over search_knowledge and agentmemory.knowledge.evaluate."""
 from __future__ import annotations
 
+from django.db import transaction
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import status
 from rest_framework.response import Response
 
+from ..knowledge.evaluate import create_case, evaluate_knowledge_base
 from ..knowledge.search import search_knowledge
-from .access import read
+from ..models import EvaluationCase, EvaluationRun
+from ..tasks.retrieval import evaluate_knowledge_base as evaluate_task
+from .access import admin, read
 from .base import AgentMemoryAPIView
+from .knowledge_views import get_knowledge_base, runs_eagerly
 from .retrieval_serializers import (
+    EvaluationCaseSerializer,
+    EvaluationRunSerializer,
     MultiSearchRequestSerializer,
     SearchRequestSerializer,
     SearchResponseSerializer,
@@ -45,3 +55,49 @@ class SearchView(AgentMemoryAPIView):
         serializer = MultiSearchRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         return _search(serializer.validated_data, serializer.validated_data.get("knowledge_bases"))
+
+
+class EvaluationCaseListView(AgentMemoryAPIView):
+    """The saved evaluation cases of a knowledge base (GET), or save one (POST, as the hit-testing page does)."""
+
+    rules = {"GET": read("agentmemory.view_evaluationcase", self_service=False),
+             "POST": admin("agentmemory.add_evaluationcase")}
+
+    @extend_schema(responses={200: EvaluationCaseSerializer(many=True)})
+    def get(self, request, slug: str):
+        kb = get_knowledge_base(slug)
+        cases = EvaluationCase.objects.filter(knowledge_base=kb).order_by("id")[:1000]
+        return Response(EvaluationCaseSerializer(cases, many=True).data)
+
+    @extend_schema(request=EvaluationCaseSerializer, responses={201: EvaluationCaseSerializer})
+    def post(self, request, slug: str):
+        kb = get_knowledge_base(slug)
+        serializer = EvaluationCaseSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        case = create_case(knowledge_base=kb, query=data["query"], expected_chunk_ids=data["expected_chunk_ids"],
+                           expected_document_ids=data["expected_document_ids"], source="api", note=data["note"])
+        return Response(EvaluationCaseSerializer(case).data, status=status.HTTP_201_CREATED)
+
+
+class EvaluationRunListView(AgentMemoryAPIView):
+    """Evaluation runs of a knowledge base, newest first (GET); run its saved cases now (POST)."""
+
+    rules = {"GET": read("agentmemory.view_evaluationrun", self_service=False),
+             "POST": admin("agentmemory.add_evaluationrun")}
+
+    @extend_schema(responses={200: EvaluationRunSerializer(many=True)})
+    def get(self, request, slug: str):
+        kb = get_knowledge_base(slug)
+        runs = EvaluationRun.objects.for_knowledge_base(kb).order_by("-started_at", "-id")[:100]
+        return Response(EvaluationRunSerializer(runs, many=True).data)
+
+    @extend_schema(request=None, responses={201: EvaluationRunSerializer, 202: OpenApiResponse(
+        description="Queued on the worker: poll the list.")})
+    def post(self, request, slug: str):
+        kb = get_knowledge_base(slug)
+        if not runs_eagerly():
+            transaction.on_commit(lambda: evaluate_task.delay(kb.pk, EvaluationRun.Trigger.API))
+            return Response({"queued": True, "knowledge_base": kb.slug}, status=status.HTTP_202_ACCEPTED)
+        run = evaluate_knowledge_base(kb, trigger=EvaluationRun.Trigger.API)
+        return Response(EvaluationRunSerializer(run).data, status=status.HTTP_201_CREATED)

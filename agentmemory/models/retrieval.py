@@ -167,6 +167,7 @@ class EvaluationRun(models.Model):
         COMMAND = "command", "management command"
         IMPORT = "import", "after import"
         ADMIN = "admin", "admin"
+        API = "api", "REST API"
 
     knowledge_base = models.ForeignKey(
         "agentmemory.KnowledgeBase", on_delete=models.CASCADE, related_name="evaluation_runs",
