@@ -251,3 +251,25 @@ def test_schedules_are_created_idempotently_and_keep_operator_edits(admin_client
 
     page = admin_client.get("/admin/django_celery_beat/periodictask/")
     assert page.status_code == 200 and b"agentmemory-decay-memories" in page.content
+
+
+# --- evaluation over REST -------------------------------------------------------------------------
+
+def test_an_operator_key_saves_a_case_and_runs_an_evaluation():
+    from .conftest_data import build_world
+
+    world = build_world(with_knowledge=True)
+    client, _raw = _key_client(name="ops", scopes=["read", "admin"])
+    case = client.post(f"{API}knowledge-bases/manual/evaluation-cases/",
+                       {"query": "X-200 的功率是多少", "expected_document_ids": [world.document]}, format="json")
+    assert case.status_code == 201 and case.json()["source"] == "api"
+    bad = client.post(f"{API}knowledge-bases/manual/evaluation-cases/", {"query": "x", "expected_document_ids":
+                                                                          [world.document + 999]}, format="json")
+    assert bad.status_code == 400 and bad.json()["field"] == "expected_document_ids"
+
+    run = client.post(f"{API}knowledge-bases/manual/evaluations/")
+    assert run.status_code == 201, run.json()
+    body = run.json()
+    assert body["status"] == "succeeded" and body["trigger"] == "api" and body["case_count"] == 1
+    assert body["hybrid_recall_at_5"] == 1.0
+    assert [r["id"] for r in client.get(f"{API}knowledge-bases/manual/evaluations/").json()] == [body["id"]]

@@ -101,6 +101,15 @@ ENDPOINTS = [
     Endpoint("search", "post", "search/", {"query": "X-200 功率"}, scope="read", perms=_p("view_knowledgebase"),
              self_service=True, **KB),
     Endpoint("import-job", "get", "import-jobs/{j}/", scope="read", perms=_p("view_importjob"), **KB),
+    Endpoint("evaluation-cases", "get", "knowledge-bases/manual/evaluation-cases/", scope="read",
+             perms=_p("view_evaluationcase"), **KB),
+    Endpoint("evaluation-case-create", "post", "knowledge-bases/manual/evaluation-cases/",
+             {"query": "X-200 的功率", "expected_document_ids": ["{d}"]}, scope="admin",
+             perms=_p("add_evaluationcase"), ok=201, **KB),
+    Endpoint("evaluations", "get", "knowledge-bases/manual/evaluations/", scope="read",
+             perms=_p("view_evaluationrun"), **KB),
+    Endpoint("evaluation-run", "post", "knowledge-bases/manual/evaluations/", scope="admin",
+             perms=_p("add_evaluationrun"), ok=201, **KB),
 ]
 
 
@@ -128,9 +137,12 @@ def test_every_endpoint_for_every_principal(principal: Principal, ep: Endpoint):
     world = build_world(with_knowledge=ep.knowledge)
     client = client_for(principal)
     path = API + ep.path.format(m=world.memory["alice"], s=world.session["alice"], d=world.document, j=world.job)
-    kwargs = {"format": "json"} if ep.body is not None else {}
-    response = getattr(client, ep.method)(path, ep.body, **kwargs) if ep.body is not None else \
-        getattr(client, ep.method)(path)
+    if ep.body is not None:
+        body = {k: [world.document if v == "{d}" else v for v in value] if isinstance(value, list) else value
+                for k, value in ep.body.items()}
+        response = getattr(client, ep.method)(path, body, format="json")
+    else:
+        response = getattr(client, ep.method)(path)
 
     want = expected_status(principal, ep)
     body = response.content.decode("utf-8", "replace")
