@@ -63,16 +63,20 @@ def setup_schedules(*, reset: bool = False, dry_run: bool = False) -> list[Sched
                 if action == "updated" and not dry_run:
                     existing.task = task
                     existing.save(update_fields=["task"])
-                changes.append(ScheduleChange(name, task, action, str(existing.schedule)))
+                changes.append(ScheduleChange(name, task, action, _one_line(existing.schedule)))
                 continue
             if dry_run:
                 changes.append(ScheduleChange(name, task, "updated" if existing else "created",
-                                              str(entry["schedule"])))
+                                              _one_line(entry["schedule"])))
                 continue
             model_schedule, field = ModelEntry.to_model_schedule(entry["schedule"])
             defaults = {"task": task, "enabled": True, "interval": None, "crontab": None, "solar": None,
                         "clocked": None, field: model_schedule,
                         "description": "agentmemory (agentmemory_setup_schedules)"}
             row, created = PeriodicTask.objects.update_or_create(name=name, defaults=defaults)
-            changes.append(ScheduleChange(name, task, "created" if created else "updated", str(row.schedule)))
+            changes.append(ScheduleChange(name, task, "created" if created else "updated", _one_line(row.schedule)))
     return changes
+
+
+def _one_line(schedule) -> str:
+    return " ".join(str(schedule).split())

@@ -1,6 +1,7 @@
 """agentmemory as a guest: the host's own API is unchanged, keys are scoped, installation is merge-safe."""
 from __future__ import annotations
 
+import base64
 import io
 import os
 import subprocess
@@ -40,7 +41,7 @@ def test_the_hosts_own_api_behaves_as_before():
     _client, raw = _key_client(name="agent")
 
     basic = APIClient()
-    basic.credentials(HTTP_AUTHORIZATION="Basic " + __import__("base64").b64encode(b"hana:s3cret-pass").decode())
+    basic.credentials(HTTP_AUTHORIZATION="Basic " + base64.b64encode(b"hana:s3cret-pass").decode())
     listed = basic.get("/api/notes/")
     assert listed.status_code == 200 and listed.json() == [{"id": Note.objects.get().pk, "text": "host data"}]
 
@@ -138,8 +139,9 @@ def test_keys_from_the_command_carry_their_limits_and_expire():
     assert me["scopes"] == ["read", "write"] and me["user_ids"] == ["ann"] and me["expires_at"]
     assert client.get(f"{API}users/bo/memories/").status_code == 403
 
-    from agentmemory.models import ApiKey
     from django.utils import timezone
+
+    from agentmemory.models import ApiKey
     ApiKey.objects.filter(name="ann-phone").update(expires_at=timezone.now())
     expired = client.get(f"{API}users/ann/memories/")
     assert expired.status_code == 401 and expired.json() == {"error": "authentication_failed",
@@ -152,7 +154,7 @@ def test_a_host_adds_its_own_authentication_for_the_apps_views():
     staff = get_user_model().objects.create_user("ops", password="ops-pass", is_staff=True, is_superuser=True)
     assert staff.is_superuser
     basic = APIClient()
-    basic.credentials(HTTP_AUTHORIZATION="Basic " + __import__("base64").b64encode(b"ops:ops-pass").decode())
+    basic.credentials(HTTP_AUTHORIZATION="Basic " + base64.b64encode(b"ops:ops-pass").decode())
     # The host's Basic auth is the host's: the app's views do not take it unless the host says so.
     assert basic.get(f"{API}whoami/").status_code == 401
     with override_settings(AGENTMEMORY={"EXTRA_AUTHENTICATION_CLASSES": [
