@@ -1,4 +1,7 @@
-"""Long-term memory API: user scope in the path; thin views over agentmemory.memory services."""
+"""Long-term memory API: user scope in the path; thin views over agentmemory.memory services.
+
+The base view checks the path's user_id against the caller before any handler runs.
+"""
 from __future__ import annotations
 
 from rest_framework import status
@@ -42,10 +45,6 @@ def _key_agents(request) -> list[str] | None:
     return principal_of(request).agent_limit
 
 
-def _require_agent(request, agent_id: str | None) -> None:
-    require_agent(request, agent_id)
-
-
 def _get_item(request, user_id: str, memory_id: int) -> MemoryItem:
     item = (MemoryItem.objects.for_user(user_id).filter(pk=memory_id)
             .exclude(status=MemoryItem.Status.DELETED).defer("embedding", "search_vector").first())
@@ -58,11 +57,7 @@ def _get_item(request, user_id: str, memory_id: int) -> MemoryItem:
 _VIEW = "agentmemory.view_memoryitem"
 
 
-class _MemoryView(AgentMemoryAPIView):
-    """The base view checks the path's user_id against the principal before any handler runs."""
-
-
-class MemoryListView(_MemoryView):
+class MemoryListView(AgentMemoryAPIView):
     """List a user's memories (filters: status, type, source, key, agent_id) or write a new one."""
 
     rules = {"GET": read(_VIEW), "POST": write("agentmemory.add_memoryitem")}
@@ -80,7 +75,7 @@ class MemoryListView(_MemoryView):
         agents = _key_agents(request)
         if "agent_id" in data:
             if agents is not None:
-                _require_agent(request, data["agent_id"])
+                require_agent(request, data["agent_id"])
             qs = qs.visible_to_agent(data["agent_id"])
         elif agents is not None:
             qs = qs.visible_to_agents(agents)
@@ -93,7 +88,7 @@ class MemoryListView(_MemoryView):
         serializer = MemoryCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        _require_agent(request, data["agent_id"])
+        require_agent(request, data["agent_id"])
         if _is_end_user(request):
             # What the user says about themselves is, by definition, user_stated.
             data["source"] = MemoryItem.Source.USER_STATED
@@ -113,7 +108,7 @@ def _write_response(user_id: str, result) -> Response:
     return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
-class MemoryDetailView(_MemoryView):
+class MemoryDetailView(AgentMemoryAPIView):
     """One memory: read it, correct it (a new version supersedes it), or delete it (returns a receipt)."""
 
     rules = {"GET": read(_VIEW), "PATCH": write("agentmemory.change_memoryitem"),
@@ -131,7 +126,7 @@ class MemoryDetailView(_MemoryView):
         changes = dict(serializer.validated_data)
         reason = changes.pop("reason", "")
         if "agent_id" in changes:
-            _require_agent(request, changes["agent_id"])
+            require_agent(request, changes["agent_id"])
         if _is_end_user(request):
             # What the user says about themselves is, by definition, user_stated.
             changes["source"] = MemoryItem.Source.USER_STATED
@@ -151,7 +146,7 @@ class MemoryDetailView(_MemoryView):
         return Response(DeletionReceiptSerializer(receipt).data)
 
 
-class MemoryHistoryView(_MemoryView):
+class MemoryHistoryView(AgentMemoryAPIView):
     """The supersession chain of a memory (oldest first) and the audit events of its versions."""
 
     rules = {"GET": read(_VIEW)}
@@ -176,7 +171,7 @@ class MemoryHistoryView(_MemoryView):
         })
 
 
-class MemorySearchView(_MemoryView):
+class MemorySearchView(AgentMemoryAPIView):
     """Hybrid search in the user's memories, each hit with its score breakdown."""
 
     rules = {"POST": read(_VIEW)}
@@ -189,7 +184,7 @@ class MemorySearchView(_MemoryView):
         agents = _key_agents(request)
         agent_id = data["agent_id"]
         if agent_id is not None:
-            _require_agent(request, agent_id)
+            require_agent(request, agent_id)
         results = recall_memories(
             user_id, data["query"], top_k=data["top_k"], agent_id=agent_id,
             agent_ids=agents if agent_id is None else None, include_cold=data["include_cold"],
@@ -204,7 +199,7 @@ class MemorySearchView(_MemoryView):
         })
 
 
-class ProfileView(_MemoryView):
+class ProfileView(AgentMemoryAPIView):
     """The user's summary and one current value per key of high-confidence active memories."""
 
     rules = {"GET": read(_VIEW)}
@@ -218,11 +213,11 @@ class ProfileView(_MemoryView):
                 agent_id = agents[0]
             elif agent_id is None:
                 raise InvalidInput("this API key is limited to several agents: pass ?agent_id=.", field="agent_id")
-            _require_agent(request, agent_id)
+            require_agent(request, agent_id)
         return Response(get_profile(user_id, agent_id=agent_id))
 
 
-class UserForgetView(_MemoryView):
+class UserForgetView(AgentMemoryAPIView):
     """Forget a user: every memory, history content, session, turn, profile and cache entry.
 
     Needs the admin scope (keys) or ``agentmemory.forget_user`` (staff); a non-staff user may forget
