@@ -9,17 +9,18 @@ from __future__ import annotations
 from django.utils.module_loading import import_string
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
 from .. import audit
 from ..conf import app_settings
+from ..exceptions import NotFound
 from ..validation import validate_user_id
 from .access import AgentMemoryPermission, Principal, principal_of, require_user
 from .authentication import ApiKeyAuthentication
 from .errors import exception_handler
+from .parsers import PARSERS, check_storable
 from .schema import AgentMemoryAutoSchema
 
 
@@ -57,7 +58,7 @@ class AgentMemoryAPIView(APIView):
 
     permission_classes = [AgentMemoryPermission]
     renderer_classes = [JSONRenderer]
-    parser_classes = [JSONParser, FormParser, MultiPartParser]
+    parser_classes = PARSERS
     content_negotiation_class = DefaultContentNegotiation
     versioning_class = None
     pagination_class = None  # for generic views mixed in: the app's lists are never paged by the host's class
@@ -79,6 +80,11 @@ class AgentMemoryAPIView(APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        # Path and query text reach SQL as it is: refuse what PostgreSQL cannot hold, as a 400.
+        check_storable({k: v for k, v in kwargs.items() if isinstance(v, str)})
+        check_storable({k: request.query_params.getlist(k) for k in request.query_params})
+        if any(isinstance(v, int) and v >= 2**63 for v in kwargs.values()):
+            raise NotFound("Not found.")  # no row has an id past PostgreSQL's bigint
         # Every write of this request is attributed to its key or user in the audit trail.
         self._audit_token = audit.set_actor(principal_of(request).actor)
         if self.user_kwarg and self.user_kwarg in kwargs:

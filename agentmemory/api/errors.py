@@ -1,9 +1,21 @@
-"""One JSON error shape for the API: {"error": code, "detail": message, "field"?: name}."""
+"""One JSON error envelope for every failure of the app's API, whatever the host's DEBUG is.
+
+``{"error": code, "detail": message}``, plus ``"field"`` (the first offending field) and ``"fields"``
+(every offending field with its messages) on validation errors. 4xx for the caller's mistakes, 503 when
+a backend or the database is unavailable, 500 (logged, with no internals in the body) for the rest.
+"""
 from __future__ import annotations
 
+import logging
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
+from django.db import DatabaseError, DataError, InterfaceError, OperationalError
+from django.http import Http404
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
 from ..exceptions import (
     AgentMemoryError,
@@ -14,31 +26,80 @@ from ..exceptions import (
     NotFound,
 )
 
+logger = logging.getLogger("agentmemory.api")
+
+
+def error_body(code: str, detail: str, *, field: str | None = None, fields: dict | None = None) -> dict:
+    body: dict = {"error": code, "detail": detail}
+    if field or fields:
+        fields = fields or {field: [detail]}
+        body["field"] = field or next(iter(fields))
+        body["fields"] = fields
+    return body
+
+
+def error_response(code: str, detail: str, status_code: int, **kwargs) -> Response:
+    return Response(error_body(code, detail, **kwargs), status=status_code)
+
 
 def exception_handler(exc, context):
-    """DRF's handler, plus agentmemory's own errors mapped to clear 4xx/5xx JSON bodies."""
+    """Map every exception raised in the app's views to the envelope."""
+    set_rollback()  # under ATOMIC_REQUESTS, a failed request writes nothing
     if isinstance(exc, InvalidInput):
-        body = {"error": "invalid", "detail": exc.detail}
-        if exc.field:
-            body["field"] = exc.field
-        return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        return error_response("invalid", exc.detail, 400, field=exc.field)
     if isinstance(exc, NotFound):
-        return Response({"error": "not_found", "detail": str(exc)}, status=status.HTTP_404_NOT_FOUND)
+        return error_response("not_found", str(exc), 404)
     if isinstance(exc, EmbeddingModelMismatch):
-        return Response({"error": "embedding_model_mismatch", "detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return error_response("embedding_model_mismatch", str(exc), 409)
     if isinstance(exc, ConfigurationError):
-        return Response({"error": "misconfigured", "detail": str(exc)}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+        logger.error("agentmemory is misconfigured: %s", exc)
+        return error_response("misconfigured", str(exc), 500)
     if isinstance(exc, BackendError):
-        return Response({"error": "backend_unavailable", "detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return error_response("backend_unavailable", str(exc), 503)
     if isinstance(exc, AgentMemoryError):
-        return Response({"error": "error", "detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return error_response("error", str(exc), 400)
+    if isinstance(exc, RequestDataTooBig):
+        return error_response("too_large", "The request body is larger than the server accepts "
+                              "(DATA_UPLOAD_MAX_MEMORY_SIZE); files go as multipart uploads.", 413)
+    if isinstance(exc, TooManyFieldsSent):
+        return error_response("invalid", "Too many form fields.", 400)
+    if isinstance(exc, DataError):
+        # A value PostgreSQL cannot store or compare (out of range, invalid text): the caller's input.
+        logger.warning("database rejected a value: %s", exc)
+        return error_response("invalid", "A value is out of range or cannot be stored.", 400)
+    if isinstance(exc, OperationalError | InterfaceError):
+        logger.error("database unavailable: %s", exc)
+        response = error_response("database_unavailable", "The database is unavailable; try again shortly.", 503)
+        response["Retry-After"] = "5"
+        return response
+    if isinstance(exc, Http404 | DjangoPermissionDenied):
+        pass  # DRF maps these below
+    elif isinstance(exc, SuspiciousOperation):
+        return error_response("bad_request", "The request was refused as malformed.", 400)
+
     response = drf_exception_handler(exc, context)
-    if response is not None and isinstance(response.data, dict) and "detail" in response.data:
-        code = getattr(response.data["detail"], "code", None) or "error"
-        response.data = {"error": str(code), "detail": str(response.data["detail"])}
-    elif response is not None and response.status_code == 400:
-        response.data = {"error": "invalid", "detail": _flatten(response.data), "fields": response.data}
+    if response is None:
+        view = context.get("view")
+        logger.exception("unhandled error in %s", type(view).__name__ if view else "agentmemory API", exc_info=exc)
+        if isinstance(exc, DatabaseError):
+            return error_response("database_error", "The database failed to answer this request.", 503)
+        return error_response("server_error", "An unexpected error occurred; it has been logged.", 500)
+    data = response.data
+    if isinstance(data, dict) and "detail" in data and len(data) == 1:
+        code = getattr(data["detail"], "code", None) or "error"
+        response.data = error_body(str(code), str(data["detail"]))
+    elif response.status_code == status.HTTP_400_BAD_REQUEST:
+        fields = data if isinstance(data, dict) else {"non_field_errors": data}
+        response.data = error_body("invalid", _flatten(fields), fields=_plain(fields))
     return response
+
+
+def _plain(data):
+    if isinstance(data, dict):
+        return {str(k): _plain(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_plain(v) for v in data]
+    return str(data)
 
 
 def _flatten(data) -> str:

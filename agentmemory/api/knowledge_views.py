@@ -5,7 +5,6 @@ from django.db import transaction
 from django.db.models import Count, Q
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import generics, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
 from ..audit import audit_context, record_event
@@ -30,6 +29,7 @@ from .knowledge_serializers import (
     KnowledgeBaseSerializer,
     VersionSerializer,
 )
+from .params import MAX_INT_PARAM, int_param
 from .schema import extend_schema
 
 
@@ -52,19 +52,6 @@ def get_knowledge_base(slug: str) -> KnowledgeBase:
     if kb is None:
         raise NotFound(f"Knowledge base {slug!r} does not exist.")
     return kb
-
-
-def _int_param(request, name: str, default: int, maximum: int | None) -> int:
-    raw = request.query_params.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise InvalidInput(f"{name} must be an integer.", field=name) from None
-    if value < 0:
-        raise InvalidInput(f"{name} must not be negative.", field=name)
-    return min(value, maximum) if maximum else value
 
 
 def _error(code: str, detail: str, status_code: int, field: str | None = None) -> Response:
@@ -117,7 +104,6 @@ class DocumentListView(AgentMemoryAPIView):
 
     rules = {"GET": _READ_DOCS, "POST": admin("agentmemory.add_document")}
 
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     @extend_schema(
         parameters=[OpenApiParameter("status", str, description="active (default) | deleted | all"),
@@ -134,7 +120,8 @@ class DocumentListView(AgentMemoryAPIView):
             documents = documents.filter(status=wanted)
         if request.query_params.get("external_id"):
             documents = documents.filter(external_id=request.query_params["external_id"])
-        limit, offset = _int_param(request, "limit", 100, 1000), _int_param(request, "offset", 0, None)
+        limit = int_param(request, "limit", 100, minimum=1, maximum=1000, clamp=True)
+        offset = int_param(request, "offset", 0)
         page = documents.order_by("external_id")[offset:offset + limit]
         return Response(DocumentSerializer(page, many=True).data)
 
@@ -226,12 +213,8 @@ class DocumentChunksView(AgentMemoryAPIView):
     @extend_schema(parameters=[OpenApiParameter("version", int)], responses=ChunkPreviewSerializer(many=True))
     def get(self, request, slug: str, pk: str):
         document = get_document(get_knowledge_base(slug), pk)
-        raw = request.query_params.get("version")
-        if raw:
-            try:
-                number = int(raw)
-            except ValueError:
-                raise InvalidInput("version must be an integer.", field="version") from None
+        number = int_param(request, "version", 0, minimum=1)
+        if number:
             version = document.versions.filter(number=number).first()
             if version is None:
                 raise NotFound(f"Document {document.pk} has no version {number}.")
@@ -252,8 +235,9 @@ class DocumentRollbackView(AgentMemoryAPIView):
     def post(self, request, slug: str, pk: str):
         document = get_document(get_knowledge_base(slug), pk)
         raw = request.data.get("version") if hasattr(request.data, "get") else None
-        if isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).strip().isdigit():
-            raise InvalidInput("version (an integer) is required.", field="version")
+        if (isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).strip().isdigit()
+                or not 0 < int(raw) <= MAX_INT_PARAM):
+            raise InvalidInput("version (a positive integer) is required.", field="version")
         with audit_context(actor_of(request)):
             result = rollback_document(document, version_number=int(raw))
         return Response(result.as_dict())

@@ -67,7 +67,7 @@ class MemoryListQuerySerializer(serializers.Serializer):
     key = serializers.CharField(max_length=100, required=False)
     agent_id = serializers.CharField(max_length=255, required=False, allow_blank=True)
     limit = serializers.IntegerField(min_value=1, max_value=500, required=False, default=100)
-    offset = serializers.IntegerField(min_value=0, required=False, default=0)
+    offset = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, default=0)
 
 
 class MemorySearchSerializer(serializers.Serializer):

@@ -20,8 +20,31 @@ from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiYamlRenderer
 from drf_spectacular.settings import patched_settings
 from drf_spectacular.utils import extend_schema as _extend_schema
 from drf_spectacular.views import SpectacularAPIView
+from rest_framework import serializers
 
 from .. import __version__
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The error envelope of every 4xx and 5xx answer of the API."""
+
+    error = serializers.CharField(help_text="Machine-readable code: invalid, not_authenticated, "
+                                            "authentication_failed, permission_denied, not_found, "
+                                            "method_not_allowed, too_large, throttled, backend_unavailable, "
+                                            "database_unavailable, server_error, ...")
+    detail = serializers.CharField(help_text="What went wrong, for a person.")
+    field = serializers.CharField(required=False, help_text="The first offending field (validation errors).")
+    fields = serializers.DictField(required=False, child=serializers.JSONField(),
+                                   help_text="Every offending field with its messages (validation errors).")
+
+
+#: The error answers every operation may give, besides the ones it declares itself.
+ERROR_RESPONSES = {
+    "400": "Invalid input.", "401": "No valid credentials (API key or session).",
+    "403": "Not allowed for this key or user.", "404": "Not found (or not visible to this caller).",
+    "413": "Request body too large.", "429": "Throttled (AGENTMEMORY['THROTTLE_RATE']).",
+    "500": "Unexpected error (logged).", "503": "A backend or the database is unavailable.",
+}
 
 
 class AgentMemoryAutoSchema(AutoSchema):
@@ -41,6 +64,14 @@ class AgentMemoryAutoSchema(AutoSchema):
         if not own and not app_settings.INCLUDE_IN_HOST_SCHEMA:
             return True
         return super().is_excluded()
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        for code, description in ERROR_RESPONSES.items():
+            if code not in responses:
+                responses[code] = self._get_response_for_code(ErrorSerializer, code, direction=direction)
+                responses[code]["description"] = description
+        return responses
 
 
 def extend_schema(**kwargs):

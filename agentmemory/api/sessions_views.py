@@ -16,6 +16,7 @@ from ..working.extract import extraction_report, run_summary
 from ..working.window import get_working_context
 from .access import read, require_agent, require_user, write
 from .base import AgentMemoryAPIView
+from .params import int_param
 from .schema import extend_schema
 from .sessions_serializers import (
     SessionCreateSerializer,
@@ -138,11 +139,8 @@ class TurnListCreateView(AgentMemoryAPIView):
                                OpenApiParameter("limit", int, required=False)], responses={200: dict})
     def get(self, request, session_id):
         session = _load(request, session_id)
-        try:
-            after = int(request.query_params.get("after", 0))
-            limit = min(500, max(1, int(request.query_params.get("limit", 100))))
-        except ValueError as exc:
-            raise InvalidInput("after and limit must be integers.") from exc
+        after = int_param(request, "after", 0)
+        limit = int_param(request, "limit", 100, minimum=1, maximum=500, clamp=True)
         turns = Turn.objects.in_session(session).filter(seq__gt=after)[:limit]
         return Response({"results": TurnSerializer(turns, many=True).data})
 

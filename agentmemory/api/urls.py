@@ -2,7 +2,7 @@
 
 Besides the endpoints, the app serves its own OpenAPI schema (``schema/``) and Swagger UI (``docs/``).
 """
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from . import schema, views
 
@@ -20,4 +20,6 @@ urlpatterns = [
     path("", include("agentmemory.api.memory_urls")),
     path("", include("agentmemory.api.sessions_urls")),
     path("", include("agentmemory.api.context_urls")),
+    # Last: anything else under the app's prefix is a JSON 404, never the host's HTML page.
+    re_path(r"^", views.unknown_endpoint, name="unknown-endpoint"),
 ]

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from django.db import connection
+from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -9,6 +11,7 @@ from rest_framework.response import Response
 from .. import __version__
 from ..api_keys import describe_key
 from .base import AgentMemoryAPIView
+from .errors import error_body
 from .schema import extend_schema
 
 
@@ -61,3 +64,9 @@ class HealthView(AgentMemoryAPIView):
             cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
             row = cursor.fetchone()
         return Response({"status": "ok", "pgvector": row[0] if row else None, "version": __version__})
+
+
+@csrf_exempt  # a JSON 404 for any method: the CSRF check would otherwise answer a POST with HTML
+def unknown_endpoint(request, *args, **kwargs):
+    """Any path under the app's prefix that names no endpoint (or an id that is not a number)."""
+    return JsonResponse(error_body("not_found", f"No endpoint at {request.path}."), status=404)

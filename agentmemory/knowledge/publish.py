@@ -143,6 +143,8 @@ def get_document(knowledge_base: KnowledgeBase, document_id) -> Document:
     """The document ``document_id`` of this knowledge base, or NotFound."""
     try:
         pk = int(document_id)
+        if not 0 < pk < 2**63:
+            raise ValueError(pk)
     except (TypeError, ValueError):
         raise NotFound(f"Document {document_id!r} does not exist in {knowledge_base.slug!r}.") from None
     document = Document.objects.in_knowledge_base(knowledge_base).filter(pk=pk).first()
