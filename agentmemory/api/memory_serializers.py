@@ -92,3 +92,8 @@ class DeletionReceiptSerializer(serializers.ModelSerializer):
         model = DeletionReceipt
         fields = ["id", "kind", "subject_digest", "reason", "actor", "counts", "created_at"]
         read_only_fields = fields
+
+
+class MemoryPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Memories matching the filters, over all pages.")
+    results = MemoryItemSerializer(many=True)

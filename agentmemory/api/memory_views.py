@@ -24,6 +24,7 @@ from .memory_serializers import (
     MemoryCreateSerializer,
     MemoryItemSerializer,
     MemoryListQuerySerializer,
+    MemoryPageSerializer,
     MemoryPatchSerializer,
     MemorySearchSerializer,
     WriteResultSerializer,
@@ -62,7 +63,8 @@ class MemoryListView(AgentMemoryAPIView):
 
     rules = {"GET": read(_VIEW), "POST": write("agentmemory.add_memoryitem")}
 
-    @extend_schema(parameters=[MemoryListQuerySerializer], responses={200: MemoryItemSerializer(many=True)})
+    @extend_schema(operation_id="users_memories_list", parameters=[MemoryListQuerySerializer],
+                   responses={200: MemoryPageSerializer})
     def get(self, request, user_id: str):
         params = MemoryListQuerySerializer(data=request.query_params)
         params.is_valid(raise_exception=True)

@@ -51,3 +51,7 @@ class ExtractionRunSerializer(serializers.ModelSerializer):
 
     def get_counts(self, run: ExtractionRun) -> dict:
         return run.counts()
+
+
+class SessionListSerializer(serializers.Serializer):
+    results = SessionSerializer(many=True)

@@ -20,6 +20,7 @@ from .params import int_param
 from .schema import extend_schema
 from .sessions_serializers import (
     SessionCreateSerializer,
+    SessionListSerializer,
     SessionPatchSerializer,
     SessionSerializer,
     TurnCreateSerializer,
@@ -76,9 +77,9 @@ class SessionListCreateView(AgentMemoryAPIView):
         session = service.create_session(**data.validated_data)
         return Response(_detail(session), status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[OpenApiParameter("user_id", str, required=True),
+    @extend_schema(operation_id="sessions_list", parameters=[OpenApiParameter("user_id", str, required=True),
                                OpenApiParameter("status", str, required=False)],
-                   responses={200: SessionSerializer(many=True)})
+                   responses={200: SessionListSerializer})
     def get(self, request):
         user_id = request.query_params.get("user_id", "").strip()
         if not user_id:

@@ -8,6 +8,7 @@ the knowledge base has no answer instead of inventing one; an empty knowledge se
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 
 from ..text import count_tokens
@@ -67,6 +68,24 @@ def labels(language: str) -> dict:
     return LABELS.get((language or "zh")[:2].lower(), LABELS["zh"])
 
 
+# Text from users, documents and the model is data, never structure: it must not close its section,
+# open another or forge a citation. Chinese headers are the only 【】 in a prompt, so the brackets are
+# swapped for look-alikes; English headers and citation markers are defused where they appear verbatim.
+_BRACKETS = str.maketrans({"【": "〖", "】": "〗"})
+_EN_HEADERS = re.compile(
+    "|".join(re.escape(LABELS["en"][k]) for k in ("memory", "knowledge", "history", "current")), re.IGNORECASE)
+_CITATION = re.compile(r"\[([KM]\d{1,4})\]")
+
+
+def escape_untrusted(text: str) -> str:
+    """``text`` with section headers and citation markers defused (see above); otherwise unchanged."""
+    if not text:
+        return text
+    text = text.translate(_BRACKETS)
+    text = _EN_HEADERS.sub(lambda m: "(" + m.group(0)[1:-1] + ")", text)
+    return _CITATION.sub(r"(\1)", text)
+
+
 @dataclass(frozen=True)
 class RenderedPrompt:
     text: str
@@ -77,6 +96,7 @@ def item_line(item: ContextItem, language: str) -> str:
     """The text one item takes in the prompt (also what it is charged in the budget)."""
     lab = labels(language)
     marker = f"[{item.label}] " if item.label else ""
+    item = replace(item, text=escape_untrusted(item.text), source=escape_untrusted(item.source))
     if item.kind == "summary" and item.layer == "profile":
         return f"{lab['summary']}{item.text}"
     if item.layer in ("profile", "long_term_memory"):
@@ -86,7 +106,7 @@ def item_line(item: ContextItem, language: str) -> str:
             f" ({lab['sep'].join(meta)})" if meta else "")
         return f"{marker}{item.text}{suffix}"
     if item.layer == "knowledge":
-        head = item.source or item.ref.get("document_title", "")
+        head = item.source or escape_untrusted(item.ref.get("document_title", ""))
         return f"{marker}{head}\n{item.text}"
     if item.kind == "summary":
         return f"{lab['session_summary']}{item.text}"
@@ -125,7 +145,7 @@ def fixed_tokens(current_message: str, *, language: str, with_knowledge: bool, w
         "memory_header": count_tokens(lab["memory"]),
         "knowledge_header": count_tokens(lab["knowledge"]) + count_tokens(lab["no_knowledge"]) if with_knowledge else 0,
         "history_header": count_tokens(lab["history"]) if with_history else 0,
-        "current_message": count_tokens(lab["current"]) + count_tokens(current_message),
+        "current_message": count_tokens(lab["current"]) + count_tokens(escape_untrusted(current_message)),
     }
     return counts
 
@@ -157,8 +177,8 @@ def render_prompt(sections: dict[str, list[ContextItem]], current_message: str, 
         lines = [item_line(it, language) for it in history]
         blocks.append("\n".join([lab["history"], *lines]))
         counts["working_memory"] = sum(_cost(it, language) for it in history)
-    blocks.append(f"{lab['current']}\n{current_message}")
-    counts["current_message"] = count_tokens(current_message)
+    blocks.append(f"{lab['current']}\n{escape_untrusted(current_message)}")
+    counts["current_message"] = count_tokens(escape_untrusted(current_message))
     text = "\n\n".join(blocks)
     counts["memory_section"] = count_tokens(lab["memory"]) + counts["profile"] + counts["long_term_memory"] \
         if memory else 0
