@@ -17,9 +17,10 @@ def connect_receivers() -> None:
     from .signals import memory_embedding_pending
 
     def _embed_later(*, user_id: str, **kwargs) -> None:
+        from .tasks.dispatch import send
         from .tasks.memory import embed_pending_memories
 
-        embed_pending_memories.delay(user_id)
+        send(embed_pending_memories, user_id)
 
     memory_embedding_pending.connect(_embed_later, dispatch_uid="agentmemory.embed_pending_memories")
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.db import transaction
 from django.db.models import Count, Q
 from django.utils.html import format_html, format_html_join
 
@@ -18,6 +17,7 @@ from ..knowledge.parse import check_format, detect_format
 from ..knowledge.publish import delete_document, rollback_document
 from ..knowledge.reembed import create_reembed_job
 from ..models import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
+from ..tasks.dispatch import enqueue_on_commit
 from .audit import ReadOnlyAdmin
 
 PREVIEW_LIMIT = 200
@@ -47,13 +47,13 @@ def _enqueue_import(job_id: int) -> None:
     from ..tasks.knowledge import ingest_document
 
     # robust: without a broker the task runs at commit, and a failure is recorded on the job, not a 500.
-    transaction.on_commit(lambda: ingest_document.delay(job_id), robust=True)
+    enqueue_on_commit(ingest_document, job_id)
 
 
 def _enqueue_reembed(job_id: int) -> None:
     from ..tasks.knowledge import reembed_knowledge_base
 
-    transaction.on_commit(lambda: reembed_knowledge_base.delay(job_id), robust=True)
+    enqueue_on_commit(reembed_knowledge_base, job_id)
 
 
 @admin.register(KnowledgeBase)

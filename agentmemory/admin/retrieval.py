@@ -8,7 +8,6 @@ what each threshold removed, timings, degradations). Chosen hits can be saved as
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -19,6 +18,7 @@ from ..exceptions import AgentMemoryError, InvalidInput, NotFound
 from ..knowledge.evaluate import create_case
 from ..knowledge.search import MAX_TOP_K, MODES, search_knowledge
 from ..models import EvaluationCase, EvaluationRun, KnowledgeBaseRetrieval
+from ..tasks.dispatch import enqueue_on_commit
 
 
 def _latest_run(kb) -> EvaluationRun | None:
@@ -81,7 +81,7 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
 
         ids = list(queryset.values_list("pk", flat=True))
         for kb_id in ids:
-            transaction.on_commit(lambda kb_id=kb_id: evaluate_knowledge_base.delay(kb_id, "admin"))
+            enqueue_on_commit(evaluate_knowledge_base, kb_id, "admin")
         self.message_user(request, f"Evaluation queued for {len(ids)} knowledge base(s).", messages.SUCCESS)
 
     def get_urls(self):

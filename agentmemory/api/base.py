@@ -38,6 +38,12 @@ class PrincipalRateThrottle(SimpleRateThrottle):
     def get_rate(self) -> str | None:
         return app_settings.THROTTLE_RATE or None
 
+    def allow_request(self, request, view) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except Exception:  # the cache is down: serve rather than refuse everyone
+            return True
+
     def get_cache_key(self, request, view) -> str:
         principal = principal_of(request)
         if principal.key is not None:

@@ -9,16 +9,18 @@ from rest_framework.response import Response
 
 from ..audit import audit_context, record_event
 from ..conf import app_settings
-from ..exceptions import InvalidInput, NotFound
+from ..exceptions import EmbeddingError, InvalidInput, NotFound
 from ..knowledge.ingest import create_import_job, default_title, prepare_document, run_import_job
 from ..knowledge.parse import TEXT_FORMATS, DocumentTooLarge, UnsupportedFormat, check_format, detect_format
 from ..knowledge.publish import delete_document, get_document, rollback_document
 from ..knowledge.reembed import create_reembed_job, run_reembed_job
 from ..models import Chunk, Document, ImportJob, KnowledgeBase
+from ..tasks.dispatch import enqueue_on_commit
 from ..tasks.knowledge import ingest_document as ingest_task
 from ..tasks.knowledge import reembed_knowledge_base as reembed_task
 from .access import admin, principal_of, read
 from .base import AgentMemoryAPIView
+from .errors import error_response
 from .knowledge_serializers import (
     ChunkPreviewSerializer,
     DocumentDetailSerializer,
@@ -54,11 +56,12 @@ def get_knowledge_base(slug: str) -> KnowledgeBase:
     return kb
 
 
-def _error(code: str, detail: str, status_code: int, field: str | None = None) -> Response:
-    body = {"error": code, "detail": detail}
-    if field:
-        body["field"] = field
-    return Response(body, status=status_code)
+def _waiting(job: ImportJob) -> Response:
+    """202: the embedding backend is down; the job is kept, queued, and retried (task retries, beat sweep)."""
+    job.refresh_from_db()
+    return Response({**ImportJobSerializer(job).data,
+                     "detail": "The embedding backend is unavailable: the job is queued and will be retried; "
+                               "poll it at import-jobs/{id}/."}, status=status.HTTP_202_ACCEPTED)
 
 
 class KnowledgeBaseListView(AgentMemoryAPIView, generics.ListCreateAPIView):
@@ -137,14 +140,17 @@ class DocumentListView(AgentMemoryAPIView):
             with audit_context(actor_of(request)):
                 job = self._create_job(request, kb)
         except UnsupportedFormat as exc:
-            return _error("unsupported_media_type", exc.detail, status.HTTP_415_UNSUPPORTED_MEDIA_TYPE, exc.field)
+            return error_response("unsupported_media_type", exc.detail, 415, field=exc.field)
         except DocumentTooLarge as exc:
-            return _error("too_large", exc.detail, status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, exc.field)
+            return error_response("too_large", exc.detail, 413, field=exc.field)
         if not runs_eagerly():
-            transaction.on_commit(lambda: ingest_task.delay(job.pk))
+            enqueue_on_commit(ingest_task, job.pk)
             return Response(ImportJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-        with audit_context(actor_of(request)):
-            result = run_import_job(job.pk)
+        try:
+            with audit_context(actor_of(request)):
+                result = run_import_job(job.pk)
+        except EmbeddingError:
+            return _waiting(job)
         document = Document.objects.select_related("active_version", "knowledge_base").get(pk=result["document_id"])
         body = {**result, "job": job.pk, "document": DocumentSerializer(document).data}
         code = status.HTTP_200_OK if result["action"] == "unchanged" else status.HTTP_201_CREATED
@@ -254,10 +260,13 @@ class KnowledgeBaseReembedView(AgentMemoryAPIView):
         with audit_context(actor_of(request)):
             job = create_reembed_job(kb)
         if not runs_eagerly():
-            transaction.on_commit(lambda: reembed_task.delay(job.pk))
+            enqueue_on_commit(reembed_task, job.pk)
             return Response(ImportJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-        with audit_context(actor_of(request)):
-            result = run_reembed_job(job.pk)
+        try:
+            with audit_context(actor_of(request)):
+                result = run_reembed_job(job.pk)
+        except EmbeddingError:
+            return _waiting(job)
         return Response({**result, "job": job.pk})
 
 

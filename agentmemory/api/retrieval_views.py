@@ -2,7 +2,6 @@
 and runs of a knowledge base. Thin over search_knowledge and agentmemory.knowledge.evaluate."""
 from __future__ import annotations
 
-from django.db import transaction
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import status
 from rest_framework.response import Response
@@ -10,6 +9,7 @@ from rest_framework.response import Response
 from ..knowledge.evaluate import create_case, evaluate_knowledge_base
 from ..knowledge.search import search_knowledge
 from ..models import EvaluationCase, EvaluationRun
+from ..tasks.dispatch import enqueue_on_commit
 from ..tasks.retrieval import evaluate_knowledge_base as evaluate_task
 from .access import admin, read
 from .base import AgentMemoryAPIView
@@ -97,7 +97,7 @@ class EvaluationRunListView(AgentMemoryAPIView):
     def post(self, request, slug: str):
         kb = get_knowledge_base(slug)
         if not runs_eagerly():
-            transaction.on_commit(lambda: evaluate_task.delay(kb.pk, EvaluationRun.Trigger.API))
+            enqueue_on_commit(evaluate_task, kb.pk, EvaluationRun.Trigger.API)
             return Response({"queued": True, "knowledge_base": kb.slug}, status=status.HTTP_202_ACCEPTED)
         run = evaluate_knowledge_base(kb, trigger=EvaluationRun.Trigger.API)
         return Response(EvaluationRunSerializer(run).data, status=status.HTTP_201_CREATED)

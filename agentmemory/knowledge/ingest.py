@@ -404,6 +404,12 @@ def run_job(job_id: int, kind: str, work: Callable[[ImportJob, Progress], tuple[
 
     try:
         result, fields = work(job, report)
+    except EmbeddingError as exc:
+        # The backend is down, not the job wrong: it waits, queued, for a retry (the task's own, then
+        # the beat sweep's); the work done so far is kept and resumed.
+        ImportJob.objects.filter(pk=job.pk).update(
+            status=ImportJob.Status.QUEUED, error=f"waiting for the embedding backend: {exc}"[:2000])
+        raise
     except Exception as exc:
         ImportJob.objects.filter(pk=job.pk).update(
             status=ImportJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now(),

@@ -2,17 +2,30 @@
 
 Keys are ``agentmemory:memory:<sha256(user)>:<name>``; an index entry lists a user's keys so a write
 or a forget deletes all of them at once (forgetting must not leave content in the cache).
+
+A cache that fails (Redis down) is bypassed, never an error: reads compute from the database, and the
+entries a failed invalidation could not drop expire after MEMORY_CACHE_SECONDS.
 """
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Any
 
 from django.core.cache import cache
 
 from ..conf import app_settings
 
+logger = logging.getLogger("agentmemory.cache")
 _MISSING = object()
+
+
+def _guard(what: str, func, default=None):
+    try:
+        return func()
+    except Exception as exc:  # any backend failure: the cache is an optimisation, never a dependency
+        logger.warning("cache %s failed (%s): bypassed", what, exc)
+        return default
 
 
 def _prefix(user_id: str) -> str:
@@ -21,18 +34,22 @@ def _prefix(user_id: str) -> str:
 
 def cache_get(user_id: str, name: str, default: Any = None) -> Any:
     """A cached value derived from ``user_id``'s memories, or ``default``."""
-    return cache.get(f"{_prefix(user_id)}:{name}", default)
+    return _guard("read", lambda: cache.get(f"{_prefix(user_id)}:{name}", default), default)
 
 
 def cache_set(user_id: str, name: str, value: Any, timeout: float | None = None) -> None:
     """Cache ``value`` for ``user_id``; it is dropped by the next write to that user's memories."""
     prefix = _prefix(user_id)
     index_key = f"{prefix}:_keys"
-    keys = set(cache.get(index_key) or ())
-    keys.add(f"{prefix}:{name}")
     ttl = app_settings.MEMORY_CACHE_SECONDS if timeout is None else timeout
-    cache.set(index_key, sorted(keys), None)
-    cache.set(f"{prefix}:{name}", value, ttl)
+
+    def write() -> None:
+        keys = set(cache.get(index_key) or ())
+        keys.add(f"{prefix}:{name}")
+        cache.set(index_key, sorted(keys), None)
+        cache.set(f"{prefix}:{name}", value, ttl)
+
+    _guard("write", write)
 
 
 def get_or_set(user_id: str, name: str, compute, timeout: float | None = None) -> Any:
@@ -47,6 +64,10 @@ def invalidate_user(user_id: str) -> int:
     """Drop every cached entry of ``user_id``; returns how many keys were listed."""
     prefix = _prefix(user_id)
     index_key = f"{prefix}:_keys"
-    keys = list(cache.get(index_key) or ())
-    cache.delete_many([*keys, index_key])
-    return len(keys)
+
+    def drop() -> int:
+        keys = list(cache.get(index_key) or ())
+        cache.delete_many([*keys, index_key])
+        return len(keys)
+
+    return _guard("invalidation", drop, 0)

@@ -74,6 +74,10 @@ class ImportJobQuerySet(models.QuerySet):
     def unfinished(self) -> ImportJobQuerySet:
         return self.filter(status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING])
 
+    def waiting(self, created_before) -> ImportJobQuerySet:
+        """Queued jobs older than ``created_before``: never sent (broker down) or waiting for a backend."""
+        return self.filter(status=ImportJob.Status.QUEUED, created_at__lt=created_before)
+
 
 # --- Models ------------------------------------------------------------------------------------
 

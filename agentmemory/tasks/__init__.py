@@ -2,7 +2,7 @@
 
 Each area keeps its tasks in its own module; importing them here registers them with Celery.
 """
-from .knowledge import ingest_document, reembed_knowledge_base
+from .knowledge import ingest_document, reembed_knowledge_base, retry_import_jobs
 from .memory import decay_memories, embed_pending_memories, forget_user
 from .retrieval import evaluate_knowledge_base
 from .sessions import extract_idle_sessions, extract_session, purge_sessions, summarize_session
@@ -19,5 +19,6 @@ __all__ = [
     "ingest_document",
     "purge_sessions",
     "reembed_knowledge_base",
+    "retry_import_jobs",
     "summarize_session",
 ]

@@ -34,3 +34,12 @@ def reembed_knowledge_base(job_id: int) -> dict:
 
     with task_actor("agentmemory.reembed_knowledge_base"):
         return run_reembed_job(job_id)
+
+
+@shared_task(name="agentmemory.retry_import_jobs", acks_late=True)
+def retry_import_jobs() -> dict:
+    """Beat job: run again the import and re-embed jobs left queued (broker or embedder was down)."""
+    from ..knowledge.jobs import resume_waiting_jobs
+
+    with task_actor("agentmemory.retry_import_jobs"):
+        return resume_waiting_jobs().as_dict()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from ..conf import app_settings
+from .dispatch import send
 
 
 @shared_task(name="agentmemory.evaluate_knowledge_base", acks_late=True, autoretry_for=(OSError,),
@@ -25,8 +26,7 @@ def _on_chunks_published(sender, *, knowledge_base_id: int, **kwargs) -> None:
     from ..knowledge.evaluate import request_evaluation
 
     if request_evaluation(knowledge_base_id):
-        evaluate_knowledge_base.apply_async((knowledge_base_id, "import"),
-                                            countdown=float(app_settings.EVAL_AFTER_IMPORT_DELAY))
+        send(evaluate_knowledge_base, knowledge_base_id, "import", countdown=float(app_settings.EVAL_AFTER_IMPORT_DELAY))
 
 
 def connect_evaluation_trigger() -> None:

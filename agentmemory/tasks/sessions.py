@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError
 
 from ..audit import task_actor
 from ..conf import app_settings
 from ..exceptions import BackendError
+from .dispatch import enqueue_on_commit, send
 
 _TRANSIENT = (BackendError, OperationalError, InterfaceError)
 
@@ -64,7 +65,7 @@ def extract_idle_sessions() -> dict:
     with task_actor("agentmemory.extract_idle_sessions"):
         run_ids = due_extractions()
     for run_id in run_ids:
-        extract_session.delay(run_id)
+        send(extract_session, run_id)
     return {"runs": run_ids}
 
 
@@ -80,9 +81,9 @@ def purge_sessions() -> dict:
 
 def enqueue_extraction(run_id: int) -> None:
     """Queue the extraction of ``run_id`` once the current transaction commits."""
-    transaction.on_commit(lambda: extract_session.delay(run_id))
+    enqueue_on_commit(extract_session, run_id)
 
 
 def enqueue_summary(session_id) -> None:
     """Queue a rolling-summary update once the current transaction commits."""
-    transaction.on_commit(lambda: summarize_session.delay(str(session_id)))
+    enqueue_on_commit(summarize_session, str(session_id))

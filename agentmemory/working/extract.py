@@ -240,7 +240,8 @@ def _write_items(run: ExtractionRun) -> None:
 
 
 def due_extractions(*, now: dt.datetime | None = None, limit: int = 500) -> list[int]:
-    """Runs to start now: interim runs of idle active sessions, and failed runs due for another try.
+    """Runs to start now: interim runs of idle active sessions, failed runs due for another try, and
+    runs still pending after two minutes (their message was never sent: the broker was down).
 
     A session idle for SESSION_IDLE_MINUTES with turns not yet extracted gets a run (trigger
     ``idle``); a failed run is tried again after 5 x 2^attempts minutes, up to
@@ -260,6 +261,11 @@ def due_extractions(*, now: dt.datetime | None = None, limit: int = 500) -> list
         if run.finished_at is None or run.finished_at + backoff <= now:
             if run.pk not in run_ids:
                 run_ids.append(run.pk)
+    stranded = ExtractionRun.objects.filter(status=ExtractionRun.Status.PENDING,
+                                            created_at__lt=now - dt.timedelta(minutes=2))
+    for run_id in stranded.order_by("created_at").values_list("pk", flat=True)[:limit]:
+        if run_id not in run_ids:
+            run_ids.append(run_id)
     return run_ids
 
 
