@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from agentmemory.models import ExtractionRun, ImportJob, KnowledgeBase, MemoryItem
 from agentmemory.tasks import embed_pending_memories, retry_import_jobs
+from agentmemory.testing.hanging import hanging_server
 
 API = "/api/agentmemory/"
 
@@ -29,30 +30,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def hanging_server():
-    """A local server that accepts connections and never answers (a hung backend)."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    held, stop = [], threading.Event()
-
-    def accept():
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                held.append(conn)
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join(2)
-    for conn in held:
-        conn.close()
-    server.close()
+def hanging_port():
+    with hanging_server() as url:
+        yield int(url.rsplit(":", 1)[1])
 
 
 def _embedder_at(port: int):
@@ -65,8 +45,8 @@ def _embedder_at(port: int):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("mode", ["refusing", "hanging"])
-def test_embedder_outage_degrades_reads_and_keeps_writes(api_client, mode, hanging_server):
-    port = hanging_server if mode == "hanging" else _free_port()
+def test_embedder_outage_degrades_reads_and_keeps_writes(api_client, mode, hanging_port):
+    port = hanging_port if mode == "hanging" else _free_port()
     KnowledgeBase.objects.create(slug="kb", name="KB")
     with _embedder_at(port):
         imported = api_client.post(f"{API}knowledge-bases/kb/documents/",

@@ -1,6 +1,7 @@
 """LLM extractor and summarizer against a local OpenAI-compatible server (real HTTP protocol)."""
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 
@@ -13,6 +14,7 @@ from agentmemory.backends.summarizers.llm import LLMSummarizer
 from agentmemory.exceptions import LLMError
 from agentmemory.models import ExtractionRun, MemoryItem, Turn
 from agentmemory.tasks import extract_session
+from agentmemory.testing.hanging import hanging_server
 from agentmemory.testing.openai_server import OpenAIChatServer
 from agentmemory.working.extract import due_extractions, run_extraction
 from agentmemory.working.sessions import append_turn, create_session, end_session
@@ -99,6 +101,34 @@ def test_a_failed_extraction_is_reported_and_retried_by_the_beat_sweep(api_clien
     assert [(m["key"], m["source"]) for m in report["memories"]["created"]] == [
         ("company_industry", "user_stated"), ("reply_style", "model_inferred")]
     assert ExtractionRun.objects.get(pk=report["runs"][0]["id"]).extractor.endswith("LLMExtractor")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("failure", ["truncated", "timeout"])
+def test_truncated_or_hanging_llm_fails_the_run_with_its_reason_after_the_retries(settings, failure):
+    session = create_session(user_id=f"llm-{failure}")
+    append_turn(session, role="user", content="我们公司是做跨境物流的，预算五万元。", remember=False)
+    run = end_session(session)
+    truncated = json.dumps(ITEMS, ensure_ascii=False)[:60]  # the answer cut off mid-object
+    with contextlib.ExitStack() as stack:
+        if failure == "timeout":
+            url = stack.enter_context(hanging_server()) + "/v1"
+        else:
+            url = stack.enter_context(OpenAIChatServer([truncated] * 10)).url
+        settings.AGENTMEMORY = {"LLM_URL": url, "LLM_MODEL": "test-model", "LLM_TIMEOUT": 1.0,
+                                "EXTRACTOR": "agentmemory.backends.extractors.llm.LLMExtractor",
+                                "EXTRACTION_MAX_RETRIES": 1}
+        for attempt in (1, 2):
+            with pytest.raises(LLMError):
+                run_extraction(run.pk)
+            run.refresh_from_db()
+            assert run.status == "failed" and run.attempts == attempt
+            reason = "valid JSON" if failure == "truncated" else "timed out"
+            assert reason in run.error, run.error
+        # Retries exhausted: the sweep leaves it, failed with its reason; the turns are all kept.
+        assert run.pk not in due_extractions(now=timezone.now() + dt.timedelta(days=1))
+    assert Turn.objects.filter(session=session).count() == 1
+    assert MemoryItem.objects.for_user(f"llm-{failure}").count() == 0
 
 
 def test_llm_summarizer_folds_new_turns_into_the_previous_summary(settings):
