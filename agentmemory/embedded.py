@@ -106,6 +106,13 @@ def stop_embedded_postgres(data_dir: Path | None = None) -> None:
         _pg_ctl(pgdata, "stop")
 
 
+def restart_embedded_postgres(data_dir: Path | None = None) -> None:
+    """Start the embedded server again (or restart it) with the options it last ran with."""
+    pgdata = Path(data_dir or default_data_dir()) / "pgdata"
+    if _pg_ctl(pgdata, "restart") != 0:
+        raise RuntimeError(f"The embedded PostgreSQL did not start; see {pgdata / 'log'}")
+
+
 def redis_listening(host: str = "127.0.0.1", port: int = 6379) -> bool:
     """True when a Redis server answers PING at host:port."""
     try:
@@ -132,9 +139,11 @@ def embedded_redis_url(data_dir: Path | None = None) -> str:
 
 def database_url(settings: dict) -> str:
     """A DATABASE_URL for a DATABASES entry from embedded_database() (socket directory as host)."""
-    from urllib.parse import quote
+    from urllib.parse import urlencode
 
-    return f"postgres://{settings['USER']}@{quote(settings['HOST'], safe='')}:{settings['PORT']}/{settings['NAME']}"
+    # The socket directory as a query parameter: the form both libpq and django-environ read.
+    query = urlencode({"host": settings["HOST"], "port": settings["PORT"], "user": settings["USER"]})
+    return f"postgres:///{settings['NAME']}?{query}"
 
 
 def main(argv: list[str] | None = None) -> int:
