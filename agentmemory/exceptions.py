@@ -26,6 +26,10 @@ class NotFound(AgentMemoryError):
     """A referenced object does not exist in the caller's scope."""
 
 
+class AccessDenied(AgentMemoryError):
+    """The caller may not do this (scope, permission, user or agent); the message says which."""
+
+
 class BackendError(AgentMemoryError):
     """An embedding, LLM or rerank backend failed (network, protocol, or bad answer)."""
 

@@ -114,6 +114,22 @@ def principal_of(request) -> Principal:
     return principal
 
 
+def denial(principal: Principal, rule: Rule) -> str | None:
+    """Why ``principal`` may not do what ``rule`` guards, or None when it may (REST, tools, MCP alike)."""
+    if principal.kind == "anonymous":
+        return "Authentication credentials were not provided."
+    if principal.kind == "api_key":
+        return None if principal.key.has_scope(rule.scope) else f"This API key lacks the {rule.scope!r} scope."
+    if principal.kind == "staff":
+        missing = [p for p in rule.perms if not principal.user.has_perm(p)]
+        return f"Your account lacks the permission {', '.join(missing)}." if missing else None
+    if not rule.self_service:
+        return "Only API keys and staff may do this."
+    if principal.own_user_id is None:
+        return "Your account has no memory user."
+    return None
+
+
 class AgentMemoryPermission(BasePermission):
     """Checks the view's rule for the request's method against the principal."""
 
@@ -129,23 +145,9 @@ class AgentMemoryPermission(BasePermission):
         if rule is None:
             # Methods without a rule are not served (405), except the open whoami-style views.
             return getattr(view, "open_to_any_principal", False) or method not in _served(view)
-        if principal.kind == "api_key":
-            if not principal.key.has_scope(rule.scope):
-                self.message = f"This API key lacks the {rule.scope!r} scope."
-                return False
-            return True
-        if principal.kind == "staff":
-            if not principal.user.has_perms(rule.perms):
-                missing = [p for p in rule.perms if not principal.user.has_perm(p)]
-                self.message = f"Your account lacks the permission {', '.join(missing)}."
-                return False
-            return True
-        # A non-staff user.
-        if not rule.self_service:
-            self.message = "Only API keys and staff may do this."
-            return False
-        if principal.own_user_id is None:
-            self.message = "Your account has no memory user."
+        reason = denial(principal, rule)
+        if reason:
+            self.message = reason
             return False
         return True
 

@@ -18,6 +18,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
 from ..exceptions import (
+    AccessDenied,
     AgentMemoryError,
     BackendError,
     ConfigurationError,
@@ -49,6 +50,8 @@ def exception_handler(exc, context):
         return error_response("invalid", exc.detail, 400, field=exc.field)
     if isinstance(exc, NotFound):
         return error_response("not_found", str(exc), 404)
+    if isinstance(exc, AccessDenied):
+        return error_response("permission_denied", str(exc), 403)
     if isinstance(exc, EmbeddingModelMismatch):
         return error_response("embedding_model_mismatch", str(exc), 409)
     if isinstance(exc, ConfigurationError):
