@@ -14,6 +14,7 @@ from ..exceptions import InvalidInput
 from ..tools.registry import call_tool
 from ..tools.schemas import openai_tools
 from .base import AgentMemoryAPIView
+from .errors import error_response
 from .schema import extend_schema
 
 
@@ -76,7 +77,11 @@ class McpView(AgentMemoryAPIView):
     def _serve(self, request):
         import anyio
 
-        from ..tools.mcp import handle_http
+        try:
+            from ..tools.mcp import handle_http
+        except ImportError:
+            return error_response("not_installed", "MCP support is not installed: pip install 'agentmemory[mcp]'.",
+                                  501)
 
         body = request._request.body if request.method == "POST" else b""
         headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))

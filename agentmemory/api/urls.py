@@ -21,6 +21,7 @@ urlpatterns = [
     path("", include("agentmemory.api.sessions_urls")),
     path("", include("agentmemory.api.context_urls")),
     path("", include("agentmemory.api.tools_urls")),
+    path("", include("agentmemory.api.mem0_urls")),
     # Last: anything else under the app's prefix is a JSON 404, never the host's HTML page.
     re_path(r"^", views.unknown_endpoint, name="unknown-endpoint"),
 ]

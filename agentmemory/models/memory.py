@@ -95,6 +95,12 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
         _require_scope(user_id)
         return list(super().raw(_by_ids_sql(), [user_id, list(ids)]))
 
+    def owner_of(self, memory_id: int) -> str | None:
+        """The user id a memory belongs to, nothing else: for APIs addressed by memory id alone (the
+        mem0-style ``get(id)``), which then check the caller may act for that user and read through
+        ``for_user``."""
+        return self.get_queryset().filter(pk=memory_id).values_list("user_id", flat=True).first()
+
     def users_with_pending_embeddings(self) -> list[str]:
         """User ids having current items stored without a vector (the re-embedding sweep; ids only)."""
         return list(self.get_queryset().filter(embedding__isnull=True)

@@ -13,6 +13,12 @@ from typing import Any
 
 import anyio
 from django.db import connections
+from mcp import types
+from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
 
 from ..api.access import Principal, denial, read
 from ..exceptions import AgentMemoryError
@@ -52,10 +58,6 @@ def _read_profile(principal: Principal, user_id: str) -> str:
 
 def build_server(principal: Principal):
     """An MCP server whose every call runs with ``principal``'s rights."""
-    from mcp import types
-    from mcp.server.lowlevel import Server
-    from mcp.server.lowlevel.helper_types import ReadResourceContents
-
     from .. import __version__
 
     server = Server("agentmemory", version=__version__, instructions=INSTRUCTIONS)
@@ -97,8 +99,6 @@ def build_server(principal: Principal):
 
 
 async def serve_stdio(principal: Principal) -> None:
-    from mcp.server.stdio import stdio_server
-
     server = build_server(principal)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -106,9 +106,6 @@ async def serve_stdio(principal: Principal) -> None:
 
 async def handle_http(principal: Principal, scope: dict, body: bytes) -> tuple[int, list, bytes]:
     """One streamable-HTTP request (stateless, JSON responses): (status, headers, body)."""
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    from mcp.server.transport_security import TransportSecuritySettings
-
     manager = StreamableHTTPSessionManager(
         app=build_server(principal), json_response=True, stateless=True,
         # Django has already checked the Host header against ALLOWED_HOSTS.

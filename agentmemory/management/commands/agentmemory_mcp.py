@@ -19,7 +19,10 @@ class Command(BaseCommand):
         parser.add_argument("--key", default=None, help="An API key (default: $AGENTMEMORY_API_KEY).")
 
     def handle(self, *args, key: str | None, **options):
-        from ...tools.mcp import serve_stdio
+        try:
+            from ...tools.mcp import serve_stdio
+        except ImportError as exc:
+            raise CommandError("MCP support is not installed: pip install 'agentmemory[mcp]'.") from exc
 
         raw = key or os.environ.get("AGENTMEMORY_API_KEY", "")
         if not raw:
