@@ -10,6 +10,7 @@ router.register("notes", NoteViewSet, basename="note")
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),  # the host's own login
     path("api/", include(router.urls)),
     # --- merged for agentmemory ---
     path("api/agentmemory/", include("agentmemory.api.urls")),

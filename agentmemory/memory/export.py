@@ -1,0 +1,34 @@
+"""Everything agentmemory holds about one user, as JSON (the "export my data" of the user's page)."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils import timezone
+
+from ..models import MemoryItem, Session
+from ..validation import validate_user_id
+from .profile import get_profile
+
+
+def export_user(user_id: str) -> dict[str, Any]:
+    """The profile, every memory (current, cold and superseded: the history), and the sessions' summaries."""
+    validate_user_id(user_id)
+    memories = (MemoryItem.objects.for_user(user_id).exclude(status=MemoryItem.Status.DELETED)
+                .defer("embedding", "search_vector").order_by("created_at", "id"))
+    sessions = Session.objects.for_user(user_id).order_by("started_at")
+    return {
+        "user_id": user_id,
+        "exported_at": timezone.now().isoformat(),
+        "profile": get_profile(user_id),
+        "memories": [{
+            "id": m.pk, "type": m.type, "key": m.key, "content": m.content, "value": m.value, "source": m.source,
+            "confidence": m.confidence, "status": m.status, "agent_id": m.agent_id, "supersedes": m.supersedes_id,
+            "created_at": m.created_at.isoformat(), "superseded_at": m.superseded_at.isoformat()
+            if m.superseded_at else None, "session_id": m.session_id, "tags": m.tags,
+        } for m in memories],
+        "sessions": [{
+            "id": str(s.pk), "agent_id": s.agent_id, "status": s.status, "started_at": s.started_at.isoformat(),
+            "ended_at": s.ended_at.isoformat() if s.ended_at else None, "turn_count": s.turn_count,
+            "summary": s.summary, "task_state": s.task_state,
+        } for s in sessions],
+    }
