@@ -12,7 +12,7 @@ else:
     from .celery_app import app as celery_app  # noqa: F401  (a host imports its Celery app at startup)
 
 
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.hookimpl(hookwrapper=True)
