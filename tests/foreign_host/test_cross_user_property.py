@@ -25,7 +25,8 @@ PRINCIPALS = [
 ]
 KNOWN_USERS = [*ALL_SECRETS, "Alice", "alice ", "ALICE", "t1:", "t1", "t2:zoe", "bob\u200b"]
 READS = ["memories", "memory", "history", "search", "profile", "sessions", "session", "turns", "extraction",
-         "context", "context-session"]
+         "context", "context-session", "mem0-get", "mem0-history", "mem0-search", "mem0-all", "tool-recall",
+         "tool-context"]
 
 
 def _may_act_for(principal: Principal, user_id: str) -> bool:
@@ -81,6 +82,18 @@ def _request(client, endpoint: str, user_id: str, world, owner: str):
         return client.get(f"{API}sessions/{session_id}/extraction/")
     if endpoint == "context":
         return client.post(f"{API}context/", {"user_id": user_id, "query": "我的代号和会员号是什么？"}, format="json")
+    if endpoint == "mem0-get":
+        return client.get(f"{API}v1/memories/{memory_id}/")
+    if endpoint == "mem0-history":
+        return client.get(f"{API}v1/memories/{memory_id}/history/")
+    if endpoint == "mem0-search":
+        return client.post(f"{API}v1/memories/search/", {"query": "代号 会员号", "user_id": user_id}, format="json")
+    if endpoint == "mem0-all":
+        return client.get(f"{API}v1/memories/", {"user_id": user_id})
+    if endpoint in ("tool-recall", "tool-context"):
+        name = "recall" if endpoint == "tool-recall" else "get_context"
+        return client.post(f"{API}tools/call/", {"name": name, "arguments": {"user_id": user_id, "query": "代号"}},
+                           format="json")
     # context for one user with another user's session id
     return client.post(f"{API}context/", {"user_id": user_id, "session_id": session_id, "query": "工号是多少？"},
                        format="json")
@@ -99,7 +112,9 @@ def test_no_principal_ever_reads_another_users_data(world, principal, endpoint, 
     for user, secret in ALL_SECRETS.items():
         if not _may_act_for(principal, user):
             assert secret not in body, f"{principal.name} read {user}'s data via {endpoint} as {user_id!r}"
-    if response.status_code == 200 and endpoint not in ("session", "turns", "extraction"):
+    if response.status_code == 200 and endpoint not in ("session", "turns", "extraction", "mem0-get",
+                                                           "mem0-history"):
         # Body fields are trimmed (as the serializers do); path segments are taken as they are.
-        effective = user_id.strip() if endpoint in ("sessions", "context", "context-session") else user_id
+        trimmed = ("sessions", "context", "context-session", "mem0-search", "mem0-all", "tool-recall", "tool-context")
+        effective = user_id.strip() if endpoint in trimmed else user_id
         assert _may_act_for(principal, effective), f"{principal.name} was served {endpoint} for {user_id!r}"

@@ -110,6 +110,24 @@ ENDPOINTS = [
              perms=_p("view_evaluationrun"), **KB),
     Endpoint("evaluation-run", "post", "knowledge-bases/manual/evaluations/", scope="admin",
              perms=_p("add_evaluationrun"), ok=201, **KB),
+    # mem0-familiar verbs; a memory addressed by id alone is not found for a stranger
+    Endpoint("mem0-add", "post", "v1/memories/", {"messages": "我住在杭州", "user_id": "alice", "infer": False},
+             scope="write", perms=_p("add_memoryitem"), **MEM),
+    Endpoint("mem0-get-all", "get", "v1/memories/?user_id=alice", scope="read", perms=_p("view_memoryitem"), **MEM),
+    Endpoint("mem0-delete-all", "delete", "v1/memories/?user_id=alice", scope="write",
+             perms=_p("delete_memoryitem"), **MEM),
+    Endpoint("mem0-search", "post", "v1/memories/search/", {"query": "公司代号", "user_id": "alice"}, scope="read",
+             perms=_p("view_memoryitem"), **MEM),
+    Endpoint("mem0-get", "get", "v1/memories/{m}/", scope="read", perms=_p("view_memoryitem"), **SES),
+    Endpoint("mem0-update", "put", "v1/memories/{m}/", {"text": "总部在上海"}, scope="write",
+             perms=_p("change_memoryitem"), **SES),
+    Endpoint("mem0-delete", "delete", "v1/memories/{m}/", scope="write", perms=_p("delete_memoryitem"), **SES),
+    Endpoint("mem0-history", "get", "v1/memories/{m}/history/", scope="read", perms=_p("view_memoryitem"), **SES),
+    # function calling: the list is for any caller; each call is checked like the REST endpoint
+    Endpoint("tools", "get", "tools/"),
+    Endpoint("tool-call-recall", "post", "tools/call/", {"name": "recall", "arguments": {"user_id": "alice",
+                                                                                      "query": "公司代号"}},
+             scope="read", perms=_p("view_memoryitem"), **MEM),
 ]
 
 
