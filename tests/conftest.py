@@ -9,6 +9,8 @@ import os
 
 import pytest
 
+from tests.celery_helpers import reset_broker_state
+
 # One OpenMP thread for the bundled embedder: a test process and a worker thread must not fight.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -45,10 +47,7 @@ def celery_worker(celery_app_with_broker, transactional_db):
     app = celery_app_with_broker
     # Eager tests earlier in the run may have cached a connection pool, producers and a disabled
     # result backend from before the broker was set: drop them so this worker's tasks use the broker.
-    app._pool = None
-    app.amqp._producer_pool = None
-    if hasattr(app._local, "backend"):
-        del app._local.backend
+    reset_broker_state(app)
     app.control.purge()
     with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30) as worker:
         yield worker

@@ -66,3 +66,16 @@ def test_the_page_in_english_and_chinese_and_the_export():
     assert [(m["content"], m["status"]) for m in data["memories"]] == [
         ("dan 喜欢简短的回答", "superseded"), ("dan 喜欢详细的回答", "active")]
     assert data["memories"][1]["supersedes"] == first and data["user_id"] == "dan"
+
+
+def test_a_host_overrides_the_template_by_name(tmp_path, settings):
+    folder = tmp_path / "agentmemory"
+    folder.mkdir()
+    (folder / "remembered.html").write_text(
+        '{% extends "agentmemory/page_base.html" %}{% block content %}<h1>Host styled</h1>'
+        "{% for label, items in groups %}{% for item in items %}<p>{{ item.content }}</p>{% endfor %}{% endfor %}"
+        "{% endblock %}", encoding="utf-8")
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path, *settings.TEMPLATES[0]["DIRS"]]}]
+    _memory("erin", "erin 住在厦门")
+    page = _login("erin").get(f"{PAGE}erin/").content.decode()
+    assert "Host styled" in page and "erin 住在厦门" in page

@@ -19,6 +19,7 @@ from django.utils import timezone
 from agentmemory.models import ExtractionRun, ImportJob, KnowledgeBase, MemoryItem
 from agentmemory.tasks import embed_pending_memories, retry_import_jobs
 from agentmemory.testing.hanging import hanging_server
+from tests.celery_helpers import reset_broker_state
 
 API = "/api/agentmemory/"
 
@@ -90,8 +91,7 @@ def test_redis_down_as_cache_and_broker_then_back(api_client, celery_app_with_br
                                                  "source": "user_stated"}, format="json")
 
     app.conf.update(broker_url=dead, broker_connection_retry=False, broker_connection_max_retries=0)
-    app._pool = None
-    app.amqp._producer_pool = None
+    reset_broker_state(app)
     try:
         with override_settings(CACHES=dead_cache):
             assert api_client.get(f"{API}users/bo/profile/").status_code == 200  # cache bypassed
@@ -107,10 +107,7 @@ def test_redis_down_as_cache_and_broker_then_back(api_client, celery_app_with_br
             assert ended.status_code == 202
     finally:
         app.conf.update(broker_url=redis_url)
-        app._pool = None
-        app.amqp._producer_pool = None
-        if hasattr(app._local, "backend"):
-            del app._local.backend  # a DisabledBackend cached by eager runs earlier in the session
+        reset_broker_state(app)
 
     job_id = imported.json()["id"]
     run = ExtractionRun.objects.get(session_id=session["id"])

@@ -12,6 +12,7 @@ from agentmemory.knowledge.ingest import create_import_job, prepare_document, ru
 from agentmemory.knowledge.reembed import create_reembed_job
 from agentmemory.models import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
 from agentmemory.tasks.knowledge import ingest_document, reembed_knowledge_base
+from tests.celery_helpers import reset_broker_state
 from tests.working.test_extraction_worker import _start_worker, _wait
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -24,10 +25,7 @@ DOC = "# 仓库手册\n" + "\n".join(
 def _fresh_broker(celery_app_with_broker, monkeypatch):
     monkeypatch.setenv("AGENTMEMORY_TEST_BATCH_SIZE", "3")  # read by the workers' PausingEmbedder
     app = celery_app_with_broker
-    app._pool = None
-    app.amqp._producer_pool = None
-    if hasattr(app._local, "backend"):
-        del app._local.backend
+    reset_broker_state(app)
     app.control.purge()
     yield
 

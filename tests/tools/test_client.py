@@ -49,6 +49,10 @@ def test_mem0_verbs_round_trip_with_the_sync_client(api):
         assert m.delete(stored["results"][0].id)["message"].startswith("Memory deleted")
         assert m.delete_all(user_id="u1")["deleted"] == 1
         assert m.get_all(user_id="u1") == []
+        # add as a job: 202 with the extraction to poll (eager here, so it is already done).
+        queued = m.add([{"role": "user", "content": "我们团队有十二个人"}], user_id="u1", async_mode=True)
+        assert queued["status"] == "queued" and queued["poll"].endswith("/extraction/")
+        assert m.extraction(queued["session_id"])["status"] == "succeeded"
         # The rest of the API is there too.
         assert m.whoami()["name"] == "client-test"
         session = m.create_session("u1")

@@ -15,6 +15,7 @@ from agentmemory.models import ExtractionRun, MemoryItem, Session
 from agentmemory.tasks import extract_session
 from agentmemory.working.extract import run_extraction
 from agentmemory.working.sessions import append_turn, create_session, end_session
+from tests.celery_helpers import reset_broker_state
 
 BASE = "/api/agentmemory/sessions/"
 SEED = "我们公司是做母婴用品的品牌，主打安全环保，最近想做一次低成本联名活动。"
@@ -25,10 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _fresh_broker_connections(celery_app_with_broker):
     """Drop connections and producers an earlier eager test may have made before the broker was set."""
     app = celery_app_with_broker
-    app._pool = None  # looked up again for the broker URL now configured
-    app.amqp._producer_pool = None
-    if hasattr(app._local, "backend"):
-        del app._local.backend  # a DisabledBackend cached while tasks ran eagerly
+    reset_broker_state(app)
     yield
 
 
