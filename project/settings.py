@@ -140,7 +140,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/accounts/login/"
 
 LOGGING = {
     "version": 1,

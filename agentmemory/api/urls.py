@@ -4,7 +4,6 @@ Besides the endpoints, the app serves its own OpenAPI schema (``schema/``) and S
 """
 from django.urls import include, path, re_path
 
-from ..pages import views as pages
 from . import schema, views
 
 app_name = "agentmemory"
@@ -15,13 +14,6 @@ urlpatterns = [
     path("schema/", schema.SchemaView.as_view(), name="schema"),
     path("docs/", schema.swagger_ui, name="swagger-ui"),
     path("docs/assets/<str:name>", schema.swagger_asset, name="swagger-asset"),
-    # The end user's page (HTML, under the host's login).
-    path("me/", pages.my_page, name="remembered-me"),
-    path("remembered/<str:user_id>/", pages.remembered, name="remembered"),
-    path("remembered/<str:user_id>/export/", pages.export, name="remembered-export"),
-    path("remembered/<str:user_id>/forget/", pages.forget, name="remembered-forget"),
-    path("remembered/<str:user_id>/<int:memory_id>/correct/", pages.correct, name="remembered-correct"),
-    path("remembered/<str:user_id>/<int:memory_id>/delete/", pages.delete, name="remembered-delete"),
     # Each area keeps its own url module (knowledge, memory, sessions, context).
     path("", include("agentmemory.api.retrieval_urls")),
     path("", include("agentmemory.api.knowledge_urls")),

@@ -94,7 +94,7 @@ def my_page(request):
 
 
 def _namespace(request) -> str:
-    return (request.resolver_match.namespace if request.resolver_match else "") or "agentmemory"
+    return (request.resolver_match.namespace if request.resolver_match else "") or "agentmemory_pages"
 
 
 def _page_url(request, user_id: str) -> str:

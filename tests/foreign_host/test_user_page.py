@@ -13,7 +13,7 @@ from agentmemory.models import MemoryItem
 from agentmemory.types import MemoryDraft
 
 pytestmark = pytest.mark.django_db
-PAGE = "/api/agentmemory/remembered/"
+PAGE = "/memory/"
 
 
 def _login(username: str, **flags) -> Client:
@@ -29,10 +29,10 @@ def _memory(user: str, content: str, **kw) -> int:
 
 
 def test_anonymous_goes_to_the_hosts_login_and_others_pages_are_not_found():
-    assert Client().get("/api/agentmemory/me/").url.startswith("/accounts/login/?next=")
+    assert Client().get("/memory/").url.startswith("/accounts/login/?next=")
     _memory("bob", "bob 的预算是五万")
     alice = _login("alice")
-    assert alice.get("/api/agentmemory/me/").url == f"{PAGE}alice/"
+    assert alice.get("/memory/").url == f"{PAGE}alice/"
     other = alice.get(f"{PAGE}bob/")
     assert other.status_code == 404 and "五万" not in other.content.decode()
     assert alice.get(f"{PAGE}bob/export/").status_code == 404

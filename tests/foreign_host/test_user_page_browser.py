@@ -32,12 +32,12 @@ def test_a_user_corrects_exports_and_forgets_in_the_browser(live_server, browser
     wait = WebDriverWait(browser, 30)
 
     # The host's own login page, then the user's page.
-    browser.get(f"{live_server.url}/api/agentmemory/me/")
+    browser.get(f"{live_server.url}/memory/")
     wait.until(ec.presence_of_element_located((By.NAME, "username"))).send_keys("alice")
     browser.find_element(By.NAME, "password").send_keys("alice-pass-1")
     browser.find_element(By.ID, "login").click()
     wait.until(ec.presence_of_element_located((By.ID, "summary")))
-    assert browser.current_url.endswith("/api/agentmemory/remembered/alice/")
+    assert browser.current_url.endswith("/memory/alice/")
     page = browser.find_element(By.TAG_NAME, "body").text
     assert "我记得的关于你的事" in page and "我们的预算是五万元" in page and "我喜欢简短的回答" in page
     assert "BOB" not in page
@@ -66,11 +66,11 @@ def test_a_user_corrects_exports_and_forgets_in_the_browser(live_server, browser
     assert all(m["content"] != "BOB 的公司在宁波" for m in data["memories"])
 
     # Another user's page is not found.
-    browser.get(f"{live_server.url}/api/agentmemory/remembered/bob/")
+    browser.get(f"{live_server.url}/memory/bob/")
     assert "BOB" not in browser.page_source and "Not Found" in browser.page_source
 
     # Forget me: the confirmation shows what will go, then the receipt.
-    browser.get(f"{live_server.url}/api/agentmemory/me/")
+    browser.get(f"{live_server.url}/memory/")
     wait.until(ec.element_to_be_clickable((By.ID, "forget"))).click()
     counts = wait.until(ec.presence_of_element_located((By.ID, "counts"))).text
     assert "3 条记忆" in counts

@@ -14,4 +14,5 @@ urlpatterns = [
     path("api/", include(router.urls)),
     # --- merged for agentmemory ---
     path("api/agentmemory/", include("agentmemory.api.urls")),
+    path("memory/", include("agentmemory.pages.urls")),  # the end user's page (HTML)
 ]
