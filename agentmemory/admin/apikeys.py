@@ -69,7 +69,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         obj.refresh_from_db()
         messages.warning(request, f"New API key for {key.name} (copy it now, it is not shown again): {raw}")
 
-    @admin.action(description="Revoke selected API keys")
+    @admin.action(description="Revoke selected API keys", permissions=["change"])
     def revoke_keys(self, request, queryset):
         count = 0
         for key in queryset.filter(revoked_at__isnull=True):

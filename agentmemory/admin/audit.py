@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 
 from ..models import AuditEvent
 
@@ -19,9 +22,66 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class ActorFilter(admin.SimpleListFilter):
+    """Who acted, by kind (api_key:, admin:, staff:, user:, task:, command:, system) or one actor exactly."""
+
+    title, parameter_name = "actor", "actor"
+    KINDS = ("api_key", "admin", "staff", "user", "task", "command")
+
+    def lookups(self, request, model_admin):
+        return [(f"{k}:", f"{k}: ...") for k in self.KINDS] + [("system", "system")]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if not value:
+            return queryset
+        return queryset.filter(actor__startswith=value) if value.endswith(":") else queryset.filter(actor=value)
+
+
 @admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "action", "object_type", "object_id", "user_id", "actor", "reason"]
-    list_filter = ["action", "object_type"]
-    search_fields = ["object_id", "user_id", "actor", "reason"]
+    list_filter = [ActorFilter, "action", "object_type"]
+    search_fields = ["object_id", "=user_id", "actor", "reason"]
     date_hierarchy = "created_at"
+    change_list_template = "agentmemory/admin/audit_change_list.html"
+
+    def get_urls(self):
+        own = [path("jobs/", self.admin_site.admin_view(self.jobs_view), name="agentmemory_jobs")]
+        return own + super().get_urls()
+
+    def jobs_view(self, request):
+        """agentmemory's periodic jobs: schedule, last run, and what each changed (its audit events)."""
+        if not request.user.has_perm("agentmemory.view_auditevent"):
+            raise PermissionDenied
+        return TemplateResponse(request, "agentmemory/admin/jobs.html", {
+            **self.admin_site.each_context(request), "title": "Scheduled jobs", "jobs": scheduled_jobs(),
+            "opts": self.model._meta})
+
+
+def scheduled_jobs() -> list[dict]:
+    """Each job of BEAT_SCHEDULE with its django-celery-beat row (when installed) and its audit trail."""
+    from django.apps import apps
+    from django.db.models import Count, Max
+
+    from ..schedules import BEAT_SCHEDULE
+
+    rows = {}
+    if apps.is_installed("django_celery_beat"):
+        from django_celery_beat.models import PeriodicTask
+
+        rows = {t.name: t for t in PeriodicTask.objects.filter(name__in=BEAT_SCHEDULE)}
+    jobs = []
+    for name, entry in BEAT_SCHEDULE.items():
+        actor = f"task:{entry['task']}"
+        changed = AuditEvent.objects.filter(actor=actor).aggregate(n=Count("id"), last=Max("created_at"))
+        row = rows.get(name)
+        jobs.append({
+            "name": name, "task": entry["task"], "schedule": " ".join(str(row.schedule if row else entry["schedule"])
+                                                                      .split()),
+            "enabled": row.enabled if row else None, "last_run_at": row.last_run_at if row else None,
+            "total_run_count": row.total_run_count if row else None,
+            "row_url": reverse("admin:django_celery_beat_periodictask_change", args=[row.pk]) if row else "",
+            "changes": changed["n"], "last_change": changed["last"], "actor": actor,
+        })
+    return jobs

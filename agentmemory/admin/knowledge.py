@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.db.models import Count, Q
+from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
 
 from ..audit import audit_context
@@ -73,7 +75,7 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
     def active_documents(self, obj) -> int:
         return obj._documents
 
-    @admin.action(description="Re-embed with the configured embedder (enqueue)")
+    @admin.action(description="Re-embed with the configured embedder (enqueue)", permissions=["change"])
     def reembed(self, request, queryset):
         jobs = []
         for kb in queryset:
@@ -208,7 +210,8 @@ class DocumentAdmin(admin.ModelAdmin):
         chunks = Chunk.objects.for_version(version).without_vectors()[:PREVIEW_LIMIT]
         return format_html("<p>Version {} ({})</p>{}", version.number, version.status, chunk_preview_table(chunks))
 
-    @admin.action(description="Delete selected documents (deprecate their chunks; kept for history)")
+    @admin.action(description="Delete selected documents (deprecate their chunks; kept for history)",
+                  permissions=["delete"])
     def deprecate_documents(self, request, queryset):
         count = 0
         with audit_context(_actor(request)):
@@ -239,20 +242,30 @@ class DocumentVersionAdmin(ReadOnlyAdmin):
     def chunk_preview(self, obj):
         return chunk_preview_table(Chunk.objects.for_version(obj).without_vectors()[:PREVIEW_LIMIT])
 
-    @admin.action(description="Make the selected version active (rollback)")
+    def has_rollback_permission(self, request) -> bool:
+        return request.user.has_perm("agentmemory.change_document")
+
+    @admin.action(description="Make the selected version active (rollback)", permissions=["rollback"])
     def make_active(self, request, queryset):
         if queryset.count() != 1:
             self.message_user(request, "Select exactly one version.", level=messages.ERROR)
-            return
-        version = queryset.select_related("document").get()
+            return None
+        version = queryset.select_related("document", "document__active_version").get()
+        if "confirm" not in request.POST:
+            return TemplateResponse(request, "agentmemory/admin/rollback_confirm.html", {
+                **self.admin_site.each_context(request), "title": f"Roll back {version.document}?",
+                "version": version, "active": version.document.active_version, "opts": self.model._meta,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                "chunks": Chunk.objects.for_version(version).count()})
         try:
             with audit_context(_actor(request)):
                 result = rollback_document(version.document, version_number=version.number)
         except AgentMemoryError as exc:
             self.message_user(request, str(getattr(exc, "detail", exc)), level=messages.ERROR)
-            return
+            return None
         self.message_user(request, f"{version.document}: version {result.version} is active "
                                    f"(was {result.previous_version}).")
+        return None
 
 
 @admin.register(Chunk)
@@ -279,6 +292,9 @@ class ChunkAdmin(ReadOnlyAdmin):
 
 @admin.register(ImportJob)
 class ImportJobAdmin(ReadOnlyAdmin):
+    def has_retry_permission(self, request) -> bool:
+        return request.user.has_perm("agentmemory.change_importjob")
+
     list_display = ["id", "kind", "knowledge_base", "external_id", "status", "progress", "total", "created_at",
                     "finished_at"]
     list_filter = ["status", "kind", "knowledge_base"]
@@ -292,7 +308,8 @@ class ImportJobAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("source_text", "structure")
 
-    @admin.action(description="Retry the selected failed jobs (they resume where they stopped)")
+    @admin.action(description="Retry the selected failed jobs (they resume where they stopped)",
+                  permissions=["retry"])
     def retry_jobs(self, request, queryset):
         count = 0
         for job in queryset.filter(status=ImportJob.Status.FAILED):

@@ -5,7 +5,12 @@ import hashlib
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.db import transaction
+from django.db.models import Count
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from ..audit import audit_context
@@ -13,9 +18,10 @@ from ..memory.forget import delete_memory
 from ..memory.profile import set_profile_summary
 from ..memory.quality import assess_quality
 from ..memory.write import update_memory, write_memory
-from ..models import AuditEvent, DeletionReceipt, MemoryItem, MemoryProfile
+from ..models import AuditEvent, DeletionReceipt, MemoryItem, MemoryProfile, Turn
 from ..types import MemoryDraft
-from .audit import ReadOnlyAdmin
+from .audit import ActorFilter, ReadOnlyAdmin
+from .users import _truncate, forget_page, user_page
 
 _EDITABLE = ["user_id", "agent_id", "type", "key", "content", "value", "source", "confidence", "status", "tags",
              "valid_from", "valid_to"]
@@ -23,6 +29,65 @@ _EDITABLE = ["user_id", "agent_id", "type", "key", "content", "value", "source",
 
 def _actor(request) -> str:
     return f"admin:{request.user.get_username()}"
+
+
+class _ValueFilter(admin.SimpleListFilter):
+    """A filter on one id column: the 20 most frequent values, plus the one chosen (any value works in the URL)."""
+
+    field = ""
+
+    def lookups(self, request, model_admin):
+        rows = (MemoryItem.objects.get_queryset().exclude(**{self.field: ""}).values_list(self.field)
+                .annotate(n=Count("id")).order_by("-n")[:20])
+        values = [value for value, _n in rows]
+        if self.value() and self.value() not in values:
+            values.append(self.value())
+        return [(v, v) for v in values]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(**{self.field: self.value()}) if self.value() else queryset
+
+
+class UserFilter(_ValueFilter):
+    title, parameter_name, field = "user", "user_id", "user_id"
+
+
+class AgentFilter(_ValueFilter):
+    title, parameter_name, field = "agent", "agent_id", "agent_id"
+
+
+class ConfidenceFilter(admin.SimpleListFilter):
+    title, parameter_name = "confidence", "confidence"
+    RANGES = {"low": (0.0, 0.5), "medium": (0.5, 0.8), "high": (0.8, 1.01)}
+
+    def lookups(self, request, model_admin):
+        return [("low", "below 0.5"), ("medium", "0.5 to 0.8"), ("high", "0.8 and above")]
+
+    def queryset(self, request, queryset):
+        if self.value() in self.RANGES:
+            low, high = self.RANGES[self.value()]
+            return queryset.filter(confidence__gte=low, confidence__lt=high)
+        return queryset
+
+
+class PiiMaskedFilter(admin.SimpleListFilter):
+    title, parameter_name = "PII masked", "pii"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "has masked PII"), ("no", "no masked PII")]
+
+    def queryset(self, request, queryset):
+        # The redaction keeps a few characters and masks the rest with asterisks (138****5678, a***@x.com).
+        if self.value() == "yes":
+            return queryset.filter(content__contains="***")
+        if self.value() == "no":
+            return queryset.exclude(content__contains="***")
+        return queryset
+
+
+class CorrectForm(forms.Form):
+    content = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), label="corrected content")
+    reason = forms.CharField(max_length=500, label="reason", help_text="Why (kept in the history).")
 
 
 class MemoryItemForm(forms.ModelForm):
@@ -45,16 +110,17 @@ class MemoryItemForm(forms.ModelForm):
 @admin.register(MemoryItem)
 class MemoryItemAdmin(admin.ModelAdmin):
     form = MemoryItemForm
-    list_display = ["id", "user_id", "agent_id", "type", "key", "short_content", "source", "confidence", "status",
+    list_display = ["id", "user_link", "agent_id", "type", "key", "short_content", "source", "confidence", "status",
                     "access_count", "created_at"]
-    list_filter = ["status", "type", "source"]
+    list_filter = [UserFilter, AgentFilter, "status", "type", "source", ConfidenceFilter, PiiMaskedFilter]
     search_fields = ["=user_id", "key", "content"]
+    search_help_text = "A user id (exact, or =alice), a key, or words of the content."
     date_hierarchy = "created_at"
     list_per_page = 50
-    readonly_fields = ["history", "provenance", "session_id", "turn_id", "excerpt", "supersedes_link",
+    readonly_fields = ["history", "source_turn", "provenance", "session_id", "turn_id", "excerpt", "supersedes_link",
                        "superseded_at", "created_at", "updated_at", "access_count", "last_accessed_at",
                        "embedding_model"]
-    actions = ["mark_cold"]
+    actions = ["confirm", "correct", "mark_cold", "reactivate", "rerun_extraction"]
 
     def get_queryset(self, request):
         # Staff see every user's memories here; vectors are never loaded or rendered.
@@ -75,6 +141,17 @@ class MemoryItemAdmin(admin.ModelAdmin):
             return False  # history is read-only: edit the current version
         return super().has_change_permission(request, obj)
 
+    def get_search_results(self, request, queryset, search_term):
+        term = search_term.strip()
+        if term.startswith("=") or term.startswith("user:"):
+            # "=alice" (or "user:alice"): exactly that user, as operators type it.
+            return queryset.filter(user_id=term.split(":", 1)[-1].lstrip("=").strip()), False
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description="user", ordering="user_id")
+    def user_link(self, obj: MemoryItem) -> str:
+        return format_html('<a href="{}">{}</a>', reverse("admin:agentmemory_user", args=[obj.user_id]), obj.user_id)
+
     @admin.display(description="content")
     def short_content(self, obj: MemoryItem) -> str:
         return obj.content if len(obj.content) <= 80 else obj.content[:79] + "…"
@@ -84,6 +161,17 @@ class MemoryItemAdmin(admin.ModelAdmin):
         if not obj.supersedes_id:
             return "-"
         return format_html('<a href="../../{}/change/">#{}</a>', obj.supersedes_id, obj.supersedes_id)
+
+    @admin.display(description="source turn")
+    def source_turn(self, obj: MemoryItem) -> str:
+        if not obj.session_id:
+            return "-"
+        url = reverse("admin:agentmemory_session_change", args=[obj.session_id])
+        turn = Turn.objects.filter(pk=obj.turn_id).only("seq", "role", "content").first() if obj.turn_id else None
+        if turn is None:
+            return format_html('<a href="{}">session {}</a>', url, obj.session_id)
+        return format_html('<a href="{}#turn-{}">session {}, turn {}</a> ({}): {}', url, turn.seq, obj.session_id,
+                           turn.seq, turn.role, _truncate(turn.content, 200))
 
     @admin.display(description="history")
     def history(self, obj: MemoryItem) -> str:
@@ -125,25 +213,123 @@ class MemoryItemAdmin(admin.ModelAdmin):
             return
         obj.pk = result.memory_id
         obj.refresh_from_db()
-        messages.info(request, f"{result.action}: {result.reason}" if result.reason else result.action)
+        if result.action == "unchanged":
+            request._agentmemory_unchanged = True
+            messages.info(request, "Nothing changed: the memory was left as it was.")
+        elif result.action != "created":
+            messages.info(request, f"{result.action.replace('_', ' ')}: {result.reason}" if result.reason
+                          else result.action.replace("_", " "))
 
     def delete_model(self, request, obj):
         with audit_context(_actor(request), "admin delete"):
             delete_memory(obj.user_id, obj.pk, reason="admin delete")
 
+    def _update_each(self, request, queryset, changes: dict, reason: str) -> int:
+        count = 0
+        with audit_context(_actor(request), reason):
+            for pk, user_id in queryset.values_list("pk", "user_id"):
+                update_memory(user_id, pk, changes=changes, reason=reason)
+                count += 1
+        return count
+
+    @admin.action(description="Mark selected memories cold", permissions=["change"])
+    def mark_cold(self, request, queryset):
+        count = self._update_each(request, queryset.filter(status=MemoryItem.Status.ACTIVE),
+                                  {"status": MemoryItem.Status.COLD}, "marked cold by an operator")
+        self.message_user(request, f"Marked {count} memory item(s) cold.")
+
+    @admin.action(description="Reactivate selected cold memories", permissions=["change"])
+    def reactivate(self, request, queryset):
+        count = self._update_each(request, queryset.filter(status=MemoryItem.Status.COLD),
+                                  {"status": MemoryItem.Status.ACTIVE}, "reactivated by an operator")
+        self.message_user(request, f"Reactivated {count} memory item(s).")
+
+    @admin.action(description="Confirm selected inferred memories (the user confirmed them)", permissions=["change"])
+    def confirm(self, request, queryset):
+        inferred = queryset.filter(source=MemoryItem.Source.MODEL_INFERRED).exclude(
+            status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
+        count = 0
+        with audit_context(_actor(request), "confirmed by the user (operator)"):
+            for pk, user_id, confidence in inferred.values_list("pk", "user_id", "confidence"):
+                update_memory(user_id, pk, changes={"source": MemoryItem.Source.USER_STATED,
+                                                    "confidence": max(confidence, 0.9)},
+                              reason="confirmed by the user")
+                count += 1
+        self.message_user(request, f"Confirmed {count} inferred memory item(s): now user-stated.")
+
+    @admin.action(description="Correct the selected memory (a new version supersedes it)", permissions=["change"])
+    def correct(self, request, queryset):
+        current = queryset.exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
+        if current.count() != 1:
+            self.message_user(request, "Select exactly one current memory to correct.", messages.WARNING)
+            return None
+        item = current.get()
+        form = CorrectForm(request.POST if "apply" in request.POST else None, initial={"content": item.content})
+        if "apply" in request.POST and form.is_valid():
+            with audit_context(_actor(request), form.cleaned_data["reason"]):
+                result = update_memory(item.user_id, item.pk, changes={"content": form.cleaned_data["content"]},
+                                       reason=form.cleaned_data["reason"])
+            self.message_user(request, f"Corrected: memory #{result.memory_id} supersedes #{item.pk}.")
+            return HttpResponseRedirect(reverse("admin:agentmemory_memoryitem_change", args=[result.memory_id]))
+        return TemplateResponse(request, "agentmemory/admin/correct_memory.html", {
+            **self.admin_site.each_context(request), "title": f"Correct memory #{item.pk}", "item": item,
+            "form": form, "opts": self.model._meta, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        })
+
+    @admin.action(description="Re-run extraction for the selected memories' source sessions", permissions=["change"])
+    def rerun_extraction(self, request, queryset):
+        from ..models import ExtractionRun, Session
+        from ..tasks.sessions import enqueue_extraction
+        from ..working.extract import start_extraction
+
+        session_ids = {sid for sid in queryset.values_list("session_id", flat=True) if sid}
+        queued, done = 0, 0
+        with audit_context(_actor(request), "extraction re-run by an operator"):
+            for session in Session.objects.filter(pk__in=session_ids):
+                # New turns get a new run; a failed or interrupted run is run again; a succeeded one
+                # has nothing left to extract (its writes are idempotent anyway).
+                run = start_extraction(session, trigger=ExtractionRun.Trigger.MANUAL)
+                failed = ExtractionRun.objects.for_session(session).exclude(status=ExtractionRun.Status.SUCCEEDED)
+                for pk in {*([run.pk] if run is not None and run.status != ExtractionRun.Status.SUCCEEDED else []),
+                           *failed.values_list("pk", flat=True)}:
+                    enqueue_extraction(pk)
+                    queued += 1
+                done += run is None or run.status == ExtractionRun.Status.SUCCEEDED
+        self.message_user(request, f"Queued {queued} extraction run(s) for {len(session_ids)} source session(s); "
+                                   f"{done} had nothing new to extract.")
+
     def delete_queryset(self, request, queryset):
+        """The bulk delete: one receipt per memory (its chain's history content scrubbed)."""
+        receipts = []
         for pk, user_id in queryset.exclude(status=MemoryItem.Status.DELETED).values_list("pk", "user_id"):
             if MemoryItem.objects.for_user(user_id).filter(pk=pk).exclude(status=MemoryItem.Status.DELETED).exists():
-                self.delete_model(request, MemoryItem(pk=pk, user_id=user_id))
+                with audit_context(_actor(request), "admin delete"):
+                    receipts.append(delete_memory(user_id, pk, reason="admin delete").pk)
+        if receipts:
+            self.message_user(request, f"Deletion receipts: {', '.join(f'#{r}' for r in receipts)}.")
 
-    @admin.action(description="Mark selected memories cold")
-    def mark_cold(self, request, queryset):
-        count = 0
-        with audit_context(_actor(request), "admin action"):
-            for pk, user_id in queryset.filter(status=MemoryItem.Status.ACTIVE).values_list("pk", "user_id"):
-                update_memory(user_id, pk, changes={"status": MemoryItem.Status.COLD}, reason="admin action")
-                count += 1
-        self.message_user(request, f"Marked {count} memory item(s) cold.")
+    def response_change(self, request, obj):
+        if getattr(request, "_agentmemory_unchanged", False):
+            # Nothing was saved: say so once, not also Django's "changed successfully".
+            return HttpResponseRedirect(request.path)
+        return super().response_change(request, obj)
+
+    # --- the per-user page ---------------------------------------------------------------------
+
+    def get_urls(self):
+        urls = super().get_urls()
+        own = [
+            path("users/<str:user_id>/", self.admin_site.admin_view(self.user_view), name="agentmemory_user"),
+            path("users/<str:user_id>/forget/", self.admin_site.admin_view(self.forget_view),
+                 name="agentmemory_user_forget"),
+        ]
+        return own + urls
+
+    def user_view(self, request, user_id: str):
+        return user_page(self, request, user_id)
+
+    def forget_view(self, request, user_id: str):
+        return forget_page(self, request, user_id)
 
 
 class MemoryProfileForm(forms.ModelForm):
@@ -171,7 +357,7 @@ class MemoryProfileAdmin(admin.ModelAdmin):
 @admin.register(DeletionReceipt)
 class DeletionReceiptAdmin(ReadOnlyAdmin):
     list_display = ["id", "kind", "created_at", "actor", "reason", "counts"]
-    list_filter = ["kind"]
+    list_filter = ["kind", ActorFilter]
     search_fields = ["subject_digest", "reason"]
     date_hierarchy = "created_at"
 

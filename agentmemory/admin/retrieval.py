@@ -37,6 +37,9 @@ def _float_or_none(value: str | None) -> float | None:
 
 @admin.register(KnowledgeBaseRetrieval)
 class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
+    def has_evaluate_permission(self, request) -> bool:
+        return request.user.has_perm("agentmemory.add_evaluationrun")
+
     """One row per knowledge base: statistics, last evaluation, recall flag, and the hit-testing page."""
 
     list_display = ["slug", "name", "active_chunks", "last_recall_at_5", "recall_flag", "hit_test_link"]
@@ -75,7 +78,7 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
     def hit_test_link(self, obj):
         return format_html('<a href="{}">召回测试 / hit test</a>', reverse("admin:agentmemory_hit_test", args=[obj.pk]))
 
-    @admin.action(description="Evaluate the saved cases now")
+    @admin.action(description="Evaluate the saved cases now", permissions=["evaluate"])
     def evaluate_now(self, request, queryset):
         from ..tasks.retrieval import evaluate_knowledge_base
 
@@ -125,7 +128,8 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
                                           thresholds=thresholds or None, rerank=rerank,
                                           rewrite=form["rewrite"] == "on")
             except (InvalidInput, NotFound) as exc:
-                error = str(exc)
+                # The message itself, never a list repr like "['top_k must be an integer']".
+                error = getattr(exc, "detail", None) or "; ".join(getattr(exc, "messages", [])) or str(exc)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
@@ -160,12 +164,16 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
 
 @admin.register(EvaluationCase)
 class EvaluationCaseAdmin(admin.ModelAdmin):
-    list_display = ["id", "knowledge_base", "query", "expected_chunk_ids", "expected_document_ids", "source",
+    list_display = ["id", "knowledge_base", "short_query", "expected_chunk_ids", "expected_document_ids", "source",
                     "created_at"]
     list_filter = ["knowledge_base", "source"]
     search_fields = ["query", "note"]
     list_select_related = ["knowledge_base"]
     readonly_fields = ["created_at"]
+
+    @admin.display(description="query", ordering="query")
+    def short_query(self, obj) -> str:
+        return obj.query if len(obj.query) <= 80 else obj.query[:79] + "…"
 
 
 @admin.register(EvaluationRun)

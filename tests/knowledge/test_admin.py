@@ -45,9 +45,13 @@ def test_admin_import_preview_and_rollback(admin_client, kb, counting_embedder, 
     document.refresh_from_db()
     assert document.active_version.number == 2
     v1 = document.versions.get(number=1)
-    response = admin_client.post(reverse("admin:agentmemory_documentversion_changelist"), {
-        "action": "make_active", "_selected_action": [v1.pk],
-    }, follow=True)
+    # The rollback asks first (what is active, what will be), then does it.
+    url = reverse("admin:agentmemory_documentversion_changelist")
+    asked = admin_client.post(url, {"action": "make_active", "_selected_action": [v1.pk]})
+    assert asked.status_code == 200 and "Yes, roll back" in asked.content.decode()
+    assert Document.objects.get(pk=document.pk).active_version.number == 2
+    response = admin_client.post(url, {"action": "make_active", "_selected_action": [v1.pk], "confirm": "yes"},
+                                 follow=True)
     assert "version 1 is active (was 2)" in response.content.decode()
     document.refresh_from_db()
     assert document.active_version.number == 1
