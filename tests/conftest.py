@@ -78,3 +78,11 @@ def _release_background_connections(django_db_setup):
     from agentmemory.memory.access import flush_access
 
     flush_access()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Expose each phase's report on the item, so the browser fixture can keep a failure's screenshot."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)

@@ -11,13 +11,3 @@ if os.environ.get("DJANGO_SETTINGS_MODULE") != "tests.foreign_host.settings":
 else:
     from .celery_app import app as celery_app  # noqa: F401  (a host imports its Celery app at startup)
 
-
-import pytest
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    """Expose each phase's report on the item, so the browser fixture can keep a failure's screenshot."""
-    outcome = yield
-    report = outcome.get_result()
-    setattr(item, f"rep_{report.when}", report)

@@ -12,7 +12,7 @@ from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem
 from agentmemory.types import MemoryDraft
 
-from .browser import browser, needs_browser  # noqa: F401  (fixture)
+from tests.browser import browser, needs_browser  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.django_db(transaction=True), needs_browser]
 

@@ -9,7 +9,7 @@ import pytest
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / ".agentmemory" / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parents[1] / ".agentmemory" / "screenshots"
 
 needs_browser = pytest.mark.skipif(
     not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)),

@@ -1,0 +1,141 @@
+"""The operator's flows in a real browser against the live server: log in; find a user's memories with
+filters; open a memory's history; correct it and see the supersession; confirm an inferred memory;
+forget a user and see the receipt; run a hit test and read the per-channel scores; roll back a document
+version; a view-only operator sees no action buttons. Failures keep a screenshot in .agentmemory/screenshots/."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+
+from agentmemory.knowledge.ingest import create_import_job, prepare_document, run_import_job
+from agentmemory.memory.write import write_memory
+from agentmemory.models import DeletionReceipt, Document, KnowledgeBase, MemoryItem
+from agentmemory.types import MemoryDraft
+from tests.browser import browser, needs_browser  # noqa: F401  (fixture)
+
+pytestmark = [pytest.mark.django_db(transaction=True), needs_browser]
+
+
+def _login(driver, base: str, username: str, password: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base}/admin/login/")
+    driver.find_element(By.NAME, "username").send_keys(username)
+    driver.find_element(By.NAME, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+
+
+def _action(driver, name: str, ids: list[int]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    for pk in ids:
+        driver.find_element(By.CSS_SELECTOR, f"input.action-select[value='{pk}']").click()
+    Select(driver.find_element(By.NAME, "action")).select_by_value(name)
+    driver.find_element(By.NAME, "index").click()
+
+
+def _kb_with_two_versions() -> Document:
+    kb = KnowledgeBase.objects.create(slug="manual", name="产品手册")
+    for text in ("# X-200\n## 参数\nX-200 的功率是 15W。", "# X-200\n## 参数\nX-200 的功率是 20W。"):
+        job = create_import_job(knowledge_base=kb, parsed=prepare_document(fmt="markdown", content=text),
+                                title="X-200", fmt="markdown", external_id="x200")
+        run_import_job(job.pk)
+    return Document.objects.get(knowledge_base=kb)
+
+
+def test_an_operator_runs_the_product_from_the_admin(live_server, browser):  # noqa: F811
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    get_user_model().objects.create_superuser("ops", password="ops-pass-1")
+    budget = write_memory("alice", MemoryDraft(content="我们的预算是五万元", type="fact", key="budget",
+                                               source="user_stated")).memory_id
+    inferred = write_memory("alice", MemoryDraft(content="用户可能喜欢简短的回答", type="preference", key="reply_style",
+                                                 source="model_inferred", confidence=0.6)).memory_id
+    write_memory("bob", MemoryDraft(content="bob 住在宁波", type="fact", source="user_stated"))
+    document = _kb_with_two_versions()
+    base = live_server.url
+    wait = WebDriverWait(browser, 30)
+    _login(browser, base, "ops", "ops-pass-1")
+
+    # Find alice's memories: "=alice" and the filters.
+    browser.get(f"{base}/admin/agentmemory/memoryitem/?q=%3Dalice")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#result_list tbody tr")
+    assert len(rows) == 2 and "bob" not in browser.find_element(By.ID, "result_list").text
+    browser.get(f"{base}/admin/agentmemory/memoryitem/?user_id=alice&source__exact=model_inferred&confidence=medium")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#result_list tbody tr")) == 1
+
+    # Confirm the inferred one.
+    _action(browser, "confirm", [inferred])
+    assert "Confirmed 1 inferred" in wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".messagelist"))).text
+    assert MemoryItem.objects.for_user("alice").get(pk=inferred).source == "user_stated"
+
+    # Correct the budget: a form, then the new version's page with the chain and the audit events.
+    browser.get(f"{base}/admin/agentmemory/memoryitem/?user_id=alice")
+    _action(browser, "correct", [budget])
+    box = wait.until(ec.presence_of_element_located((By.NAME, "content")))
+    box.clear()
+    box.send_keys("我们的预算改成八万元了")
+    browser.find_element(By.NAME, "reason").send_keys("用户在电话里更正")
+    browser.find_element(By.ID, "apply-correction").click()
+    history = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".field-history"))).text
+    assert "我们的预算是五万元" in history and "我们的预算改成八万元了" in history and "superseded" in history
+    assert "用户在电话里更正" in history and "admin:ops" in history
+
+    # Run a hit test and read the per-channel scores.
+    browser.get(f"{base}/admin/agentmemory/knowledgebaseretrieval/{document.knowledge_base_id}/hit-test/")
+    query = wait.until(ec.presence_of_element_located((By.NAME, "query")))
+    query.send_keys("X-200 的功率")
+    query.submit()
+    wait.until(ec.presence_of_element_located((By.NAME, "expected_chunk")))
+    results = browser.find_element(By.CSS_SELECTOR, "table.hits").text
+    assert "20W" in results and "#1 ·" in results  # each channel's rank and score
+    assert "keyword #1 (BM25" in results and "vector #1 (cosine" in results
+
+    # Roll back the document to version 1, after a confirmation.
+    browser.get(f"{base}/admin/agentmemory/documentversion/?document__id__exact={document.pk}")
+    v1 = document.versions.get(number=1)
+    _action(browser, "make_active", [v1.pk])
+    wait.until(ec.element_to_be_clickable((By.ID, "confirm-rollback"))).click()
+    assert "version 1 is active (was 2)" in wait.until(
+        ec.presence_of_element_located((By.CSS_SELECTOR, ".messagelist"))).text
+    document.refresh_from_db()
+    assert document.active_version.number == 1
+
+    # The user's page: forget alice, see the counts first, then the receipt.
+    browser.get(f"{base}/admin/agentmemory/memoryitem/users/alice/")
+    assert "我们的预算改成八万元了" in wait.until(ec.presence_of_element_located((By.ID, "memories-active"))).text
+    browser.find_element(By.ID, "forget-user").click()
+    counts = wait.until(ec.presence_of_element_located((By.ID, "counts"))).text
+    assert "memory items" in counts
+    browser.find_element(By.ID, "reason").send_keys("deletion request #42")
+    browser.find_element(By.ID, "confirm-forget").click()
+    receipt = wait.until(ec.presence_of_element_located((By.ID, "receipt"))).text
+    assert DeletionReceipt.objects.get(pk=int(receipt.lstrip("#"))).reason == "deletion request #42"
+    assert not MemoryItem.objects.for_user("alice").exclude(status="deleted").exists()
+    assert MemoryItem.objects.for_user("bob").count() == 1
+
+
+def test_a_view_only_operator_sees_no_action_buttons(live_server, browser):  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    viewer = get_user_model().objects.create_user("viewer", password="view-pass-1", is_staff=True)
+    viewer.user_permissions.set(Permission.objects.filter(
+        content_type__app_label="agentmemory", codename__startswith="view_"))
+    memory = write_memory("carol", MemoryDraft(content="carol 住在苏州", type="fact", source="user_stated")).memory_id
+    document = _kb_with_two_versions()
+    _login(browser, live_server.url, "viewer", "view-pass-1")
+
+    browser.get(f"{live_server.url}/admin/agentmemory/memoryitem/")
+    assert "carol 住在苏州" in browser.page_source
+    assert not browser.find_elements(By.NAME, "action")  # no action menu at all
+    browser.get(f"{live_server.url}/admin/agentmemory/memoryitem/{memory}/change/")
+    assert not browser.find_elements(By.NAME, "_save") and not browser.find_elements(By.CSS_SELECTOR, ".deletelink")
+    browser.get(f"{live_server.url}/admin/agentmemory/documentversion/?document__id__exact={document.pk}")
+    assert not browser.find_elements(By.NAME, "action")
+    browser.get(f"{live_server.url}/admin/agentmemory/memoryitem/users/carol/")
+    assert "carol 住在苏州" in browser.page_source
+    assert not browser.find_elements(By.ID, "forget-user") and not browser.find_elements(By.ID, "regenerate")
