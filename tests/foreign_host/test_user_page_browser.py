@@ -11,7 +11,6 @@ from django.contrib.auth import get_user_model
 from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem
 from agentmemory.types import MemoryDraft
-
 from tests.browser import browser, needs_browser  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.django_db(transaction=True), needs_browser]
