@@ -4,6 +4,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from ..api_keys import create_api_key, revoke_api_key
 from ..audit import audit_context
@@ -69,7 +70,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         obj.refresh_from_db()
         messages.warning(request, f"New API key for {key.name} (copy it now, it is not shown again): {raw}")
 
-    @admin.action(description="Revoke selected API keys", permissions=["change"])
+    @admin.action(description=_("Revoke selected API keys"), permissions=["change"])
     def revoke_keys(self, request, queryset):
         count = 0
         for key in queryset.filter(revoked_at__isnull=True):

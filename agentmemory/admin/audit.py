@@ -5,6 +5,7 @@ from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
 
 from ..models import AuditEvent
 
@@ -25,7 +26,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 class ActorFilter(admin.SimpleListFilter):
     """Who acted, by kind (api_key:, admin:, staff:, user:, task:, command:, system) or one actor exactly."""
 
-    title, parameter_name = "actor", "actor"
+    title, parameter_name = _("actor"), "actor"
     KINDS = ("api_key", "admin", "staff", "user", "task", "command")
 
     def lookups(self, request, model_admin):
@@ -55,7 +56,7 @@ class AuditEventAdmin(ReadOnlyAdmin):
         if not request.user.has_perm("agentmemory.view_auditevent"):
             raise PermissionDenied
         return TemplateResponse(request, "agentmemory/admin/jobs.html", {
-            **self.admin_site.each_context(request), "title": "Scheduled jobs", "jobs": scheduled_jobs(),
+            **self.admin_site.each_context(request), "title": _("Scheduled jobs"), "jobs": scheduled_jobs(),
             "opts": self.model._meta})
 
 

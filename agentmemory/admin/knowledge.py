@@ -11,6 +11,7 @@ from django.contrib.admin import helpers
 from django.db.models import Count, Q
 from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from ..audit import audit_context
 from ..exceptions import AgentMemoryError, InvalidInput
@@ -71,11 +72,11 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
             _documents=Count("documents", filter=Q(documents__status=Document.Status.ACTIVE)),
         )
 
-    @admin.display(description="documents", ordering="_documents")
+    @admin.display(description=_("documents"), ordering="_documents")
     def active_documents(self, obj) -> int:
         return obj._documents
 
-    @admin.action(description="Re-embed with the configured embedder (enqueue)", permissions=["change"])
+    @admin.action(description=_("Re-embed with the configured embedder (enqueue)"), permissions=["change"])
     def reembed(self, request, queryset):
         jobs = []
         for kb in queryset:
@@ -198,11 +199,11 @@ class DocumentAdmin(admin.ModelAdmin):
     def log_addition(self, request, obj, message):
         return None  # the document is written by the import task, not by this form
 
-    @admin.display(description="active version", ordering="active_version__number")
+    @admin.display(description=_("active version"), ordering="active_version__number")
     def active_version_number(self, obj):
         return obj.active_version.number if obj.active_version else "—"
 
-    @admin.display(description="chunk preview (active version)")
+    @admin.display(description=_("chunk preview (active version)"))
     def chunk_preview(self, obj):
         version = obj.active_version or obj.versions.order_by("-number").first()
         if version is None:
@@ -210,7 +211,7 @@ class DocumentAdmin(admin.ModelAdmin):
         chunks = Chunk.objects.for_version(version).without_vectors()[:PREVIEW_LIMIT]
         return format_html("<p>Version {} ({})</p>{}", version.number, version.status, chunk_preview_table(chunks))
 
-    @admin.action(description="Delete selected documents (deprecate their chunks; kept for history)",
+    @admin.action(description=_("Delete selected documents (deprecate their chunks; kept for history)"),
                   permissions=["delete"])
     def deprecate_documents(self, request, queryset):
         count = 0
@@ -234,18 +235,18 @@ class DocumentVersionAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_chunks=Count("chunks"))
 
-    @admin.display(description="chunks", ordering="_chunks")
+    @admin.display(description=_("chunks"), ordering="_chunks")
     def chunk_count(self, obj) -> int:
         return obj._chunks
 
-    @admin.display(description="chunk preview")
+    @admin.display(description=_("chunk preview"))
     def chunk_preview(self, obj):
         return chunk_preview_table(Chunk.objects.for_version(obj).without_vectors()[:PREVIEW_LIMIT])
 
     def has_rollback_permission(self, request) -> bool:
         return request.user.has_perm("agentmemory.change_document")
 
-    @admin.action(description="Make the selected version active (rollback)", permissions=["rollback"])
+    @admin.action(description=_("Make the selected version active (rollback)"), permissions=["rollback"])
     def make_active(self, request, queryset):
         if queryset.count() != 1:
             self.message_user(request, "Select exactly one version.", level=messages.ERROR)
@@ -281,11 +282,11 @@ class ChunkAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding", "search_vector")
 
-    @admin.display(description="version", ordering="version__number")
+    @admin.display(description=_("version"), ordering="version__number")
     def version_number(self, obj) -> int:
         return obj.version.number
 
-    @admin.display(description="text")
+    @admin.display(description=_("text"))
     def short_text(self, obj) -> str:
         return obj.text[:80] + ("…" if len(obj.text) > 80 else "")
 
@@ -308,7 +309,7 @@ class ImportJobAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("source_text", "structure")
 
-    @admin.action(description="Retry the selected failed jobs (they resume where they stopped)",
+    @admin.action(description=_("Retry the selected failed jobs (they resume where they stopped)"),
                   permissions=["retry"])
     def retry_jobs(self, request, queryset):
         count = 0

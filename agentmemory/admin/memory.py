@@ -12,6 +12,7 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from ..audit import audit_context
 from ..memory.forget import delete_memory
@@ -49,19 +50,19 @@ class _ValueFilter(admin.SimpleListFilter):
 
 
 class UserFilter(_ValueFilter):
-    title, parameter_name, field = "user", "user_id", "user_id"
+    title, parameter_name, field = _("user"), "user_id", "user_id"
 
 
 class AgentFilter(_ValueFilter):
-    title, parameter_name, field = "agent", "agent_id", "agent_id"
+    title, parameter_name, field = _("agent"), "agent_id", "agent_id"
 
 
 class ConfidenceFilter(admin.SimpleListFilter):
-    title, parameter_name = "confidence", "confidence"
+    title, parameter_name = _("confidence"), "confidence"
     RANGES = {"low": (0.0, 0.5), "medium": (0.5, 0.8), "high": (0.8, 1.01)}
 
     def lookups(self, request, model_admin):
-        return [("low", "below 0.5"), ("medium", "0.5 to 0.8"), ("high", "0.8 and above")]
+        return [("low", _("below 0.5")), ("medium", _("0.5 to 0.8")), ("high", _("0.8 and above"))]
 
     def queryset(self, request, queryset):
         if self.value() in self.RANGES:
@@ -71,10 +72,10 @@ class ConfidenceFilter(admin.SimpleListFilter):
 
 
 class PiiMaskedFilter(admin.SimpleListFilter):
-    title, parameter_name = "PII masked", "pii"
+    title, parameter_name = _("PII masked"), "pii"
 
     def lookups(self, request, model_admin):
-        return [("yes", "has masked PII"), ("no", "no masked PII")]
+        return [("yes", _("has masked PII")), ("no", _("no masked PII"))]
 
     def queryset(self, request, queryset):
         # The redaction keeps a few characters and masks the rest with asterisks (138****5678, a***@x.com).
@@ -148,21 +149,21 @@ class MemoryItemAdmin(admin.ModelAdmin):
             return queryset.filter(user_id=term.split(":", 1)[-1].lstrip("=").strip()), False
         return super().get_search_results(request, queryset, search_term)
 
-    @admin.display(description="user", ordering="user_id")
+    @admin.display(description=_("user"), ordering="user_id")
     def user_link(self, obj: MemoryItem) -> str:
         return format_html('<a href="{}">{}</a>', reverse("admin:agentmemory_user", args=[obj.user_id]), obj.user_id)
 
-    @admin.display(description="content")
+    @admin.display(description=_("content"))
     def short_content(self, obj: MemoryItem) -> str:
         return obj.content if len(obj.content) <= 80 else obj.content[:79] + "…"
 
-    @admin.display(description="supersedes")
+    @admin.display(description=_("supersedes"))
     def supersedes_link(self, obj: MemoryItem) -> str:
         if not obj.supersedes_id:
             return "-"
         return format_html('<a href="../../{}/change/">#{}</a>', obj.supersedes_id, obj.supersedes_id)
 
-    @admin.display(description="source turn")
+    @admin.display(description=_("source turn"))
     def source_turn(self, obj: MemoryItem) -> str:
         if not obj.session_id:
             return "-"
@@ -173,7 +174,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
         return format_html('<a href="{}#turn-{}">session {}, turn {}</a> ({}): {}', url, turn.seq, obj.session_id,
                            turn.seq, turn.role, _truncate(turn.content, 200))
 
-    @admin.display(description="history")
+    @admin.display(description=_("history"))
     def history(self, obj: MemoryItem) -> str:
         scope = MemoryItem.objects.for_user(obj.user_id)
         ids = scope.chain_ids(obj.pk)
@@ -232,19 +233,19 @@ class MemoryItemAdmin(admin.ModelAdmin):
                 count += 1
         return count
 
-    @admin.action(description="Mark selected memories cold", permissions=["change"])
+    @admin.action(description=_("Mark selected memories cold"), permissions=["change"])
     def mark_cold(self, request, queryset):
         count = self._update_each(request, queryset.filter(status=MemoryItem.Status.ACTIVE),
                                   {"status": MemoryItem.Status.COLD}, "marked cold by an operator")
         self.message_user(request, f"Marked {count} memory item(s) cold.")
 
-    @admin.action(description="Reactivate selected cold memories", permissions=["change"])
+    @admin.action(description=_("Reactivate selected cold memories"), permissions=["change"])
     def reactivate(self, request, queryset):
         count = self._update_each(request, queryset.filter(status=MemoryItem.Status.COLD),
                                   {"status": MemoryItem.Status.ACTIVE}, "reactivated by an operator")
         self.message_user(request, f"Reactivated {count} memory item(s).")
 
-    @admin.action(description="Confirm selected inferred memories (the user confirmed them)", permissions=["change"])
+    @admin.action(description=_("Confirm selected inferred memories (the user confirmed them)"), permissions=["change"])
     def confirm(self, request, queryset):
         inferred = queryset.filter(source=MemoryItem.Source.MODEL_INFERRED).exclude(
             status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
@@ -257,7 +258,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
                 count += 1
         self.message_user(request, f"Confirmed {count} inferred memory item(s): now user-stated.")
 
-    @admin.action(description="Correct the selected memory (a new version supersedes it)", permissions=["change"])
+    @admin.action(description=_("Correct the selected memory (a new version supersedes it)"), permissions=["change"])
     def correct(self, request, queryset):
         current = queryset.exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
         if current.count() != 1:
@@ -276,7 +277,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
             "form": form, "opts": self.model._meta, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         })
 
-    @admin.action(description="Re-run extraction for the selected memories' source sessions", permissions=["change"])
+    @admin.action(description=_("Re-run extraction for the selected memories' source sessions"), permissions=["change"])
     def rerun_extraction(self, request, queryset):
         from ..models import ExtractionRun, Session
         from ..tasks.sessions import enqueue_extraction

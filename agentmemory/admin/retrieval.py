@@ -13,6 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
+from django.utils.translation import gettext_lazy as _
 
 from ..exceptions import AgentMemoryError, InvalidInput, NotFound
 from ..knowledge.evaluate import create_case
@@ -56,17 +57,17 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return request.user.is_active and request.user.is_staff
 
-    @admin.display(description="active chunks")
+    @admin.display(description=_("active chunks"))
     def active_chunks(self, obj):
         stats = getattr(obj, "retrieval_stats", None)
         return stats.chunk_count if stats else 0
 
-    @admin.display(description="hybrid recall@5")
+    @admin.display(description=_("hybrid recall@5"))
     def last_recall_at_5(self, obj):
         run = _latest_run(obj)
         return "—" if run is None or run.hybrid_recall_at_5 is None else f"{run.hybrid_recall_at_5:.3f}"
 
-    @admin.display(description="recall")
+    @admin.display(description=_("recall"))
     def recall_flag(self, obj):
         run = _latest_run(obj)
         if run is not None and run.recall_dropped:
@@ -74,11 +75,11 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
                                f"{run.previous_recall_at_5:.3f}", f"{run.hybrid_recall_at_5:.3f}")
         return "ok" if run is not None else "—"
 
-    @admin.display(description="hit testing")
+    @admin.display(description=_("hit testing"))
     def hit_test_link(self, obj):
         return format_html('<a href="{}">召回测试 / hit test</a>', reverse("admin:agentmemory_hit_test", args=[obj.pk]))
 
-    @admin.action(description="Evaluate the saved cases now", permissions=["evaluate"])
+    @admin.action(description=_("Evaluate the saved cases now"), permissions=["evaluate"])
     def evaluate_now(self, request, queryset):
         from ..tasks.retrieval import evaluate_knowledge_base
 
@@ -171,7 +172,7 @@ class EvaluationCaseAdmin(admin.ModelAdmin):
     list_select_related = ["knowledge_base"]
     readonly_fields = ["created_at"]
 
-    @admin.display(description="query", ordering="query")
+    @admin.display(description=_("query"), ordering="query")
     def short_query(self, obj) -> str:
         return obj.query if len(obj.query) <= 80 else obj.query[:79] + "…"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from ..memory.redact import redact
 from ..models import ExtractionRun, Session, Turn
@@ -23,12 +24,12 @@ class TurnInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
-    @admin.display(description="seq")
+    @admin.display(description=_("seq"))
     def anchored_seq(self, obj: Turn) -> str:
         # Memories link to their source turn as session/#turn-N.
         return format_html('<span id="turn-{}">{}</span>', obj.seq, obj.seq)
 
-    @admin.display(description="content (PII masked)")
+    @admin.display(description=_("content (PII masked)"))
     def redacted_content(self, obj: Turn) -> str:
         return redact(obj.content)
 
@@ -61,11 +62,11 @@ class SessionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False  # sessions are started by agents through the API
 
-    @admin.display(description="rolling summary (PII masked)")
+    @admin.display(description=_("rolling summary (PII masked)"))
     def redacted_summary(self, obj: Session) -> str:
         return redact(obj.summary) or "-"
 
-    @admin.action(description="End selected sessions and extract their memories", permissions=["change"])
+    @admin.action(description=_("End selected sessions and extract their memories"), permissions=["change"])
     def end_and_extract(self, request, queryset):
         queued = 0
         for session in queryset:
@@ -75,7 +76,7 @@ class SessionAdmin(admin.ModelAdmin):
                 queued += 1
         self.message_user(request, f"Ended {queryset.count()} session(s); queued {queued} extraction(s).")
 
-    @admin.action(description="Fold older turns into the rolling summary", permissions=["change"])
+    @admin.action(description=_("Fold older turns into the rolling summary"), permissions=["change"])
     def refresh_summary(self, request, queryset):
         for session in queryset:
             enqueue_summary(session.pk)
@@ -95,7 +96,7 @@ class ExtractionRunAdmin(ReadOnlyAdmin):
     readonly_fields = ["session", "user_id", "kind", "trigger", "first_seq", "last_seq", "status", "extractor",
                        "attempts", "error", "decisions", "created_at", "started_at", "finished_at"]
 
-    @admin.display(description="decisions")
+    @admin.display(description=_("decisions"))
     def decisions(self, obj: ExtractionRun) -> str:
         """Each extracted item with what was done with it and why (stored, merged, superseded, rejected)."""
         results = {row.get("item"): row for row in obj.results or []}
@@ -116,7 +117,7 @@ class ExtractionRunAdmin(ReadOnlyAdmin):
                                  "</tr>", rows))
     actions = ["retry_runs"]
 
-    @admin.action(description="Retry selected runs (failed or interrupted)", permissions=["retry"])
+    @admin.action(description=_("Retry selected runs (failed or interrupted)"), permissions=["retry"])
     def retry_runs(self, request, queryset):
         ids = list(queryset.exclude(status=ExtractionRun.Status.SUCCEEDED).values_list("pk", flat=True))
         for run_id in ids:

@@ -87,6 +87,23 @@ def test_the_scheduled_jobs_page(admin_client):
         reverse("admin:agentmemory_auditevent_changelist")).content.decode()
 
 
+def test_the_apps_own_admin_strings_are_translated():
+    from django.utils import translation
+
+    pk = _memory("u", "公司在杭州")
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("zh-ops", password="x"))
+    with override_settings(LANGUAGE_CODE="zh-hans"), translation.override("zh-hans"):
+        changelist = client.get(reverse("admin:agentmemory_memoryitem_changelist")).content.decode()
+        assert "更正所选记忆" in changelist and "置信度" in changelist
+        user_page = client.get(reverse("admin:agentmemory_user", args=["u"])).content.decode()
+        assert "画像" in user_page and "忘记该用户" in user_page
+        assert "历史" in client.get(reverse("admin:agentmemory_memoryitem_change", args=[pk])).content.decode()
+
+
 @pytest.mark.parametrize("language,home", [("en", "Home"), ("zh-hans", "首页")])
 def test_every_agentmemory_admin_page_renders_in_both_languages(admin_client, language, home):
     pk = _memory("u", "公司在杭州")
