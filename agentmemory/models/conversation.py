@@ -154,7 +154,8 @@ class Turn(models.Model):
         constraints = [models.UniqueConstraint(fields=["session", "seq"], name="am_turn_session_seq_uniq")]
 
     def __str__(self) -> str:
-        return f"#{self.seq} {self.role}: {self.content[:60]}"
+        # No content: a turn's text may hold PII, and str() ends up in admin pages and logs.
+        return f"#{self.seq} {self.role}"
 
 
 class ExtractionRun(models.Model):

@@ -119,3 +119,24 @@ def test_every_agentmemory_admin_page_renders_in_both_languages(admin_client, la
             assert page.status_code == 200, url
             assert home in page.content.decode(), url
             assert "['" not in page.content.decode(), url  # no list reprs
+
+
+def test_from_the_user_page_to_the_source_turn_and_the_decision(admin_client):
+    """Why did the agent say X to U: user page -> memory -> its source turn -> the extraction decision."""
+    from agentmemory.models import ExtractionRun
+    from agentmemory.working.extract import run_extraction
+
+    session = create_session(user_id="uu")
+    append_turn(session, role="user", content="我们公司是做母婴用品的品牌，电话 13812345678。", remember=False)
+    run = run_extraction(end_session(session).pk)
+    memory = MemoryItem.objects.for_user("uu").get(key="company_industry")
+    user_page = admin_client.get(reverse("admin:agentmemory_user", args=["uu"])).content.decode()
+    assert reverse("admin:agentmemory_memoryitem_change", args=[memory.pk]) in user_page
+    memory_page = admin_client.get(reverse("admin:agentmemory_memoryitem_change", args=[memory.pk])).content.decode()
+    session_url = reverse("admin:agentmemory_session_change", args=[session.pk])
+    assert f'{session_url}#turn-1' in memory_page and "create" in memory_page  # source turn, audit events
+    session_page = admin_client.get(session_url).content.decode()
+    assert 'id="turn-1"' in session_page and "138****5678" in session_page and "13812345678" not in session_page
+    run_page = admin_client.get(reverse("admin:agentmemory_extractionrun_change", args=[run.pk])).content.decode()
+    assert "created" in run_page and reverse("admin:agentmemory_memoryitem_change", args=[memory.pk]) in run_page
+    assert ExtractionRun.objects.get(pk=run.pk).status == "succeeded"
