@@ -19,11 +19,15 @@ pytestmark = [pytest.mark.django_db(transaction=True), needs_browser]
 
 def _login(driver, base: str, username: str, password: str) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
 
     driver.get(f"{base}/admin/login/")
     driver.find_element(By.NAME, "username").send_keys(username)
     driver.find_element(By.NAME, "password").send_keys(password)
     driver.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    # Wait for the logged-in page before navigating on: a new get() would race the login's redirect.
+    WebDriverWait(driver, 30).until(ec.presence_of_element_located((By.ID, "user-tools")))
 
 
 def _action(driver, name: str, ids: list[int]) -> None:
