@@ -82,6 +82,13 @@ class Principal:
     def may_use_agent(self, agent_id: str | None) -> bool:
         return self.key is None or self.key.allows_agent(agent_id)
 
+    def default_agent(self, agent_id: str | None) -> str | None:
+        """``agent_id``, or, when it is not given and the key acts for exactly one agent, that agent."""
+        if agent_id:
+            return agent_id
+        limit = self.agent_limit
+        return limit[0] if limit is not None and len(limit) == 1 else agent_id
+
     @property
     def agent_limit(self) -> list[str] | None:
         """The agents an API key is limited to; None when it is not limited."""

@@ -24,6 +24,7 @@ def _arguments(request) -> dict:
     serializer.is_valid(raise_exception=True)
     data = dict(serializer.validated_data)
     require_user(request, data["user_id"])
+    data["agent_id"] = principal_of(request).default_agent(data.get("agent_id"))
     require_agent(request, data.get("agent_id"))
     session_id = data.get("session_id")
     if session_id and principal_of(request).agent_limit is not None:

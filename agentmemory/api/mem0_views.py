@@ -106,7 +106,7 @@ class Mem0MemoriesView(AgentMemoryAPIView):
         data = serializer.validated_data
         user_id = validate_user_id(data["user_id"])
         require_user(request, user_id)
-        agent_id = data["agent_id"] or ""
+        agent_id = self.principal.default_agent(data["agent_id"]) or ""
         require_agent(request, agent_id or None)
         outcome = add_messages(user_id, data["messages"], agent_id=agent_id, metadata=data["metadata"],
                                infer=data["infer"], wait=not data["async_mode"])

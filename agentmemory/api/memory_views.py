@@ -89,7 +89,8 @@ class MemoryListView(AgentMemoryAPIView):
     def post(self, request, user_id: str):
         serializer = MemoryCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = dict(serializer.validated_data)
+        data["agent_id"] = principal_of(request).default_agent(data["agent_id"]) or ""
         require_agent(request, data["agent_id"])
         if _is_end_user(request):
             # What the user says about themselves is, by definition, user_stated.

@@ -72,9 +72,11 @@ class SessionListCreateView(AgentMemoryAPIView):
     def post(self, request):
         data = SessionCreateSerializer(data=_payload(request))
         data.is_valid(raise_exception=True)
-        require_user(request, data.validated_data["user_id"])
-        require_agent(request, data.validated_data.get("agent_id") or None)
-        session = service.create_session(**data.validated_data)
+        values = dict(data.validated_data)
+        require_user(request, values["user_id"])
+        values["agent_id"] = self.principal.default_agent(values.get("agent_id")) or ""
+        require_agent(request, values["agent_id"] or None)
+        session = service.create_session(**values)
         return Response(_detail(session), status=status.HTTP_201_CREATED)
 
     @extend_schema(operation_id="sessions_list", parameters=[OpenApiParameter("user_id", str, required=True),

@@ -120,6 +120,7 @@ def _remember(principal: Principal, args: dict) -> dict:
     from ..types import MemoryDraft
 
     _require_user(principal, args["user_id"])
+    args["agent_id"] = principal.default_agent(args["agent_id"])
     _require_agent(principal, args["agent_id"])
     source = MemoryItem.Source.USER_STATED
     result = write_memory(args["user_id"], MemoryDraft(content=args["content"], type=args["type"], key=args["key"],
@@ -170,6 +171,7 @@ def _get_context(principal: Principal, args: dict) -> dict:
     from ..context.assemble import assemble_context
 
     _require_user(principal, args["user_id"])
+    args["agent_id"] = principal.default_agent(args["agent_id"])
     _require_agent(principal, args["agent_id"])
     bundle = assemble_context(user_id=args["user_id"], query=args["query"], agent_id=args["agent_id"],
                               session_id=args["session_id"], knowledge_bases=args["knowledge_bases"],
@@ -197,6 +199,7 @@ def _append_turn(principal: Principal, args: dict) -> dict:
     from ..working import sessions as service
 
     _require_user(principal, args["user_id"])
+    args["agent_id"] = principal.default_agent(args["agent_id"])
     _require_agent(principal, args["agent_id"])
     if args["session_id"]:
         session = _session_for(principal, args["session_id"])

@@ -92,6 +92,11 @@ def test_a_key_for_one_user_and_one_agent_with_read_only():
     assert context.status_code == 200
     assert "8812" in context.content.decode() and "工单 77" not in context.content.decode()
 
+    # A key for one agent acts for it when the request names none.
+    implicit = client.post(f"{API}context/", {"user_id": "u1", "query": "我的订单号是多少？"}, format="json")
+    assert implicit.status_code == 200 and "8812" in implicit.content.decode()
+    assert "工单 77" not in implicit.content.decode()
+
     assert client.get(f"{API}users/u2/memories/").status_code == 403
     assert client.post(f"{API}context/", {"user_id": "u2", "agent_id": "a1", "query": "预算"},
                        format="json").status_code == 403
