@@ -425,6 +425,10 @@ def update_memory(user_id: str, memory_id: int, *, changes: Mapping[str, Any], r
         raise InvalidInput("status can be set to active or cold; delete an item with DELETE.", field="status")
     if "agent_id" in data and (not isinstance(data["agent_id"], str) or len(data["agent_id"]) > 255):
         raise InvalidInput("agent_id must be a string of at most 255 characters.", field="agent_id")
+    if "content" in data and "value" not in data and data["content"] != current.content and current.value is not None:
+        # The old structured value described the old sentence: a new content without a new value
+        # clears it rather than keeping a value that now contradicts the text.
+        data["value"] = None
     versioned = {k: v for k, v in data.items() if k in _VERSIONED and getattr(current, k) != v}
     in_place = {k: v for k, v in data.items() if k in _IN_PLACE and getattr(current, k) != v}
     if not versioned and not in_place:

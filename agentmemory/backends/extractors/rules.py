@@ -47,8 +47,9 @@ SLOTS: dict[str, Slot] = {
     "event": Slot("event", "{v}", "{v}", multi=True, confidence=0.7, quality=0.6),
     "feedback": Slot("feedback", "用户对回答的反馈：{v}", "The user's feedback on an answer: {v}", multi=True,
                      quality=0.7),
-    "note": Slot("preference", "用户要求记住：{v}", "The user asked to remember: {v}", multi=True,
-                 confidence=0.95, quality=0.8),
+    # What the user asked to keep, in their words (not "the user asked to remember", which the quality
+    # gate rightly takes for a statement about the conversation).
+    "note": Slot("preference", "用户说：{v}", "The user said: {v}", multi=True, confidence=0.95, quality=0.8),
 }
 
 # One clause: up to the next Chinese or English clause mark.
@@ -94,7 +95,7 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|改用|迁移至)了?(?P<v>{_ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
     ("tech_stack", re.compile(rf"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>{_ZC}{{1,30}})"), None),
     ("tech_stack", re.compile(r"(?:我们|我)(?:现在|目前|主要)?(?:用的是|使用|在用|用)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
-    ("budget", re.compile(rf"预算(?:是|为|大概|大约|在|有|只有|：|:)?\s*(?P<v>{_NUM})"), None),
+    ("budget", re.compile(rf"预算(?:已经|现在|也)?(?:改成了?|改为|变成了?|变为|调整为|调整到|调到|提高到|增加到|降到|降低到|涨到|减到|定为|定在|是|为|大概|大约|在|有|只有|：|:)?\s*(?P<v>{_NUM})"), None),
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
     ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{_ZC}{{2,20}})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
@@ -123,7 +124,8 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("tech_stack", re.compile(r"\bwe(?:'ve| have)? (?:now )?(?:migrated|moved|switched) (?:\w+ )?to (?P<v>[A-Z][\w.+#-]*)", _I), None),
     ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(rf"\bour (?:tech )?stack is (?P<v>{_EC}{{1,40}})", _I), None),
-    ("budget", re.compile(rf"\bbudget (?:is |of |around |about |is around |is about )?(?P<v>[$€£¥]?\s?{_NUM})", _I), None),
+    ("budget", re.compile(rf"\bbudget (?:is |of |has )?(?:now |been |changed to |raised to |increased to |cut to |reduced to |"
+                          rf"lowered to |moved to |around |about )*(?P<v>[$€£¥]?\s?{_NUM})", _I), None),
     ("budget", re.compile(r"\b(?:low[- ]cost|cheap(?:er)?|tight budget|limited budget|low budget|on a budget|inexpensive|"
                           r"save money)\b", _I), "low cost"),
     ("reply_style", re.compile(r"\bI prefer (?P<v>(?:short|brief|concise|detailed|long|direct)\w* (?:answers|replies|responses))", _I), None),

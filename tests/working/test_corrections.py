@@ -1,0 +1,60 @@
+"""Corrections that stick: a later explicit statement supersedes the slot's old value, in Chinese and English."""
+from __future__ import annotations
+
+import pytest
+
+from agentmemory.models import MemoryItem
+
+pytestmark = pytest.mark.django_db
+API = "/api/agentmemory/"
+
+
+@pytest.fixture
+def talk(api_client, django_capture_on_commit_callbacks):
+    """One session of ``user`` with ``messages``, ended; its extraction runs as the commit would start it."""
+    def run(user: str, *messages: str) -> None:
+        with django_capture_on_commit_callbacks(execute=True):
+            session = api_client.post(f"{API}sessions/", {"user_id": user}, format="json").json()
+            for message in messages:
+                assert api_client.post(f"{API}sessions/{session['id']}/turns/", {"role": "user", "content": message},
+                                       format="json").status_code == 201
+            assert api_client.post(f"{API}sessions/{session['id']}/end/").status_code == 202
+    return run
+
+
+@pytest.mark.parametrize("before,after,old,new", [
+    ("我们的预算是5万元。", "记住：我的预算改成8万元了。", "5万元", "8万元"),
+    ("我们的预算是5万元。", "其实预算改成8万元了，记住这个。", "5万元", "8万元"),
+    ("我们的预算是5万元。", "我们的预算改成8万元了。", "5万元", "8万元"),
+    ("Our budget is 50,000 yuan.", "Remember that my budget is now 80,000 yuan.", "50,000 yuan", "80,000 yuan"),
+    ("我们用的是MySQL。", "其实我们已经全部迁到PostgreSQL了，记住这个。", "MySQL", "PostgreSQL"),
+])
+def test_the_latest_explicit_statement_wins_and_the_old_one_is_history(api_client, talk, before, after, old, new):
+    talk("cu", before)
+    talk("cu", after)
+    key = "tech_stack" if "SQL" in old else "budget"
+    current = MemoryItem.objects.for_user("cu").filter(key=key, status="active").get()
+    assert current.value == new and current.source == "user_stated"
+    history = api_client.get(f"{API}users/cu/memories/{current.pk}/history/").json()
+    assert [v["value"] for v in history["versions"]] == [old, new]
+    prompt = api_client.post(f"{API}context/", {"user_id": "cu", "query": "我们的预算和技术栈是什么？"},
+                             format="json").json()["prompt"]
+    assert new in prompt and old not in prompt
+
+
+def test_a_remembered_note_passes_the_gate_in_the_users_words(talk):
+    talk("cn", "记住：我女儿叫小雨。", "Remember: I have two cats named Mochi and Tofu.")
+    contents = set(MemoryItem.objects.for_user("cn").current().values_list("content", flat=True))
+    assert {"用户说：我女儿叫小雨", "The user said: I have two cats named Mochi and Tofu"} <= contents
+
+
+def test_a_patch_of_the_content_clears_the_old_value(api_client):
+    made = api_client.post(f"{API}users/pv/memories/", {"content": "用户的预算：5万元", "type": "preference",
+                                                        "key": "budget", "value": "5万元", "source": "user_stated"},
+                           format="json").json()["memory"]
+    fixed = api_client.patch(f"{API}users/pv/memories/{made['id']}/", {"content": "用户的预算：8万元"},
+                             format="json").json()["memory"]
+    assert fixed["value"] is None and fixed["supersedes"] == made["id"]
+    both = api_client.patch(f"{API}users/pv/memories/{fixed['id']}/", {"content": "用户的预算：9万元", "value": "9万元"},
+                            format="json").json()["memory"]
+    assert both["value"] == "9万元"
