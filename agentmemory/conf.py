@@ -116,6 +116,12 @@ DEFAULTS: dict[str, Any] = {
     "MEMORY_COLD_AFTER_DAYS": 180.0,
     # Profile: key facts need at least this confidence.
     "MEMORY_PROFILE_MIN_CONFIDENCE": 0.7,
+    # Profile summary: the distiller (template offline, or agentmemory.backends.distillers.LLMDistiller),
+    # its length, and when the distillation job rewrites it (age in days, or memories changed since).
+    "PROFILE_DISTILLER": "agentmemory.backends.distillers.TemplateDistiller",
+    "PROFILE_SUMMARY_MAX_CHARS": 400,
+    "PROFILE_MAX_AGE_DAYS": 90.0,
+    "PROFILE_REFRESH_MIN_CHANGES": 5,
     # Seconds a user's profile / top memories stay cached (dropped on every write anyway).
     "MEMORY_CACHE_SECONDS": 300,
     # --- working memory and extraction ---------------------------------------------------------

@@ -23,6 +23,8 @@ BEAT_SCHEDULE: dict[str, dict] = {
     "agentmemory-decay-memories": {"task": "agentmemory.decay_memories", "schedule": crontab(hour=3, minute=10)},
     # Long-term memory: embed memories stored while the embedder was down, every 10 minutes.
     "agentmemory-embed-pending-memories": {"task": "agentmemory.embed_pending_memories", "schedule": 600.0},
+    # Profile: rewrite the summaries that are due (PROFILE_MAX_AGE_DAYS old, or enough changed), nightly.
+    "agentmemory-distill-profiles": {"task": "agentmemory.distill_profiles", "schedule": crontab(hour=4, minute=20)},
     # Knowledge: import and re-embed jobs left queued while the broker or the embedder was down, every 5 minutes.
     "agentmemory-retry-import-jobs": {"task": "agentmemory.retry_import_jobs", "schedule": 300.0},
 }

@@ -10,5 +10,6 @@ urlpatterns = [
     path("users/<str:user_id>/memories/<int:memory_id>/history/", views.MemoryHistoryView.as_view(),
          name="memory-history"),
     path("users/<str:user_id>/profile/", views.ProfileView.as_view(), name="memory-profile"),
+    path("users/<str:user_id>/profile/summary/", views.ProfileSummaryView.as_view(), name="memory-profile-summary"),
     path("users/<str:user_id>/", views.UserForgetView.as_view(), name="user-forget"),
 ]

@@ -4,14 +4,16 @@ The base view checks the path's user_id against the caller before any handler ru
 """
 from __future__ import annotations
 
-from rest_framework import status
+from drf_spectacular.utils import inline_serializer
+from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from ..audit import audit_context
 from ..exceptions import InvalidInput, NotFound
+from ..memory.distill import distill_profile
 from ..memory.forget import delete_memory, forget_user
-from ..memory.profile import get_profile
+from ..memory.profile import get_profile, set_profile_summary
 from ..memory.recall import recall_memories
 from ..memory.write import update_memory, write_memory
 from ..models import AuditEvent, MemoryItem
@@ -218,6 +220,27 @@ class ProfileView(AgentMemoryAPIView):
                 raise InvalidInput("this API key is limited to several agents: pass ?agent_id=.", field="agent_id")
             require_agent(request, agent_id)
         return Response(get_profile(user_id, agent_id=agent_id))
+
+
+class ProfileSummaryView(AgentMemoryAPIView):
+    """PUT ``{"summary"}``: set the profile summary by hand. POST: regenerate it from the current memories."""
+
+    rules = {"PUT": write("agentmemory.change_memoryprofile"), "POST": write("agentmemory.change_memoryprofile")}
+
+    @extend_schema(request=inline_serializer("ProfileSummary", {"summary": serializers.CharField(allow_blank=True)}),
+                   responses={200: dict})
+    def put(self, request, user_id: str):
+        summary = request.data.get("summary") if isinstance(request.data, dict) else None
+        if not isinstance(summary, str) or len(summary) > 10_000:
+            raise InvalidInput("summary (a text of at most 10,000 characters) is required.", field="summary")
+        set_profile_summary(user_id, summary, reason="set through the API")
+        return Response(get_profile(user_id))
+
+    @extend_schema(request=None, responses={200: dict})
+    def post(self, request, user_id: str):
+        result = distill_profile(user_id)
+        return Response({"action": result.action, "method": result.method, "sources": result.sources,
+                         "profile": get_profile(user_id)})
 
 
 class UserForgetView(AgentMemoryAPIView):

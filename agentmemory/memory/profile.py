@@ -49,6 +49,9 @@ def build_profile(user_id: str, *, agent_id: str | None = None) -> dict:
         "user_id": user_id,
         "summary": row.summary if row else "",
         "summary_updated_at": row.updated_at.isoformat() if row else None,
+        # Provenance of the summary: how it was written and from which memories.
+        "summary_method": row.summary_method if row else "",
+        "summary_sources": list(row.summary_sources) if row else [],
         "facts": facts,
     }
 
@@ -93,41 +96,11 @@ def set_profile_summary(user_id: str, summary: str, *, reason: str = "") -> Memo
         before = {"summary": row.summary}
         row.summary = summary or ""
         row.updated_at = timezone.now()
-        row.save(update_fields=["summary", "updated_at"])
+        row.summary_method, row.summary_sources = "manual", []
+        row.save(update_fields=["summary", "updated_at", "summary_method", "summary_sources"])
         record_event("edit", object_type="profile", object_id=row.pk, user_id=user_id, before=before,
                      after={"summary": row.summary}, reason=reason)
         cache.invalidate_user(user_id)
         transaction.on_commit(lambda: cache.invalidate_user(user_id))
     return row
 
-
-_SUMMARY_LABELS = {
-    "zh": {"fact": "基本情况", "preference": "偏好", "decision": "决定", "event": "近况", "feedback": "反馈",
-           "sep": "；", "end": "。", "colon": "："},
-    "en": {"fact": "About", "preference": "Preferences", "decision": "Decisions", "event": "Recently",
-           "feedback": "Feedback", "sep": "; ", "end": ".", "colon": ": "},
-}
-
-
-def distill_profile_summary(user_id: str, *, max_chars: int = 400) -> str:
-    """A deterministic summary of the user's current memories: per type, the newest value of each slot.
-
-    The offline distillation (no LLM): identity and facts, stable preferences, decisions, recent
-    events, each slot once with its newest value, user-stated before inferred, within ``max_chars``.
-    """
-    validate_user_id(user_id)
-    labels = _SUMMARY_LABELS.get(str(app_settings.LANGUAGE)[:2], _SUMMARY_LABELS["zh"])
-    items = (MemoryItem.objects.for_user(user_id).active().exclude(source=MemoryItem.Source.MODEL_INFERRED)
-             .defer("embedding", "search_vector").order_by("-created_at", "-id"))
-    by_type: dict[str, list[str]] = {t: [] for t in ("fact", "preference", "decision", "event", "feedback")}
-    seen: set[tuple[str, str]] = set()
-    for item in items:
-        slot = (item.type, item.key or f"#{item.pk}")
-        if slot in seen or item.type not in by_type:
-            continue
-        seen.add(slot)
-        by_type[item.type].append(item.content.rstrip("。.；; "))
-    parts = [f"{labels[t]}{labels['colon']}{labels['sep'].join(lines[:5])}{labels['end']}"
-             for t, lines in by_type.items() if lines]
-    text = " ".join(parts) if labels is _SUMMARY_LABELS["en"] else "".join(parts)
-    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"

@@ -227,6 +227,12 @@ class MemoryProfile(models.Model):
     user_id = models.CharField("user id", max_length=255, unique=True)
     summary = models.TextField("summary", blank=True, default="", help_text="A short portrait of the user.")
     updated_at = models.DateTimeField("updated at", default=timezone.now)
+    summary_method = models.CharField("summary method", max_length=20, blank=True, default="",
+                                      help_text="How the summary was written: template, llm or manual.")
+    summary_sources = models.JSONField("summary sources", default=list, blank=True,
+                                       help_text="Ids of the memories the summary was distilled from.")
+    distilled_at = models.DateTimeField("distilled at", null=True, blank=True,
+                                        help_text="When the distillation job last rewrote the summary.")
 
     class Meta:
         verbose_name = "memory profile"

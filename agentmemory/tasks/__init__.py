@@ -3,13 +3,14 @@
 Each area keeps its tasks in its own module; importing them here registers them with Celery.
 """
 from .knowledge import ingest_document, reembed_knowledge_base, retry_import_jobs
-from .memory import decay_memories, embed_pending_memories, forget_user
+from .memory import decay_memories, distill_profiles, embed_pending_memories, forget_user
 from .retrieval import evaluate_knowledge_base
 from .sessions import extract_idle_sessions, extract_session, purge_sessions, summarize_session
 from .system import health_check
 
 __all__ = [
     "decay_memories",
+    "distill_profiles",
     "embed_pending_memories",
     "evaluate_knowledge_base",
     "extract_idle_sessions",

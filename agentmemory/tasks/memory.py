@@ -48,3 +48,14 @@ def embed_pending_memories(self, user_id: str | None = None) -> dict:
             return embed_pending(user_id=user_id)
         except _TRANSIENT as exc:
             raise self.retry(exc=exc, countdown=30) from exc
+
+
+@shared_task(name="agentmemory.distill_profiles", acks_late=True)
+def distill_profiles() -> dict:
+    """Beat job: rewrite the profile summaries that are due (old, or enough changed since)."""
+    from ..memory.distill import distill_due_profiles
+
+    with task_actor("agentmemory.distill_profiles"):
+        results = distill_due_profiles()
+    return {"rewritten": [r.user_id for r in results if r.action == "rewritten"],
+            "unchanged": [r.user_id for r in results if r.action == "unchanged"]}

@@ -1,0 +1,73 @@
+"""Profile distillers: write a user's summary from their current memories.
+
+``TemplateDistiller`` is the offline default (deterministic: per type, the newest value of each slot);
+``LLMDistiller`` asks the OpenAI-compatible chat model (AGENTMEMORY LLM_*) for a structured rewrite of a
+few hundred characters. Selected by AGENTMEMORY['PROFILE_DISTILLER'].
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..conf import app_settings
+
+TYPES = ("fact", "preference", "decision", "event", "feedback")
+
+
+@dataclass(frozen=True)
+class MemoryLine:
+    id: int
+    type: str
+    key: str
+    content: str
+
+
+_LABELS = {
+    "zh": {"fact": "基本情况", "preference": "偏好", "decision": "决定", "event": "近况", "feedback": "反馈",
+           "sep": "；", "end": "。", "colon": "："},
+    "en": {"fact": "About", "preference": "Preferences", "decision": "Decisions", "event": "Recently",
+           "feedback": "Feedback", "sep": "; ", "end": ".", "colon": ": "},
+}
+
+
+class TemplateDistiller:
+    """Identity and facts, stable preferences, decisions, recent events: each slot once, newest first."""
+
+    name = "template"
+
+    def distill(self, memories: Sequence[MemoryLine], *, max_chars: int = 400) -> str:
+        labels = _LABELS.get(str(app_settings.LANGUAGE)[:2], _LABELS["zh"])
+        by_type: dict[str, list[str]] = {t: [] for t in TYPES}
+        for line in memories:  # newest first, one per slot (the caller's order and choice)
+            if line.type in by_type and len(by_type[line.type]) < 5:
+                by_type[line.type].append(line.content.rstrip("。.；; "))
+        parts = [f"{labels[t]}{labels['colon']}{labels['sep'].join(lines)}{labels['end']}"
+                 for t, lines in by_type.items() if lines]
+        text = (" " if labels is _LABELS["en"] else "").join(parts)
+        return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+
+
+class LLMDistiller:
+    """A structured rewrite by the configured chat model; raises LLMError when it cannot."""
+
+    name = "llm"
+
+    def __init__(self, client=None):
+        from .llm import ChatClient
+
+        self.client = client or ChatClient()
+
+    def distill(self, memories: Sequence[MemoryLine], *, max_chars: int = 400) -> str:
+        chinese = str(app_settings.LANGUAGE).startswith("zh")
+        lines = "\n".join(f"- [{m.type}] {m.content}" for m in memories[:80])
+        instruction = (
+            f"根据下面关于用户的记忆，写一段不超过 {max_chars} 字的用户画像：身份与公司、稳定偏好、当前项目、已做的决定。"
+            "每个方面只写最新的值，不要编造。只返回 JSON：{\"summary\": \"...\"}。"
+            if chinese else
+            f"From the memories about the user below, write a profile of at most {max_chars} characters: identity "
+            "and company, stable preferences, current projects, decisions taken. Only the newest value of each; "
+            "invent nothing. Return only JSON: {\"summary\": \"...\"}.")
+        answer = self.client.complete_json([{"role": "system", "content": instruction},
+                                            {"role": "user", "content": lines}])
+        summary = str(answer.get("summary", "")).strip()
+        return summary[:max_chars]
