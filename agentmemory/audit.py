@@ -48,17 +48,18 @@ def current_reason() -> str:
 def record_event(action: str, *, object_type: str, object_id: Any, user_id: str = "",
                  before: Any = None, after: Any = None, reason: str = "", actor: str = ""):
     """Write one audit event; call inside the write's transaction so both commit or neither."""
+    from .memory.redact import redact, redact_json
     from .models import AuditEvent
 
     return AuditEvent.objects.create(
         actor=actor or current_actor(),
         action=action,
-        reason=(reason or current_reason())[:500],
+        reason=redact((reason or current_reason())[:500]),
         object_type=object_type,
         object_id=str(object_id),
         user_id=user_id or "",
-        before=before,
-        after=after,
+        before=redact_json(before),
+        after=redact_json(after),
     )
 
 

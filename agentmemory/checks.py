@@ -112,10 +112,23 @@ def check_settings(app_configs=None, **kwargs):
         errors.append(Error(f"AGENTMEMORY['THROTTLE_RATE'] = {rate!r} is not a rate.",
                             hint='Write requests/period, e.g. "600/min" (s, min, hour, day), or "" for none.',
                             id="agentmemory.E002"))
+    pii = raw.get("PII_RULES")
+    if isinstance(pii, list):
+        from .memory.redact import RULES
+
+        unknown_rules = [r for r in pii if r not in RULES]
+        if unknown_rules:
+            errors.append(Error(f"AGENTMEMORY['PII_RULES'] names unknown rules: {', '.join(map(str, unknown_rules))}.",
+                                hint=f"The rules are: {', '.join(RULES)}.", id="agentmemory.E002"))
     extra = raw.get("EXTRA_AUTHENTICATION_CLASSES", [])
+    if isinstance(raw.get("PII_EXTRA_RULES"), list):
+        paths_extra = [("PII_EXTRA_RULES", p) for p in raw["PII_EXTRA_RULES"]]
+    else:
+        paths_extra = []
     paths = [(key, app_settings.get(key)) for key in _BACKEND_KEYS]
     if isinstance(extra, list):
         paths += [("EXTRA_AUTHENTICATION_CLASSES", p) for p in extra]
+    paths += paths_extra
     for key, path in paths:
         if not path:
             continue

@@ -95,6 +95,9 @@ DEFAULTS: dict[str, Any] = {
     "MEMORY_HALF_LIFE_DAYS": 30.0,
     "MEMORY_SOURCE_WEIGHTS": {"user_stated": 1.0, "system_log": 0.8, "model_inferred": 0.6},
     "PII_REDACTION": True,
+    # Which redaction rules run (a host may drop one) and its own, as dotted paths of callable(text) -> text.
+    "PII_RULES": ["email", "cn_id", "mobile", "intl_phone", "landline", "nanp_phone", "card", "address"],
+    "PII_EXTRA_RULES": [],
     # Recall: candidates per channel, fusion ("minmax" CombSUM of normalised scores, or "rrf"),
     # weight of the vector channel in minmax fusion, BM25 parameters over a user's memories.
     "MEMORY_CANDIDATES": 50,

@@ -1,8 +1,17 @@
-"""PII redaction applied before anything is stored: phones, Chinese ID numbers, bank cards, e-mails."""
+"""PII redaction applied before anything is stored: e-mails, Chinese ID numbers, mobile phones, landlines,
+international and North-American phone numbers, bank cards (Luhn), and street addresses (coarsened to the
+city or district). Runs on memories, turns (before they are stored), rolling summaries, extraction
+payloads and audit details.
+
+Per deployment: AGENTMEMORY['PII_RULES'] lists the rules that run (a host may turn one off) and
+AGENTMEMORY['PII_EXTRA_RULES'] adds its own (dotted paths of ``callable(text) -> text``).
+"""
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from django.utils.module_loading import import_string
 
 from ..conf import app_settings
 
@@ -20,6 +29,28 @@ _CN_ID_RE = re.compile(
 # Bank cards: 13-19 digits, optionally grouped by spaces or dashes, passing the Luhn check.
 _CARD_RE = re.compile(rf"(?<![0-9\uff10-\uff19])({_D}(?:[\s-]?{_D}){{12,18}})(?![0-9\uff10-\uff19])")
 _EMAIL_RE = re.compile(r"([A-Za-z0-9._%+-]+)@([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
+# Chinese landlines: an area code 0xx / 0xxx, a dash, space or bracket, then 7-8 digits (and an extension).
+_LANDLINE_RE = re.compile(
+    rf"(?<![0-9\uff10-\uff19])(?<![0-9\uff10-\uff19][\s-])[(（]?(0[1-9\uff11-\uff19]{_D}{{1,2}})[)）]?[\s-]?({_D}{{3,4}})[\s-]?({_D}{{4}})"
+    rf"(?:[\s-]?(?:转|ext\.?|x)\s*{_D}{{1,5}})?(?![\s-]?[0-9\uff10-\uff19])"
+)
+# International numbers: +CC then 6-14 more digits in groups (after +86 mobiles, which keep their own mask).
+_INTL_RE = re.compile(r"(?<![\w+])\+([1-9]\d{0,2})[\s.-]?((?:\(?\d{1,4}\)?[\s.-]?){2,5}\d{2,4})(?!\d)")
+# North-American numbers without a country code: (415) 555-0132, 415-555-0132, 415.555.0132.
+_NANP_RE = re.compile(r"(?<![\d+])(?<!\d[\s.-])(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\s.-]?\d)")
+# Chinese street addresses: "...路/街/大道 90 号 (3 栋 2 单元 501 室)" or "...小区 5 栋 301 室", starting right
+# after the division that precedes it (省/市/区/县/镇...), which stays, or after 住在 / 在 / 于 / 地址.
+_CN_ADMIN = "省市区县镇乡旗"
+_CN_UNIT = rf"(?:\s*(?:{_D}+|[A-Za-z]+)\s*(?:栋|幢|座|号楼|单元|层|楼|室|号))"
+_CN_STREET_RE = re.compile(
+    rf"(?<=[{_CN_ADMIN}\s，,。:：在于址])[^\s，,。:：{_CN_ADMIN}在于]{{1,10}}?"
+    rf"(?:(?:路|街|大道|大街|巷|弄|胡同)\s*{_D}+\s*(?:号|號){_CN_UNIT}*|(?:小区|花园|公寓|大厦){_CN_UNIT}+)"
+)
+# English street lines: "90 Wensan Road, Apt 5" (the city and region that follow stay).
+_EN_STREET_RE = re.compile(
+    r"\b\d{1,6}\s+(?:[A-Z][A-Za-z'.-]*\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|"
+    r"Way|Court|Ct|Place|Pl|Terrace|Highway|Hwy)\b\.?(?:,?\s*(?:Apt|Apartment|Suite|Ste|Unit|#)\.?\s*[\w-]+)?"
+)
 
 
 def _ascii_digits(text: str) -> str:
@@ -58,18 +89,64 @@ def _mask_email(match: re.Match) -> str:
     return f"{local[:1]}***@{match.group(2)}"
 
 
-def redact_text(text: str) -> str:
-    """``text`` with PII masked: mobile 138****5678, ID 110***********1234, card ****1234, e-mail a***@x.com.
+def _mask_landline(match: re.Match) -> str:
+    return f"{_ascii_digits(match.group(1))}-****{_ascii_digits(match.group(3))}"
 
-    Order matters: ID numbers first (18 digits would otherwise look like a card), then phones, then
-    cards, so each number is masked once by its most specific rule.
+
+def _mask_intl(match: re.Match) -> str:
+    digits = _ascii_digits(match.group(2))
+    if not 6 <= len(digits) <= 14:
+        return match.group(0)
+    return f"+{match.group(1)} ****{digits[-4:]}"
+
+
+def _mask_nanp(match: re.Match) -> str:
+    return f"***-***-{_ascii_digits(match.group(0))[-4:]}"
+
+
+def _drop_cn_street(match: re.Match) -> str:
+    # After a division (杭州市西湖区) the division is the coarse address that stays; otherwise a marker.
+    before = match.string[match.start() - 1] if match.start() else ""
+    return "" if before in _CN_ADMIN else "[地址]"
+
+
+def _drop_en_street(match: re.Match) -> str:
+    return "[street address]"
+
+
+#: The rules by name, in the order they run (the most specific number first, so each is masked once).
+RULES: dict[str, tuple[re.Pattern, Any]] = {
+    "email": (_EMAIL_RE, _mask_email),
+    "cn_id": (_CN_ID_RE, _mask_id),
+    "mobile": (_MOBILE_RE, _mask_mobile),
+    "card": (_CARD_RE, _mask_card),
+    "intl_phone": (_INTL_RE, _mask_intl),
+    "landline": (_LANDLINE_RE, _mask_landline),
+    "nanp_phone": (_NANP_RE, _mask_nanp),
+    "address": (None, None),
+}
+
+
+def _coarsen_address(text: str) -> str:
+    text = _CN_STREET_RE.sub(_drop_cn_street, text)
+    return _EN_STREET_RE.sub(_drop_en_street, text)
+
+
+def redact_text(text: str, rules: list[str] | tuple[str, ...] | None = None) -> str:
+    """``text`` with PII masked: mobile 138****5678, landline 0571-****6666, +1 ****0132, ID
+    110***********1234, card ****1234, e-mail a***@x.com, street address dropped after the district.
+
+    Order matters: e-mail, then ID numbers (18 digits would otherwise look like a card), phones, cards,
+    addresses last (a house number is not a phone), so each item is masked once by its most specific rule.
     """
     if not text:
         return text
-    text = _EMAIL_RE.sub(_mask_email, text)
-    text = _CN_ID_RE.sub(_mask_id, text)
-    text = _MOBILE_RE.sub(_mask_mobile, text)
-    return _CARD_RE.sub(_mask_card, text)
+    enabled = RULES.keys() if rules is None else rules
+    for name, (pattern, mask) in RULES.items():
+        if name not in enabled:
+            continue
+        text = _coarsen_address(text) if name == "address" else pattern.sub(mask, text)
+    return text
 
 
 def redact_value(value: Any) -> Any:
@@ -84,9 +161,23 @@ def redact_value(value: Any) -> Any:
 
 
 def redact(text: str) -> str:
-    """``redact_text`` when AGENTMEMORY['PII_REDACTION'] is on (the default), else ``text`` unchanged."""
-    return redact_text(text) if app_settings.PII_REDACTION else text
+    """The configured redaction (PII_RULES, then PII_EXTRA_RULES) when AGENTMEMORY['PII_REDACTION'] is on."""
+    if not app_settings.PII_REDACTION or not isinstance(text, str) or not text:
+        return text
+    text = redact_text(text, app_settings.PII_RULES)
+    for path in app_settings.PII_EXTRA_RULES:
+        text = import_string(path)(text)
+    return text
 
 
 def redact_json(value: Any) -> Any:
-    return redact_value(value) if app_settings.PII_REDACTION else value
+    """``redact`` on every string inside a JSON value."""
+    if not app_settings.PII_REDACTION:
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [redact_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_json(v) for k, v in value.items()}
+    return value

@@ -21,6 +21,7 @@ from ..backends.extractors.base import safe_key
 from ..backends.extractors.rules import RuleBasedExtractor
 from ..conf import app_settings
 from ..exceptions import BackendError, InvalidInput
+from ..memory.redact import redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..types import MemoryDraft, WriteResult
 
@@ -183,7 +184,7 @@ def run_extraction(run_id: int, *, extractor: Extractor | None = None) -> Extrac
     run.refresh_from_db()
     try:
         if run.items is None:
-            items = _extract_items(run, session, extractor)
+            items = redact_json(_extract_items(run, session, extractor))  # the stored payload, masked too
             run.items = items
             run.extractor = f"{type(extractor).__module__}.{type(extractor).__qualname__}"
             run.save(update_fields=["items", "extractor"])

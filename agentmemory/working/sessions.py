@@ -13,6 +13,7 @@ from django.utils import timezone
 from ..audit import record_event
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
+from ..memory.redact import redact, redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..text import count_tokens
 from ..validation import MAX_ID_CHARS, validate_text
@@ -98,6 +99,8 @@ def append_turn(session: Session | Any, *, role: str, content: str, metadata: di
     """
     role, content = validate_turn(role, content)
     metadata = _clean_json_object(metadata, "metadata")
+    # PII never reaches the turns table: what the memory, the summary and the admin see is masked.
+    content, metadata = redact(content), redact_json(metadata)
     session_id = getattr(session, "pk", session)
     now = now or timezone.now()
     with transaction.atomic():

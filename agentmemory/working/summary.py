@@ -12,6 +12,7 @@ from django.utils import timezone
 from ..backends.extractors import TurnText
 from ..backends.summarizers import Summarizer, get_summarizer
 from ..conf import app_settings
+from ..memory.redact import redact
 from ..models import Session, Turn
 
 
@@ -48,7 +49,7 @@ def update_summary(session_id, *, force: bool = False, summarizer: Summarizer | 
     texts = [TurnText(seq=t.seq, role=t.role, content=t.content, turn_id=t.pk, session_id=str(session.pk))
              for t in turns]
     summarizer = summarizer or get_summarizer()
-    text = summarizer.summarize(session.summary, texts, max_chars=int(app_settings.SUMMARY_MAX_CHARS))
+    text = redact(summarizer.summarize(session.summary, texts, max_chars=int(app_settings.SUMMARY_MAX_CHARS)))
     # Optimistic apply: only if the summary still covers what we started from (no concurrent fold).
     applied = Session.objects.filter(pk=session.pk, summary_covers_seq=start).update(
         summary=text, summary_covers_seq=target, summary_updated_at=timezone.now())

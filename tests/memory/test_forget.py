@@ -64,7 +64,8 @@ def test_forget_user_removes_every_row_and_keeps_a_receipt(api_client):
     assert MemoryItem.objects.for_user("other").count() == 2
     assert Turn.objects.for_user("other").count() == 1
     assert cache.cache_get("zoe", "profile:*") is None
-    assert get_profile("zoe") == {"user_id": "zoe", "summary": "", "summary_updated_at": None, "facts": []}
+    assert get_profile("zoe") == {"user_id": "zoe", "summary": "", "summary_updated_at": None, "summary_method": "",
+                                  "summary_sources": [], "facts": []}
     assert DeletionReceipt.objects.filter(
         subject_digest=hashlib.sha256(b"zoe").hexdigest(), kind="user").count() == 1
     assert AuditEvent.objects.filter(action="forget_user", object_id=str(receipt["id"])).exists()

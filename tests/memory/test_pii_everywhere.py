@@ -1,0 +1,73 @@
+"""PII kept out everywhere: turns (before they are stored), summaries, extraction payloads, memories, audit."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import override_settings
+
+from agentmemory.memory.redact import redact
+from agentmemory.models import AuditEvent, ExtractionRun, MemoryItem, Session, Turn
+from agentmemory.working.summary import update_summary
+
+pytestmark = pytest.mark.django_db
+API = "/api/agentmemory/"
+
+CASES = [
+    ("记住：我住在杭州市西湖区文三路 90 号，电话 0571-88886666，手机 13812345678",
+     ["文三路", "90 号", "88886666", "13812345678"], ["杭州市西湖区", "0571-****6666", "138****5678"]),
+    ("Remember: I live at 90 Wensan Road, Apt 5, Hangzhou, my phone is +1 415-555-0132 and my email is "
+     "jane.doe@example.com",
+     ["Wensan Road", "415-555-0132", "jane.doe@"], ["Hangzhou", "+1 ****0132", "j***@example.com"]),
+]
+
+
+def _stored_text(user: str) -> str:
+    """Everything of the user's that is stored, as one text."""
+    parts = [t.content + json.dumps(t.metadata, ensure_ascii=False) for t in Turn.objects.filter(user_id=user)]
+    parts += [s.summary for s in Session.objects.for_user(user)]
+    parts += [json.dumps(r.items, ensure_ascii=False) for r in ExtractionRun.objects.filter(user_id=user)]
+    parts += [m.content + json.dumps(m.value, ensure_ascii=False) + m.excerpt
+              for m in MemoryItem.objects.for_user(user).all()]
+    parts += [json.dumps([e.before, e.after, e.reason], ensure_ascii=False)
+              for e in AuditEvent.objects.for_user(user)]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("message,gone,kept", CASES, ids=["zh", "en"])
+@override_settings(AGENTMEMORY={"WINDOW_TURNS": 1})  # so that the older turns fold into a summary
+def test_a_turn_with_pii_is_masked_wherever_it_is_stored(api_client, django_capture_on_commit_callbacks,
+                                                         message, gone, kept):
+    with django_capture_on_commit_callbacks(execute=True):
+        session = api_client.post(f"{API}sessions/", {"user_id": "pii"}, format="json").json()
+        posted = api_client.post(f"{API}sessions/{session['id']}/turns/",
+                                 {"role": "user", "content": message, "metadata": {"note": message}}, format="json")
+        assert posted.status_code == 201
+        for i in range(3):
+            api_client.post(f"{API}sessions/{session['id']}/turns/", {"role": "user", "content": f"第{i}条：{message}"},
+                            format="json")
+        update_summary(session["id"], force=True)
+        api_client.post(f"{API}sessions/{session['id']}/end/")
+    stored = _stored_text("pii")
+    assert MemoryItem.objects.for_user("pii").exists() and ExtractionRun.objects.filter(user_id="pii").exists()
+    assert Session.objects.get(pk=session["id"]).summary
+    for text in gone:
+        assert text not in stored, text
+    for text in kept:
+        assert text in stored, text
+    # The API gives back only what was stored.
+    assert not any(t in posted.content.decode() for t in gone)
+
+
+def test_a_host_turns_a_rule_off_and_adds_its_own():
+    text = "call 0571-88886666, order A-12345"
+    with override_settings(AGENTMEMORY={"PII_RULES": ["mobile"],
+                                        "PII_EXTRA_RULES": ["tests.memory.test_pii_everywhere.mask_orders"]}):
+        assert redact(text) == "call 0571-88886666, order A-*****"
+    assert redact(text) == "call 0571-****6666, order A-12345"
+
+
+def mask_orders(text: str) -> str:
+    import re
+
+    return re.sub(r"\bA-\d+", lambda m: "A-" + "*" * (len(m.group(0)) - 2), text)
