@@ -115,6 +115,10 @@ DEFAULTS: dict[str, Any] = {
     "MEMORY_EXACT_SEARCH_MAX": 20000,
     # Time decay never goes below this factor (an old but exact match still ranks).
     "MEMORY_DECAY_FLOOR": 0.05,
+    # Retention (beat job agentmemory.purge_memories): days without access after which a memory of each type
+    # is deleted with a receipt (None: kept); pinned or user-confirmed items are kept unless turned off.
+    "MEMORY_RETENTION_DAYS": {"fact": 180, "preference": 180, "decision": 180, "event": 180, "feedback": 180},
+    "MEMORY_RETENTION_KEEP_CONFIRMED": True,
     # The daily decay job marks active items not accessed for this many days as cold.
     "MEMORY_COLD_AFTER_DAYS": 180.0,
     # Profile: key facts need at least this confidence.
@@ -142,6 +146,8 @@ DEFAULTS: dict[str, Any] = {
     "MAX_TURN_CHARS": 100_000,
     # An active session idle this long gets an interim extraction (beat job).
     "SESSION_IDLE_MINUTES": 30,
+    # An active session with no turn for this many hours is ended (and extracted) by the idle job.
+    "SESSION_CLOSE_AFTER_HOURS": 24.0,
     # Ended sessions keep their raw turns this long, then a beat job purges them.
     "SESSION_RETENTION_DAYS": 30,
     # Retries of an extraction task whose backend failed (the turns are kept meanwhile).

@@ -19,6 +19,10 @@ BEAT_SCHEDULE: dict[str, dict] = {
     "agentmemory-extract-idle-sessions": {"task": "agentmemory.extract_idle_sessions", "schedule": 300.0},
     # Working memory: purge raw turns of sessions ended more than SESSION_RETENTION_DAYS ago, nightly.
     "agentmemory-purge-sessions": {"task": "agentmemory.purge_sessions", "schedule": crontab(hour=3, minute=40)},
+    # Working memory: end sessions idle for SESSION_CLOSE_AFTER_HOURS (their turns get extracted), hourly.
+    "agentmemory-close-idle-sessions": {"task": "agentmemory.close_idle_sessions", "schedule": crontab(minute=25)},
+    # Long-term memory: delete memories past their type's retention (MEMORY_RETENTION_DAYS), nightly.
+    "agentmemory-purge-memories": {"task": "agentmemory.purge_memories", "schedule": crontab(hour=3, minute=50)},
     # Long-term memory: mark memories not accessed for MEMORY_COLD_AFTER_DAYS as cold, nightly.
     "agentmemory-decay-memories": {"task": "agentmemory.decay_memories", "schedule": crontab(hour=3, minute=10)},
     # Long-term memory: embed memories stored while the embedder was down, every 10 minutes.

@@ -3,12 +3,19 @@
 Each area keeps its tasks in its own module; importing them here registers them with Celery.
 """
 from .knowledge import ingest_document, reembed_knowledge_base, retry_import_jobs
-from .memory import decay_memories, distill_profiles, embed_pending_memories, forget_user
+from .memory import decay_memories, distill_profiles, embed_pending_memories, forget_user, purge_memories
 from .retrieval import evaluate_knowledge_base
-from .sessions import extract_idle_sessions, extract_session, purge_sessions, summarize_session
+from .sessions import (
+    close_idle_sessions,
+    extract_idle_sessions,
+    extract_session,
+    purge_sessions,
+    summarize_session,
+)
 from .system import health_check
 
 __all__ = [
+    "close_idle_sessions",
     "decay_memories",
     "distill_profiles",
     "embed_pending_memories",
@@ -18,6 +25,7 @@ __all__ = [
     "forget_user",
     "health_check",
     "ingest_document",
+    "purge_memories",
     "purge_sessions",
     "reembed_knowledge_base",
     "retry_import_jobs",

@@ -59,3 +59,13 @@ def distill_profiles() -> dict:
         results = distill_due_profiles()
     return {"rewritten": [r.user_id for r in results if r.action == "rewritten"],
             "unchanged": [r.user_id for r in results if r.action == "unchanged"]}
+
+
+@shared_task(name="agentmemory.purge_memories", acks_late=True)
+def purge_memories() -> dict:
+    """Beat job: delete the memories past their type's retention, each with a receipt."""
+    from ..memory.retention import purge_expired_memories
+
+    with task_actor("agentmemory.purge_memories"):
+        result = purge_expired_memories()
+    return {"due": result.due, "deleted": result.deleted, "receipts": result.receipts}

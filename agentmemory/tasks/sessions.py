@@ -87,3 +87,13 @@ def enqueue_extraction(run_id: int) -> None:
 def enqueue_summary(session_id) -> None:
     """Queue a rolling-summary update once the current transaction commits."""
     enqueue_on_commit(summarize_session, str(session_id))
+
+
+@shared_task(name="agentmemory.close_idle_sessions", acks_late=True)
+def close_idle_sessions() -> dict:
+    """Beat job: end sessions idle for SESSION_CLOSE_AFTER_HOURS; their extraction is queued."""
+    from ..working.archive import close_idle_sessions as close
+
+    with task_actor("agentmemory.close_idle_sessions"):
+        result = close()
+    return {"sessions": result.sessions, "runs": result.runs}

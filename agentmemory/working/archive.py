@@ -46,3 +46,30 @@ def purge_ended_sessions(*, days: float | None = None, now: dt.datetime | None =
             record_event("archive", object_type="session", object_id=session.pk, user_id=session.user_id,
                          reason=f"retention {days:g} days")
     return PurgeResult(len(ready), deleted, kept, False)
+
+
+@dataclass(frozen=True)
+class CloseResult:
+    sessions: list[str]
+    runs: list[int]
+    dry_run: bool
+
+
+def close_idle_sessions(*, now: dt.datetime | None = None, dry_run: bool = False, limit: int = 1000) -> CloseResult:
+    """End the active sessions with no turn for SESSION_CLOSE_AFTER_HOURS: their turns get extracted (the
+    runs are queued), and the purge job archives them once past SESSION_RETENTION_DAYS. Idempotent."""
+    from ..tasks.sessions import enqueue_extraction
+    from .sessions import end_session
+
+    now = now or timezone.now()
+    cutoff = now - dt.timedelta(hours=float(app_settings.SESSION_CLOSE_AFTER_HOURS))
+    sessions = list(Session.objects.active().filter(last_activity_at__lt=cutoff).order_by("last_activity_at")[:limit])
+    if dry_run:
+        return CloseResult([str(s.pk) for s in sessions], [], True)
+    runs = []
+    for session in sessions:
+        run = end_session(session, now=now)
+        if run is not None and run.status != run.Status.SUCCEEDED:
+            enqueue_extraction(run.pk)
+            runs.append(run.pk)
+    return CloseResult([str(s.pk) for s in sessions], runs, False)
