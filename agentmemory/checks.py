@@ -231,3 +231,27 @@ def check_broker(app_configs=None, **kwargs):
             id="agentmemory.W001",
         )]
     return []
+
+
+@register(Tags.database)
+def check_memory_vectors(app_configs=None, databases=None, **kwargs):
+    """W003: long-term memories hold vectors of another model than the configured embedder's."""
+    if not databases or "default" not in databases:
+        return []
+
+    from .backends import get_embedder
+    from .models import MemoryItem
+
+    try:
+        model = get_embedder().model_name
+        others = [m for m in MemoryItem.objects.vector_models() if m != model]
+    except Exception:  # no table yet, or no embedder: other checks say so
+        return []
+    if not others:
+        return []
+    return [Warning(
+        f"Long-term memories hold vectors of {', '.join(sorted(others))}, not of the configured embedder {model!r}: "
+        "their vector search is skipped (keywords still find them) until they are re-embedded.",
+        hint="python manage.py agentmemory_reembed --memories (resumable; recall keeps working meanwhile).",
+        id="agentmemory.W003",
+    )]

@@ -155,19 +155,29 @@ def _enqueue_pending_embeddings(user_id: str) -> None:
     memory_embedding_pending.send(sender=MemoryItem, user_id=user_id)
 
 
-def embed_pending_memories(*, user_id: str | None = None, batch_size: int = 64) -> dict:
+def embed_pending_memories(*, user_id: str | None = None, batch_size: int = 64, other_models: bool = False,
+                           progress=None) -> dict:
     """Embed current memories stored without a vector (after an embedder outage); idempotent.
 
+    With ``other_models`` also those whose vector comes from another model than the configured one
+    (after switching embedders): batch by batch, each committed, so an interrupted run resumes; recall
+    keeps working meanwhile (items not yet re-embedded are found by their keywords).
     ``user_id`` limits the sweep to one user's scope; None sweeps every user (the beat job).
     Returns counts; an embedder still failing leaves the items pending, to be tried again later.
     """
     embedder = get_embedder()
-    users = ([validate_user_id(user_id)] if user_id is not None
-             else MemoryItem.objects.users_with_pending_embeddings())
+    model = embedder.model_name
+    if user_id is not None:
+        users = [validate_user_id(user_id)]
+    elif other_models:
+        users = MemoryItem.objects.users_with_stale_vectors(model)
+    else:
+        users = MemoryItem.objects.users_with_pending_embeddings()
     embedded = failed = 0
     for uid in users:
         while True:
-            batch = list(MemoryItem.objects.for_user(uid).current().filter(embedding__isnull=True)
+            stale = Q(embedding__isnull=True) | (~Q(embedding_model=model) if other_models else Q(pk__in=[]))
+            batch = list(MemoryItem.objects.for_user(uid).current().filter(stale)
                          .order_by("id").only("id", "content")[:batch_size])
             if not batch:
                 break
@@ -179,12 +189,13 @@ def embed_pending_memories(*, user_id: str | None = None, batch_size: int = 64) 
                 break
             with transaction.atomic():
                 for item, vector in zip(batch, vectors, strict=True):
-                    # Only fill a vector that is still missing: the content may have changed meanwhile.
-                    MemoryItem.objects.for_user(uid).filter(pk=item.pk, embedding__isnull=True,
-                                                            content=item.content).update(
-                        embedding=[float(x) for x in vector], embedding_model=embedder.model_name)
+                    # Only fill a vector that is still stale: the content may have changed meanwhile.
+                    MemoryItem.objects.for_user(uid).filter(stale, pk=item.pk, content=item.content).update(
+                        embedding=[float(x) for x in vector], embedding_model=model)
             embedded += len(batch)
             cache.invalidate_user(uid)
+            if progress:
+                progress(embedded)
     return {"embedded": embedded, "still_pending": failed}
 
 

@@ -107,6 +107,17 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
                     .exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
                     .order_by().values_list("user_id", flat=True).distinct())
 
+    def users_with_stale_vectors(self, model_name: str) -> list[str]:
+        """User ids having current items without a vector or with one of another model (ids only)."""
+        return list(self.get_queryset().exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
+                    .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
+                    .order_by().values_list("user_id", flat=True).distinct())
+
+    def vector_models(self) -> list[str]:
+        """The embedding models of current vectors (a handful of values; for checks and reports)."""
+        return list(self.get_queryset().exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
+                    .filter(embedding__isnull=False).order_by().values_list("embedding_model", flat=True).distinct())
+
     def due_for_decay(self, now: dt.datetime, cutoff: dt.datetime) -> MemoryItemQuerySet:
         """Active items of every user not accessed since ``cutoff`` (the cold-status job)."""
         return self.get_queryset().filter(status=MemoryItem.Status.ACTIVE).filter(

@@ -3,7 +3,14 @@
 Each area keeps its tasks in its own module; importing them here registers them with Celery.
 """
 from .knowledge import ingest_document, reembed_knowledge_base, retry_import_jobs
-from .memory import decay_memories, distill_profiles, embed_pending_memories, forget_user, purge_memories
+from .memory import (
+    decay_memories,
+    distill_profiles,
+    embed_pending_memories,
+    forget_user,
+    purge_memories,
+    reembed_memories,
+)
 from .retrieval import evaluate_knowledge_base
 from .sessions import (
     close_idle_sessions,
@@ -28,6 +35,7 @@ __all__ = [
     "purge_memories",
     "purge_sessions",
     "reembed_knowledge_base",
+    "reembed_memories",
     "retry_import_jobs",
     "summarize_session",
 ]

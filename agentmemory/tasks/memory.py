@@ -69,3 +69,13 @@ def purge_memories() -> dict:
     with task_actor("agentmemory.purge_memories"):
         result = purge_expired_memories()
     return {"due": result.due, "deleted": result.deleted, "receipts": result.receipts}
+
+
+@shared_task(name="agentmemory.reembed_memories", acks_late=True, autoretry_for=(OperationalError, InterfaceError),
+             max_retries=3, retry_backoff=True)
+def reembed_memories(user_id: str | None = None) -> dict:
+    """Re-embed memories whose vector is missing or of another model (after an embedder change); resumable."""
+    from ..memory.write import embed_pending_memories
+
+    with task_actor("agentmemory.reembed_memories"):
+        return embed_pending_memories(user_id=user_id, other_models=True)

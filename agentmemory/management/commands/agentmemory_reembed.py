@@ -25,10 +25,19 @@ class Command(BaseCommand):
         parser.add_argument("--queue", action="store_true", help="Enqueue a Celery task per knowledge base.")
         parser.add_argument("--keywords", action="store_true",
                             help="Also rebuild the keyword index (after the user dictionary changed).")
+        parser.add_argument("--memories", action="store_true",
+                            help="Re-embed the long-term memories (every user's, or --user's) whose vector is "
+                                 "missing or of another model. Resumable; recall keeps working meanwhile.")
+        parser.add_argument("--user", default=None, help="With --memories: only this user's memories.")
 
-    def handle(self, *args, slugs: list[str], all: bool, queue: bool, keywords: bool, **options):
+    def handle(self, *args, slugs: list[str], all: bool, queue: bool, keywords: bool, memories: bool,
+               user: str | None, **options):
+        if memories:
+            self._memories(user, queue)
+            if not slugs and not all:
+                return
         if not slugs and not all:
-            raise CommandError("Give --kb SLUG (repeatable) or --all.")
+            raise CommandError("Give --kb SLUG (repeatable), --all, or --memories.")
         bases = list(KnowledgeBase.objects.all() if all else KnowledgeBase.objects.filter(slug__in=slugs))
         missing = set(slugs) - {kb.slug for kb in bases}
         if missing:
@@ -62,3 +71,24 @@ class Command(BaseCommand):
             if keywords:
                 count = reindex_keywords(kb)
                 self.stdout.write(f"{kb.slug}: keyword index rebuilt for {count} chunk(s).")
+
+    def _memories(self, user: str | None, queue: bool) -> None:
+        from ...memory.write import embed_pending_memories
+        from ...models import MemoryItem
+
+        model = get_embedder().model_name
+        if queue:
+            from ...tasks.memory import reembed_memories
+
+            transaction.on_commit(lambda: reembed_memories.delay(user))
+            self.stdout.write("memories: queued")
+            return
+        self.stdout.write(f"memories: vectors of {', '.join(MemoryItem.objects.vector_models()) or 'no model'}; "
+                          f"embedding with {model}")
+        with audit_context("command:agentmemory_reembed"):
+            result = embed_pending_memories(user_id=user, other_models=True,
+                                            progress=lambda n: self.stdout.write(f"memories: {n} embedded"))
+        if result["still_pending"]:
+            raise CommandError(f"memories: {result['embedded']} embedded, {result['still_pending']} still pending "
+                               "(the embedder failed; rerun to resume).")
+        self.stdout.write(f"memories: {result['embedded']} memory item(s) embedded with {model}.")

@@ -1,0 +1,39 @@
+"""Memories follow an embedding-model change: recall keeps working, a resumable re-embed, a check says so."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from agentmemory.checks import check_memory_vectors
+from agentmemory.memory.recall import recall_memories
+from agentmemory.memory.write import write_memory
+from agentmemory.models import MemoryItem
+from agentmemory.types import MemoryDraft
+
+pytestmark = pytest.mark.django_db
+
+
+def test_after_a_model_switch_recall_keeps_working_and_the_reembed_brings_vectors_back():
+    for content, key in (("我们公司是做母婴用品的", "company_industry"), ("预算是八万元", "budget"),
+                         ("团队有十二个人", "team_size")):
+        write_memory("sw", MemoryDraft(content=content, type="fact", key=key, source="user_stated"))
+    model = MemoryItem.objects.for_user("sw").values_list("embedding_model", flat=True).first()
+    # As if the vectors had been made by the previous embedder.
+    MemoryItem.objects.get_queryset().filter(user_id="sw").update(embedding_model="old-model")
+    assert [w.id for w in check_memory_vectors(databases=["default"])] == ["agentmemory.W003"]
+
+    during = recall_memories("sw", "母婴用品公司", top_k=3, touch=False)
+    assert during and during[0].memory.key == "company_industry"  # keywords still find it, never empty
+
+    out = io.StringIO()
+    call_command("agentmemory_reembed", "--memories", stdout=out)
+    assert "3 memory item(s) embedded" in out.getvalue()
+    assert set(MemoryItem.objects.for_user("sw").values_list("embedding_model", flat=True)) == {model}
+    assert check_memory_vectors(databases=["default"]) == []
+    after = recall_memories("sw", "做婴儿产品的企业", top_k=3, touch=False)
+    assert after[0].memory.key == "company_industry" and after[0].scores.vector is not None
+    again = io.StringIO()
+    call_command("agentmemory_reembed", "--memories", stdout=again)
+    assert "0 memory item(s) embedded" in again.getvalue()
