@@ -119,6 +119,8 @@ DEFAULTS: dict[str, Any] = {
     # is deleted with a receipt (None: kept); pinned or user-confirmed items are kept unless turned off.
     "MEMORY_RETENTION_DAYS": {"fact": 180, "preference": 180, "decision": 180, "event": 180, "feedback": 180},
     "MEMORY_RETENTION_KEEP_CONFIRMED": True,
+    # A cold memory comes back (is used and becomes active) when a /context/ message matches it this closely.
+    "MEMORY_REACTIVATE_MIN_COSINE": 0.9,
     # The daily decay job marks active items not accessed for this many days as cold.
     "MEMORY_COLD_AFTER_DAYS": 180.0,
     # Profile: key facts need at least this confidence.

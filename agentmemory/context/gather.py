@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
 from django.db import close_old_connections, connection
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from ..conf import app_settings
@@ -181,19 +182,27 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
     Relevance is recall's fused channel relevance, scaled to the best hit; decay is what recall
     multiplies it by (time decay x source weight x confidence).
     """
+    from ..memory.access import record_access
     from ..memory.profile import top_memories
     from ..memory.recall import recall_memories
 
     failure = ""
     try:
-        answer = recall_memories(user_id, query, top_k=top_k, agent_id=agent_id)
+        # Cold items are searched too: one the user clearly mentions again (its vector this close to the
+        # message) comes back, and recording the access makes it active again. Weaker cold matches stay
+        # out, untouched.
+        answer = recall_memories(user_id, query, top_k=top_k, agent_id=agent_id, include_cold=True, touch=False)
     except (InvalidInput, NotFound):
         raise
     except Exception as exc:  # recall down: the user's cached top memories still stand
         logger.warning("memory recall failed, top memories only: %s", exc)
         failure = f"recall failed ({type(exc).__name__}: {str(exc)[:200]}); top memories only"
         answer = []
-    rows = list(answer)
+    floor = float(app_settings.MEMORY_REACTIVATE_MIN_COSINE)
+    rows = [r for r in answer if r.memory.status != "cold" or (r.scores.vector or 0.0) >= floor]
+    reactivated = [r.memory.pk for r in rows if r.memory.status == "cold"]
+    if rows:
+        record_access(user_id, [r.memory.pk for r in rows], timezone.now())
     breakdowns = [asdict(r.scores) if is_dataclass(r.scores) else dict(r.scores) for r in rows]
     relevances = normalize_scores([float(b.get("relevance") or 0.0) for b in breakdowns])
     items = []
@@ -208,7 +217,7 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
         items.append(_memory_item(fact, TOP_MEMORY_RELEVANCE, factor, {"top_memory": True}, "top"))
     items = [it for it in items if it.text]
     detail: dict[str, Any] = {"mode": getattr(answer, "mode", "hybrid"), "recalled": len(rows),
-                              "top_memories": len(top)}
+                              "top_memories": len(top), "reactivated": reactivated}
     degraded = bool(getattr(answer, "degraded", False)) or bool(failure)
     if degraded:
         detail["degraded"] = failure or getattr(answer, "degraded_reason", "") or "embedder unavailable: keyword only"
