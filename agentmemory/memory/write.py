@@ -212,9 +212,15 @@ def _distinct_terms(tokens: set[str]) -> set[str]:
     return {t for t in tokens if _DISTINCT_RE.search(t)}
 
 
+# A negation on one side only turns a near-copy into its contradiction ("喜欢咖啡" / "不再喜欢咖啡").
+_NEGATION_RE = re.compile(r"不再|不|没有|别|\bno longer\b|\bnot\b|n't\b|\bnever\b|\bno\b", re.IGNORECASE)
+
+
 def _near_identical(a: str, b: str) -> bool:
-    """Same names and numbers, and most keyword tokens shared (embeddings alone call paraphrases with
-    another value, "行业是母婴用品" / "行业改为跨境电商", near-identical)."""
+    """Same names and numbers, the same polarity, and most keyword tokens shared (embeddings alone call
+    paraphrases with another value, "行业是母婴用品" / "行业改为跨境电商", or a negation, near-identical)."""
+    if bool(_NEGATION_RE.search(a)) != bool(_NEGATION_RE.search(b)):
+        return False
     ta, tb = set(keyword_tokens(a)), set(keyword_tokens(b))
     if _distinct_terms(ta) != _distinct_terms(tb):
         return False

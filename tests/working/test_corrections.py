@@ -58,3 +58,15 @@ def test_a_patch_of_the_content_clears_the_old_value(api_client):
     both = api_client.patch(f"{API}users/pv/memories/{fixed['id']}/", {"content": "用户的预算：9万元", "value": "9万元"},
                             format="json").json()["memory"]
     assert both["value"] == "9万元"
+
+
+@pytest.mark.parametrize("before,after,key,now", [
+    ("我喜欢喝咖啡。", "我不再喜欢喝咖啡了。", "likes:喝咖啡", "用户不再喜欢喝咖啡"),
+    ("I like coffee.", "I no longer like coffee.", "likes:coffee", "The user no longer likes coffee"),
+    ("我住在北京。", "我已经不住在北京了，搬到了上海。", "location", "用户住在上海"),
+])
+def test_no_longer_and_moved_update_the_slot(talk, before, after, key, now):
+    talk("nl", before)
+    talk("nl", after)
+    current = MemoryItem.objects.for_user("nl").filter(key=key, status="active").get()
+    assert current.content == now and current.supersedes_id is not None

@@ -40,6 +40,8 @@ SLOTS: dict[str, Slot] = {
     "reply_style": Slot("preference", "用户希望回答{v}", "The user wants answers: {v}", quality=0.85),
     "diet": Slot("preference", "用户的饮食：{v}", "The user's diet: {v}", multi=True, quality=0.85),
     "likes": Slot("preference", "用户喜欢{v}", "The user likes {v}", multi=True, quality=0.7),
+    # "不再喜欢 X" / "no longer like X": a new version of the same likes:X slot, which it supersedes.
+    "unlikes": Slot("preference", "用户不再喜欢{v}", "The user no longer likes {v}", multi=True, quality=0.8),
     "dislikes": Slot("preference", "用户不喜欢{v}", "The user dislikes {v}", multi=True, quality=0.75),
     "do_not_recommend": Slot("preference", "不要再向用户推荐{v}", "Do not recommend {v} to the user again",
                              multi=True, confidence=0.9, quality=0.85),
@@ -92,6 +94,7 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
         rf"我是(?:一名|一个|一位|个|名)?(?P<v>{_ZC}{{0,8}}?(?:工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|"
         r"创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|分析师|产品经理|架构师))"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{_ZC}{{1,15}})"), None),
+    ("location", re.compile(rf"^\s*(?:已经|现在|刚)?(?:搬到了?|搬去了?|迁居到?)(?P<v>{_ZC}{{1,15}})"), None),
     ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|改用|迁移至)了?(?P<v>{_ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
     ("tech_stack", re.compile(rf"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>{_ZC}{{1,30}})"), None),
     ("tech_stack", re.compile(r"(?:我们|我)(?:现在|目前|主要)?(?:用的是|使用|在用|用)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
@@ -102,6 +105,7 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("diet", re.compile(r"(?P<v>不吃(?:辣|肉|海鲜|猪肉|牛肉|香菜|葱|蒜|鸡蛋)|吃素|素食(?:者|主义者)?|对[^，。！？；,.!?;]{1,6}过敏)"), None),
     ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{_ZC}{{1,20}})"), None),
     ("dislikes", re.compile(rf"(?:不喜欢|讨厌|不爱|受不了|反感)(?P<v>{_ZC}{{1,20}})"), None),
+    ("unlikes", re.compile(rf"(?:不再|已经不)(?:喜欢|爱|偏好)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直)?(?:喜欢|爱|偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?<![我不])(?:偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
     ("decision", re.compile(rf"(?:决定(?:了)?(?:选|选择|用|采用)?了?|选了|选择了|定了|敲定了?|最终选)(?P<v>{_ZC}{{1,30}})"), None),
@@ -136,6 +140,8 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("diet", re.compile(rf"\bI (?:don't|do not|can't|cannot) eat (?P<v>{_EC}{{1,20}})", _I), None),
     ("do_not_recommend", re.compile(rf"\b(?:don't|do not|never|stop) (?:ever )?recommend(?:ing)? (?P<v>{_EC}{{1,40}}?)(?: again| to me)*(?=$|[,.;!?])", _I), None),
     ("dislikes", re.compile(rf"\bI (?:really |also )?(?:hate|dislike|don't like|do not like|can't stand) (?P<v>{_EC}{{1,40}})", _I), None),
+    ("unlikes", re.compile(rf"\bI (?:no longer|don't|do not) (?:really )?(?:like|love|enjoy) (?P<v>{_EC}{{1,40}}?) "
+                           rf"(?:any ?more|any longer)\b|\bI no longer (?:like|love|enjoy) (?P<w>{_EC}{{1,40}})", _I), None),
     ("likes", re.compile(rf"\bI (?:really |also |just |absolutely )?(?:like|love|enjoy|prefer|adore) (?P<v>{_EC}{{1,40}})", _I), None),
     ("decision", re.compile(rf"\b(?:we|I) (?:finally )?(?:chose|picked|decided (?:on|to)|went with|settled on|selected|"
                             rf"will go with|'ll go with) (?P<v>{_EC}{{1,40}})", _I), None),
@@ -148,6 +154,7 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
 
 
 _GENERIC_SLOTS = {"likes", "event"}
+#: A slot that said something more specific in a clause keeps the generic ones out of it.
 #: Fixed values worded as a preference rather than as a slot value.
 _FIXED_WORDING = {
     ("budget", "低成本"): "用户偏好低成本的方案（预算有限，控制成本）",
@@ -232,7 +239,8 @@ class RuleBasedExtractor(Extractor):
                 if slot_key in _GENERIC_SLOTS and clause_slots:
                     continue
                 for match in pattern.finditer(clause):
-                    value = fixed if fixed is not None else _clean_value(match.group("v"))
+                    raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
+                    value = fixed if fixed is not None else _clean_value(raw)
                     if value.lower() in _EMPTY_VALUES or (len(value) < 2 and not is_chinese(value)):
                         continue
                     if any(d.key.split(":")[0] == slot_key and str(d.value) == value for d in out):
@@ -252,7 +260,9 @@ class RuleBasedExtractor(Extractor):
             content = f"用户说：{value}" if zh else f"The user said: {value}"
         else:
             content = _FIXED_WORDING.get((slot_key, value)) or (slot.zh if zh else slot.en).format(v=value)
-        key = safe_key(f"{slot_key}:{value.lower()[:60]}") if slot.multi else slot_key
+        # "no longer likes X" is the next version of the likes:X slot.
+        slot_name = "likes" if slot_key == "unlikes" else slot_key
+        key = safe_key(f"{slot_name}:{value.lower()[:60]}") if slot.multi else slot_key
         confidence = slot.confidence
         if remember or correction:
             confidence = max(confidence, 0.95)
@@ -266,7 +276,8 @@ class RuleBasedExtractor(Extractor):
             type=slot.type,
             source="user_stated",
             key=key,
-            value=value,
+            # A retracted like keeps the slot but not the value: {"item": X, "likes": false}.
+            value={"item": value, "likes": False} if slot_key == "unlikes" else value,
             confidence=confidence,
             quality=max(slot.quality, 0.9) if remember else slot.quality,
             agent_id=turn.agent_id if turn else "",
