@@ -2,15 +2,12 @@
 without restarting the web process. A PostgreSQL of its own (embedded) and a real server process."""
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,23 +18,9 @@ from agentmemory.embedded import (
     restart_embedded_postgres,
     stop_embedded_postgres,
 )
+from tests.live_helpers import call, free_port, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _call(method: str, url: str, key: str, body: dict | None = None) -> tuple[int, dict | None, str]:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method, headers={
-        "Authorization": f"Bearer {key}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null"), response.headers["Content-Type"]
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        try:
-            return exc.code, json.loads(raw), exc.headers["Content-Type"]
-        except ValueError:
-            return exc.code, None, exc.headers["Content-Type"]
 
 
 @pytest.fixture
@@ -58,22 +41,12 @@ def test_requests_fail_cleanly_while_postgres_is_down_and_recover(own_postgres):
     created = subprocess.run([*manage, "agentmemory_create_api_key", "restart"], cwd=ROOT, env=env, check=True,
                              capture_output=True, text=True, timeout=120)
     key = created.stdout.strip().splitlines()[-1]
-    with __import__("socket").socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     server = subprocess.Popen([*manage, "runserver", f"127.0.0.1:{port}", "--noreload"], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     base = f"http://127.0.0.1:{port}/api/agentmemory/"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if _call("GET", base + "health/", key)[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.3)
+        wait_until_healthy(base, key, server, timeout=60)
 
         results: list[tuple[int, dict | None, str]] = []
         stop = threading.Event()
@@ -83,10 +56,10 @@ def test_requests_fail_cleanly_while_postgres_is_down_and_recover(own_postgres):
             while not stop.is_set():
                 n += 1
                 if n % 2:
-                    results.append(_call("POST", base + f"users/u{worker}/memories/", key,
+                    results.append(call("POST", base + f"users/u{worker}/memories/", key,
                                          {"content": f"第 {n} 条：公司在杭州", "type": "event", "source": "system_log"}))
                 else:
-                    results.append(_call("GET", base + f"users/u{worker}/memories/", key))
+                    results.append(call("GET", base + f"users/u{worker}/memories/", key))
 
         threads = [threading.Thread(target=load, args=(i,)) for i in range(3)]
         for thread in threads:
@@ -94,7 +67,7 @@ def test_requests_fail_cleanly_while_postgres_is_down_and_recover(own_postgres):
         time.sleep(2)
         stop_embedded_postgres(data_dir)  # PostgreSQL goes away under load
         time.sleep(3)
-        down = _call("GET", base + "health/", key)
+        down = call("GET", base + "health/", key)
         restart_embedded_postgres(data_dir)  # ...and comes back
         time.sleep(2)
         stop.set()
@@ -110,8 +83,8 @@ def test_requests_fail_cleanly_while_postgres_is_down_and_recover(own_postgres):
             if status == 503:
                 assert body["error"] in ("database_unavailable", "database_error"), body
         # The same process serves again once the database is back.
-        assert _call("GET", base + "health/", key)[0] == 200
-        assert _call("POST", base + "users/u9/memories/", key,
+        assert call("GET", base + "health/", key)[0] == 200
+        assert call("POST", base + "users/u9/memories/", key,
                      {"content": "恢复之后写入", "type": "fact", "source": "user_stated"})[0] == 201
         assert server.poll() is None
     finally:
