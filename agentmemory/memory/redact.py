@@ -170,8 +170,14 @@ def redact(text: str) -> str:
     return text
 
 
+def _is_identifier(key: Any) -> bool:
+    # Ids are not PII and must survive intact: a UUID's digit groups can look like a card or a phone.
+    return isinstance(key, str) and (key in ("id", "key", "tags_key") or key.endswith(("_id", "_ids")))
+
+
 def redact_json(value: Any) -> Any:
-    """``redact`` on every string inside a JSON value."""
+    """``redact`` on every string inside a JSON value, except the values of identifier keys (``id``,
+    ``*_id``, ``*_ids``, ``key``)."""
     if not app_settings.PII_REDACTION:
         return value
     if isinstance(value, str):
@@ -179,5 +185,5 @@ def redact_json(value: Any) -> Any:
     if isinstance(value, list):
         return [redact_json(v) for v in value]
     if isinstance(value, dict):
-        return {k: redact_json(v) for k, v in value.items()}
+        return {k: v if _is_identifier(k) else redact_json(v) for k, v in value.items()}
     return value

@@ -71,3 +71,16 @@ def mask_orders(text: str) -> str:
     import re
 
     return re.sub(r"\bA-\d+", lambda m: "A-" + "*" * (len(m.group(0)) - 2), text)
+
+
+def test_identifiers_survive_redaction():
+    """A UUID's digit groups can pass for a bank card (Luhn) or a phone: ids are never redacted."""
+    import uuid
+
+    from agentmemory.memory.redact import redact_json
+
+    ids = [str(uuid.UUID(int=n * 7919 + 10**30)) for n in range(2000)]
+    payload = [{"session_id": i, "turn_id": 7, "content": "手机 13812345678", "memory_ids": [i]} for i in ids]
+    redacted = redact_json(payload)
+    assert [r["session_id"] for r in redacted] == ids and [r["memory_ids"][0] for r in redacted] == ids
+    assert all(r["content"] == "手机 138****5678" for r in redacted)
