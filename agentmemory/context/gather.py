@@ -155,6 +155,12 @@ def gather_profile(user_id: str, query: str, *, agent_id: str | None = None) -> 
             ref={"memory_id": fact.get("memory_id"), "key": fact.get("key", ""), "source": fact.get("source", ""),
                  "type": fact.get("type", ""), "confidence": confidence},
         ))
+    # Facts shown in every prompt are in use: they must not go cold for lack of a recall hit.
+    from ..memory.access import record_access
+
+    fact_ids = [int(f["memory_id"]) for f in profile.get("facts") or [] if f.get("memory_id")]
+    if fact_ids:
+        record_access(user_id, fact_ids, timezone.now())
     return LayerResult(layer="profile", items=items, detail={"cache": "hit" if cached else "miss"})
 
 
@@ -211,6 +217,9 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
         items.append(_memory_item(row.memory, rel, factor, {k: v for k, v in b.items() if v is not None}, "recall"))
     # The user's top memories come from the cache; one also recalled is kept once, at its best score.
     top = top_memories(user_id, agent_id=agent_id, limit=5)
+    top_ids = [int(f["memory_id"]) for f in top if f.get("memory_id")]
+    if top_ids:
+        record_access(user_id, top_ids, timezone.now())  # read from the cache, used all the same
     for fact in top:
         weights = app_settings.MEMORY_SOURCE_WEIGHTS
         factor = float(fact.get("confidence") or 0.0) * float(weights.get(fact.get("source"), 1.0))

@@ -31,3 +31,14 @@ def test_a_cold_memory_mentioned_again_is_used_and_becomes_active(api_client):
     assert mentioned["trace"]["layers"]["long_term_memory"]["reactivated"] == [cats]
     assert MemoryItem.objects.for_user("rc").get(pk=cats).status == "active"
     assert MemoryItem.objects.for_user("rc").get(pk=other).status == "cold"
+
+
+@override_settings(AGENTMEMORY={"MEMORY_ACCESS_ASYNC": False})
+def test_profile_and_top_memories_used_in_a_prompt_count_as_access(api_client):
+    fact = write_memory("pa", MemoryDraft(content="用户的公司在杭州", type="fact", key="company_city",
+                                          source="user_stated", confidence=0.9)).memory_id
+    assert MemoryItem.objects.for_user("pa").get(pk=fact).last_accessed_at is None
+    prompt = api_client.post(f"{API}context/", {"user_id": "pa", "query": "帮我写一封邮件"}, format="json").json()
+    assert "杭州" in prompt["prompt"]
+    item = MemoryItem.objects.for_user("pa").get(pk=fact)
+    assert item.last_accessed_at is not None and item.access_count >= 1
