@@ -23,7 +23,7 @@ from rest_framework.permissions import BasePermission
 
 from ..conf import app_settings
 from ..exceptions import NotFound
-from ..models import ApiKey
+from ..models import ApiKey, MemoryItem
 
 
 def username_as_user_id(user: Any) -> str | None:
@@ -161,6 +161,28 @@ class AgentMemoryPermission(BasePermission):
 
 def _served(view) -> set[str]:
     return {m.upper() for m in view.http_method_names if hasattr(view, m)}
+
+
+def visible_memory(principal: Principal, memory_id: int, *, user_id: str | None = None,
+                   include_deleted: bool = False) -> MemoryItem:
+    """The memory ``memory_id`` as ``principal`` may see it, or NotFound (existence is never told).
+
+    With ``user_id`` (already checked by the caller) the read is scoped to that user; without, the owner
+    is looked up by id alone and must be a user the principal may act for. An API key limited to some
+    agents sees shared items and its agents' own.
+    """
+    owner = user_id if user_id is not None else MemoryItem.objects.owner_of(memory_id)
+    where = f" for user {user_id!r}" if user_id is not None else ""
+    if owner is None or (user_id is None and not principal.may_act_for(owner)):
+        raise NotFound(f"memory {memory_id} not found{where}")
+    items = MemoryItem.objects.for_user(owner).filter(pk=memory_id).defer("embedding", "search_vector")
+    if not include_deleted:
+        items = items.exclude(status=MemoryItem.Status.DELETED)
+    item = items.first()
+    limit = principal.agent_limit
+    if item is None or (limit is not None and item.agent_id not in ("", *limit)):
+        raise NotFound(f"memory {memory_id} not found{where}")
+    return item
 
 
 def require_user(request, user_id: str, *, hide: bool = False) -> None:

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import logging
 
-from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
 from django.db import DatabaseError, DataError, InterfaceError, OperationalError
-from django.http import Http404
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -75,9 +73,7 @@ def exception_handler(exc, context):
         response = error_response("database_unavailable", "The database is unavailable; try again shortly.", 503)
         response["Retry-After"] = "5"
         return response
-    if isinstance(exc, Http404 | DjangoPermissionDenied):
-        pass  # DRF maps these below
-    elif isinstance(exc, SuspiciousOperation):
+    if isinstance(exc, SuspiciousOperation):
         return error_response("bad_request", "The request was refused as malformed.", 400)
 
     response = drf_exception_handler(exc, context)

@@ -10,14 +10,14 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from ..exceptions import InvalidInput, NotFound
+from ..exceptions import InvalidInput
 from ..memory.forget import delete_memory
 from ..memory.recall import recall_memories
 from ..memory.write import update_memory
 from ..models import AuditEvent, MemoryItem
 from ..validation import validate_user_id
 from ..working.add import add_messages
-from .access import principal_of, read, require_agent, require_user, write
+from .access import principal_of, read, require_agent, require_user, visible_memory, write
 from .base import AgentMemoryAPIView
 from .schema import extend_schema
 
@@ -80,17 +80,8 @@ def _filtered(items, filters: dict) -> list:
 
 
 def _item_for(request, memory_id: int) -> MemoryItem:
-    """The memory ``memory_id`` if the caller may act for its user (404 otherwise: existence is not told)."""
-    owner = MemoryItem.objects.owner_of(memory_id)
-    principal = principal_of(request)
-    if owner is None or not principal.may_act_for(owner):
-        raise NotFound(f"memory {memory_id} not found")
-    item = (MemoryItem.objects.for_user(owner).filter(pk=memory_id).exclude(status=MemoryItem.Status.DELETED)
-            .defer("embedding", "search_vector").first())
-    limit = principal.agent_limit
-    if item is None or (limit is not None and item.agent_id not in ("", *limit)):
-        raise NotFound(f"memory {memory_id} not found")
-    return item
+    """The memory ``memory_id`` if the caller may see it (404 otherwise: existence is not told)."""
+    return visible_memory(principal_of(request), memory_id)
 
 
 class Mem0MemoriesView(AgentMemoryAPIView):
@@ -214,9 +205,8 @@ class Mem0HistoryView(AgentMemoryAPIView):
 
     @extend_schema(responses={200: dict})
     def get(self, request, memory_id: int):
-        owner = MemoryItem.objects.owner_of(memory_id)
-        if owner is None or not self.principal.may_act_for(owner):
-            raise NotFound(f"memory {memory_id} not found")
+        # A deleted memory still has a history (its DELETE); an agent-limited key sees only its agents'.
+        owner = visible_memory(self.principal, memory_id, include_deleted=True).user_id
         scope = MemoryItem.objects.for_user(owner)
         ids = scope.chain_ids(memory_id)
         versions = {m.pk: m for m in scope.filter(pk__in=ids).defer("embedding", "search_vector")}

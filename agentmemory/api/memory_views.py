@@ -10,7 +10,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from ..audit import audit_context
-from ..exceptions import InvalidInput, NotFound
+from ..exceptions import InvalidInput
 from ..memory.distill import distill_profile
 from ..memory.forget import delete_memory, forget_user
 from ..memory.profile import get_profile, set_profile_summary
@@ -19,7 +19,7 @@ from ..memory.write import update_memory, write_memory
 from ..models import AuditEvent, MemoryItem
 from ..types import MemoryDraft
 from .access import admin as admin_rule
-from .access import principal_of, read, require_agent, write
+from .access import principal_of, read, require_agent, visible_memory, write
 from .base import AgentMemoryAPIView
 from .memory_serializers import (
     DeletionReceiptSerializer,
@@ -49,12 +49,7 @@ def _key_agents(request) -> list[str] | None:
 
 
 def _get_item(request, user_id: str, memory_id: int) -> MemoryItem:
-    item = (MemoryItem.objects.for_user(user_id).filter(pk=memory_id)
-            .exclude(status=MemoryItem.Status.DELETED).defer("embedding", "search_vector").first())
-    agents = _key_agents(request)
-    if item is None or (agents is not None and item.agent_id not in ("", *agents)):
-        raise NotFound(f"memory {memory_id} not found for user {user_id!r}")
-    return item
+    return visible_memory(principal_of(request), memory_id, user_id=user_id)
 
 
 _VIEW = "agentmemory.view_memoryitem"

@@ -14,7 +14,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from ..api.access import Principal, Rule, denial, read, write
+from ..api.access import Principal, Rule, denial, read, visible_memory, write
 from ..audit import audit_context
 from ..exceptions import AccessDenied, InvalidInput, NotFound
 from ..models import MemoryItem
@@ -148,11 +148,7 @@ def _forget_memory(principal: Principal, args: dict) -> dict:
     from ..memory.forget import delete_memory
 
     _require_user(principal, args["user_id"])
-    item = (MemoryItem.objects.for_user(args["user_id"]).filter(pk=args["memory_id"])
-            .exclude(status=MemoryItem.Status.DELETED).first())
-    limit = principal.agent_limit
-    if item is None or (limit is not None and item.agent_id not in ("", *limit)):
-        raise NotFound(f"memory {args['memory_id']} not found for user {args['user_id']!r}")
+    item = visible_memory(principal, args["memory_id"], user_id=args["user_id"])
     receipt = delete_memory(args["user_id"], item.pk, reason=args["reason"])
     return {"deleted": True, "receipt_id": receipt.pk, "counts": receipt.counts}
 

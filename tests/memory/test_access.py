@@ -85,6 +85,10 @@ def test_api_key_limited_to_an_agent_sees_shared_and_its_own_items_only():
     assert client.get(f"{BASE}/u/memories/{foreign}/").status_code == 404
     hits = client.post(f"{BASE}/u/memories/search/", {"query": "工单系统 Jira", "top_k": 10}, format="json").json()
     assert foreign not in [h["id"] for h in hits["results"]]
+    # Addressed by id alone (the mem0 verbs), another agent's memory does not exist for the key either.
+    for path in (f"{foreign}/", f"{foreign}/history/"):
+        assert client.get(f"/api/agentmemory/v1/memories/{path}").status_code == 404
+    assert client.get(f"/api/agentmemory/v1/memories/{own}/history/").status_code == 200
     assert [f["memory_id"] for f in client.get(f"{BASE}/u/profile/").json()["facts"]] == [shared, own]
     denied = client.post(f"{BASE}/u/memories/", {"content": "工单系统改用 Linear", "type": "fact",
                                                  "source": "user_stated", "agent_id": "support"}, format="json")
