@@ -115,6 +115,9 @@ DEFAULTS: dict[str, Any] = {
     "MEMORY_EXACT_SEARCH_MAX": 20000,
     # Time decay never goes below this factor (an old but exact match still ranks).
     "MEMORY_DECAY_FLOOR": 0.05,
+    # Access frequency in ranking: x (1 + WEIGHT x min(1, ln(1 + access_count) / ln(1 + SATURATION))).
+    "MEMORY_ACCESS_WEIGHT": 0.2,
+    "MEMORY_ACCESS_SATURATION": 20,
     # Retention (beat job agentmemory.purge_memories): days without access after which a memory of each type
     # is deleted with a receipt (None: kept); pinned or user-confirmed items are kept unless turned off.
     "MEMORY_RETENTION_DAYS": {"fact": 180, "preference": 180, "decision": 180, "event": 180, "feedback": 180},

@@ -1,9 +1,10 @@
 """Recall: hybrid search (pgvector cosine + BM25 in SQL) over one user's memories, with a score breakdown.
 
-final = relevance x decay x source weight x confidence, where relevance fuses the two channels
-(min-max normalised CombSUM by default, or RRF), decay halves every MEMORY_HALF_LIFE_DAYS since the
-last access (never below MEMORY_DECAY_FLOOR), and source weights rank user_stated > system_log >
-model_inferred. When the embedder fails, recall degrades to keyword-only and says so.
+final = relevance x decay x source weight x confidence x frequency, where relevance fuses the two
+channels (min-max normalised CombSUM by default, or RRF), decay halves every MEMORY_HALF_LIFE_DAYS
+since the last access (never below MEMORY_DECAY_FLOOR; recency), frequency =
+1 + MEMORY_ACCESS_WEIGHT x min(1, ln(1 + access_count) / ln(1 + MEMORY_ACCESS_SATURATION)) (how often
+the item was used), and source weights rank user_stated > system_log > model_inferred. When the embedder fails, recall degrades to keyword-only and says so.
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ class ScoreBreakdown:
     decay: float
     source_weight: float
     confidence: float
+    frequency: float  # 1 + the access-count bonus
     final: float
 
 
@@ -73,6 +75,14 @@ def decay_factor(last_touch: dt.datetime, now: dt.datetime, *, half_life_days: f
     """0.5 ** (days since last access / half-life), at least ``floor``."""
     age_days = max(0.0, (now - last_touch).total_seconds() / 86400.0)
     return max(floor, 0.5 ** (age_days / half_life_days))
+
+
+def frequency_factor(access_count: int, *, weight: float, saturation: int) -> float:
+    """1 + weight x min(1, ln(1 + count) / ln(1 + saturation)): used often ranks higher, with diminishing
+    returns, and never more than ``1 + weight`` (a popular item must not bury a better match)."""
+    if weight <= 0 or access_count <= 0:
+        return 1.0
+    return 1.0 + weight * min(1.0, math.log1p(access_count) / math.log1p(max(1, saturation)))
 
 
 def _minmax(scores: dict[int, float]) -> dict[int, float]:
@@ -154,6 +164,7 @@ class _Candidate:
     source: str
     confidence: float
     last_touch: dt.datetime
+    access_count: int = 0
     session_id: str = ""
     turn_id: int | None = None
 
@@ -220,7 +231,7 @@ def _candidates(scope: str, params: list, *, vector: list[float] | None, model_n
     sql = f"""
         WITH {vec}
         SELECT m.id, vec.sim, m.source, m.confidence, coalesce(m.last_accessed_at, m.created_at),
-               m.session_id, m.turn_id
+               m.access_count, m.session_id, m.turn_id
         FROM (SELECT id FROM vec UNION SELECT unnest(%s::bigint[])) c
         JOIN {table} m ON m.id = c.id AND {scope}
         LEFT JOIN vec ON vec.id = c.id"""
@@ -238,7 +249,7 @@ def _candidates(scope: str, params: list, *, vector: list[float] | None, model_n
         rows = cursor.fetchall()
     return {
         row[0]: _Candidate(None if row[1] is None else float(row[1]), bm25.get(row[0]), row[2],
-                           float(row[3]), row[4], row[5], row[6])
+                           float(row[3]), row[4], int(row[5] or 0), row[6], row[7])
         for row in rows
     }
 
@@ -320,17 +331,20 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     weights = app_settings.MEMORY_SOURCE_WEIGHTS
     half_life = float(app_settings.MEMORY_HALF_LIFE_DAYS)
     floor = float(app_settings.MEMORY_DECAY_FLOOR)
+    access_weight = float(app_settings.MEMORY_ACCESS_WEIGHT)
+    saturation = int(app_settings.MEMORY_ACCESS_SATURATION)
     ranked = []
     for pk, rel in context.items():
         cand = found[pk]
         decay = decay_factor(cand.last_touch, now, half_life_days=half_life, floor=floor)
         weight = float(weights.get(cand.source, 1.0))
-        final = rel * decay * weight * cand.confidence
+        frequency = frequency_factor(cand.access_count, weight=access_weight, saturation=saturation)
+        final = rel * decay * weight * cand.confidence * frequency
         ranked.append((final, rel, pk, ScoreBreakdown(
             vector=_round(vec_scores.get(pk)), bm25=_round(bm_scores.get(pk)), vector_norm=_round(vn[pk]),
             bm25_norm=_round(bn[pk]), relevance=_round(rel), context=_round(rel - relevance[pk]),
             decay=_round(decay), source_weight=weight,
-            confidence=cand.confidence, final=_round(final),
+            confidence=cand.confidence, frequency=_round(frequency), final=_round(final),
         )))
     ranked.sort(key=lambda r: (-r[0], -r[1], -r[2]))
     ranked = ranked[:top_k]

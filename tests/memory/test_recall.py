@@ -9,7 +9,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from agentmemory.memory.profile import get_profile, top_memories
-from agentmemory.memory.recall import decay_factor, fuse, recall_memories
+from agentmemory.memory.recall import decay_factor, frequency_factor, fuse, recall_memories
 from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem
 from agentmemory.types import MemoryDraft
@@ -35,9 +35,11 @@ def test_search_returns_breakdown_and_updates_access(api_client):
     assert first["id"] == hit
     scores = first["scores"]
     assert set(scores) == {"vector", "bm25", "vector_norm", "bm25_norm", "relevance", "context", "decay", "source_weight",
-                           "confidence", "final"}
+                           "confidence", "frequency", "final"}
     assert scores["bm25"] > 0 and scores["vector"] > 0.5
-    expected = scores["relevance"] * scores["decay"] * scores["source_weight"] * scores["confidence"]
+    expected = (scores["relevance"] * scores["decay"] * scores["source_weight"] * scores["confidence"]
+                * scores["frequency"])
+    assert scores["frequency"] == 1.0  # never used before this recall
     assert scores["final"] == pytest.approx(expected, abs=1e-5)
     item = MemoryItem.objects.for_user("u").get(pk=hit)
     assert item.access_count == 1 and item.last_accessed_at is not None
@@ -96,6 +98,35 @@ def test_pure_scoring_functions():
     assert relevance == {1: 0.5, 2: 0.5, 3: 0.0} and vn[3] == 0.0 and bn[1] == 0.0
     rrf, _, _ = fuse({1: 0.9, 2: 0.8}, {2: 5.0}, method="rrf", vector_weight=0.5)
     assert max(rrf, key=rrf.get) == 2
+
+
+def test_access_frequency_ranks_with_diminishing_returns():
+    assert frequency_factor(0, weight=0.2, saturation=20) == 1.0
+    assert frequency_factor(20, weight=0.2, saturation=20) == pytest.approx(1.2)
+    assert frequency_factor(10_000, weight=0.2, saturation=20) == pytest.approx(1.2)  # capped
+    four = frequency_factor(4, weight=0.2, saturation=20)
+    assert 1.0 < four < frequency_factor(8, weight=0.2, saturation=20) < 1.2
+    assert four == pytest.approx(1 + 0.2 * __import__("math").log(5) / __import__("math").log(21))
+    assert frequency_factor(50, weight=0.0, saturation=20) == 1.0
+
+
+def test_an_often_used_memory_outranks_an_equally_relevant_unused_one(api_client):
+    from agentmemory.memory.write import import_log
+
+    # Two log events equally relevant to the query (same words), one of them used often.
+    ids = import_log("freq", [MemoryDraft(content="We hold the team retro on Friday afternoons", type="event",
+                                          source="system_log", session_id="S", turn_id=i) for i in (1, 2)])
+    MemoryItem.objects.for_user("freq").filter(pk=ids[0]).update(access_count=12)
+    body = api_client.post(f"{BASE}/freq/memories/search/", {"query": "When is the team retro?"},
+                           format="json").json()
+    ranked = [(r["id"], r["scores"]) for r in body["results"]]
+    assert ranked[0][0] == ids[0] and ranked[1][0] == ids[1]
+    assert ranked[0][1]["relevance"] == pytest.approx(ranked[1][1]["relevance"])
+    assert ranked[0][1]["frequency"] == pytest.approx(frequency_factor(12, weight=0.2, saturation=20), abs=1e-5)
+    assert ranked[1][1]["frequency"] == 1.0
+    with override_settings(AGENTMEMORY={"MEMORY_ACCESS_WEIGHT": 0.0}):
+        again = recall_memories("freq", "When is the team retro?", top_k=2, touch=False)
+        assert [h.scores.frequency for h in again] == [1.0, 1.0]
 
 
 def test_log_import_stores_turns_as_given_and_is_idempotent():
