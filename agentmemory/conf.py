@@ -91,6 +91,8 @@ DEFAULTS: dict[str, Any] = {
     # --- long-term memory ----------------------------------------------------------------------
     "MAX_MEMORY_CHARS": 2000,
     "MEMORY_DEDUP_THRESHOLD": 0.92,
+    # A paraphrase (other words, same names, numbers and polarity) merges into an item this close (cosine).
+    "MEMORY_PARAPHRASE_THRESHOLD": 0.98,
     "MEMORY_QUALITY_THRESHOLD": 0.5,
     "MEMORY_HALF_LIFE_DAYS": 30.0,
     "MEMORY_SOURCE_WEIGHTS": {"user_stated": 1.0, "system_log": 0.8, "model_inferred": 0.6},

@@ -23,6 +23,8 @@ class MemoryDraft:
     excerpt: str = ""
     tags: dict[str, str] = field(default_factory=dict)
     valid_from: dt.datetime | None = None
+    # The user's existing item this one restates or updates, as an extractor judged it (LLM "existing").
+    existing_id: int | None = None
 
 
 @dataclass(frozen=True)

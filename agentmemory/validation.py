@@ -1,6 +1,7 @@
 """Input checks shared by the areas: a query, a user id or a text is validated the same way everywhere."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .conf import app_settings
@@ -34,3 +35,16 @@ def validate_user_id(user_id: Any) -> str:
         # PostgreSQL text cannot hold NUL, and a lone surrogate is not text at all.
         raise InvalidInput("user_id must not contain NUL or unpaired surrogate characters.", field="user_id")
     return user_id
+
+
+def validate_tags(tags: Any, *, field: str = "tags") -> dict[str, str]:
+    """Context tags such as ``{"project": "java-billing"}``: at most 20 pairs of short strings ({} for none)."""
+    if tags in (None, ""):
+        return {}
+    if not isinstance(tags, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and k and len(k) <= 100
+                                                 and len(v) <= 200 for k, v in tags.items()):
+        raise InvalidInput(f"{field} must be an object of short strings, e.g. {{\"project\": \"java-billing\"}}.",
+                           field=field)
+    if len(tags) > 20:
+        raise InvalidInput(f"at most 20 {field}.", field=field)
+    return dict(tags)

@@ -59,7 +59,8 @@ class SearchSerializer(serializers.Serializer):
     top_k = serializers.IntegerField(min_value=1, max_value=50, default=10)
     limit = serializers.IntegerField(min_value=1, max_value=50, required=False, help_text="mem0's name for top_k.")
     filters = serializers.DictField(required=False, default=dict,
-                                    help_text='{"type": .., "key": .., "source": .., "categories": [..]}')
+                                    help_text='{"type": .., "key": .., "source": .., "categories": [..], '
+                                              '"metadata": {context tags}}')
 
 
 class UpdateSerializer(serializers.Serializer):
@@ -161,7 +162,7 @@ class Mem0SearchView(AgentMemoryAPIView):
         top_k = data.get("limit") or data["top_k"]
         filters = data["filters"]
         hits = recall_memories(user_id, data["query"], top_k=top_k * 3 if filters else top_k,
-                               agent_id=data["agent_id"],
+                               agent_id=data["agent_id"], tags=filters.get("metadata") or None,
                                agent_ids=self.principal.agent_limit if data["agent_id"] is None else None)
         mode = hits.mode
         hits = _filtered(hits, filters)[:top_k]

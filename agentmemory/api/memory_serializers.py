@@ -66,6 +66,8 @@ class MemoryListQuerySerializer(serializers.Serializer):
     source = serializers.ChoiceField(choices=MemoryItem.Source.choices, required=False)
     key = serializers.CharField(max_length=100, required=False)
     agent_id = serializers.CharField(max_length=255, required=False, allow_blank=True)
+    tag = serializers.ListField(child=serializers.RegexField(r"^[^:]{1,100}:.{1,200}$"), required=False,
+                                help_text="Context tag NAME:VALUE (repeatable), e.g. project:java-billing.")
     limit = serializers.IntegerField(min_value=1, max_value=500, required=False, default=100)
     offset = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, default=0)
 
@@ -78,6 +80,9 @@ class MemorySearchSerializer(serializers.Serializer):
     include_cold = serializers.BooleanField(required=False, default=False)
     include_inferred = serializers.BooleanField(required=False, default=False)
     as_of = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    tags = serializers.DictField(child=serializers.CharField(max_length=200), required=False, allow_null=True,
+                                 default=None, help_text='Only memories with all these context tags, e.g. '
+                                                         '{"project": "java-billing"}.')
 
 
 class WriteResultSerializer(serializers.Serializer):

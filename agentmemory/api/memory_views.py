@@ -56,7 +56,7 @@ _VIEW = "agentmemory.view_memoryitem"
 
 
 class MemoryListView(AgentMemoryAPIView):
-    """List a user's memories (filters: status, type, source, key, agent_id) or write a new one."""
+    """List a user's memories (filters: status, type, source, key, agent_id, tag) or write a new one."""
 
     rules = {"GET": read(_VIEW), "POST": write("agentmemory.add_memoryitem")}
 
@@ -71,6 +71,9 @@ class MemoryListView(AgentMemoryAPIView):
         for name in ("type", "source", "key"):
             if name in data:
                 qs = qs.filter(**{name: data[name]})
+        for pair in data.get("tag") or []:
+            tag_name, tag_value = pair.split(":", 1)
+            qs = qs.filter(tags__contains={tag_name: tag_value})
         agents = _key_agents(request)
         if "agent_id" in data:
             if agents is not None:
@@ -188,7 +191,7 @@ class MemorySearchView(AgentMemoryAPIView):
         results = recall_memories(
             user_id, data["query"], top_k=data["top_k"], agent_id=agent_id,
             agent_ids=agents if agent_id is None else None, include_cold=data["include_cold"],
-            include_inferred=data["include_inferred"], as_of=data["as_of"],
+            include_inferred=data["include_inferred"], as_of=data["as_of"], tags=data["tags"],
         )
         return Response({
             "mode": results.mode,

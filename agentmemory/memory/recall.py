@@ -9,8 +9,10 @@ the item was used), and source weights rank user_stated > system_log > model_inf
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import math
+from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -25,7 +27,7 @@ from ..models import MemoryItem
 from ..models.fields import vector_literal
 from ..text import query_terms
 from ..text.tsvector import tsquery_any
-from ..validation import validate_query, validate_user_id
+from ..validation import validate_query, validate_tags, validate_user_id
 from .access import record_access
 
 logger = logging.getLogger(__name__)
@@ -143,10 +145,13 @@ def with_neighbour_context(relevance: dict[int, float], positions: dict[int, tup
 
 # --- SQL ----------------------------------------------------------------------------------------
 def _scope_sql(user_id: str, statuses: list[str], sources: list[str], agent_ids: list[str] | None,
-               as_of: dt.datetime | None) -> tuple[str, list]:
+               as_of: dt.datetime | None, tags: dict[str, str] | None = None) -> tuple[str, list]:
     """Conditions (on the memory table aliased ``m``) and params of the scope searched."""
     sql = "m.user_id = %s AND m.status = ANY(%s) AND m.source = ANY(%s)"
     params: list = [user_id, statuses, sources]
+    if tags:
+        sql += " AND m.tags @> %s::jsonb"
+        params.append(json.dumps(tags, ensure_ascii=False))
     if agent_ids is not None:
         sql += " AND m.agent_id = ANY(%s)"
         params.append(agent_ids)
@@ -257,17 +262,20 @@ def _candidates(scope: str, params: list, *, vector: list[float] | None, model_n
 # --- the service --------------------------------------------------------------------------------
 def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str | None = None,
                     include_cold: bool = False, include_inferred: bool = False, as_of: dt.datetime | None = None,
-                    agent_ids: list[str] | None = None, touch: bool = True) -> RecallResult:
+                    agent_ids: list[str] | None = None, touch: bool = True,
+                    tags: Mapping[str, str] | None = None) -> RecallResult:
     """The ``top_k`` memories of ``user_id`` most relevant to ``query``, with their score breakdown.
 
     Only that user's items are searched. ``agent_id`` adds the agent's own items to the shared ones
     (``agent_ids`` does the same for several agents; None = every agent). Cold and model_inferred
     items are left out unless asked for; ``as_of`` searches what was valid at that time (superseded
-    items included). Returned items get their access count and last access updated (one UPDATE,
+    items included); ``tags`` keeps only items carrying all of these context tags
+    (``{"project": "java-billing"}``). Returned items get their access count and last access updated (one UPDATE,
     written in the background after the call returns; see access.py); ``touch=False`` skips that
     (benchmarks, previews).
     """
     validate_user_id(user_id)
+    tags = validate_tags(tags)
     if isinstance(query, str):
         query = query.replace("\x00", "")  # PostgreSQL text cannot hold NUL
     query = validate_query(query)
@@ -302,7 +310,7 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     except EmbeddingError as exc:
         mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
 
-    scope, params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of)
+    scope, params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of, tags)
     candidates = max(int(app_settings.MEMORY_CANDIDATES), top_k)
     bm25, user_rows = _keyword_channel(user_id, scope, params, query_terms(query), candidates)
     exact = user_rows <= int(app_settings.MEMORY_EXACT_SEARCH_MAX)

@@ -31,7 +31,7 @@ from ..models import AuditEvent, MemoryItem
 from ..signals import memory_embedding_pending
 from ..text import keyword_tokens
 from ..types import MemoryDraft, WriteResult
-from ..validation import validate_text, validate_user_id
+from ..validation import validate_tags, validate_text, validate_user_id
 from . import cache, conflicts
 from .keywords import keyword_fields
 from .quality import assess_quality
@@ -71,15 +71,7 @@ def _validate_content(content: Any, field: str = "content") -> str:
 
 
 def _validate_tags(tags: Any) -> dict[str, str]:
-    if tags in (None, ""):
-        return {}
-    if not isinstance(tags, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and k and len(k) <= 100
-                                                 and len(v) <= 200 for k, v in tags.items()):
-        raise InvalidInput("tags must be an object of short strings, e.g. {\"project\": \"java-billing\"}.",
-                           field="tags")
-    if len(tags) > 20:
-        raise InvalidInput("at most 20 tags.", field="tags")
-    return dict(tags)
+    return validate_tags(tags)
 
 
 def _validate_confidence(value: Any) -> float:
@@ -109,6 +101,8 @@ def _validate_draft(user_id: str, draft: MemoryDraft) -> None:
             raise InvalidInput(f"{name} must be a string of at most 255 characters.", field=name)
     if draft.turn_id is not None and not isinstance(draft.turn_id, int):
         raise InvalidInput("turn_id must be an integer.", field="turn_id")
+    if draft.existing_id is not None and (isinstance(draft.existing_id, bool) or not isinstance(draft.existing_id, int)):
+        raise InvalidInput("existing_id must be an integer.", field="existing_id")
     _validate_tags(draft.tags)
     if draft.valid_from is not None and not isinstance(draft.valid_from, dt.datetime):
         raise InvalidInput("valid_from must be a datetime.", field="valid_from")
@@ -245,6 +239,48 @@ def _after_commit(user_id: str) -> None:
     transaction.on_commit(lambda: cache.invalidate_user(user_id))
 
 
+#: Slots that contradict each other value by value: liking sushi ends disliking it.
+_OPPOSITE_SLOTS = {"likes": "dislikes", "dislikes": "likes"}
+
+
+def _retracted_ids(user_id: str, draft: MemoryDraft, value: Any, tags_key: str) -> tuple[int, ...]:
+    """Active items a stated retraction or an opposite statement ends.
+
+    A retraction is a value ``{"item": X, <slot>: false}`` under a ``<slot>:...`` key ("不再喜欢咖啡",
+    "you can recommend crypto again"): it ends the slot's items whose value names X, under any key of
+    the slot ("对海鲜过敏" by "不是海鲜过敏"). A like ends the dislike of the same thing and vice versa.
+    Only the user's own statements retract.
+    """
+    if draft.source != MemoryItem.Source.USER_STATED or not draft.key or value is None:
+        return ()
+    slot = draft.key.split(":")[0]
+    if isinstance(value, dict):
+        if value.get(slot) is not False or not isinstance(value.get("item"), str):
+            return ()
+        family, item = slot, value["item"]
+    elif slot in _OPPOSITE_SLOTS and isinstance(value, str):
+        family, item = _OPPOSITE_SLOTS[slot], value
+    else:
+        return ()
+    wanted = _norm_value(item)
+    if not wanted:
+        return ()
+    rows = (MemoryItem.objects.for_user(user_id).active()
+            .filter(Q(key=family) | Q(key__startswith=f"{family}:"))
+            .filter(tags_key=tags_key, agent_id=draft.agent_id).only("id", "value", "content"))
+    return tuple(r.pk for r in rows
+                 if not isinstance(r.value, dict) and wanted in _norm_value(r.value if r.value is not None else r.content))
+
+
+def _named_existing(user_id: str, draft: MemoryDraft) -> MemoryItem | None:
+    """The current item an extractor named as the one this draft restates; None when it is not the user's."""
+    if draft.existing_id is None or draft.source == MemoryItem.Source.SYSTEM_LOG:
+        return None
+    return (MemoryItem.objects.for_user(user_id)
+            .filter(pk=draft.existing_id, status__in=[MemoryItem.Status.ACTIVE, MemoryItem.Status.COLD])
+            .select_for_update().first())
+
+
 def _find_retry(user_id: str, key: str) -> MemoryItem | None:
     return (MemoryItem.objects.for_user(user_id).current()
             .filter(Q(idempotency_key=key) | Q(provenance__contains=[{"idempotency_key": key}]))
@@ -288,11 +324,29 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
             return WriteResult(action="unchanged", memory_id=existing.pk,
                                reason="retried write (same session and content)")
         tags_key = tags_key_of(tags)
-        if draft.source != MemoryItem.Source.SYSTEM_LOG:
+        named = _named_existing(user_id, draft)
+        if named is not None and (normalise_content(named.content) == normalise_content(content)
+                                  or _near_identical(named.content, content)
+                                  or (draft.key and named.key == draft.key and value is not None
+                                      and _norm_value(named.value) == _norm_value(value))):
+            return _merge(named, draft, key, excerpt, now)
+        if draft.source != MemoryItem.Source.SYSTEM_LOG and named is None:
             duplicate = _find_duplicate(user_id, draft, content, value, tags_key, vector, model_name)
             if duplicate is not None:
                 return _merge(duplicate, draft, key, excerpt, now)
         decision = _decide_conflicts(user_id, draft, tags_key, now)
+        retracted = _retracted_ids(user_id, draft, value, tags_key)
+        if retracted and not decision.new_is_history:
+            decision = replace(
+                decision, supersede_ids=tuple(dict.fromkeys((*decision.supersede_ids, *retracted))),
+                reason=decision.reason or "retracts an earlier value of the slot")
+        if (named is not None and not decision.new_is_history and named.pk not in decision.supersede_ids
+                and not (draft.source == MemoryItem.Source.MODEL_INFERRED
+                         and named.source == MemoryItem.Source.USER_STATED)):
+            # The extractor says this updates that item: it becomes the new version of it.
+            decision = replace(
+                decision, supersede_ids=(*decision.supersede_ids, named.pk),
+                reason=decision.reason or f"updates memory #{named.pk} (the extractor matched it)")
         item = MemoryItem(
             user_id=user_id, agent_id=draft.agent_id, type=draft.type, key=draft.key, content=content,
             value=value, source=draft.source, confidence=float(draft.confidence),
@@ -323,32 +377,71 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
     return WriteResult(action="created", memory_id=item.pk, reason=decision.reason if decision.kept_beside else "")
 
 
+def _norm_value(value: Any) -> str:
+    """A slot value compared loosely: "PostgreSQL" = "postgresql", "8万元" = "8万", " 80,000 yuan" = "80000"."""
+    text = normalise_content(json.dumps(value, ensure_ascii=False, sort_keys=True) if not isinstance(value, str)
+                             else value)
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+    return re.sub(r"\s+|元|块|人民币|rmb|yuan|dollars?|usd|[\"'“”。.!！]", "", text)
+
+
+def _same_facts(a: str, b: str) -> bool:
+    """Same polarity and the same names and numbers: the precondition of any merge."""
+    if bool(_NEGATION_RE.search(a)) != bool(_NEGATION_RE.search(b)):
+        return False
+    return _distinct_terms(set(keyword_tokens(a))) == _distinct_terms(set(keyword_tokens(b)))
+
+
+def _other_slot(draft_key: str, candidate_key: str) -> bool:
+    return bool(draft_key and candidate_key and draft_key.split(":")[0] != candidate_key.split(":")[0])
+
+
 def _find_duplicate(user_id: str, draft: MemoryDraft, content: str, value: Any, tags_key: str,
                     vector: list[float] | None, model_name: str) -> MemoryItem | None:
+    """The active item that ``draft`` restates, if any.
+
+    A restatement is: the same slot with the same value (compared loosely); or a near-identical text
+    (cosine >= MEMORY_DEDUP_THRESHOLD with most keyword tokens shared); or a paraphrase (cosine >=
+    MEMORY_PARAPHRASE_THRESHOLD, other words allowed). All of them need the same names, numbers and
+    polarity, and a slot holding another value is a conflict, never a duplicate.
+    """
     scope = (MemoryItem.objects.for_user(user_id).active()
              .filter(type=draft.type, tags_key=tags_key, agent_id=draft.agent_id))
     if draft.key and value is not None:
         same = scope.filter(key=draft.key, value=value).order_by("-id").first()
         if same is not None:
             return same
+        wanted = _norm_value(value)
+        for candidate in scope.filter(key=draft.key).exclude(value=None).order_by("-id")[:20]:
+            if _norm_value(candidate.value) == wanted:
+                return candidate
     if vector is None:  # embedder down: compare text with the recent items of the same type
         for candidate in scope.order_by("-id")[:50]:
             if draft.key and candidate.key == draft.key and value is not None and candidate.value not in (None, value):
+                continue
+            if draft.key and candidate.key and candidate.key != draft.key:
                 continue
             if _near_identical(candidate.content, content):
                 return candidate
         return None
     threshold = float(app_settings.MEMORY_DEDUP_THRESHOLD)
+    paraphrase = float(app_settings.MEMORY_PARAPHRASE_THRESHOLD)
     candidates = (scope.filter(embedding_model=model_name)
                   .annotate(distance=CosineDistance("embedding", vector))
-                  .filter(distance__lte=1.0 - threshold).order_by("distance")[:5])
+                  .filter(distance__lte=1.0 - min(threshold, paraphrase)).order_by("distance")[:5])
     for candidate in candidates:
-        # Same slot but another value is a conflict, not a duplicate ("MySQL" vs "PostgreSQL").
+        # Same slot but another value is a conflict, not a duplicate ("MySQL" vs "PostgreSQL"); two
+        # keys of a multi-valued slot are two values ("dislikes:芹菜" / "dislikes:香菜").
         if draft.key and candidate.key == draft.key and value is not None and candidate.value not in (None, value):
             continue
-        if not _near_identical(candidate.content, content):
+        if draft.key and candidate.key and candidate.key != draft.key:
             continue
-        return candidate
+        similarity = 1.0 - float(candidate.distance)
+        if similarity >= threshold and _near_identical(candidate.content, content):
+            return candidate
+        if (similarity >= paraphrase and not _other_slot(draft.key, candidate.key)
+                and _same_facts(candidate.content, content)):
+            return candidate
     return None
 
 

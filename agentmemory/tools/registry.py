@@ -74,6 +74,8 @@ class RecallArgs(serializers.Serializer):
     query = serializers.CharField(max_length=2000, help_text="What to look for, in the user's words.")
     top_k = serializers.IntegerField(min_value=1, max_value=50, default=5)
     agent_id = serializers.CharField(**_AGENT)
+    tags = serializers.DictField(child=serializers.CharField(max_length=200), required=False, default=dict,
+                                 help_text='Only memories with these context tags, e.g. {"project": "java-billing"}.')
 
 
 class ForgetMemoryArgs(serializers.Serializer):
@@ -139,7 +141,8 @@ def _recall(principal: Principal, args: dict) -> dict:
     if agent_id is not None:
         _require_agent(principal, agent_id)
     results = recall_memories(args["user_id"], args["query"], top_k=args["top_k"], agent_id=agent_id,
-                              agent_ids=principal.agent_limit if agent_id is None else None)
+                              agent_ids=principal.agent_limit if agent_id is None else None,
+                              tags=args.get("tags") or None)
     return {"mode": results.mode, "degraded_reason": results.degraded_reason,
             "memories": [_memory_json(r.memory, r.as_dict()["scores"]) for r in results]}
 

@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ..backends.extractors import ExistingMemory, Extractor, TurnText, get_extractor
-from ..backends.extractors.base import safe_key
+from ..backends.extractors.base import BOOKKEEPING_TAGS, safe_key
 from ..backends.extractors.rules import RuleBasedExtractor
 from ..conf import app_settings
 from ..exceptions import BackendError, InvalidInput
@@ -51,10 +51,22 @@ def draft_from_json(data: dict[str, Any]) -> MemoryDraft:
 def _for_store(draft: MemoryDraft) -> MemoryDraft:
     """The draft as the write service takes it: a valid key, and no extractor bookkeeping in the tags.
 
-    Tags are context tags in the long-term store (they split conflict slots), so the extractor's
-    own markers (slot, remember, correction) stay on the run, not on the memory.
+    Tags are context tags in the long-term store (they split conflict slots and filter recall): the
+    extractor's own markers (slot, remember, correction, ...) stay on the run; context tags (project,
+    product), the extractor's or the session's, go with the memory.
     """
-    return dataclasses.replace(draft, key=safe_key(draft.key), tags={})
+    tags = {k: v for k, v in (draft.tags or {}).items() if k not in BOOKKEEPING_TAGS}
+    return dataclasses.replace(draft, key=safe_key(draft.key), tags=tags)
+
+
+def session_tags(session: Session) -> dict[str, str]:
+    """The context tags a session was started with (``metadata["tags"]``): every memory extracted from
+    it carries them. Anything but short strings is ignored."""
+    raw = (session.metadata or {}).get("tags")
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str) and k and v
+            and len(k) <= 100 and len(v) <= 200 and k not in BOOKKEEPING_TAGS}
 
 
 def _turn_texts(session: Session, turns) -> list[TurnText]:
@@ -149,8 +161,11 @@ def _extract_items(run: ExtractionRun, session: Session, extractor: Extractor) -
     if run.kind == ExtractionRun.Kind.REMEMBER:
         drafts = _as_remembered(drafts, texts, extractor)
     seq_of = {t.turn_id: t.seq for t in texts}
+    context = session_tags(session)
     items = []
     for draft in drafts:
+        if context:  # what the extractor found in the text wins over the session's default
+            draft = dataclasses.replace(draft, tags={**context, **(draft.tags or {})})
         item = draft_to_json(draft)
         item["turn_seq"] = seq_of.get(draft.turn_id)
         items.append(item)

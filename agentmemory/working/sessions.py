@@ -16,7 +16,7 @@ from ..exceptions import InvalidInput, NotFound
 from ..memory.redact import redact, redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..text import count_tokens
-from ..validation import MAX_ID_CHARS, validate_text
+from ..validation import MAX_ID_CHARS, validate_tags, validate_text
 from .triggers import detect_remember_intent, is_high_priority
 
 MAX_METADATA_CHARS = 20_000
@@ -75,6 +75,8 @@ def create_session(*, user_id: str, agent_id: str = "", metadata: dict | None = 
     user_id = _clean_id(user_id, "user_id", required=True)
     agent_id = _clean_id(agent_id, "agent_id", required=False)
     metadata = _clean_json_object(metadata, "metadata")
+    if "tags" in metadata:  # context tags for every memory extracted from the session
+        metadata["tags"] = validate_tags(metadata["tags"], field="metadata.tags")
     with transaction.atomic():
         session = Session.objects.create(user_id=user_id, agent_id=agent_id, metadata=metadata)
         record_event("create", object_type="session", object_id=session.pk, user_id=user_id,

@@ -34,6 +34,10 @@ class ExistingMemory:
     extra: dict = field(default_factory=dict)
 
 
+#: Tags an extractor sets for its own bookkeeping (kept on the run, not on the memory); every other
+#: tag of a draft is a context tag (project, product) that the memory keeps.
+BOOKKEEPING_TAGS = frozenset({"slot", "extractor", "status", "existing_id", "remember", "correction"})
+
 #: Memory types an extractor may return (the long-term memory's vocabulary).
 MEMORY_TYPES = ("fact", "preference", "decision", "event", "feedback")
 #: Sources: what the user said, or what the model guessed.

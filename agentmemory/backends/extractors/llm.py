@@ -14,7 +14,7 @@ from typing import Any
 from ...exceptions import LLMError
 from ...types import MemoryDraft
 from ..llm import ChatClient
-from .base import MEMORY_TYPES, SOURCES, ExistingMemory, Extractor, TurnText
+from .base import BOOKKEEPING_TAGS, MEMORY_TYPES, SOURCES, ExistingMemory, Extractor, TurnText
 from .rules import SLOTS
 
 SYSTEM_PROMPT = """You extract long-term memories about the USER from a conversation.
@@ -31,9 +31,11 @@ Answer with ONE JSON object and nothing else:
             "source": "user_stated if the user said it, model_inferred if you infer it",
             "confidence": 0.0-1.0, "quality": 0.0-1.0,
             "turn": the [number] of the turn it comes from,
-            "status": "new" or "existing", "existing_id": id of the same existing memory or null}]}
+            "status": "new" or "existing", "existing_id": id of the existing memory it restates or updates, or null,
+            "tags": {"project": "...", "product": "..."} only when the statement is about one project or product}]}
 Slot vocabulary: """ + ", ".join(SLOTS) + """.
-Mark an item "existing" when an existing memory already says the same thing."""
+Mark an item "existing" with its existing_id when an existing memory already says the same thing or
+this item corrects or updates it (its new content replaces the old one, which is kept as history)."""
 
 
 class LLMExtractor(Extractor):
@@ -65,14 +67,16 @@ class LLMExtractor(Extractor):
             raise LLMError("The extractor model answered JSON without an 'items' list.")
         by_seq = {t.seq: t for t in turns}
         fallback = user_turns[-1]
+        known_ids = {m.id for m in existing}
         drafts = []
         for raw in items:
-            draft = self._draft(raw, by_seq, fallback)
+            draft = self._draft(raw, by_seq, fallback, known_ids)
             if draft is not None:
                 drafts.append(draft)
         return drafts
 
-    def _draft(self, raw: Any, by_seq: dict[int, TurnText], fallback: TurnText) -> MemoryDraft | None:
+    def _draft(self, raw: Any, by_seq: dict[int, TurnText], fallback: TurnText,
+               known_ids: set[int] = frozenset()) -> MemoryDraft | None:
         """One validated draft, or None for an item that is malformed (it is skipped, not guessed)."""
         if not isinstance(raw, dict):
             return None
@@ -90,9 +94,11 @@ class LLMExtractor(Extractor):
         turn = by_seq.get(seq, fallback)
         if turn.role != "user" and source == "user_stated":
             source = "model_inferred"  # the user did not say what the assistant said
-        tags = {"extractor": self.name, "status": "existing" if raw.get("status") == "existing" else "new"}
-        if raw.get("existing_id") not in (None, ""):
-            tags["existing_id"] = str(raw.get("existing_id"))
+        tags = _context_tags(raw.get("tags"))
+        tags.update({"extractor": self.name, "status": "existing" if raw.get("status") == "existing" else "new"})
+        existing_id = _existing_id(raw.get("existing_id"), known_ids) if raw.get("status") == "existing" else None
+        if existing_id is not None:
+            tags["existing_id"] = str(existing_id)
         return MemoryDraft(
             content=content[:2000],
             type=mtype,
@@ -106,7 +112,29 @@ class LLMExtractor(Extractor):
             turn_id=turn.turn_id,
             excerpt=turn.content[:500],
             tags=tags,
+            existing_id=existing_id,
         )
+
+
+def _context_tags(raw: Any) -> dict[str, str]:
+    """The model's context tags, kept only when they are short strings (project, product, ...)."""
+    if not isinstance(raw, dict):
+        return {}
+    out = {}
+    for name, value in list(raw.items())[:5]:
+        if (isinstance(name, str) and isinstance(value, str) and name.strip() and value.strip()
+                and name not in BOOKKEEPING_TAGS):
+            out[name.strip()[:50]] = value.strip()[:100]
+    return out
+
+
+def _existing_id(raw: Any, known_ids: set[int]) -> int | None:
+    """The existing memory the model named, only if it was one of those shown to it."""
+    try:
+        number = int(raw)
+    except (TypeError, ValueError):
+        return None
+    return number if number in known_ids else None
 
 
 def _unit(value: Any, default: float) -> float:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ...text import split_sentences
 from ...types import MemoryDraft
 from .base import ExistingMemory, Extractor, TurnText, is_chinese, safe_key
+from .lexicon import is_place, tech_names
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,13 @@ SLOTS: dict[str, Slot] = {
     "event": Slot("event", "{v}", "{v}", multi=True, confidence=0.7, quality=0.6),
     "feedback": Slot("feedback", "用户对回答的反馈：{v}", "The user's feedback on an answer: {v}", multi=True,
                      quality=0.7),
+    # A retraction ("香菜我现在能接受了", "you can suggest crypto again", "不是周杰伦"): the next version of
+    # the retracted value's slot, value {"item": X, <slot>: false}; the write path supersedes that value.
+    "retract_dislikes": Slot("preference", "用户不再讨厌{v}", "The user no longer dislikes {v}", multi=True, quality=0.8),
+    "retract_do_not_recommend": Slot("preference", "可以再向用户推荐{v}", "{v} may be recommended to the user again",
+                                     multi=True, quality=0.8),
+    "retract_diet": Slot("preference", "用户的饮食不再是：{v}", "The user's diet is no longer: {v}", multi=True,
+                         quality=0.8),
     # What the user asked to keep, in their words (not "the user asked to remember", which the quality
     # gate rightly takes for a statement about the conversation).
     "note": Slot("preference", "用户说：{v}", "The user said: {v}", multi=True, confidence=0.95, quality=0.8),
@@ -81,35 +89,72 @@ _CORRECTION_RE = re.compile(
 )
 
 _NUM = r"[0-9０-９][0-9０-９,.]*\s*(?:万|千|百|亿|k|K|w|W|元|块|美元|美金|USD|RMB|dollars|yuan)*"
+# An amount of money, unit or currency required (a bare number is not a budget).
+_ZH_MONEY_RE = re.compile(r"[0-9０-９][0-9０-９,.]*\s*(?:(?:万|千|百|亿|w|W)+(?:元|块|美元|美金|人民币)?|元|块|美元|美金|人民币)")
+_EN_MONEY_RE = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|K|m|M|million|thousand)\b)?|"
+                          r"\b\d[\d,.]*\s?(?:k|K)?\s?(?:dollars|yuan|euros|pounds|USD|RMB|CNY|EUR|GBP)\b")
+_BUDGET_CUE_RE = re.compile(r"预算|经费|资金|\bbudget|\bspend\b|\bafford\b|\bfunding\b", re.IGNORECASE)
+_ZH_TITLES = (r"工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
+              r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试")
+_EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
+              r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
+              r"product owner|programmer|administrator|specialist|recruiter|professor")
+_DIET_STYLES = r"低碳水|生酮|无麸质|清淡|低脂|低糖|地中海|轻断食|素食|吃素|全素|蛋奶素"
+_EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten-free|paleo|low-carb|dairy-free|plant-based|"
+                   r"lactose intolerant|halal|kosher")
+#: A diet that replaces the previous one (one value at a time); allergies and dislikes add up.
+_DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者)?$", re.IGNORECASE)
 
 # (slot, compiled pattern, fixed value or None): the first match of a slot in a clause wins.
 _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("name", re.compile(r"我(?:叫|的名字是|的名字叫|名叫)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)(?=[，。！？；,.!?;\s]|$)"), None),
+    ("name", re.compile(r"(?:我的名字|我名字)(?:其实|现在|已经)?(?:是|叫|改成了?|改为)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)"
+                        r"(?=[，。！？；,.!?;\s]|$)"), None),
+    ("name", re.compile(r"(?<!别)(?<!不要)(?<!不用)(?:叫我|称呼我|喊我)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{1,6}?)"
+                        r"(?:就行|就好|就可以|吧|即可)?(?=[，。！？；,.!?;\s]|$)"), None),
     ("company_industry", re.compile(rf"(?:我们|我的|我)?公司(?:是|主要是|主要)?(?:做|从事|经营)(?P<v>{_ZC}{{1,20}}?)(?:的|业务|行业|生意)"), None),
     ("company_industry", re.compile(rf"我们是做(?P<v>{_ZC}{{1,20}}?)的"), None),
     ("company_industry", re.compile(rf"(?:我们|我的|我)公司是(?:一家|一个|家)?(?:做)?(?P<v>{_ZC}{{1,20}}?)(?:公司|企业|品牌)?(?=[，。！？；,.!?;]|$)"), None),
+    ("company_industry", re.compile(rf"业务(?:方向)?(?:已经|现在)?(?:改为|改成|转为|转向|调整为|转型为|转到|变成了?)(?P<v>{_ZC}{{2,20}})"),
+     None),
+    ("company_industry", re.compile(rf"(?:公司|我们){_ZC}{{0,8}}?(?:现在|目前)主要(?:做|从事|经营)(?P<v>{_ZC}{{2,20}}?)(?:的|业务|行业|生意)?(?=[，。！？；,.!?;]|$)"),
+     None),
+    ("company_industry", re.compile(rf"^(?:现在|目前)?主要(?:做|从事|经营)(?P<v>{_ZC}{{2,20}}?)(?:的|业务|行业|生意)?(?=[，。！？；,.!?;]|$)"),
+     None),
     ("company_focus", re.compile(rf"主打(?P<v>{_ZC}{{1,20}})"), None),
-    ("employer", re.compile(rf"我(?:现在)?(?:在|于)(?P<v>{_ZC}{{1,20}}?)(?:工作|上班|任职)"), None),
-    ("job_title", re.compile(
-        rf"我是(?:一名|一个|一位|个|名)?(?P<v>{_ZC}{{0,8}}?(?:工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|"
-        r"创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|分析师|产品经理|架构师))"), None),
+    ("employer", re.compile(rf"我(?:现在|目前)?(?:在|于)(?P<v>{_ZC}{{1,20}}?)(?:工作|上班|任职)"), None),
+    ("employer", re.compile(rf"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?P<v>{_ZC}{{1,20}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)"),
+     None),
+    ("employer", re.compile(rf"我(?:现在|目前)?在(?P<v>{_ZC}{{1,15}}?)(?:做|当|担任)(?:{_ZC}{{0,8}}?(?:{_ZH_TITLES}))"), None),
+    ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
+                             rf"(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
+    ("job_title", re.compile(rf"在{_ZC}{{1,15}}?(?:做|当)(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{_ZC}{{1,15}})"), None),
-    ("location", re.compile(rf"^\s*(?:已经|现在|刚)?(?:搬到了?|搬去了?|迁居到?)(?P<v>{_ZC}{{1,15}})"), None),
+    ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{_ZC}{{1,15}})"), None),
+    ("location", re.compile(rf"我{_ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{_ZC}{{1,15}}?)"
+                            rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
     ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|改用|迁移至)了?(?P<v>{_ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
     ("tech_stack", re.compile(rf"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>{_ZC}{{1,30}})"), None),
     ("tech_stack", re.compile(r"(?:我们|我)(?:现在|目前|主要)?(?:用的是|使用|在用|用)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
+    ("tech_stack", re.compile(r"用(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*)(?:写|开发|搭建|实现|构建)"), None),
     ("budget", re.compile(rf"预算(?:已经|现在|也)?(?:改成了?|改为|变成了?|变为|调整为|调整到|调到|提高到|增加到|降到|降低到|涨到|减到|定为|定在|是|为|大概|大约|在|有|只有|：|:)?\s*(?P<v>{_NUM})"), None),
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
     ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{_ZC}{{2,20}})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
+    ("reply_style", re.compile(r"用(?P<v>中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体)(?:来)?(?:回答|回复|交流|沟通|跟我说|写)"),
+     None),
     ("diet", re.compile(r"(?P<v>不吃(?:辣|肉|海鲜|猪肉|牛肉|香菜|葱|蒜|鸡蛋)|吃素|素食(?:者|主义者)?|对[^，。！？；,.!?;]{1,6}过敏)"), None),
+    ("diet", re.compile(rf"(?:改成|改为|换成|开始|现在|在)(?P<v>{_DIET_STYLES})(?:饮食)?"), None),
+    ("diet", re.compile(r"(?:是|有)(?P<v>[\u4e00-\u9fff]{1,4}?过敏)"), None),
     ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{_ZC}{{1,20}})"), None),
     ("dislikes", re.compile(rf"(?:不喜欢|讨厌|不爱|受不了|反感)(?P<v>{_ZC}{{1,20}})"), None),
     ("unlikes", re.compile(rf"(?:不再|已经不)(?:喜欢|爱|偏好)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直)?(?:喜欢|爱|偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?<![我不])(?:偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
+    ("likes", re.compile(rf"(?:平时|周末|业余|空闲时|没事)(?:很|比较|特别|也)?(?:喜欢|爱)(?P<v>{_ZC}{{1,20}})"), None),
     ("decision", re.compile(rf"(?:决定(?:了)?(?:选|选择|用|采用)?了?|选了|选择了|定了|敲定了?|最终选)(?P<v>{_ZC}{{1,30}})"), None),
-    ("feedback", re.compile(rf"(?P<v>(?:你)?(?:上次|刚才|之前)(?:的|说的|给的)?(?:回答|建议|方案|答案)?{_ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){_ZC}{{0,10}})"), None),
+    ("feedback", re.compile(rf"(?P<v>(?:你(?:上次|刚才|之前)(?:的|说的|给的)?(?:回答|建议|方案|答案)?|(?:上次|刚才|之前)(?:的|说的|给的)?"
+                            rf"(?:回答|建议|方案|答案)){_ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){_ZC}{{0,10}})"), None),
     ("event", re.compile(rf"(?P<v>我(?:们)?(?:刚|刚刚|上周|昨天|上个月|今年|去年|前几天)?(?:去了|参加了|搬家到|买了|入职了|加入了|完成了|拿到了|生了|结婚了|毕业了|升职了|换了工作){_ZC}{{0,30}})"), None),
 ]
 
@@ -117,32 +162,52 @@ _I = re.IGNORECASE
 _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("name", re.compile(r"\b(?i:my name is) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
     ("name", re.compile(r"\b(?i:call me|I go by) (?P<v>[A-Z][\w'-]*)"), None),
-    ("employer", re.compile(rf"\bI (?:now )?(?:work|am working|'m working) (?:at|for) (?P<v>{_EC}{{1,40}}?)(?= as |$|[,.;!?])", _I), None),
+    ("name", re.compile(r"\bI(?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bhere\b|\bnow\b))"),
+     None),
+    ("employer", re.compile(rf"\bI (?:now )?(?:work|am working|'m working) (?:at|for) (?P<v>{_EC}{{1,40}}?)(?= as | now\b|$|[,.;!?])", _I), None),
+    ("employer", re.compile(r"\bI(?:'ve| have)? (?:just |recently )?(?:joined|started at|moved to|switched to) "
+                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
+    ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("job_title", re.compile(
         r"\bI(?:'m| am) (?:now )?(?P<v>an? (?:[\w-]+ ){0,2}(?:engineer|developer|manager|designer|doctor|teacher|lawyer|"
         r"student|founder|consultant|researcher|nurse|writer|artist|accountant|scientist|counselor|analyst|architect))\b", _I), None),
+    ("job_title", re.compile(rf"\b(?:as|I(?:'m| am)(?: now)?) an? (?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES}))\b", _I), None),
     ("company_industry", re.compile(rf"\b(?:our|my) company (?:is in|does|makes|sells|builds|is an?|works in) (?P<v>{_EC}{{1,40}})", _I), None),
     ("company_industry", re.compile(rf"\bwe(?:'re| are) an? (?P<v>{_EC}{{1,30}}?) (?:company|brand|startup|business|firm)\b", _I), None),
     ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
-    ("location", re.compile(rf"\bI(?:'ve| have)? (?:just )?moved to (?P<v>{_EC}{{1,30}})", _I), None),
+    ("location", re.compile(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) to "
+                            r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
+    ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
+                            r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("tech_stack", re.compile(r"\bwe(?:'ve| have)? (?:now )?(?:migrated|moved|switched) (?:\w+ )?to (?P<v>[A-Z][\w.+#-]*)", _I), None),
     ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(rf"\bour (?:tech )?stack is (?P<v>{_EC}{{1,40}})", _I), None),
     ("budget", re.compile(rf"\bbudget (?:is |of |has )?(?:now |been |changed to |raised to |increased to |cut to |reduced to |"
                           rf"lowered to |moved to |around |about )*(?P<v>[$€£¥]?\s?{_NUM})", _I), None),
+    ("company_industry", re.compile(rf"\bwe (?:now )?do (?P<v>{_EC}{{2,30}}?) now\b", _I), None),
+    ("company_industry", re.compile(rf"\bwe (?:build|make|sell|develop) (?P<v>{_EC}{{2,30}}?)(?= for\b|,|$|[.;!?])", _I), None),
     ("budget", re.compile(r"\b(?:low[- ]cost|cheap(?:er)?|tight budget|limited budget|low budget|on a budget|inexpensive|"
                           r"save money)\b", _I), "low cost"),
     ("reply_style", re.compile(r"\bI prefer (?P<v>(?:short|brief|concise|detailed|long|direct)\w* (?:answers|replies|responses))", _I), None),
     ("reply_style", re.compile(rf"\b(?:keep|make) (?:your )?(?:answers?|replies|responses) (?P<v>{_EC}{{2,30}})", _I), None),
+    ("reply_style", re.compile(r"\b(?:you can|please|just) be (?:more |a bit more |a little more )?(?P<v>casual|formal|direct|"
+                               r"brief|concise|friendly|informal|blunt|polite|detailed|technical)\b", _I), None),
+    ("reply_style", re.compile(r"\bin an? (?:more )?(?P<v>formal|casual|friendly|neutral|professional|informal|playful) tone\b", _I),
+     None),
+    ("reply_style", re.compile(r"(?:^|\buse |\bin |\bwith )(?P<v>bullet points|bulleted lists?|numbered lists?|tables|plain text|"
+                               r"one sentence|code only)(?: only| please)?\b", _I), None),
     ("reply_style", re.compile(rf"\b(?:answer|reply|respond) (?P<v>(?:briefly|concisely|in detail|in [A-Z]\w+|with {_EC}{{2,30}}|"
                                r"conclusion first|with the conclusion first))", _I), None),
-    ("diet", re.compile(rf"\bI(?:'m| am) (?P<v>vegetarian|vegan|lactose intolerant|allergic to {_EC}{{1,20}})", _I), None),
+    ("diet", re.compile(rf"\bI(?:'m| am) (?:now |also )?(?P<v>{_EN_DIET_STYLES}|allergic to {_EC}{{1,20}})", _I), None),
+    ("diet", re.compile(rf"\bon an? (?P<v>{_EN_DIET_STYLES}) diet\b", _I), None),
     ("diet", re.compile(rf"\bI (?:don't|do not|can't|cannot) eat (?P<v>{_EC}{{1,20}})", _I), None),
     ("do_not_recommend", re.compile(rf"\b(?:don't|do not|never|stop) (?:ever )?recommend(?:ing)? (?P<v>{_EC}{{1,40}}?)(?: again| to me)*(?=$|[,.;!?])", _I), None),
     ("dislikes", re.compile(rf"\bI (?:really |also )?(?:hate|dislike|don't like|do not like|can't stand) (?P<v>{_EC}{{1,40}})", _I), None),
+    ("dislikes", re.compile(rf"\bwhat I (?:really |truly )?(?:hate|dislike|can't stand|cannot stand) is (?P<v>{_EC}{{1,40}})", _I), None),
     ("unlikes", re.compile(rf"\bI (?:no longer|don't|do not) (?:really )?(?:like|love|enjoy) (?P<v>{_EC}{{1,40}}?) "
                            rf"(?:any ?more|any longer)\b|\bI no longer (?:like|love|enjoy) (?P<w>{_EC}{{1,40}})", _I), None),
     ("likes", re.compile(rf"\bI (?:really |also |just |absolutely )?(?:like|love|enjoy|prefer|adore) (?P<v>{_EC}{{1,40}})", _I), None),
+    ("likes", re.compile(rf"\bI(?:'ve| have) (?:started|begun|come) to (?:like|love|enjoy) (?P<v>{_EC}{{1,40}})", _I), None),
     ("decision", re.compile(rf"\b(?:we|I) (?:finally )?(?:chose|picked|decided (?:on|to)|went with|settled on|selected|"
                             rf"will go with|'ll go with) (?P<v>{_EC}{{1,40}})", _I), None),
     ("feedback", re.compile(rf"\b(?P<v>(?:your|that) (?:last |previous )?(?:answer|suggestion|reply|advice) (?:was|is) {_EC}{{1,30}})", _I), None),
@@ -152,6 +217,61 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
         rf"volunteered|moved into|launched|celebrated|lost my|had a (?:baby|wedding|party)){_EC}{{0,60}})", _I), None),
 ]
 
+
+# Context tags: a statement about one named project or product ("java-billing项目", "the Atlas app").
+# A name is an identifier (with a capital, digit, - _ or .) or quoted, so "the new project" names nothing.
+_NAME = r"[A-Za-z0-9][\w.\-]{1,40}"
+_ZH_CONTEXT_RE = re.compile(
+    rf"(?P<n>{_NAME})\s*(?P<k>项目|工程|产品|系统)|[「“\"《](?P<q>[^」”\"》]{{1,30}})[」”\"》]\s*(?P<k2>项目|产品|系统)")
+_EN_CONTEXT_RE = re.compile(
+    rf"\b(?:the|our|my|on|for|in)\s+(?P<n>{_NAME})\s+(?P<k>project|product|app|service|repo)\b|"
+    rf"\b(?P<k2>project|product)\s+(?P<q>{_NAME})\b")
+_CONTEXT_KIND = {"项目": "project", "工程": "project", "系统": "project", "产品": "product", "project": "project",
+                 "repo": "project", "service": "project", "product": "product", "app": "product"}
+
+
+def context_tags(sentence: str) -> dict[str, str]:
+    """``{"project": name}`` or ``{"product": name}`` when the sentence is about one named project/product."""
+    pattern = _ZH_CONTEXT_RE if is_chinese(sentence) else _EN_CONTEXT_RE
+    for match in pattern.finditer(sentence):
+        name = match.group("n") or match.group("q") or ""
+        kind = match.group("k") or match.group("k2") or ""
+        quoted = bool(match.group("q"))
+        if not quoted and not is_chinese(sentence) and not re.search(r"[A-Z0-9_.\-]", name):
+            continue  # "the billing project": an ordinary word, not a name
+        if name.lower() in {"this", "that", "the", "our", "my", "new", "old", "same", "whole"}:
+            continue
+        return {_CONTEXT_KIND[kind.lower()]: name.strip()}
+    return {}
+
+
+# Retractions, matched (and blanked out of the clause) before the slots: (slot or "same", pattern).
+# "same" takes the slot of what the sentence states instead ("我喜欢的是陈奕迅，不是周杰伦").
+_ZH_RETRACT: list[tuple[str, re.Pattern]] = [
+    ("same", re.compile(rf"不是(?P<v>{_ZC}{{1,15}}?)了?(?=[，。！？；,.!?;]|$)")),
+    ("dislikes", re.compile(r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:现在|已经|其实|也)?(?:能接受了|可以接受了|不讨厌了|不反感了|"
+                            r"还行了|没问题了|也挺好的)")),
+    ("do_not_recommend", re.compile(rf"(?:可以|又可以|也可以|能)(?:再)?(?:给我)?推荐(?P<v>{_ZC}{{1,15}}?)了")),
+    ("do_not_recommend", re.compile(rf"(?P<v>{_ZC}{{1,10}}?)(?:现在|以后)?(?:可以|又可以|也可以)(?:再)?(?:推荐|推)了")),
+    ("diet", re.compile(rf"不(?:再)?(?P<v>吃素|{_DIET_STYLES})了")),
+]
+_EN_RETRACT: list[tuple[str, re.Pattern]] = [
+    ("same", re.compile(r"\bnot (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)(?: any ?more| any longer)?(?=$|[,.;!?])", _I)),
+    ("dislikes", re.compile(r"(?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?) (?:is|are) (?:fine|ok|okay|alright|not so bad)"
+                            r"(?: with me| by me)? (?:now|actually)\b", _I)),
+    ("do_not_recommend", re.compile(r"\b(?:you can|feel free to|it's (?:ok|fine) to) (?:suggest|recommend|show me) "
+                                    r"(?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?) again\b", _I)),
+    ("diet", re.compile(rf"\bI(?:'m| am) (?:not|no longer) (?P<v>{_EN_DIET_STYLES})\b", _I)),
+]
+_RETRACT_SLOT = {"likes": "unlikes", "dislikes": "retract_dislikes", "do_not_recommend": "retract_do_not_recommend",
+                 "diet": "retract_diet"}
+_RETRACT_PREFIX_RE = re.compile(r"^(?:其实|现在|我们|我|对|嗯|哦|但是|但|不过|而且|也|就)+")
+#: Capitalised words after "I'm" that are not names.
+_NOT_NAMES = frozenset("""american chinese british canadian indian japanese korean german french spanish italian
+australian mexican brazilian russian english christian muslim jewish catholic buddhist hindu sorry fine good okay ok
+back done here ready sure happy tired busy free not so just also still now always glad new""".split())
+_WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|work|working|employer)\b", _I)
+_SWITCH_CUE_RE = re.compile(r"迁|换成|改用|切换|重写|\bnow\b|\bswitched\b|\bmigrated\b|\brewrote\b|\bmoved\b|\bported\b", _I)
 
 _GENERIC_SLOTS = {"likes", "event"}
 #: A slot that said something more specific in a clause keeps the generic ones out of it.
@@ -167,12 +287,44 @@ def _clauses(sentence: str) -> list[str]:
     return [c for c in re.split(r"[，；;]|,(?!\d)", sentence) if c.strip()] or [sentence]
 
 
-def _clean_value(value: str) -> str:
+def _clean_value(value: str, slot_key: str = "") -> str:
     value = value.strip(" \t\"'“”‘’「」()（）[]【】~～-—:：")
     value = value.rstrip(".。!！?？")
     value = re.sub(r"(?:了|的|呢|吧|啊|哦|呀)+$", "", value) if is_chinese(value) else value
-    value = re.sub(r"\s+(?:too|as well|anymore|again|now|though)$", "", value, flags=re.IGNORECASE)
+    value = re.sub(r"\s+(?:too|as well|anymore|any more|again|now|though|from now on|only)$", "", value, flags=re.IGNORECASE)
+    if slot_key in ("likes", "dislikes", "do_not_recommend", "unlikes") and is_chinese(value):
+        value = re.sub(r"^(?:的是|的|是)", "", value)
+    if slot_key == "location":
+        value = re.sub(r"(?:上班|工作|生活|住)$", "", value)
     return value.strip()
+
+
+def _worth_keeping(slot_key: str, value: str) -> bool:
+    if value.lower() in _EMPTY_VALUES or (len(value) < 2 and not is_chinese(value)):
+        return False
+    return not (slot_key == "name" and value.split()[0].lower() in _NOT_NAMES)
+
+
+def _disambiguate(slot_key: str, value: str, sentence: str) -> str:
+    """A place said where a company is expected is a location ("我在成都工作"), and a company said where a
+    place is expected is an employer ("I've moved to Stripe, started last month")."""
+    if slot_key in ("employer", "tech_stack") and is_place(value):
+        return "location"
+    if slot_key == "location" and not is_chinese(sentence) and not is_place(value) and _WORK_CUE_RE.search(sentence):
+        return "employer"
+    return slot_key
+
+
+def _take_retractions(clause: str, patterns: list[tuple[str, re.Pattern]]) -> tuple[str, list[tuple[str, str]]]:
+    """The clause with its retractions blanked out, and the (slot, value) each retracts."""
+    found: list[tuple[str, str]] = []
+    for slot_key, pattern in patterns:
+        for match in list(pattern.finditer(clause)):
+            value = _clean_value(_RETRACT_PREFIX_RE.sub("", match.group("v")), slot_key)
+            if value and value.lower() not in _EMPTY_VALUES:
+                found.append((slot_key, value))
+                clause = clause[: match.start()] + " " * (match.end() - match.start()) + clause[match.end():]
+    return clause, found
 
 
 def remember_intent(text: str) -> bool:
@@ -226,11 +378,26 @@ class RuleBasedExtractor(Extractor):
         return out
 
     def _sentence_drafts(self, sentence: str, *, turn: TurnText | None, remember: bool) -> list[MemoryDraft]:
-        rules = _ZH_RULES if is_chinese(sentence) else _EN_RULES
+        zh = is_chinese(sentence)
+        rules = _ZH_RULES if zh else _EN_RULES
         correction = bool(_CORRECTION_RE.search(sentence))
         out: list[MemoryDraft] = []
+        retracted: list[tuple[str, str]] = []
         taken: set[str] = set()
+
+        def add(slot_key: str, value: str) -> bool:
+            slot_key = _disambiguate(slot_key, value, sentence)
+            if slot_key in taken and not SLOTS[slot_key].multi:
+                return False
+            if any(d.key.split(":")[0] == slot_key and str(d.value) == value for d in out):
+                return False
+            out.append(self._draft(slot_key, value, sentence, turn=turn, remember=remember, correction=correction))
+            taken.add(slot_key)
+            return True
+
         for clause in _clauses(sentence):
+            clause, found = _take_retractions(clause, _ZH_RETRACT if zh else _EN_RETRACT)
+            retracted.extend(found)
             clause_slots: set[str] = set()
             for slot_key, pattern, fixed in rules:
                 if slot_key in taken and not SLOTS[slot_key].multi:
@@ -240,17 +407,35 @@ class RuleBasedExtractor(Extractor):
                     continue
                 for match in pattern.finditer(clause):
                     raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
-                    value = fixed if fixed is not None else _clean_value(raw)
-                    if value.lower() in _EMPTY_VALUES or (len(value) < 2 and not is_chinese(value)):
+                    value = fixed if fixed is not None else _clean_value(raw, slot_key)
+                    if not _worth_keeping(slot_key, value):
                         continue
-                    if any(d.key.split(":")[0] == slot_key and str(d.value) == value for d in out):
-                        continue
-                    out.append(self._draft(slot_key, value, sentence, turn=turn, remember=remember,
-                                           correction=correction))
-                    taken.add(slot_key)
-                    clause_slots.add(slot_key)
-                    break
+                    if add(slot_key, value):
+                        clause_slots.add(slot_key)
+                        break
+        self._sentence_fallbacks(sentence, add, taken, correction)
+        stated = next((d.key.split(":")[0] for d in out if d.key.split(":")[0] in _RETRACT_SLOT), "")
+        for slot_key, value in retracted:
+            slot_key = stated if slot_key == "same" else slot_key
+            if slot_key in _RETRACT_SLOT and value.lower() not in _EMPTY_VALUES:
+                out.append(self._draft(_RETRACT_SLOT[slot_key], value, sentence, turn=turn, remember=remember,
+                                       correction=True))
         return out
+
+    @staticmethod
+    def _sentence_fallbacks(sentence: str, add, taken: set[str], correction: bool) -> None:
+        """Slots stated across clauses: an amount in a sentence about the budget ("预算被砍了，现在只有6万"),
+        a known technology in a sentence about switching ("It's React now, not Angular anymore")."""
+        if "budget" not in taken and _BUDGET_CUE_RE.search(sentence):
+            amounts = [m.group(0).strip() for m in (_ZH_MONEY_RE if is_chinese(sentence) else _EN_MONEY_RE)
+                       .finditer(sentence)]
+            if amounts:
+                add("budget", amounts[-1].rstrip(",."))
+        if "tech_stack" not in taken and (correction or _SWITCH_CUE_RE.search(sentence)):
+            negated = {m.group("v").lower() for m in re.finditer(r"(?:\bnot |不是|不用|不再用)(?P<v>[A-Za-z][\w.+#]*)", sentence)}
+            names = [n for n in tech_names(sentence) if n.lower() not in negated]
+            if names:
+                add("tech_stack", names[0])
 
     def _draft(self, slot_key: str, value: str, sentence: str, *, turn: TurnText | None,
                remember: bool = False, correction: bool = False) -> MemoryDraft:
@@ -260,13 +445,17 @@ class RuleBasedExtractor(Extractor):
             content = f"用户说：{value}" if zh else f"The user said: {value}"
         else:
             content = _FIXED_WORDING.get((slot_key, value)) or (slot.zh if zh else slot.en).format(v=value)
-        # "no longer likes X" is the next version of the likes:X slot.
-        slot_name = "likes" if slot_key == "unlikes" else slot_key
-        key = safe_key(f"{slot_name}:{value.lower()[:60]}") if slot.multi else slot_key
+        # "no longer likes X" is the next version of the likes:X slot; a retraction, of its slot.
+        slot_name = {"unlikes": "likes"}.get(slot_key) or slot_key.removeprefix("retract_")
+        retraction = slot_key == "unlikes" or slot_key.startswith("retract_")
+        if slot_key == "diet" and _DIET_STYLE_RE.match(value):
+            key = "diet"  # one diet at a time: a new one supersedes the old
+        else:
+            key = safe_key(f"{slot_name}:{value.lower()[:60]}") if slot.multi else slot_key
         confidence = slot.confidence
         if remember or correction:
             confidence = max(confidence, 0.95)
-        tags = {"slot": slot_key, "extractor": self.name}
+        tags = {**context_tags(sentence), "slot": slot_key, "extractor": self.name}
         if correction:
             tags["correction"] = "true"
         if remember:
@@ -276,8 +465,8 @@ class RuleBasedExtractor(Extractor):
             type=slot.type,
             source="user_stated",
             key=key,
-            # A retracted like keeps the slot but not the value: {"item": X, "likes": false}.
-            value={"item": value, "likes": False} if slot_key == "unlikes" else value,
+            # A retraction keeps the slot but not the value: {"item": X, "likes": false}.
+            value={"item": value, slot_name: False} if retraction else value,
             confidence=confidence,
             quality=max(slot.quality, 0.9) if remember else slot.quality,
             agent_id=turn.agent_id if turn else "",

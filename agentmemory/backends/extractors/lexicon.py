@@ -1,0 +1,63 @@
+"""Small word lists the rule-based extractor uses to tell a place from a company and to spot technologies.
+
+Deliberately general (major cities, provinces and countries; widely used technologies): they decide
+between slots ("我在成都工作" is a place, "我在腾讯工作" an employer), they never create a memory alone.
+"""
+from __future__ import annotations
+
+import re
+
+ZH_PLACES = frozenset("""
+北京 上海 天津 重庆 广州 深圳 杭州 南京 苏州 无锡 常州 宁波 温州 绍兴 嘉兴 金华 台州 湖州 合肥 芜湖 福州 厦门 泉州
+济南 青岛 烟台 威海 潍坊 郑州 洛阳 武汉 宜昌 长沙 株洲 南昌 成都 绵阳 西安 咸阳 兰州 西宁 银川 乌鲁木齐 拉萨 昆明
+大理 丽江 贵阳 南宁 桂林 海口 三亚 石家庄 保定 唐山 太原 大同 呼和浩特 包头 沈阳 大连 长春 吉林 哈尔滨 珠海 佛山
+东莞 中山 惠州 汕头 香港 澳门 台北 高雄 新竹 雄安 义乌 昆山 扬州 徐州 南通 镇江 连云港
+河北 山西 辽宁 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 贵州 云南 陕西 甘肃 青海 台湾 内蒙古
+广西 西藏 宁夏 新疆 老家 国外 海外 美国 日本 韩国 英国 法国 德国 新加坡 加拿大 澳大利亚 泰国 马来西亚 越南
+纽约 伦敦 东京 巴黎 柏林 硅谷 旧金山 洛杉矶 西雅图 悉尼 多伦多 温哥华 首尔 曼谷
+""".split())
+
+_ZH_PLACE_SUFFIX_RE = re.compile(r"(?:市|省|区|县|镇|村|州|自治区)$")
+
+EN_PLACES = frozenset(p.replace("_", " ").lower() for p in """
+London Paris Berlin Munich Hamburg Amsterdam Rotterdam Brussels Dublin Madrid Barcelona Lisbon Rome Milan Vienna Zurich
+Geneva Prague Warsaw Stockholm Oslo Copenhagen Helsinki Athens Istanbul Moscow Kyiv Budapest Edinburgh Manchester
+New_York Boston Chicago Seattle Portland Austin Dallas Houston Denver Phoenix Miami Atlanta Philadelphia Pittsburgh
+Detroit Minneapolis San_Francisco San_Diego San_Jose Los_Angeles Las_Vegas Washington Nashville Toronto Vancouver Montreal
+Ottawa Calgary Mexico_City Sao_Paulo Buenos_Aires Santiago Lima Bogota Sydney Melbourne Brisbane Auckland Tokyo Osaka
+Kyoto Seoul Beijing Shanghai Shenzhen Guangzhou Hangzhou Chengdu Hong_Kong Taipei Singapore Bangkok Jakarta Manila
+Hanoi Mumbai Delhi Bangalore Bengaluru Hyderabad Chennai Dubai Tel_Aviv Cairo Nairobi Lagos Cape_Town Johannesburg
+the_Bay_Area Silicon_Valley Brooklyn Oakland
+USA America Canada Mexico Brazil Argentina UK England Scotland Ireland France Germany Spain Portugal Italy Netherlands
+Belgium Switzerland Austria Sweden Norway Denmark Finland Poland Greece Turkey Russia Ukraine China Japan Korea India
+Australia New_Zealand Vietnam Thailand Indonesia Malaysia Philippines Israel Egypt Kenya Nigeria California Texas
+Florida Oregon Colorado Ontario Quebec Bavaria
+""".split())
+
+#: Widely used technologies (languages, frameworks, databases, platforms), lower case.
+TECH = frozenset("""
+python java javascript typescript go golang rust ruby php kotlin swift scala elixir c# c++ dart perl lua r julia
+django flask fastapi spring springboot rails laravel express nestjs next.js nextjs nuxt react vue angular svelte
+jquery flutter electron node node.js nodejs deno .net dotnet asp.net
+mysql postgresql postgres pg sqlite oracle mariadb mongodb redis elasticsearch opensearch cassandra clickhouse
+dynamodb snowflake bigquery redshift tidb oceanbase neo4j kafka rabbitmq celery pulsar
+aws azure gcp aliyun kubernetes k8s docker terraform ansible nginx graphql grpc spark hadoop flink airflow
+pytorch tensorflow langchain llamaindex pgvector milvus qdrant weaviate pinecone chroma
+""".split())
+_TECH_RE = re.compile(r"(?<![\w.+#])([A-Za-z][\w.+#]*)(?![\w+#])")
+
+
+def is_place(value: str) -> bool:
+    """True for a city, province, region or country (Chinese or English)."""
+    text = (value or "").strip()
+    if not text:
+        return False
+    if text in ZH_PLACES or _ZH_PLACE_SUFFIX_RE.search(text):
+        return True
+    return text.lower() in EN_PLACES or text.lower().split(",")[0].strip() in EN_PLACES
+
+
+def tech_names(text: str) -> list[str]:
+    """The known technologies named in ``text``, in order, as written."""
+    names = (m.group(1).rstrip(".") for m in _TECH_RE.finditer(text or ""))
+    return [n for n in names if n.lower() in TECH]
