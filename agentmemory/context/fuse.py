@@ -78,7 +78,8 @@ def fuse_items(candidates: Iterable[ContextItem], *, weights: Mapping[str, float
 
     Two items are duplicates when they point at the same row (same ``key``, e.g. a memory that is
     both a profile fact and a recall hit) or their texts are near-identical (shingle Jaccard >=
-    ``dedup_threshold``); the higher-scoring one stays. Ties keep the earlier layer's copy.
+    ``dedup_threshold``); the higher-scoring one stays. Ties keep the earlier layer's copy. A row that is
+    a profile fact keeps its profile copy, at the best score of its copies.
     """
     scored: list[ContextItem] = []
     dropped: list[dict[str, Any]] = []
@@ -88,6 +89,13 @@ def fuse_items(candidates: Iterable[ContextItem], *, weights: Mapping[str, float
         used_weights[item.layer] = w
         score = round(w * item.relevance * item.decay, 6)
         scored.append(replace(item, weight=w, score=score))
+    # A memory that is a profile fact stays in the profile (always loaded, its home) at the best score
+    # of its copies: recall's access-frequency bonus must not move a key fact out of the profile section.
+    best_by_key: dict[str, float] = {}
+    for item in scored:
+        best_by_key[item.key] = max(best_by_key.get(item.key, 0.0), item.score)
+    profile_keys = {item.key for item in scored if item.layer == "profile"}
+    scored = [replace(item, score=best_by_key[item.key]) if item.layer == "profile" else item for item in scored]
     order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
     kept: list[ContextItem] = []
     kept_by_key: dict[str, ContextItem] = {}
@@ -96,6 +104,9 @@ def fuse_items(candidates: Iterable[ContextItem], *, weights: Mapping[str, float
         item = scored[i]
         if item.score < min_score:
             dropped.append(_drop(item, "threshold", f"score {item.score:.4f} < {min_score}"))
+            continue
+        if item.key in profile_keys and item.layer != "profile":
+            dropped.append(_drop(item, "duplicate", f"same row as profile:{item.key}", of=item.key))
             continue
         if item.key in kept_by_key:
             dropped.append(_drop(item, "duplicate", f"same row as {kept_by_key[item.key].layer}:{item.key}",

@@ -213,8 +213,9 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
     relevances = normalize_scores([float(b.get("relevance") or 0.0) for b in breakdowns])
     items = []
     for row, b, rel in zip(rows, breakdowns, relevances, strict=True):
-        factor = (float(b.get("decay", 1.0)) * float(b.get("source_weight", 1.0)) * float(b.get("confidence", 1.0))
-                  * float(b.get("frequency", 1.0)))
+        # The context's decay stays in [0, 1]: frequency lifts a memory up to that bound, never past it.
+        factor = min(1.0, float(b.get("decay", 1.0)) * float(b.get("source_weight", 1.0))
+                     * float(b.get("confidence", 1.0)) * float(b.get("frequency", 1.0)))
         items.append(_memory_item(row.memory, rel, factor, {k: v for k, v in b.items() if v is not None}, "recall"))
     # The user's top memories come from the cache; one also recalled is kept once, at its best score.
     top = top_memories(user_id, agent_id=agent_id, limit=5)

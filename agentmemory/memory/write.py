@@ -220,6 +220,10 @@ def _near_identical(a: str, b: str) -> bool:
         return False
     if not ta or not tb:
         return normalise_content(a) == normalise_content(b)
+    if ta - tb and tb - ta and len(ta | tb) <= 8:
+        # In a short statement a word swapped for another is a new value ("回答简洁" / "回答详细"),
+        # not a restatement; only a paraphrase close enough (MEMORY_PARAPHRASE_THRESHOLD) merges then.
+        return False
     return len(ta & tb) / len(ta | tb) >= _MIN_TOKEN_OVERLAP
 
 
@@ -241,6 +245,7 @@ def _after_commit(user_id: str) -> None:
 
 #: Slots that contradict each other value by value: liking sushi ends disliking it.
 _OPPOSITE_SLOTS = {"likes": "dislikes", "dislikes": "likes"}
+_AVERSIONS = ("dislikes", "do_not_recommend")
 
 
 def _retracted_ids(user_id: str, draft: MemoryDraft, value: Any, tags_key: str) -> tuple[int, ...]:
@@ -257,16 +262,17 @@ def _retracted_ids(user_id: str, draft: MemoryDraft, value: Any, tags_key: str) 
     if isinstance(value, dict):
         if value.get(slot) is not False or not isinstance(value.get("item"), str):
             return ()
-        family, item = slot, value["item"]
+        # "X is fine now" lifts an aversion, whichever way it was stored.
+        families, item = _AVERSIONS if slot in _AVERSIONS else (slot,), value["item"]
     elif slot in _OPPOSITE_SLOTS and isinstance(value, str):
-        family, item = _OPPOSITE_SLOTS[slot], value
+        families, item = (_OPPOSITE_SLOTS[slot],), value
     else:
         return ()
     wanted = _norm_value(item)
     if not wanted:
         return ()
     rows = (MemoryItem.objects.for_user(user_id).active()
-            .filter(Q(key=family) | Q(key__startswith=f"{family}:"))
+            .filter(Q(key__in=families) | Q(key__regex=rf"^({'|'.join(families)}):"))
             .filter(tags_key=tags_key, agent_id=draft.agent_id).only("id", "value", "content"))
     return tuple(r.pk for r in rows
                  if not isinstance(r.value, dict) and wanted in _norm_value(r.value if r.value is not None else r.content))
@@ -385,11 +391,25 @@ def _norm_value(value: Any) -> str:
     return re.sub(r"\s+|元|块|人民币|rmb|yuan|dollars?|usd|[\"'“”。.!！]", "", text)
 
 
+_NAME_OR_NUMBER_RE = re.compile(r"(?<![\w.])(?:[A-Z][\w.+#-]*|\d[\d,.]*)")
+_LATIN_WORD_RE = re.compile(r"[A-Za-z][\w.+#-]*|\d[\d,.]*")
+_CJK_RE = re.compile(r"[\u3400-\u9fff]")
+
+
+def _names_and_numbers(text: str) -> set[str]:
+    """Proper names and numbers: capitalised words after the first and digits in English, every Latin word
+    and number in Chinese text ("MySQL", "5000", "Stripe")."""
+    if _CJK_RE.search(text):
+        return {w.lower().rstrip(".,") for w in _LATIN_WORD_RE.findall(text)}
+    words = _NAME_OR_NUMBER_RE.findall(text.strip()[1:])  # the sentence's first word is capitalised anyway
+    return {w.lower().rstrip(".,") for w in words}
+
+
 def _same_facts(a: str, b: str) -> bool:
-    """Same polarity and the same names and numbers: the precondition of any merge."""
+    """Same polarity and the same names and numbers: the precondition of a paraphrase merge."""
     if bool(_NEGATION_RE.search(a)) != bool(_NEGATION_RE.search(b)):
         return False
-    return _distinct_terms(set(keyword_tokens(a))) == _distinct_terms(set(keyword_tokens(b)))
+    return _names_and_numbers(a) == _names_and_numbers(b)
 
 
 def _other_slot(draft_key: str, candidate_key: str) -> bool:

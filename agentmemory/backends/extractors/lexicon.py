@@ -54,6 +54,9 @@ def is_place(value: str) -> bool:
         return False
     if text in ZH_PLACES or _ZH_PLACE_SUFFIX_RE.search(text):
         return True
+    # A city and its district ("深圳南山", "北京海淀"), not a company named after a city ("北京字节跳动").
+    if any(text.startswith(p) and 0 < len(text) - len(p) <= 2 for p in ZH_PLACES if len(p) >= 2):
+        return True
     return text.lower() in EN_PLACES or text.lower().split(",")[0].strip() in EN_PLACES
 
 

@@ -88,26 +88,29 @@ _CORRECTION_RE = re.compile(
     re.IGNORECASE,
 )
 
-_NUM = r"[0-9０-９][0-9０-９,.]*\s*(?:万|千|百|亿|k|K|w|W|元|块|美元|美金|USD|RMB|dollars|yuan)*"
+_AMOUNT = (r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十百千]+(?=[万千百亿元块]))\s*"
+           r"(?:万|千|百|亿|k|K|w|W|元|块|美元|美金|USD|RMB|dollars|yuan)*")
+_NUM = rf"{_AMOUNT}(?:\s*[-~～到至]\s*{_AMOUNT})?"  # a range too: 3k-4k, 5到8万
 # An amount of money, unit or currency required (a bare number is not a budget).
-_ZH_MONEY_RE = re.compile(r"[0-9０-９][0-9０-９,.]*\s*(?:(?:万|千|百|亿|w|W)+(?:元|块|美元|美金|人民币)?|元|块|美元|美金|人民币)")
+_ZH_MONEY_RE = re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十]+(?=[万千亿]))\s*(?:(?:万|千|百|亿|w|W)+(?:元|块|美元|美金|人民币)?|元|块|美元|美金|人民币)")
 _EN_MONEY_RE = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|K|m|M|million|thousand)\b)?|"
-                          r"\b\d[\d,.]*\s?(?:k|K)?\s?(?:dollars|yuan|euros|pounds|USD|RMB|CNY|EUR|GBP)\b")
-_BUDGET_CUE_RE = re.compile(r"预算|经费|资金|\bbudget|\bspend\b|\bafford\b|\bfunding\b", re.IGNORECASE)
-_ZH_TITLES = (r"工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
+                          r"\b\d[\d,.]*\s?(?:k|K)?\s?(?:dollars|bucks|grand|yuan|euros|pounds|quid|USD|RMB|CNY|EUR|GBP)\b")
+_BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstretch to\b|"
+                            r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
+_ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
               r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试")
 _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
               r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
-              r"product owner|programmer|administrator|specialist|recruiter|professor")
-_DIET_STYLES = r"低碳水|生酮|无麸质|清淡|低脂|低糖|地中海|轻断食|素食|吃素|全素|蛋奶素"
-_EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten-free|paleo|low-carb|dairy-free|plant-based|"
+              r"product owner|programmer|administrator|specialist|recruiter|professor|PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP")
+_DIET_STYLES = r"低碳水|生酮|无麸质|清淡|低脂|低糖|地中海|轻断食|纯素|全素|严格素食|蛋奶素|素食|吃素"
+_EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[- ]carb|dairy[- ]free|plant[- ]based|"
                    r"lactose intolerant|halal|kosher")
 #: A diet that replaces the previous one (one value at a time); allergies and dislikes add up.
 _DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者)?$", re.IGNORECASE)
 
 # (slot, compiled pattern, fixed value or None): the first match of a slot in a clause wins.
 _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
-    ("name", re.compile(r"我(?:叫|的名字是|的名字叫|名叫)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)(?=[，。！？；,.!?;\s]|$)"), None),
+    ("name", re.compile(r"我(?:其实|现在|本来|真的|就)?(?:叫|的名字是|的名字叫|名叫)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)(?=[，。！？；,.!?;\s]|$)"), None),
     ("name", re.compile(r"(?:我的名字|我名字)(?:其实|现在|已经)?(?:是|叫|改成了?|改为)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)"
                         r"(?=[，。！？；,.!?;\s]|$)"), None),
     ("name", re.compile(r"(?<!别)(?<!不要)(?<!不用)(?:叫我|称呼我|喊我)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{1,6}?)"
@@ -122,36 +125,45 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("company_industry", re.compile(rf"^(?:现在|目前)?主要(?:做|从事|经营)(?P<v>{_ZC}{{2,20}}?)(?:的|业务|行业|生意)?(?=[，。！？；,.!?;]|$)"),
      None),
     ("company_focus", re.compile(rf"主打(?P<v>{_ZC}{{1,20}})"), None),
-    ("employer", re.compile(rf"我(?:现在|目前)?(?:在|于)(?P<v>{_ZC}{{1,20}}?)(?:工作|上班|任职)"), None),
+    ("employer", re.compile(rf"(?:^|我)(?:现在|目前|已经|也|还)?(?:在|于)(?P<v>{_ZC}{{1,20}}?)(?:工作|上班|任职|实习)"), None),
+    ("employer", re.compile(rf"^\s*(?:我)?(?:现在|目前)?在(?P<v>{_ZC}{{1,16}}(?:银行|公司|集团|大学|医院|中心|研究院|研究所|学院|科技|"
+                            r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
     ("employer", re.compile(rf"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?P<v>{_ZC}{{1,20}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)"),
      None),
-    ("employer", re.compile(rf"我(?:现在|目前)?在(?P<v>{_ZC}{{1,15}}?)(?:做|当|担任)(?:{_ZC}{{0,8}}?(?:{_ZH_TITLES}))"), None),
+    ("employer", re.compile(rf"(?:^|我)(?:现在|目前)?在(?P<v>{_ZC}{{1,15}}?)(?:做|当|担任)(?:{_ZC}{{0,8}}?(?:{_ZH_TITLES}))"), None),
     ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
                              rf"(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("job_title", re.compile(rf"在{_ZC}{{1,15}}?(?:做|当)(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
+    ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{_ZC}{{2,12}})"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{_ZC}{{1,15}})"), None),
     ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{_ZC}{{1,15}})"), None),
     ("location", re.compile(rf"我{_ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{_ZC}{{1,15}}?)"
                             rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
     ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|改用|迁移至)了?(?P<v>{_ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
     ("tech_stack", re.compile(rf"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>{_ZC}{{1,30}})"), None),
-    ("tech_stack", re.compile(r"(?:我们|我)(?:现在|目前|主要)?(?:用的是|使用|在用|用)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
+    ("tech_stack", re.compile(r"(?:我们|我)[^，。！？；,.!?;]{0,6}?(?:用的是|使用|在用|用)\s*(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
     ("tech_stack", re.compile(r"用(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*)(?:写|开发|搭建|实现|构建)"), None),
-    ("budget", re.compile(rf"预算(?:已经|现在|也)?(?:改成了?|改为|变成了?|变为|调整为|调整到|调到|提高到|增加到|降到|降低到|涨到|减到|定为|定在|是|为|大概|大约|在|有|只有|：|:)?\s*(?P<v>{_NUM})"), None),
+    ("tech_stack", re.compile(r"(?:主要|平时|一直|都|现在)(?:写|用|使用|在用|开发)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"),
+     None),
+    ("budget", re.compile(rf"预算[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,6}}?\s*(?P<v>{_NUM})"), None),
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
     ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{_ZC}{{2,20}})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
-    ("reply_style", re.compile(r"用(?P<v>中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体)(?:来)?(?:回答|回复|交流|沟通|跟我说|写)"),
+    ("reply_style", re.compile(r"(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?(?:回答|回复|交流|沟通|跟我说|写)"),
+     None),
+    ("reply_style", re.compile(r"(?:跟我|和我|对我)(?:说话|聊天|交流|沟通)(?:都|请|要)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文))"),
      None),
     ("diet", re.compile(r"(?P<v>不吃(?:辣|肉|海鲜|猪肉|牛肉|香菜|葱|蒜|鸡蛋)|吃素|素食(?:者|主义者)?|对[^，。！？；,.!?;]{1,6}过敏)"), None),
-    ("diet", re.compile(rf"(?:改成|改为|换成|开始|现在|在)(?P<v>{_DIET_STYLES})(?:饮食)?"), None),
+    ("diet", re.compile(rf"(?:改成|改为|换成|开始|现在|在|算是|是|吃)(?P<v>{_DIET_STYLES})(?:饮食)?"), None),
     ("diet", re.compile(r"(?:是|有)(?P<v>[\u4e00-\u9fff]{1,4}?过敏)"), None),
     ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{_ZC}{{1,20}})"), None),
     ("dislikes", re.compile(rf"(?:不喜欢|讨厌|不爱|受不了|反感)(?P<v>{_ZC}{{1,20}})"), None),
     ("unlikes", re.compile(rf"(?:不再|已经不)(?:喜欢|爱|偏好)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直)?(?:喜欢|爱|偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
+    ("likes", re.compile(rf"(?:迷上了?|爱上了?|喜欢上了?|热衷于|沉迷于?|入坑了?)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?<![我不])(?:偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
-    ("likes", re.compile(rf"(?:平时|周末|业余|空闲时|没事)(?:很|比较|特别|也)?(?:喜欢|爱)(?P<v>{_ZC}{{1,20}})"), None),
+    ("likes", re.compile(rf"(?:平时|周末|业余|空闲时|没事|下班)[^，。！？；,.!?;]{{0,4}}?(?:很|比较|特别|也|就)?(?:喜欢|爱)(?P<v>{_ZC}{{1,20}})"),
+     None),
     ("decision", re.compile(rf"(?:决定(?:了)?(?:选|选择|用|采用)?了?|选了|选择了|定了|敲定了?|最终选)(?P<v>{_ZC}{{1,30}})"), None),
     ("feedback", re.compile(rf"(?P<v>(?:你(?:上次|刚才|之前)(?:的|说的|给的)?(?:回答|建议|方案|答案)?|(?:上次|刚才|之前)(?:的|说的|给的)?"
                             rf"(?:回答|建议|方案|答案)){_ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){_ZC}{{0,10}})"), None),
@@ -162,34 +174,50 @@ _I = re.IGNORECASE
 _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("name", re.compile(r"\b(?i:my name is) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
     ("name", re.compile(r"\b(?i:call me|I go by) (?P<v>[A-Z][\w'-]*)"), None),
-    ("name", re.compile(r"\bI(?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bhere\b|\bnow\b))"),
+    ("name", re.compile(r"\bI(?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bhere\b|\bnow\b|\band\b))"),
      None),
     ("employer", re.compile(rf"\bI (?:now )?(?:work|am working|'m working) (?:at|for) (?P<v>{_EC}{{1,40}}?)(?= as | now\b|$|[,.;!?])", _I), None),
-    ("employer", re.compile(r"\bI(?:'ve| have)? (?:just |recently )?(?:joined|started at|moved to|switched to) "
+    ("employer", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:just |recently |then )?(?:joined|started at|moved to|switched to) "
                             r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
+    ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?an? (?:[\w-]+ ){1,3}?(?:at|with|for) "
+                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("job_title", re.compile(
         r"\bI(?:'m| am) (?:now )?(?P<v>an? (?:[\w-]+ ){0,2}(?:engineer|developer|manager|designer|doctor|teacher|lawyer|"
-        r"student|founder|consultant|researcher|nurse|writer|artist|accountant|scientist|counselor|analyst|architect))\b", _I), None),
-    ("job_title", re.compile(rf"\b(?:as|I(?:'m| am)(?: now)?) an? (?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES}))\b", _I), None),
+        r"student|founder|consultant|researcher|nurse|writer|artist|accountant|scientist|counselor|analyst|architect)"
+        r"(?: (?:practitioner|manager|lead|engineer|scientist|analyst|director|designer))?)\b", _I), None),
+    ("job_title", re.compile(rf"\b(?:as|I(?:'m| am)(?: now| officially| currently| also|\s\w+ly)*) an? "
+                             rf"(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})(?: (?:practitioner|manager|lead|engineer|scientist|analyst|"
+                             rf"director|designer))?)\b", _I), None),
     ("company_industry", re.compile(rf"\b(?:our|my) company (?:is in|does|makes|sells|builds|is an?|works in) (?P<v>{_EC}{{1,40}})", _I), None),
-    ("company_industry", re.compile(rf"\bwe(?:'re| are) an? (?P<v>{_EC}{{1,30}}?) (?:company|brand|startup|business|firm)\b", _I), None),
+    ("company_industry", re.compile(rf"\bwe(?:'re| are) (?:now |basically |essentially |officially |\w+ly )*an? (?P<v>{_EC}{{1,30}}?) "
+                                    rf"(?:company|brand|startup|business|firm|shop)\b", _I), None),
     ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
     ("location", re.compile(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) to "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
+    ("location", re.compile(r"\bbased (?:in|out of) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
-    ("tech_stack", re.compile(r"\bwe(?:'ve| have)? (?:now )?(?:migrated|moved|switched) (?:\w+ )?to (?P<v>[A-Z][\w.+#-]*)", _I), None),
+    ("tech_stack", re.compile(r"\b(?:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?:migrated|moved|switched|ported) (?:\w+ )?to "
+                              r"(?P<v>[A-Z][\w.+#-]*)", _I), None),
+    ("tech_stack", re.compile(r"\bwe(?:'re| are) (?:now )?(?:on|using|running|built on) (?P<v>[A-Z][\w.+#-]*(?: (?:and|with|&) "
+                              r"[A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(rf"\bour (?:tech )?stack is (?P<v>{_EC}{{1,40}})", _I), None),
     ("budget", re.compile(rf"\bbudget (?:is |of |has )?(?:now |been |changed to |raised to |increased to |cut to |reduced to |"
                           rf"lowered to |moved to |around |about )*(?P<v>[$€£¥]?\s?{_NUM})", _I), None),
     ("company_industry", re.compile(rf"\bwe (?:now )?do (?P<v>{_EC}{{2,30}}?) now\b", _I), None),
+    ("company_industry", re.compile(r"\bI (?:now )?work in (?P<v>[a-z][\w -]{1,30}?)(?=,|$|[.;!?]| now\b| mostly\b)"), None),
     ("company_industry", re.compile(rf"\bwe (?:build|make|sell|develop) (?P<v>{_EC}{{2,30}}?)(?= for\b|,|$|[.;!?])", _I), None),
-    ("budget", re.compile(r"\b(?:low[- ]cost|cheap(?:er)?|tight budget|limited budget|low budget|on a budget|inexpensive|"
+    ("budget", re.compile(r"\b(?:I|we) (?:want|need|prefer|'m looking for|am looking for|'re looking for) (?:something )?"
+                          r"(?:low[- ]cost|cheap(?:er)?|inexpensive)\b|\b(?:tight budget|limited budget|low budget|on a budget|"
                           r"save money)\b", _I), "low cost"),
-    ("reply_style", re.compile(r"\bI prefer (?P<v>(?:short|brief|concise|detailed|long|direct)\w* (?:answers|replies|responses))", _I), None),
+    ("reply_style", re.compile(r"\bI(?:'d| would)? prefer (?P<v>(?:short|brief|concise|detailed|long|direct|simple|more detailed)\w* "
+                               r"(?:answers|replies|responses|explanations))", _I), None),
     ("reply_style", re.compile(rf"\b(?:keep|make) (?:your )?(?:answers?|replies|responses) (?P<v>{_EC}{{2,30}})", _I), None),
+    ("reply_style", re.compile(r"\b(?P<v>(?:longer|shorter|more detailed|detailed|brief|short|concise|step-by-step) "
+                               r"(?:explanations|answers|replies|responses))\b", _I), None),
+    ("reply_style", re.compile(r"\b(?:need|want|like) you to be (?:more |a bit more |a little more )?(?P<v>\w+)\b", _I), None),
     ("reply_style", re.compile(r"\b(?:you can|please|just) be (?:more |a bit more |a little more )?(?P<v>casual|formal|direct|"
                                r"brief|concise|friendly|informal|blunt|polite|detailed|technical)\b", _I), None),
     ("reply_style", re.compile(r"\bin an? (?:more )?(?P<v>formal|casual|friendly|neutral|professional|informal|playful) tone\b", _I),
@@ -198,16 +226,23 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                                r"one sentence|code only)(?: only| please)?\b", _I), None),
     ("reply_style", re.compile(rf"\b(?:answer|reply|respond) (?P<v>(?:briefly|concisely|in detail|in [A-Z]\w+|with {_EC}{{2,30}}|"
                                r"conclusion first|with the conclusion first))", _I), None),
-    ("diet", re.compile(rf"\bI(?:'m| am) (?:now |also )?(?P<v>{_EN_DIET_STYLES}|allergic to {_EC}{{1,20}})", _I), None),
+    ("diet", re.compile(rf"\bI(?:'m| am|'ve been| have been) (?:now |also |fully |strictly |\w+ly )*(?P<v>{_EN_DIET_STYLES}|"
+                        rf"allergic to {_EC}{{1,20}})", _I), None),
     ("diet", re.compile(rf"\bon an? (?P<v>{_EN_DIET_STYLES}) diet\b", _I), None),
+    ("diet", re.compile(rf"\bI (?:went|became|turned|have gone|'ve gone|have become|'ve become) (?:fully |completely |full |strictly )?"
+                        rf"(?P<v>{_EN_DIET_STYLES})\b", _I), None),
     ("diet", re.compile(rf"\bI (?:don't|do not|can't|cannot) eat (?P<v>{_EC}{{1,20}})", _I), None),
     ("do_not_recommend", re.compile(rf"\b(?:don't|do not|never|stop) (?:ever )?recommend(?:ing)? (?P<v>{_EC}{{1,40}}?)(?: again| to me)*(?=$|[,.;!?])", _I), None),
     ("dislikes", re.compile(rf"\bI (?:really |also )?(?:hate|dislike|don't like|do not like|can't stand) (?P<v>{_EC}{{1,40}})", _I), None),
-    ("dislikes", re.compile(rf"\bwhat I (?:really |truly )?(?:hate|dislike|can't stand|cannot stand) is (?P<v>{_EC}{{1,40}})", _I), None),
+    ("do_not_recommend", re.compile(rf"\bwhat I (?:really )?(?:don't|do not|DON'T) want (?:recommended|suggested|to see|to hear about) "
+                                    rf"(?:now )?is (?P<v>{_EC}{{1,40}})", _I), None),
+    ("dislikes", re.compile(rf"\bwhat I (?:really |truly )?(?:hate|dislike|can't stand|cannot stand) (?:now |these days )?is "
+                            rf"(?P<v>{_EC}{{1,40}})", _I), None),
     ("unlikes", re.compile(rf"\bI (?:no longer|don't|do not) (?:really )?(?:like|love|enjoy) (?P<v>{_EC}{{1,40}}?) "
                            rf"(?:any ?more|any longer)\b|\bI no longer (?:like|love|enjoy) (?P<w>{_EC}{{1,40}})", _I), None),
     ("likes", re.compile(rf"\bI (?:really |also |just |absolutely )?(?:like|love|enjoy|prefer|adore) (?P<v>{_EC}{{1,40}})", _I), None),
     ("likes", re.compile(rf"\bI(?:'ve| have) (?:started|begun|come) to (?:like|love|enjoy) (?P<v>{_EC}{{1,40}})", _I), None),
+    ("likes", re.compile(rf"\bI(?:'m| am) (?:really |totally |big )?into (?P<v>{_EC}{{1,40}})", _I), None),
     ("decision", re.compile(rf"\b(?:we|I) (?:finally )?(?:chose|picked|decided (?:on|to)|went with|settled on|selected|"
                             rf"will go with|'ll go with) (?P<v>{_EC}{{1,40}})", _I), None),
     ("feedback", re.compile(rf"\b(?P<v>(?:your|that) (?:last |previous )?(?:answer|suggestion|reply|advice) (?:was|is) {_EC}{{1,30}})", _I), None),
@@ -248,30 +283,63 @@ def context_tags(sentence: str) -> dict[str, str]:
 # Retractions, matched (and blanked out of the clause) before the slots: (slot or "same", pattern).
 # "same" takes the slot of what the sentence states instead ("我喜欢的是陈奕迅，不是周杰伦").
 _ZH_RETRACT: list[tuple[str, re.Pattern]] = [
-    ("same", re.compile(rf"不是(?P<v>{_ZC}{{1,15}}?)了?(?=[，。！？；,.!?;]|$)")),
     ("dislikes", re.compile(r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:现在|已经|其实|也)?(?:能接受了|可以接受了|不讨厌了|不反感了|"
                             r"还行了|没问题了|也挺好的)")),
     ("do_not_recommend", re.compile(rf"(?:可以|又可以|也可以|能)(?:再)?(?:给我)?推荐(?P<v>{_ZC}{{1,15}}?)了")),
     ("do_not_recommend", re.compile(rf"(?P<v>{_ZC}{{1,10}}?)(?:现在|以后)?(?:可以|又可以|也可以)(?:再)?(?:推荐|推)了")),
-    ("diet", re.compile(rf"不(?:再)?(?P<v>吃素|{_DIET_STYLES})了")),
+    ("diet", re.compile(rf"不(?:再)?(?P<v>吃素|{_DIET_STYLES})了|不再(?P<w>吃素|{_DIET_STYLES})")),
+    ("dislikes", re.compile(rf"(?:不再|已经不|不)(?:讨厌|反感)(?P<v>{_ZC}{{1,15}}?)了")),
+    ("likes", re.compile(rf"(?:已经|现在)?不(?:怎么|太|再|那么)?(?:喜欢|爱)(?P<v>{_ZC}{{1,15}}?)了")),
+    ("same", re.compile(rf"不是(?P<v>{_ZC}{{1,15}}?)了?(?=[，。！？；,.!?;]|$)")),
 ]
 _EN_RETRACT: list[tuple[str, re.Pattern]] = [
-    ("same", re.compile(r"\bnot (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)(?: any ?more| any longer)?(?=$|[,.;!?])", _I)),
-    ("dislikes", re.compile(r"(?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?) (?:is|are) (?:fine|ok|okay|alright|not so bad)"
+    ("dislikes", re.compile(r"(?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:fine|ok|okay|alright|not so bad)"
                             r"(?: with me| by me)? (?:now|actually)\b", _I)),
     ("do_not_recommend", re.compile(r"\b(?:you can|feel free to|it's (?:ok|fine) to) (?:suggest|recommend|show me) "
                                     r"(?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?) again\b", _I)),
     ("diet", re.compile(rf"\bI(?:'m| am) (?:not|no longer) (?P<v>{_EN_DIET_STYLES})\b", _I)),
+    ("diet", re.compile(rf"^\s*not (?P<v>{_EN_DIET_STYLES})(?: any ?more)?\b", _I)),
+    ("likes", re.compile(r"\bI(?:'m| am) (?:not|no longer) (?:really )?into (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
+                         r"(?: any ?more| any longer)?(?=$|[,.;!?]| tbh\b| now\b)", _I)),
+    ("dislikes", re.compile(r"\bI(?:'ve| have) (?:come around|warmed up) (?:on|to) (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
+                            r"(?=$|[,.;!?])", _I)),
+    ("same", re.compile(r"\bnot (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)(?: any ?more| any longer)?(?=$|[,.;!?])", _I)),
 ]
+#: First words that make a "not X" a figure of speech, not a value ("not my thing", "not at all").
+_NOT_A_VALUE = frozenset("my your his her our their the a an that this it at in into so really sure all just only "
+                         "much bad sure yet".split())
 _RETRACT_SLOT = {"likes": "unlikes", "dislikes": "retract_dislikes", "do_not_recommend": "retract_do_not_recommend",
                  "diet": "retract_diet"}
-_RETRACT_PREFIX_RE = re.compile(r"^(?:其实|现在|我们|我|对|嗯|哦|但是|但|不过|而且|也|就)+")
+_RETRACT_PREFIX_RE = re.compile(r"^(?:其实|现在|我们|我|对|嗯|哦|但是|但|不过|而且|也|就|"
+                                r"(?:remember|note|keep in mind)(?: that)?\s+|actually,?\s+|oh,?\s+|ok(?:ay)?,?\s+|well,?\s+|"
+                                r"but\s+|also\s+|and\s+|so\s+)+", re.IGNORECASE)
 #: Capitalised words after "I'm" that are not names.
 _NOT_NAMES = frozenset("""american chinese british canadian indian japanese korean german french spanish italian
 australian mexican brazilian russian english christian muslim jewish catholic buddhist hindu sorry fine good okay ok
 back done here ready sure happy tired busy free not so just also still now always glad new""".split())
 _WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|work|working|employer)\b", _I)
 _SWITCH_CUE_RE = re.compile(r"迁|换成|改用|切换|重写|\bnow\b|\bswitched\b|\bmigrated\b|\brewrote\b|\bmoved\b|\bported\b", _I)
+
+# A clause about someone else ("我同事刚搬到上海", "my sister moved to Seattle") or a hypothesis
+# ("如果预算是5万", "if our budget were ...") states nothing about the user.
+_THIRD_PARTY_RE = re.compile(
+    r"(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|孩子|儿子|女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|"
+    r"(?<![其吉])他|她|程序员|人们|客户|用户们)"
+    r"|\b(?:my (?:sister|brother|friend|boss|wife|husband|partner|mom|mother|dad|father|kids?|son|daughter|colleague|"
+    r"coworker|manager|team ?mate)s?|he|she|people|someone|everyone|most devs|devs)\b", re.IGNORECASE)
+_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|要是|万一|\bif\b|\bsuppose\b|\bimagine\b|\bwhat if\b", re.IGNORECASE)
+_QUESTION_RE = re.compile(r"吗|什么|怎么|多少|哪|为什么|如何|是不是|\b(?:what|how|why|which|who|do|does|is|are|should|can|could)\b.*\?$|[?？]\s*$",
+                          re.IGNORECASE)
+
+
+_SUBJECT_BREAK_RE = re.compile(r".*(?:\band\b|\bbut\b|\bso\b|\bthen\b|\bbecause\b|而且|但是|不过|所以|然后)", re.IGNORECASE)
+
+
+def _about_someone_else(clause: str, start: int) -> bool:
+    """True when the words before the match, since the last "and"/"but", name another person or a hypothesis."""
+    before = _SUBJECT_BREAK_RE.sub("", clause[:start], count=1)
+    return bool(_THIRD_PARTY_RE.search(before) or _HYPOTHETICAL_RE.search(before))
+
 
 _GENERIC_SLOTS = {"likes", "event"}
 #: A slot that said something more specific in a clause keeps the generic ones out of it.
@@ -299,9 +367,14 @@ def _clean_value(value: str, slot_key: str = "") -> str:
     return value.strip()
 
 
+_ABOUT_THE_ASSISTANT_RE = re.compile(r"^(?:你|您|how you|the way you|what you|your|you)\b|^(?:你|您)", re.IGNORECASE)
+
+
 def _worth_keeping(slot_key: str, value: str) -> bool:
     if value.lower() in _EMPTY_VALUES or (len(value) < 2 and not is_chinese(value)):
         return False
+    if slot_key in ("likes", "dislikes") and _ABOUT_THE_ASSISTANT_RE.search(value):
+        return False  # "我喜欢你刚才那个回答", "I like how you formatted that": feedback on a reply
     return not (slot_key == "name" and value.split()[0].lower() in _NOT_NAMES)
 
 
@@ -320,8 +393,9 @@ def _take_retractions(clause: str, patterns: list[tuple[str, re.Pattern]]) -> tu
     found: list[tuple[str, str]] = []
     for slot_key, pattern in patterns:
         for match in list(pattern.finditer(clause)):
-            value = _clean_value(_RETRACT_PREFIX_RE.sub("", match.group("v")), slot_key)
-            if value and value.lower() not in _EMPTY_VALUES:
+            raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
+            value = _clean_value(_RETRACT_PREFIX_RE.sub("", raw), slot_key)
+            if value and value.lower() not in _EMPTY_VALUES and value.split()[0].lower() not in _NOT_A_VALUE:
                 found.append((slot_key, value))
                 clause = clause[: match.start()] + " " * (match.end() - match.start()) + clause[match.end():]
     return clause, found
@@ -381,6 +455,8 @@ class RuleBasedExtractor(Extractor):
         zh = is_chinese(sentence)
         rules = _ZH_RULES if zh else _EN_RULES
         correction = bool(_CORRECTION_RE.search(sentence))
+        # A question states facts only in its clauses that are not themselves the question.
+        asking = bool(re.search(r"[?？]\s*$", sentence)) and not remember
         out: list[MemoryDraft] = []
         retracted: list[tuple[str, str]] = []
         taken: set[str] = set()
@@ -406,6 +482,8 @@ class RuleBasedExtractor(Extractor):
                 if slot_key in _GENERIC_SLOTS and clause_slots:
                     continue
                 for match in pattern.finditer(clause):
+                    if _about_someone_else(clause, match.start()) or (asking and _QUESTION_RE.search(clause)):
+                        continue
                     raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
                     value = fixed if fixed is not None else _clean_value(raw, slot_key)
                     if not _worth_keeping(slot_key, value):
@@ -413,7 +491,8 @@ class RuleBasedExtractor(Extractor):
                     if add(slot_key, value):
                         clause_slots.add(slot_key)
                         break
-        self._sentence_fallbacks(sentence, add, taken, correction)
+        if not asking:
+            self._sentence_fallbacks(sentence, add, taken, correction)
         stated = next((d.key.split(":")[0] for d in out if d.key.split(":")[0] in _RETRACT_SLOT), "")
         for slot_key, value in retracted:
             slot_key = stated if slot_key == "same" else slot_key
@@ -428,12 +507,13 @@ class RuleBasedExtractor(Extractor):
         a known technology in a sentence about switching ("It's React now, not Angular anymore")."""
         if "budget" not in taken and _BUDGET_CUE_RE.search(sentence):
             amounts = [m.group(0).strip() for m in (_ZH_MONEY_RE if is_chinese(sentence) else _EN_MONEY_RE)
-                       .finditer(sentence)]
+                       .finditer(sentence) if not _about_someone_else(sentence, m.start())]
             if amounts:
                 add("budget", amounts[-1].rstrip(",."))
         if "tech_stack" not in taken and (correction or _SWITCH_CUE_RE.search(sentence)):
             negated = {m.group("v").lower() for m in re.finditer(r"(?:\bnot |不是|不用|不再用)(?P<v>[A-Za-z][\w.+#]*)", sentence)}
-            names = [n for n in tech_names(sentence) if n.lower() not in negated]
+            names = [n for n in tech_names(sentence) if n.lower() not in negated
+                     and not _about_someone_else(sentence, sentence.find(n))]
             if names:
                 add("tech_stack", names[0])
 

@@ -1,8 +1,13 @@
-"""Benchmark: replay LoCoMo conversations through sessions and turns, then extract, per extractor.
+"""Benchmark: replay dialogues through sessions and turns, then extract, per extractor.
 
-Prints turns/s appended, extraction time per session (p50/p95) and extraction recall: the share of
-the questions' evidence turns that became (or merged into) a memory. Writes under bench users that
-are forgotten afterwards (unless --keep). Data: /work/shared/bench/locomo-dev (not in the repo).
+Two parts, each run when its data is there:
+- LoCoMo conversations (``--data``, default ../shared/bench/locomo-dev, not in the repo): turns/s
+  appended, extraction time per session (p50/p95) and extraction recall, the share of the questions'
+  evidence turns that became (or merged into) a memory.
+- Labelled correction/update dialogues (``--cases``, default tests/data/extraction_cases.jsonl, kept
+  with the tests): recall of the slot-bearing statements (an active memory of the slot holds the new
+  value), corrections whose old value is still active, and small-talk cases that stored anything.
+Writes under bench users that are forgotten afterwards (unless --keep, LoCoMo part only).
 """
 from __future__ import annotations
 
@@ -32,6 +37,10 @@ def _default_data() -> Path:
     return Path(settings.BASE_DIR).parent / "shared" / "bench" / "locomo-dev"
 
 
+def _default_cases() -> Path:
+    return Path(settings.BASE_DIR) / "tests" / "data" / "extraction_cases.jsonl"
+
+
 def _pct(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -50,17 +59,60 @@ class Command(BaseCommand):
                             help="rules, llm or a dotted path (repeatable; default rules, plus llm when "
                                  "LLM_URL is set).")
         parser.add_argument("--keep", action="store_true", help="Keep the bench users' sessions and memories.")
+        parser.add_argument("--cases", default=None,
+                            help="JSON Lines of labelled correction/update dialogues (default: "
+                                 "tests/data/extraction_cases.jsonl when present).")
+        parser.add_argument("--cases-only", action="store_true", help="Run the labelled cases only.")
+        parser.add_argument("--show-misses", action="store_true", help="List the labelled cases' misses.")
 
     def handle(self, *args, **options):
+        names = options["extractor"] or (["rules", "llm"] if app_settings.LLM_URL else ["rules"])
+        cases = Path(options["cases"]) if options["cases"] else _default_cases()
+        if options["cases"] and not cases.exists():
+            raise CommandError(f"No such file: {cases}")
         data = Path(options["data"] or _default_data())
-        if not (data / "corpus.jsonl").exists():
+        has_locomo = (data / "corpus.jsonl").exists() and not options["cases_only"]
+        if not has_locomo and not cases.exists():
+            raise CommandError(f"No corpus.jsonl in {data} and no labelled cases; pass --data or --cases.")
+        if has_locomo:
+            self._locomo(data, names, options)
+        elif options["data"]:
             raise CommandError(f"No corpus.jsonl in {data}; pass --data.")
+        if cases.exists():
+            self._cases(cases, names, options)
+
+    def _cases(self, path: Path, names: list[str], options) -> None:
+        from ...working.extraction_cases import load_cases, run_cases
+
+        cases = load_cases(path)
+        self.stdout.write(f"\nLabelled dialogues: {path.name}, {len(cases)} cases "
+                          f"({sum(1 for c in cases if c.get('small_talk'))} small talk)")
+        header = ("extractor", "cases", "slots", "recall", "recall zh", "recall en", "corrections", "old still active",
+                  "small talk with memories", "seconds")
+        rows = []
+        for name in names:
+            extractor = import_string(EXTRACTORS.get(name, name))()
+            started = time.perf_counter()
+            with audit_context("command:agentmemory_bench_sessions"):
+                report = run_cases(cases, extractor, user_prefix=f"bench-cases-{name}")
+            rows.append((name, len(cases), sum(r.expected for r in report.results), f"{report.recall():.3f}",
+                         f"{report.recall('zh'):.3f}", f"{report.recall('en'):.3f}", report.corrections, report.stale,
+                         f"{report.small_talk_with_memories}/{report.small_talk_cases}",
+                         f"{time.perf_counter() - started:.1f}"))
+            if options["show_misses"]:
+                for miss in report.misses():
+                    self.stdout.write(f"  {name} miss: {miss}")
+        self.stdout.write("| " + " | ".join(header) + " |")
+        self.stdout.write("|" + "---|" * len(header))
+        for row in rows:
+            self.stdout.write("| " + " | ".join(str(v) for v in row) + " |")
+
+    def _locomo(self, data: Path, names: list[str], options) -> None:
         corpus = [json.loads(line) for line in (data / "corpus.jsonl").open(encoding="utf-8")]
         queries = [json.loads(line) for line in (data / "queries.jsonl").open(encoding="utf-8")]
         groups = list(dict.fromkeys(row["group"] for row in corpus))
         if options["conversations"]:
             groups = groups[: options["conversations"]]
-        names = options["extractor"] or (["rules", "llm"] if app_settings.LLM_URL else ["rules"])
         evidence = {cid for q in queries if q["group"] in groups and q.get("category") != "adversarial"
                     for cid in q["relevant"]}
         self.stdout.write(f"{len(groups)} conversation(s), {len(evidence)} evidence turns of scored questions")
