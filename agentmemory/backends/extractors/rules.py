@@ -102,9 +102,10 @@ _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|工程师|经理|设计师|医生|老师
 _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
               r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
               r"product owner|programmer|administrator|specialist|recruiter|professor|PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP")
-_DIET_STYLES = r"低碳水|生酮|无麸质|清淡|低脂|低糖|地中海|轻断食|纯素|全素|严格素食|蛋奶素|素食|吃素"
+_DIET_STYLES = r"低碳水|生酮|无麸质|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
 _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[- ]carb|dairy[- ]free|plant[- ]based|"
-                   r"lactose intolerant|halal|kosher")
+                   r"lactose intolerant|halal|kosher|low[- ]sodium|low[- ]fat|low[- ]sugar|mediterranean|carnivore|"
+                   r"intermittent fasting|whole30")
 #: A diet that replaces the previous one (one value at a time); allergies and dislikes add up.
 _DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者)?$", re.IGNORECASE)
 
@@ -126,6 +127,8 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
      None),
     ("company_focus", re.compile(rf"主打(?P<v>{_ZC}{{1,20}})"), None),
     ("employer", re.compile(rf"(?:^|我)(?:现在|目前|已经|也|还)?(?:在|于)(?P<v>{_ZC}{{1,20}}?)(?:工作|上班|任职|实习)"), None),
+    ("employer", re.compile(rf"我是(?P<v>{_ZC}{{2,15}}?)的{_ZC}{{0,6}}?(?:{_ZH_TITLES})"), None),
+    ("location", re.compile(rf"^\s*(?:我|我们)(?:现在|目前|人)?在(?P<v>{_ZC}{{2,8}})$"), "@place"),
     ("employer", re.compile(rf"^\s*(?:我)?(?:现在|目前)?在(?P<v>{_ZC}{{1,16}}(?:银行|公司|集团|大学|医院|中心|研究院|研究所|学院|科技|"
                             r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
     ("employer", re.compile(rf"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?P<v>{_ZC}{{1,20}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)"),
@@ -145,7 +148,7 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("tech_stack", re.compile(r"用(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*)(?:写|开发|搭建|实现|构建)"), None),
     ("tech_stack", re.compile(r"(?:主要|平时|一直|都|现在)(?:写|用|使用|在用|开发)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"),
      None),
-    ("budget", re.compile(rf"预算[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,6}}?\s*(?P<v>{_NUM})"), None),
+    ("budget", re.compile(rf"预算[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,6}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
     ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{_ZC}{{2,20}})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
@@ -156,10 +159,11 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("diet", re.compile(r"(?P<v>不吃(?:辣|肉|海鲜|猪肉|牛肉|香菜|葱|蒜|鸡蛋)|吃素|素食(?:者|主义者)?|对[^，。！？；,.!?;]{1,6}过敏)"), None),
     ("diet", re.compile(rf"(?:改成|改为|换成|开始|现在|在|算是|是|吃)(?P<v>{_DIET_STYLES})(?:饮食)?"), None),
     ("diet", re.compile(r"(?:是|有)(?P<v>[\u4e00-\u9fff]{1,4}?过敏)"), None),
+    ("diet", re.compile(r"(?P<v>[\u4e00-\u9fff]{1,4}不耐受?)"), None),
     ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{_ZC}{{1,20}})"), None),
     ("dislikes", re.compile(rf"(?:不喜欢|讨厌|不爱|受不了|反感)(?P<v>{_ZC}{{1,20}})"), None),
     ("unlikes", re.compile(rf"(?:不再|已经不)(?:喜欢|爱|偏好)(?P<v>{_ZC}{{1,20}})"), None),
-    ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直)?(?:喜欢|爱|偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
+    ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直|超|超级|真的|挺|蛮|好)?(?:喜欢|爱|偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?:迷上了?|爱上了?|喜欢上了?|热衷于|沉迷于?|入坑了?)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?<![我不])(?:偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?:平时|周末|业余|空闲时|没事|下班)[^，。！？；,.!?;]{{0,4}}?(?:很|比较|特别|也|就)?(?:喜欢|爱)(?P<v>{_ZC}{{1,20}})"),
@@ -172,7 +176,8 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
 
 _I = re.IGNORECASE
 _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
-    ("name", re.compile(r"\b(?i:my name is) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
+    ("name", re.compile(r"(?:^|[,!.]\s*)(?:hey|hi|hello)?,?\s*(?P<v>[A-Z][a-z'-]+) here\b"), None),
+    ("name", re.compile(r"\b(?i:my name is|my name's|name's) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
     ("name", re.compile(r"\b(?i:call me|I go by) (?P<v>[A-Z][\w'-]*)"), None),
     ("name", re.compile(r"\bI(?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bhere\b|\bnow\b|\band\b))"),
      None),
@@ -186,6 +191,8 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
         r"\bI(?:'m| am) (?:now )?(?P<v>an? (?:[\w-]+ ){0,2}(?:engineer|developer|manager|designer|doctor|teacher|lawyer|"
         r"student|founder|consultant|researcher|nurse|writer|artist|accountant|scientist|counselor|analyst|architect)"
         r"(?: (?:practitioner|manager|lead|engineer|scientist|analyst|director|designer))?)\b", _I), None),
+    ("job_title", re.compile(rf"\b(?:promoted to|hired as|started as|now work as|became) (?:an? )?(?P<v>(?:[\w-]+ ){{0,2}}"
+                             rf"(?:{_EN_TITLES}))\b", _I), None),
     ("job_title", re.compile(rf"\b(?:as|I(?:'m| am)(?: now| officially| currently| also|\s\w+ly)*) an? "
                              rf"(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})(?: (?:practitioner|manager|lead|engineer|scientist|analyst|"
                              rf"director|designer))?)\b", _I), None),
@@ -199,7 +206,7 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("tech_stack", re.compile(r"\b(?:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?:migrated|moved|switched|ported) (?:\w+ )?to "
-                              r"(?P<v>[A-Z][\w.+#-]*)", _I), None),
+                              r"(?P<v>[A-Z][\w.+#-]*(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)", _I), None),
     ("tech_stack", re.compile(r"\bwe(?:'re| are) (?:now )?(?:on|using|running|built on) (?P<v>[A-Z][\w.+#-]*(?: (?:and|with|&) "
                               r"[A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
@@ -236,6 +243,8 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("dislikes", re.compile(rf"\bI (?:really |also )?(?:hate|dislike|don't like|do not like|can't stand) (?P<v>{_EC}{{1,40}})", _I), None),
     ("do_not_recommend", re.compile(rf"\bwhat I (?:really )?(?:don't|do not|DON'T) want (?:recommended|suggested|to see|to hear about) "
                                     rf"(?:now )?is (?P<v>{_EC}{{1,40}})", _I), None),
+    ("dislikes", re.compile(rf"\bit's (?P<v>{_EC}{{1,30}}?) (?:that )?I (?:really |truly )?(?:can't stand|cannot stand|hate|dislike)",
+                            _I), None),
     ("dislikes", re.compile(rf"\bwhat I (?:really |truly )?(?:hate|dislike|can't stand|cannot stand) (?:now |these days )?is "
                             rf"(?P<v>{_EC}{{1,40}})", _I), None),
     ("unlikes", re.compile(rf"\bI (?:no longer|don't|do not) (?:really )?(?:like|love|enjoy) (?P<v>{_EC}{{1,40}}?) "
@@ -243,6 +252,8 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("likes", re.compile(rf"\bI (?:really |also |just |absolutely )?(?:like|love|enjoy|prefer|adore) (?P<v>{_EC}{{1,40}})", _I), None),
     ("likes", re.compile(rf"\bI(?:'ve| have) (?:started|begun|come) to (?:like|love|enjoy) (?P<v>{_EC}{{1,40}})", _I), None),
     ("likes", re.compile(rf"\bI(?:'m| am) (?:really |totally |big )?into (?P<v>{_EC}{{1,40}})", _I), None),
+    ("likes", re.compile(rf"\bI(?:'m| am) (?:\w+ )?(?:obsessed with|hooked on|addicted to|a big fan of|a fan of|crazy about|"
+                         rf"passionate about) (?P<v>{_EC}{{1,40}}?)(?= lately| these days| recently|$|[,.;!?])", _I), None),
     ("decision", re.compile(rf"\b(?:we|I) (?:finally )?(?:chose|picked|decided (?:on|to)|went with|settled on|selected|"
                             rf"will go with|'ll go with) (?P<v>{_EC}{{1,40}})", _I), None),
     ("feedback", re.compile(rf"\b(?P<v>(?:your|that) (?:last |previous )?(?:answer|suggestion|reply|advice) (?:was|is) {_EC}{{1,30}})", _I), None),
@@ -286,19 +297,20 @@ _ZH_RETRACT: list[tuple[str, re.Pattern]] = [
     ("dislikes", re.compile(r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:现在|已经|其实|也)?(?:能接受了|可以接受了|不讨厌了|不反感了|"
                             r"还行了|没问题了|也挺好的)")),
     ("do_not_recommend", re.compile(rf"(?:可以|又可以|也可以|能)(?:再)?(?:给我)?推荐(?P<v>{_ZC}{{1,15}}?)了")),
-    ("do_not_recommend", re.compile(rf"(?P<v>{_ZC}{{1,10}}?)(?:现在|以后)?(?:可以|又可以|也可以)(?:再)?(?:推荐|推)了")),
+    ("do_not_recommend", re.compile(rf"(?P<v>{_ZC}{{1,10}}?)(?:现在|以后)?(?:倒是|也|又)?(?:可以|能)(?:再)?(?:推荐|推)了")),
     ("diet", re.compile(rf"不(?:再)?(?P<v>吃素|{_DIET_STYLES})了|不再(?P<w>吃素|{_DIET_STYLES})")),
     ("dislikes", re.compile(rf"(?:不再|已经不|不)(?:讨厌|反感)(?P<v>{_ZC}{{1,15}}?)了")),
     ("likes", re.compile(rf"(?:已经|现在)?不(?:怎么|太|再|那么)?(?:喜欢|爱)(?P<v>{_ZC}{{1,15}}?)了")),
     ("same", re.compile(rf"不是(?P<v>{_ZC}{{1,15}}?)了?(?=[，。！？；,.!?;]|$)")),
 ]
 _EN_RETRACT: list[tuple[str, re.Pattern]] = [
-    ("dislikes", re.compile(r"(?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:fine|ok|okay|alright|not so bad)"
+    ("dislikes", re.compile(r"(?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:actually |totally |really )?(?:fine|ok|okay|alright|not so bad)"
                             r"(?: with me| by me)? (?:now|actually)\b", _I)),
     ("do_not_recommend", re.compile(r"\b(?:you can|feel free to|it's (?:ok|fine) to) (?:suggest|recommend|show me) "
                                     r"(?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?) again\b", _I)),
     ("diet", re.compile(rf"\bI(?:'m| am) (?:not|no longer) (?P<v>{_EN_DIET_STYLES})\b", _I)),
     ("diet", re.compile(rf"^\s*not (?P<v>{_EN_DIET_STYLES})(?: any ?more)?\b", _I)),
+    ("diet", re.compile(rf"\bI (?:stopped|quit|gave up|dropped|came off) (?:doing |being )?(?P<v>{_EN_DIET_STYLES})\b", _I)),
     ("likes", re.compile(r"\bI(?:'m| am) (?:not|no longer) (?:really )?into (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
                          r"(?: any ?more| any longer)?(?=$|[,.;!?]| tbh\b| now\b)", _I)),
     ("dislikes", re.compile(r"\bI(?:'ve| have) (?:come around|warmed up) (?:on|to) (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
@@ -330,6 +342,26 @@ _THIRD_PARTY_RE = re.compile(
 _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|要是|万一|\bif\b|\bsuppose\b|\bimagine\b|\bwhat if\b", re.IGNORECASE)
 _QUESTION_RE = re.compile(r"吗|什么|怎么|多少|哪|为什么|如何|是不是|\b(?:what|how|why|which|who|do|does|is|are|should|can|could)\b.*\?$|[?？]\s*$",
                           re.IGNORECASE)
+
+
+_SELF_START_RE = re.compile(r"^\W*(?:(?:嗯|哦|对了|其实|另外|还有|不过|但是|所以)\W*)*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|my|our)\b)",
+                            re.IGNORECASE)
+
+
+_OTHER_START_RE = re.compile(
+    r"^\W*(?:(?:嗯|哦|对了|另外|还有|不过|但是|所以)\W*)*(?:我的?|我们的?|咱们?的?)?(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|孩子|儿子|"
+    r"女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|他|她|客户)"
+    r"|^\W*(?:my|our) (?:sister|brother|friend|boss|wife|husband|partner|mom|mother|dad|father|kids?|son|daughter|colleague|"
+    r"coworker|manager|team ?mate)s?\b|^\W*(?:he|she|people|someone|everyone)\b", re.IGNORECASE)
+
+
+def _clause_subject(clause: str, previous: str) -> str:
+    """"self", "other" or the previous clause's subject when this one has none ("我同事刚搬去上海，在一家券商上班")."""
+    if _OTHER_START_RE.search(clause):
+        return "other"
+    if _SELF_START_RE.search(clause):
+        return "self"
+    return previous
 
 
 _SUBJECT_BREAK_RE = re.compile(r".*(?:\band\b|\bbut\b|\bso\b|\bthen\b|\bbecause\b|而且|但是|不过|所以|然后)", re.IGNORECASE)
@@ -364,6 +396,8 @@ def _clean_value(value: str, slot_key: str = "") -> str:
         value = re.sub(r"^(?:的是|的|是)", "", value)
     if slot_key == "location":
         value = re.sub(r"(?:上班|工作|生活|住)$", "", value)
+    if slot_key == "job_title" and "的" in value:
+        value = value.rsplit("的", 1)[1]  # "招商银行的客户经理": the employer is its own slot
     return value.strip()
 
 
@@ -471,7 +505,11 @@ class RuleBasedExtractor(Extractor):
             taken.add(slot_key)
             return True
 
+        subject = "self"
         for clause in _clauses(sentence):
+            subject = _clause_subject(clause, subject)
+            if subject == "other":
+                continue
             clause, found = _take_retractions(clause, _ZH_RETRACT if zh else _EN_RETRACT)
             retracted.extend(found)
             clause_slots: set[str] = set()
@@ -485,7 +523,9 @@ class RuleBasedExtractor(Extractor):
                     if _about_someone_else(clause, match.start()) or (asking and _QUESTION_RE.search(clause)):
                         continue
                     raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
-                    value = fixed if fixed is not None else _clean_value(raw, slot_key)
+                    value = fixed if fixed not in (None, "@place") else _clean_value(raw, slot_key)
+                    if fixed == "@place" and not is_place(value):
+                        continue
                     if not _worth_keeping(slot_key, value):
                         continue
                     if add(slot_key, value):
