@@ -55,6 +55,9 @@ DEFAULTS: dict[str, Any] = {
     "MAX_DOCUMENT_CHARS": 2_000_000,
     # Largest uploaded file (bytes) the documents endpoint accepts; larger ones get 413.
     "MAX_UPLOAD_BYTES": 50_000_000,
+    # With Celery eager (no broker), a document longer than this (characters) is imported by a background
+    # thread and the request answers 202 with the job; shorter ones are imported inside the request.
+    "IMPORT_INLINE_MAX_CHARS": 10_000,
     "BM25_K1": 1.2,
     "BM25_B": 0.75,
     "HNSW_EF_SEARCH": 100,

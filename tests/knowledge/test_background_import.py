@@ -1,0 +1,44 @@
+"""Without a broker (Celery eager), a long document never blocks its request: a background thread imports it."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from agentmemory.models import AuditEvent, Chunk, KnowledgeBase
+
+from .conftest import MANUAL_MD
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_document_answers_202_at_once_and_is_imported_in_the_background(api_client, settings):
+    settings.AGENTMEMORY = {"IMPORT_INLINE_MAX_CHARS": 200}
+    KnowledgeBase.objects.create(slug="eager", name="Eager", chunk_size=150, chunk_overlap=30)
+    assert len(MANUAL_MD) > 200
+    started = time.monotonic()
+    response = api_client.post("/api/agentmemory/knowledge-bases/eager/documents/",
+                               {"external_id": "m", "title": "Manual", "content": MANUAL_MD}, format="json")
+    answered_in = time.monotonic() - started
+    assert response.status_code == 202, response.content
+    job = response.json()
+    assert job["status"] == "queued" and job["url"].endswith(f"/import-jobs/{job['id']}/")
+    deadline = time.monotonic() + 120
+    while True:
+        polled = api_client.get(job["url"]).json()
+        if polled["status"] in ("succeeded", "failed") or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert polled["status"] == "succeeded", polled
+    assert Chunk.objects.filter(document_id=polled["result"]["document_id"], status="active").count() == polled["total"]
+    event = AuditEvent.objects.get(action="document.publish", object_id=str(polled["result"]["document_id"]))
+    assert event.actor == "api_key:test-client"  # the thread keeps the request's actor
+    print(f"answered in {answered_in * 1000:.0f} ms")
+
+
+@pytest.mark.django_db
+def test_a_short_document_is_still_imported_inside_the_request(api_client):
+    KnowledgeBase.objects.create(slug="inline", name="Inline", chunk_size=150, chunk_overlap=30)
+    response = api_client.post("/api/agentmemory/knowledge-bases/inline/documents/",
+                               {"external_id": "s", "title": "Short", "content": "# 退货\n\n七天无理由退货。"},
+                               format="json")
+    assert response.status_code == 201 and response.json()["action"] == "created"
