@@ -137,6 +137,8 @@ DEFAULTS: dict[str, Any] = {
     # its length, and when the distillation job rewrites it (age in days, or memories changed since).
     "PROFILE_DISTILLER": "agentmemory.backends.distillers.TemplateDistiller",
     "PROFILE_SUMMARY_MAX_CHARS": 400,
+    # Recent session summaries an LLM distiller reads besides the memories (0: memories only).
+    "PROFILE_DISTILL_SESSIONS": 5,
     "PROFILE_MAX_AGE_DAYS": 90.0,
     "PROFILE_REFRESH_MIN_CHANGES": 5,
     # Seconds a user's profile / top memories stay cached (dropped on every write anyway).

@@ -17,9 +17,9 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from ..audit import record_event
-from ..backends.distillers import MemoryLine
+from ..backends.distillers import MemoryLine, SessionLine
 from ..conf import app_settings
-from ..models import MemoryItem, MemoryProfile
+from ..models import MemoryItem, MemoryProfile, Session
 from ..validation import validate_user_id
 from . import cache
 
@@ -31,6 +31,7 @@ class DistillResult:
     summary: str = ""
     sources: list[int] = field(default_factory=list)
     method: str = ""
+    sessions: list[str] = field(default_factory=list)  # the recent sessions an LLM distiller also read
 
 
 def _lines(user_id: str) -> list[MemoryLine]:
@@ -47,6 +48,16 @@ def _lines(user_id: str) -> list[MemoryLine]:
     return lines
 
 
+def recent_sessions(user_id: str, limit: int | None = None) -> list[SessionLine]:
+    """The user's most recent sessions that have a rolling summary, newest first."""
+    limit = int(app_settings.PROFILE_DISTILL_SESSIONS) if limit is None else limit
+    if limit <= 0:
+        return []
+    rows = (Session.objects.filter(user_id=user_id).exclude(summary="")
+            .order_by("-last_activity_at").only("id", "summary", "last_activity_at")[:limit])
+    return [SessionLine(str(s.pk), s.last_activity_at.date().isoformat(), s.summary) for s in rows]
+
+
 def distiller():
     return import_string(app_settings.PROFILE_DISTILLER)()
 
@@ -59,10 +70,14 @@ def distill_profile(user_id: str, *, now: dt.datetime | None = None, dry_run: bo
     if not lines:
         return DistillResult(user_id, "no_memories")
     backend = distiller()
-    summary = backend.distill(lines, max_chars=int(app_settings.PROFILE_SUMMARY_MAX_CHARS))
+    sessions = recent_sessions(user_id) if getattr(backend, "uses_sessions", False) else []
+    max_chars = int(app_settings.PROFILE_SUMMARY_MAX_CHARS)
+    summary = (backend.distill(lines, max_chars=max_chars, sessions=sessions) if sessions
+               else backend.distill(lines, max_chars=max_chars))
     sources = [line.id for line in lines]
+    session_ids = [s.id for s in sessions]
     if dry_run:
-        return DistillResult(user_id, "would_rewrite", summary, sources, backend.name)
+        return DistillResult(user_id, "would_rewrite", summary, sources, backend.name, session_ids)
     with transaction.atomic():
         row, _created = MemoryProfile.objects.select_for_update().get_or_create(user_id=user_id)
         if row.summary == summary and row.summary_sources == sources:
@@ -73,10 +88,10 @@ def distill_profile(user_id: str, *, now: dt.datetime | None = None, dry_run: bo
         row.updated_at = row.distilled_at = now
         row.save(update_fields=["summary", "summary_sources", "summary_method", "updated_at", "distilled_at"])
         record_event("distill", object_type="profile", object_id=row.pk, user_id=user_id, before=before,
-                     after={"summary": summary, "method": backend.name, "sources": sources})
+                     after={"summary": summary, "method": backend.name, "sources": sources, "sessions": session_ids})
         transaction.on_commit(lambda: cache.invalidate_user(user_id))
     cache.invalidate_user(user_id)
-    return DistillResult(user_id, "rewritten", summary, sources, backend.name)
+    return DistillResult(user_id, "rewritten", summary, sources, backend.name, session_ids)
 
 
 def due_profiles(*, now: dt.datetime | None = None, limit: int = 1000) -> list[str]:

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ..conf import app_settings
+from ..exceptions import NotFound
 from ..models import MemoryItem
 from .forget import delete_memory
 
@@ -52,6 +53,8 @@ def purge_expired_memories(*, now: dt.datetime | None = None, dry_run: bool = Fa
         return RetentionResult(len(due), 0)
     receipts = []
     for pk, user_id in due:
-        if MemoryItem.objects.for_user(user_id).filter(pk=pk).exclude(status=MemoryItem.Status.DELETED).exists():
+        try:
             receipts.append(delete_memory(user_id, pk, reason="retention: past its type's retention period").pk)
+        except NotFound:
+            continue  # deleted meanwhile: with a newer version of it, by a user, or by another run of the job
     return RetentionResult(len(due), len(receipts), receipts)

@@ -30,13 +30,19 @@ def purge_ended_sessions(*, days: float | None = None, now: dt.datetime | None =
     now = now or timezone.now()
     days = float(app_settings.SESSION_RETENTION_DAYS if days is None else days)
     cutoff = now - dt.timedelta(days=days)
-    due = list(Session.objects.due_for_purge(cutoff).order_by("ended_at")[:limit])
-    ready = [s for s in due if s.extracted_up_to >= s.turn_count]
-    kept = len(due) - len(ready)
-    turns = Turn.objects.filter(session__in=ready).count()
-    if dry_run or not ready:
-        return PurgeResult(len(ready), turns, kept, dry_run)
+    if dry_run:
+        due = list(Session.objects.due_for_purge(cutoff).order_by("ended_at")[:limit])
+        ready = [s for s in due if s.extracted_up_to >= s.turn_count]
+        turns = Turn.objects.filter(session__in=ready).count()
+        return PurgeResult(len(ready), turns, len(due) - len(ready), True)
     with transaction.atomic():
+        # Rows another run holds are skipped, not waited for: two runs at once archive each session once.
+        due = list(Session.objects.due_for_purge(cutoff).select_for_update(skip_locked=True)
+                   .order_by("ended_at")[:limit])
+        ready = [s for s in due if s.extracted_up_to >= s.turn_count]
+        kept = len(due) - len(ready)
+        if not ready:
+            return PurgeResult(0, 0, kept, False)
         deleted, _ = Turn.objects.filter(session__in=ready).delete()
         for session in ready:
             session.status = Session.Status.ARCHIVED
@@ -63,13 +69,17 @@ def close_idle_sessions(*, now: dt.datetime | None = None, dry_run: bool = False
 
     now = now or timezone.now()
     cutoff = now - dt.timedelta(hours=float(app_settings.SESSION_CLOSE_AFTER_HOURS))
-    sessions = list(Session.objects.active().filter(last_activity_at__lt=cutoff).order_by("last_activity_at")[:limit])
+    idle = Session.objects.active().filter(last_activity_at__lt=cutoff).order_by("last_activity_at")
     if dry_run:
-        return CloseResult([str(s.pk) for s in sessions], [], True)
+        return CloseResult([str(s.pk) for s in idle[:limit]], [], True)
     runs = []
-    for session in sessions:
-        run = end_session(session, now=now)
-        if run is not None and run.status != run.Status.SUCCEEDED:
-            enqueue_extraction(run.pk)
-            runs.append(run.pk)
+    with transaction.atomic():
+        # Sessions another run holds are skipped, not waited for: two runs at once end each session once.
+        sessions = list(idle.select_for_update(skip_locked=True)[:limit])
+        for session in sessions:
+            run = end_session(session, now=now)
+            if run is not None and run.status != run.Status.SUCCEEDED:
+                runs.append(run.pk)
+    for run_id in runs:  # after the commit: the worker must see the ended session
+        enqueue_extraction(run_id)
     return CloseResult([str(s.pk) for s in sessions], runs, False)

@@ -78,6 +78,27 @@ def test_an_llm_distiller_writes_a_structured_summary(settings):
     profile = MemoryProfile.objects.get(user_id="cy")
     assert profile.summary.startswith("母婴用品公司") and profile.summary_method == "llm"
     assert "8万元" in sent and "5万元" not in sent  # only the newest value of each slot is sent
+    assert "最近的对话" not in sent  # no session with a summary yet
+
+
+def test_an_llm_distiller_also_reads_the_recent_sessions(settings):
+    from agentmemory.models import Session
+
+    _facts("sessions")
+    old = Session.objects.create(user_id="sessions", summary="用户在比较两家物流服务商，倾向顺丰。")
+    new = Session.objects.create(user_id="sessions", summary="用户说下季度要开拓日本市场，电话 13812345678。")
+    Session.objects.filter(pk=old.pk).update(last_activity_at=timezone.now() - dt.timedelta(days=3))
+    Session.objects.create(user_id="someone-else", summary="别人的会话，不该出现")
+    answer = json.dumps({"summary": "母婴用品公司，预算8万元，下季度开拓日本市场。"}, ensure_ascii=False)
+    with OpenAIChatServer([answer, answer]) as server:
+        settings.AGENTMEMORY = {"LLM_URL": server.url, "LLM_MODEL": "test-model", "PROFILE_DISTILL_SESSIONS": 1,
+                                "PROFILE_DISTILLER": "agentmemory.backends.distillers.LLMDistiller"}
+        assert "rewritten     sessions" in _run("--user", "sessions")
+        sent = server.requests[0]["messages"][1]["content"]
+    assert "最近的对话" in sent and "开拓日本市场" in sent
+    assert "顺丰" not in sent and "别人的会话" not in sent  # only the newest one (limit 1), only the user's
+    event = AuditEvent.objects.for_user("sessions").get(action="distill")
+    assert event.after["sessions"] == [str(new.pk)] and event.after["method"] == "llm"
 
 
 def test_rest_sets_and_regenerates_the_summary(api_client):
