@@ -10,8 +10,20 @@ from agentmemory.models import AuditEvent, Chunk, KnowledgeBase
 from .conftest import MANUAL_MD
 
 
+@pytest.fixture
+def eager_celery():
+    """Celery without a broker, as on a host that runs tasks in-process (worker tests switch it off)."""
+    from agentmemory.tasks.knowledge import ingest_document
+
+    conf = ingest_document.app.conf
+    saved = conf.task_always_eager
+    conf.task_always_eager = True
+    yield
+    conf.task_always_eager = saved
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_long_document_answers_202_at_once_and_is_imported_in_the_background(api_client, settings):
+def test_a_long_document_answers_202_at_once_and_is_imported_in_the_background(api_client, settings, eager_celery):
     settings.AGENTMEMORY = {"IMPORT_INLINE_MAX_CHARS": 200}
     KnowledgeBase.objects.create(slug="eager", name="Eager", chunk_size=150, chunk_overlap=30)
     assert len(MANUAL_MD) > 200
@@ -36,7 +48,7 @@ def test_a_long_document_answers_202_at_once_and_is_imported_in_the_background(a
 
 
 @pytest.mark.django_db
-def test_a_short_document_is_still_imported_inside_the_request(api_client):
+def test_a_short_document_is_still_imported_inside_the_request(api_client, eager_celery):
     KnowledgeBase.objects.create(slug="inline", name="Inline", chunk_size=150, chunk_overlap=30)
     response = api_client.post("/api/agentmemory/knowledge-bases/inline/documents/",
                                {"external_id": "s", "title": "Short", "content": "# 退货\n\n七天无理由退货。"},
