@@ -63,8 +63,9 @@ def _enqueue_reembed(job_id: int) -> None:
 class KnowledgeBaseAdmin(admin.ModelAdmin):
     list_display = ["slug", "name", "chunk_size", "chunk_overlap", "embedding_model", "active_documents", "created_at"]
     search_fields = ["slug", "name"]
-    readonly_fields = ["embedding_model", "created_at", "updated_at"]
-    fields = ["slug", "name", "description", "chunk_size", "chunk_overlap", "user_dictionary", *readonly_fields]
+    readonly_fields = ["embedding_model", "floor_calibration", "created_at", "updated_at"]
+    fields = ["slug", "name", "description", "chunk_size", "chunk_overlap", "user_dictionary", "floor_cosine",
+              "floor_bm25", "floor_bm25_min_cosine", "floor_margin", *readonly_fields]
     actions = ["reembed"]
 
     def get_queryset(self, request):

@@ -112,6 +112,7 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
             "rerank_threshold": data.get("rerank_threshold", ""),
             "rerank": data.get("rerank", ""),
             "rewrite": data.get("rewrite", ""),
+            "floor": data.get("floor", "on") or "on",
         }
         result = None
         error = None
@@ -127,7 +128,7 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
                 rerank = {"on": True, "off": False}.get(form["rerank"])
                 result = search_knowledge(form["query"], knowledge_bases=[kb.slug], top_k=top_k, mode=form["mode"],
                                           thresholds=thresholds or None, rerank=rerank,
-                                          rewrite=form["rewrite"] == "on")
+                                          rewrite=form["rewrite"] == "on", floor=form["floor"] != "off")
             except (InvalidInput, NotFound) as exc:
                 # The message itself, never a list repr like "['top_k must be an integer']".
                 error = getattr(exc, "detail", None) or "; ".join(getattr(exc, "messages", [])) or str(exc)

@@ -16,6 +16,8 @@ class SearchRequestSerializer(serializers.Serializer):
     rerank = serializers.BooleanField(required=False, allow_null=True, default=None,
                                       help_text="Rerank the fused list (default: when a reranker is configured).")
     rewrite = serializers.BooleanField(default=False, help_text="Rewrite the query with the LLM first.")
+    floor = serializers.BooleanField(default=True, help_text="Apply the relevance floor (the base's, or the "
+                                                             "default): false shows every fused hit.")
     filters = serializers.DictField(required=False, allow_null=True,
                                     help_text='{"document_ids": [..], "external_ids": [..], "metadata": {..}}.')
 

@@ -28,7 +28,7 @@ def _search(data: dict, knowledge_bases: list[str] | None) -> Response:
     result = search_knowledge(
         data["query"], knowledge_bases=knowledge_bases, top_k=data["top_k"], mode=data["mode"],
         thresholds=data.get("thresholds"), rerank=data.get("rerank"), rewrite=data.get("rewrite", False),
-        filters=data.get("filters"),
+        filters=data.get("filters"), floor=data.get("floor", True),
     )
     return Response(result.as_dict())
 

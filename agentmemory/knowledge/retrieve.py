@@ -294,3 +294,15 @@ def vector_search(
                       for rank, row in enumerate(rows, start=1))
     hits.exact = bool(exact)
     return hits
+
+
+def chunk_cosines(chunk_ids: list[int], query_vector, *, model_name: str) -> dict[int, float]:
+    """Cosine similarity of ``query_vector`` to each of these chunks (those embedded with ``model_name``)."""
+    if not chunk_ids:
+        return {}
+    tables = _tables()
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT id, 1 - (embedding <=> %s::vector) FROM {tables['chunk']} "
+                    f"WHERE id = ANY(%s) AND embedding IS NOT NULL AND embedding_model = %s",
+                    [vector_literal(query_vector), list(chunk_ids), model_name])
+        return {pk: float(score) for pk, score in cur.fetchall()}

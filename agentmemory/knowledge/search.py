@@ -1,13 +1,22 @@
-"""The one knowledge search path: query -> (rewrite) -> channels -> thresholds -> RRF -> (rerank) -> cited hits.
+"""The one knowledge search path: query -> (rewrite) -> channels -> thresholds -> RRF -> floor -> (rerank) -> cited hits.
 
 The API, the admin hit-testing page, evaluation and the agent context all call ``search_knowledge``,
 so a hit test shows exactly what production retrieves. Every stage is timed and explained in the
 result's ``trace``: the query terms with their document frequencies and IDF, each channel's rank and
 raw score per hit, what each threshold removed, and any degradation (embedder down, reranker
 failed) that changed the path.
+
+The relevance floor keeps a fused hit only when its evidence is strong on at least one scale that means
+the same for every query: the dense cosine; BM25 divided by the query's own maximum possible score
+(every query term matched with unbounded frequency: sum of idf x (k1 + 1)); and the cosine's margin
+over the median cosine of the query's vector candidates (a hit that stands out from what the query
+finds anyway: a cross-lingual match has a lower cosine than a same-language one, but stands out).
+Floors come from the knowledge base (set by ``agentmemory_calibrate_floor``) or
+AGENTMEMORY['KNOWLEDGE_FLOOR']; what they dropped, and why, is in ``trace["floor"]``.
 """
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -17,7 +26,7 @@ from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch, I
 from ..validation import validate_query
 from .fuse import rrf
 from .keywords import index_tokens, user_dictionary_terms
-from .retrieve import ChannelHit, keyword_search, vector_search
+from .retrieve import ChannelHit, bm25_idf, chunk_cosines, keyword_search, vector_search
 
 MODES = ("hybrid", "vector", "keyword")
 THRESHOLD_KEYS = ("cosine", "bm25", "rerank")
@@ -161,6 +170,87 @@ def _apply_threshold(hits: list[ChannelHit], threshold: float | None) -> tuple[l
     return kept, removed
 
 
+@dataclass(frozen=True)
+class Floors:
+    """A knowledge base's relevance floors (None: that scale never passes a hit) and where they come from."""
+
+    cosine: float | None
+    bm25: float | None
+    margin: float | None
+    bm25_min_cosine: float | None = None  # a BM25 pass also needs this cosine (matched words, other meaning)
+    source: str = "default"
+
+    @property
+    def off(self) -> bool:
+        return self.cosine is None and self.bm25 is None and self.margin is None
+
+
+def _num(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def floors_for(kb) -> Floors:
+    """The base's own floors when any is set (by calibration or the admin), else KNOWLEDGE_FLOOR."""
+    if kb.floor_cosine is not None or kb.floor_bm25 is not None or kb.floor_margin is not None:
+        return Floors(kb.floor_cosine, kb.floor_bm25, kb.floor_margin, kb.floor_bm25_min_cosine, "knowledge_base")
+    default = app_settings.KNOWLEDGE_FLOOR or {}
+    return Floors(_num(default.get("cosine")), _num(default.get("bm25")), _num(default.get("margin")),
+                  _num(default.get("bm25_min_cosine")))
+
+
+def floor_passes(cosine: float | None, bm25_norm: float, margin: float | None, floors: Floors) -> str:
+    """The scale on which the evidence clears its floor ("cosine", "bm25", "margin"), or "" when none does."""
+    if floors.cosine is not None and cosine is not None and cosine >= floors.cosine:
+        return "cosine"
+    if floors.bm25 is not None and bm25_norm >= floors.bm25 and (
+            floors.bm25_min_cosine is None or cosine is None or cosine >= floors.bm25_min_cosine):
+        return "bm25"
+    if floors.margin is not None and margin is not None and margin >= floors.margin:
+        return "margin"
+    return ""
+
+
+def _apply_floor(kb, ranked: list[int], channel_info: dict[int, dict[str, Any]], floor_trace: dict[str, Any], *,
+                 query_vector, model_name: str, max_bm25: float | None, median_cosine: float | None,
+                 enabled: bool) -> list[int]:
+    """``ranked`` without the hits under the base's floors; every hit's evidence in its channel info."""
+    floors = floors_for(kb)
+    floor_trace["knowledge_bases"][kb.slug] = {"cosine": floors.cosine, "bm25": floors.bm25, "margin": floors.margin,
+                                               "bm25_min_cosine": floors.bm25_min_cosine, "source": floors.source,
+                                               "median_cosine": median_cosine}
+    if not ranked:
+        return ranked
+    cosines = {cid: info["vector"]["score"] for cid, info in ((c, channel_info.get(c, {})) for c in ranked)
+               if "vector" in info}
+    missing = [cid for cid in ranked if cid not in cosines]
+    if missing and query_vector is not None:
+        # Keyword-only hits: their cosine, for the same evidence scale (one query over a few ids).
+        cosines.update(chunk_cosines(missing, query_vector, model_name=model_name))
+    off = not enabled or floors.off
+    kept = []
+    for cid in ranked:
+        info = channel_info.setdefault(cid, {})
+        cosine = cosines.get(cid)
+        raw = info.get("keyword", {}).get("score", 0.0)
+        bm25_norm = round(raw / max_bm25, 6) if max_bm25 else 0.0
+        margin = None if cosine is None or median_cosine is None else round(float(cosine) - median_cosine, 6)
+        by = floor_passes(cosine, bm25_norm, margin, floors)
+        info["floor"] = {"cosine": None if cosine is None else round(float(cosine), 6), "bm25_norm": bm25_norm,
+                         "margin": margin, "passed": bool(by) or off, "by": by or ("off" if off else "")}
+        if by or off:
+            kept.append(cid)
+            continue
+        floor_trace["removed"] += 1
+        if len(floor_trace["removed_hits"]) < 50:
+            shown = "n/a" if cosine is None else f"{cosine:.3f}"
+            floor_trace["removed_hits"].append({
+                "chunk_id": cid, "knowledge_base": kb.slug, **info["floor"],
+                "reason": (f"cosine {shown} < {floors.cosine}; bm25_norm {bm25_norm:.3f} < {floors.bm25} "
+                           f"(or cosine < {floors.bm25_min_cosine}); "
+                           f"margin {'n/a' if margin is None else f'{margin:.3f}'} < {floors.margin}")})
+    return kept
+
+
 def _citation(title: str, number: int, heading_path: str, position: int) -> str:
     where = f" › {heading_path}" if heading_path else ""
     return f"《{title}》 v{number}{where} #{position + 1}"
@@ -189,12 +279,14 @@ def search_knowledge(
     filters: dict | None = None,
     weights: dict | None = None,
     candidates: int | None = None,
+    floor: bool = True,
 ) -> SearchResult:
     """Search active chunks of the given knowledge bases (all when None); see the module docstring.
 
     Raises InvalidInput (bad query, mode, top_k, thresholds, filters) or NotFound (unknown knowledge
     base). A failing embedder degrades to keyword-only; a failing reranker or rewriter falls back to
-    the unreranked / original query. Both are reported in ``trace["degraded"]``.
+    the unreranked / original query. Both are reported in ``trace["degraded"]``. ``floor=False``
+    turns the relevance floor off (hit testing "without floor", calibration).
     """
     started = time.perf_counter()
     timer = _Timer()
@@ -254,6 +346,8 @@ def search_knowledge(
     kb_traces: dict[str, dict[str, Any]] = {kb.slug: {} for kb in kbs}
     active_counts: dict[int, int] = {}  # the keyword channel's N, so the vector channel need not count
     kb_rankings: dict[str, dict[str, list[int]]] = {kb.slug: {} for kb in kbs}
+    max_bm25: dict[int, float] = {}  # per base: the query's maximum possible BM25 (the floor's scale)
+    median_cosine: dict[int, float] = {}  # per base: the median cosine of the query's vector candidates
 
     def keyword_channel(kb) -> None:
         t = time.perf_counter()
@@ -263,6 +357,9 @@ def search_knowledge(
             terms_cache[key] = list(dict.fromkeys(index_tokens(search_query, terms=dictionary)))
         kw = keyword_search(kb.pk, terms_cache[key], limit=n_candidates, filters=filters)
         active_counts[kb.pk] = kw.chunk_count
+        # Every query term at unbounded frequency; a term no chunk holds counts at its highest idf.
+        max_bm25[kb.pk] = (sum(i.idf for i in kw.terms)
+                           + len(kw.unknown_terms) * bm25_idf(kw.chunk_count, 0)) * (kw.k1 + 1.0)
         kept, gone = _apply_threshold(kw.hits, thresholds["bm25"])
         removed["bm25"].extend(gone)
         kb_rankings[kb.slug]["keyword"] = [h.chunk_id for h in kept]
@@ -292,6 +389,8 @@ def search_knowledge(
                      if kb.pk in active_counts else None)
             vec = vector_search([kb.pk], query_vector, model_name=model_name, limit=n_candidates, filters=filters,
                                 exact=exact)
+            if len(vec):
+                median_cosine[kb.pk] = float(statistics.median(h.score for h in vec))
             kept_v, gone_v = _apply_threshold(vec, thresholds["cosine"])
             removed["cosine"].extend(gone_v)
             kb_rankings[kb.slug]["vector"] = [h.chunk_id for h in kept_v]
@@ -323,6 +422,7 @@ def search_knowledge(
     if query_vector is not None:
         for kb in kbs:
             vector_channel(kb)
+    floor_trace: dict[str, Any] = {"applied": bool(floor), "knowledge_bases": {}, "removed": 0, "removed_hits": []}
     for kb in kbs:
         t = time.perf_counter()
         fused = rrf(kb_rankings[kb.slug], k=rrf_k, weights=weights)
@@ -333,6 +433,13 @@ def search_knowledge(
         per_kb_fused[kb.slug] = [f.key for f in fused]
         timer.add("fuse", t)
         trace["channels"][kb.slug] = kb_traces[kb.slug]
+        t = time.perf_counter()
+        per_kb_fused[kb.slug] = _apply_floor(kb, per_kb_fused[kb.slug], channel_info, floor_trace,
+                                             query_vector=query_vector, model_name=model_name,
+                                             max_bm25=max_bm25.get(kb.pk), median_cosine=median_cosine.get(kb.pk),
+                                             enabled=floor)
+        timer.add("floor", t)
+    trace["floor"] = floor_trace
 
     # 4. across knowledge bases: merge the per-base fused lists by their RRF scores. Each base's BM25
     # uses its own statistics, so raw scores are not comparable across bases, but RRF scores are

@@ -102,6 +102,29 @@ class KnowledgeBase(models.Model):
         "embedding model", max_length=200, blank=True, default="",
         help_text="Model of the vectors stored in this knowledge base; set on first import, changed by re-embed.",
     )
+    floor_cosine = models.FloatField(
+        "relevance floor (cosine)", null=True, blank=True,
+        help_text="A hit reaches the results only with a dense cosine at least this high, or a normalised BM25 "
+                  "or margin over its floor. Empty (all three): AGENTMEMORY['KNOWLEDGE_FLOOR']. Set by "
+                  "agentmemory_calibrate_floor.",
+    )
+    floor_bm25 = models.FloatField(
+        "relevance floor (normalised BM25)", null=True, blank=True,
+        help_text="Floor on BM25 divided by the query's own maximum possible score (0-1). Empty: the default.",
+    )
+    floor_margin = models.FloatField(
+        "relevance floor (cosine margin)", null=True, blank=True,
+        help_text="Floor on the hit's cosine minus the median cosine of the query's vector candidates.",
+    )
+    floor_bm25_min_cosine = models.FloatField(
+        "relevance floor (cosine needed by a BM25 pass)", null=True, blank=True,
+        help_text="A hit passing on BM25 also needs this cosine: the query's words, but not its meaning, "
+                  "are not enough (\"你是机器人吗\" and an article on robots).",
+    )
+    floor_calibration = models.JSONField(
+        "floor calibration", default=dict, blank=True,
+        help_text="What the last calibration measured: cases, off-topic questions, recall kept, rejection.",
+    )
     created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
     updated_at = models.DateTimeField("updated at", auto_now=True)
 
