@@ -271,6 +271,10 @@ def gather_knowledge(query: str, *, knowledge_bases: list[str] | None, top_k: in
                             "reason": "threshold",
                             "detail": f"vector channel only, cosine {cosine} < {min_cosine} (no keyword matched)"})
     hits = gated
+    # What the relevance floor kept out of the hits that would have been shown, with its reason.
+    for removed in ((trace.get("floor") or {}).get("removed_hits") or [])[:top_k]:
+        dropped.append({"key": f"chunk:{removed['chunk_id']}", "layer": "knowledge", "kind": "chunk",
+                        "reason": "floor", "detail": removed.get("reason", "")})
     relevances = normalize_scores([float(_get(h, "score", 0.0) or 0.0) for h in hits])
     items = []
     for hit, rel in zip(hits, relevances, strict=True):

@@ -8,7 +8,7 @@ failed) that changed the path.
 
 The relevance floor keeps a fused hit only when its evidence is strong on at least one scale that means
 the same for every query: the dense cosine; BM25 divided by the query's own maximum possible score
-(every query term matched with unbounded frequency: sum of idf x (k1 + 1)); and the cosine's margin
+(every query term the base holds, matched with unbounded frequency: sum of idf x (k1 + 1)); and the cosine's margin
 over the median cosine of the query's vector candidates (a hit that stands out from what the query
 finds anyway: a cross-lingual match has a lower cosine than a same-language one, but stands out).
 Floors come from the knowledge base (set by ``agentmemory_calibrate_floor``) or
@@ -26,7 +26,7 @@ from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch, I
 from ..validation import validate_query
 from .fuse import rrf
 from .keywords import index_tokens, user_dictionary_terms
-from .retrieve import ChannelHit, bm25_idf, chunk_cosines, keyword_search, vector_search
+from .retrieve import ChannelHit, chunk_cosines, keyword_search, vector_search
 
 MODES = ("hybrid", "vector", "keyword")
 THRESHOLD_KEYS = ("cosine", "bm25", "rerank")
@@ -220,13 +220,14 @@ def _apply_floor(kb, ranked: list[int], channel_info: dict[int, dict[str, Any]],
                                                "median_cosine": median_cosine}
     if not ranked:
         return ranked
+    off = not enabled or floors.off
     cosines = {cid: info["vector"]["score"] for cid, info in ((c, channel_info.get(c, {})) for c in ranked)
                if "vector" in info}
     missing = [cid for cid in ranked if cid not in cosines]
-    if missing and query_vector is not None:
-        # Keyword-only hits: their cosine, for the same evidence scale (one query over a few ids).
+    if missing and query_vector is not None and (not floors.off or not enabled):
+        # Keyword-only hits: their cosine, for the same evidence scale (one query over a few ids). Skipped
+        # when no floor is configured at all: nothing would read it on the hot path.
         cosines.update(chunk_cosines(missing, query_vector, model_name=model_name))
-    off = not enabled or floors.off
     kept = []
     for cid in ranked:
         info = channel_info.setdefault(cid, {})
@@ -357,9 +358,9 @@ def search_knowledge(
             terms_cache[key] = list(dict.fromkeys(index_tokens(search_query, terms=dictionary)))
         kw = keyword_search(kb.pk, terms_cache[key], limit=n_candidates, filters=filters)
         active_counts[kb.pk] = kw.chunk_count
-        # Every query term at unbounded frequency; a term no chunk holds counts at its highest idf.
-        max_bm25[kb.pk] = (sum(i.idf for i in kw.terms)
-                           + len(kw.unknown_terms) * bm25_idf(kw.chunk_count, 0)) * (kw.k1 + 1.0)
+        # Every query term the base holds, at unbounded frequency (words the base never uses, the filler of
+        # a conversational question, say nothing about any chunk: the cosine floors judge those queries).
+        max_bm25[kb.pk] = sum(i.idf for i in kw.terms) * (kw.k1 + 1.0)
         kept, gone = _apply_threshold(kw.hits, thresholds["bm25"])
         removed["bm25"].extend(gone)
         kb_rankings[kb.slug]["keyword"] = [h.chunk_id for h in kept]

@@ -1,0 +1,99 @@
+"""The relevance floor: calibrated per knowledge base from its own cases, applied to search, the context
+and the hit-testing page, every decision explained."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.test import override_settings
+from django.urls import reverse
+
+from agentmemory.knowledge.evaluate import Case, save_cases
+from agentmemory.knowledge.search import search_knowledge
+from agentmemory.models import AuditEvent, KnowledgeBase
+
+pytestmark = pytest.mark.django_db
+IN_DOMAIN = [("X-200 的额定功率是多少", "x200"), ("绿茶用多少度的水冲泡", "tea"), ("什么是大语言模型", "llm"),
+             ("X-300 支持远程控制吗", "x300")]
+OFF_TOPIC = "今天天气怎么样"
+
+
+def _calibrated(seed_kb) -> str:
+    docs = {d.external_id: d.pk for d in seed_kb.documents.all()}
+    save_cases(seed_kb, [Case(query=q, document_ids={docs[ext]}) for q, ext in IN_DOMAIN])
+    out = io.StringIO()
+    call_command("agentmemory_calibrate_floor", "--kb", "seed", "--save", stdout=out, stderr=io.StringIO())
+    seed_kb.refresh_from_db()
+    return out.getvalue()
+
+
+def test_without_any_floor_configured_every_fused_hit_is_kept(seed_kb):
+    result = search_knowledge(OFF_TOPIC, knowledge_bases=["seed"], top_k=5)
+    assert len(result.hits) == 4 and result.trace["floor"]["removed"] == 0
+    assert result.trace["floor"]["knowledge_bases"]["seed"]["source"] == "default"
+    assert {h.channels["floor"]["by"] for h in result.hits} == {"off"}
+
+
+def test_calibration_chooses_floors_that_keep_the_cases_and_drop_off_topic_questions(seed_kb):
+    out = _calibrated(seed_kb)
+    assert "| 0.99 (chosen) |" in out and "Saved on the knowledge base." in out
+    assert seed_kb.floor_cosine is not None or seed_kb.floor_bm25 is not None
+    assert seed_kb.floor_calibration["cases"] == len(IN_DOMAIN)
+    assert seed_kb.floor_calibration["choice"]["recall_kept"] >= 0.99
+    event = AuditEvent.objects.get(action="floor.calibrate")
+    assert event.actor == "command:agentmemory_calibrate_floor"
+    for query, ext in IN_DOMAIN:  # every case keeps its document
+        hits = search_knowledge(query, knowledge_bases=["seed"], top_k=5).hits
+        assert ext in [h.document_external_id for h in hits], query
+        assert all(h.channels["floor"]["passed"] and h.channels["floor"]["by"] in ("cosine", "bm25", "margin")
+                   for h in hits)
+    off = search_knowledge(OFF_TOPIC, knowledge_bases=["seed"], top_k=5)
+    assert off.hits == []
+    floor = off.trace["floor"]
+    assert floor["knowledge_bases"]["seed"]["source"] == "knowledge_base" and floor["removed"] == 4
+    assert all("cosine" in d["reason"] and "bm25_norm" in d["reason"] for d in floor["removed_hits"])
+    # Turned off for one search (hit testing, calibration): everything again, with the evidence shown.
+    unfloored = search_knowledge(OFF_TOPIC, knowledge_bases=["seed"], top_k=5, floor=False)
+    assert len(unfloored.hits) == 4 and all(h.channels["floor"]["cosine"] for h in unfloored.hits)
+
+
+def test_the_default_floor_setting_applies_to_bases_without_their_own(seed_kb):
+    with override_settings(AGENTMEMORY={"KNOWLEDGE_FLOOR": {"cosine": 0.9, "bm25": None}}):
+        result = search_knowledge("绿茶用多少度的水冲泡", knowledge_bases=["seed"], top_k=5)
+    assert [h.document_external_id for h in result.hits] == ["tea"]
+    assert result.hits[0].channels["floor"]["by"] == "cosine"
+    assert result.trace["floor"]["knowledge_bases"]["seed"] == {
+        "cosine": 0.9, "bm25": None, "margin": None, "bm25_min_cosine": None, "source": "default",
+        "median_cosine": result.trace["floor"]["knowledge_bases"]["seed"]["median_cosine"]}
+
+
+def test_api_search_context_and_hit_testing_page_show_the_floor(seed_kb, api_client, admin_client):
+    _calibrated(seed_kb)
+    url = "/api/agentmemory/knowledge-bases/seed/search/"
+    assert api_client.post(url, {"query": OFF_TOPIC}, format="json").json()["hits"] == []
+    assert len(api_client.post(url, {"query": OFF_TOPIC, "floor": False}, format="json").json()["hits"]) == 4
+    body = api_client.post("/api/agentmemory/context/", {"user_id": "floor-user", "query": OFF_TOPIC,
+                                                          "knowledge_bases": ["seed"], "route": "knowledge"},
+                           format="json").json()
+    assert body["sections"]["knowledge"] == []
+    assert {d["reason"] for d in body["trace"]["dropped"] if d["layer"] == "knowledge"} == {"floor"}
+    page = admin_client.get(reverse("admin:agentmemory_hit_test", args=[seed_kb.pk]), {"query": OFF_TOPIC})
+    html = page.content.decode()
+    assert page.status_code == 200 and "Relevance floor" in html and "dropped 4 hit(s)" in html
+    assert "(knowledge_base)" in html
+    shown = admin_client.get(reverse("admin:agentmemory_hit_test", args=[seed_kb.pk]),
+                             {"query": "绿茶用多少度的水冲泡", "floor": "off"}).content.decode()
+    assert "off for this search" in shown and "✓ off" in shown
+
+
+def test_floors_are_editable_in_the_admin(seed_kb, admin_client):
+    url = reverse("admin:agentmemory_knowledgebase_change", args=[seed_kb.pk])
+    form = admin_client.get(url).content.decode()
+    assert 'name="floor_cosine"' in form and 'name="floor_bm25"' in form and 'name="floor_margin"' in form
+    response = admin_client.post(url, {"slug": "seed", "name": "seed", "description": "", "chunk_size": seed_kb.chunk_size,
+                                       "chunk_overlap": seed_kb.chunk_overlap, "user_dictionary": "[]",
+                                       "floor_cosine": "0.91", "floor_bm25": "", "floor_bm25_min_cosine": "",
+                                       "floor_margin": ""})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert KnowledgeBase.objects.get(pk=seed_kb.pk).floor_cosine == 0.91
