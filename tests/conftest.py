@@ -40,6 +40,18 @@ def celery_app_with_broker(redis_url):
 
 
 @pytest.fixture
+def eager_celery():
+    """Celery without a broker, tasks in-process (the project's default; worker tests switch it off for the
+    rest of the session, so tests that rely on it say so)."""
+    from project.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield app
+    app.conf.task_always_eager = saved
+
+
+@pytest.fixture
 def celery_worker(celery_app_with_broker, transactional_db):
     """A real Celery worker (in a thread) consuming from the real broker; needs committed data."""
     from celery.contrib.testing.worker import start_worker

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import inline_serializer
+from drf_spectacular.utils import OpenApiParameter, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -55,15 +55,25 @@ class HealthView(AgentMemoryAPIView):
     def get_authenticators(self):
         return []
 
-    @extend_schema(auth=[], responses={200: inline_serializer("Health", {
-        "status": serializers.CharField(), "pgvector": serializers.CharField(allow_null=True),
-        "version": serializers.CharField(),
-    })})
+    @extend_schema(auth=[], parameters=[OpenApiParameter("vectors", bool, description=(
+        "Also report stored vectors of another embedding model (after a switch, until re-embedded)."))],
+        responses={200: inline_serializer("Health", {
+            "status": serializers.CharField(), "pgvector": serializers.CharField(allow_null=True),
+            "version": serializers.CharField(), "vectors": serializers.DictField(required=False),
+        })})
     def get(self, request):
         with connection.cursor() as cursor:
             cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
             row = cursor.fetchone()
-        return Response({"status": "ok", "pgvector": row[0] if row else None, "version": __version__})
+        body = {"status": "ok", "pgvector": row[0] if row else None, "version": __version__}
+        if request.query_params.get("vectors") in ("1", "true"):
+            # ?vectors=1: whether stored vectors come from another model than the configured embedder's
+            # (counts only; a scan of the memory table, so not on the default, polled path).
+            from ..backends import get_embedder
+            from ..health import vector_models
+
+            body["vectors"] = vector_models(get_embedder().model_name)
+        return Response(body)
 
 
 @csrf_exempt  # a JSON 404 for any method: the CSRF check would otherwise answer a POST with HTML

@@ -10,18 +10,6 @@ from agentmemory.models import AuditEvent, Chunk, KnowledgeBase
 from .conftest import MANUAL_MD
 
 
-@pytest.fixture
-def eager_celery():
-    """Celery without a broker, as on a host that runs tasks in-process (worker tests switch it off)."""
-    from agentmemory.tasks.knowledge import ingest_document
-
-    conf = ingest_document.app.conf
-    saved = conf.task_always_eager
-    conf.task_always_eager = True
-    yield
-    conf.task_always_eager = saved
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_long_document_answers_202_at_once_and_is_imported_in_the_background(api_client, settings, eager_celery):
     settings.AGENTMEMORY = {"IMPORT_INLINE_MAX_CHARS": 200}

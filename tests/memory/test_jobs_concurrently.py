@@ -55,7 +55,7 @@ def _age(pks: list[int], days: float) -> None:
     MemoryItem.objects.get_queryset().filter(pk__in=pks).update(created_at=old, updated_at=old, last_accessed_at=None)
 
 
-def test_every_lifecycle_job_run_twice_at_once_does_the_work_once():
+def test_every_lifecycle_job_run_twice_at_once_does_the_work_once(eager_celery):
     # Memories: two per user, untouched for 200 days (due for decay, then past retention).
     pks = [write_memory(user, MemoryDraft(content=content, type="fact", key=key, source="user_stated",
                                           confidence=0.8)).memory_id

@@ -15,7 +15,7 @@ from agentmemory.types import MemoryDraft
 pytestmark = pytest.mark.django_db
 
 
-def test_after_a_model_switch_recall_keeps_working_and_the_reembed_brings_vectors_back():
+def test_after_a_model_switch_recall_keeps_working_and_the_reembed_brings_vectors_back(api_client):
     for content, key in (("我们公司是做母婴用品的", "company_industry"), ("预算是八万元", "budget"),
                          ("团队有十二个人", "team_size")):
         write_memory("sw", MemoryDraft(content=content, type="fact", key=key, source="user_stated"))
@@ -23,6 +23,8 @@ def test_after_a_model_switch_recall_keeps_working_and_the_reembed_brings_vector
     # As if the vectors had been made by the previous embedder.
     MemoryItem.objects.get_queryset().filter(user_id="sw").update(embedding_model="old-model")
     assert [w.id for w in check_memory_vectors(databases=["default"])] == ["agentmemory.W003"]
+    health = api_client.get("/api/agentmemory/health/?vectors=1").json()["vectors"]
+    assert health["mixed_models"] is True and health["memories_other_model"] == 3
 
     during = recall_memories("sw", "母婴用品公司", top_k=3, touch=False)
     assert during and during[0].memory.key == "company_industry"  # keywords still find it, never empty
@@ -32,6 +34,8 @@ def test_after_a_model_switch_recall_keeps_working_and_the_reembed_brings_vector
     assert "3 memory item(s) embedded" in out.getvalue()
     assert set(MemoryItem.objects.for_user("sw").values_list("embedding_model", flat=True)) == {model}
     assert check_memory_vectors(databases=["default"]) == []
+    health = api_client.get("/api/agentmemory/health/?vectors=1").json()["vectors"]
+    assert health["mixed_models"] is False and health["memories_other_model"] == 0
     after = recall_memories("sw", "做婴儿产品的企业", top_k=3, touch=False)
     assert after[0].memory.key == "company_industry" and after[0].scores.vector is not None
     again = io.StringIO()
