@@ -418,14 +418,15 @@ def _other_slot(draft_key: str, candidate_key: str) -> bool:
 
 def _find_duplicate(user_id: str, draft: MemoryDraft, content: str, value: Any, tags_key: str,
                     vector: list[float] | None, model_name: str) -> MemoryItem | None:
-    """The active item that ``draft`` restates, if any.
+    """The active (or cold: a restatement brings it back) item that ``draft`` restates, if any.
 
     A restatement is: the same slot with the same value (compared loosely); or a near-identical text
     (cosine >= MEMORY_DEDUP_THRESHOLD with most keyword tokens shared); or a paraphrase (cosine >=
     MEMORY_PARAPHRASE_THRESHOLD, other words allowed). All of them need the same names, numbers and
     polarity, and a slot holding another value is a conflict, never a duplicate.
     """
-    scope = (MemoryItem.objects.for_user(user_id).active()
+    scope = (MemoryItem.objects.for_user(user_id)
+             .filter(status__in=[MemoryItem.Status.ACTIVE, MemoryItem.Status.COLD])
              .filter(type=draft.type, tags_key=tags_key, agent_id=draft.agent_id))
     if draft.key and value is not None:
         same = scope.filter(key=draft.key, value=value).order_by("-id").first()
@@ -474,9 +475,16 @@ def _merge(item: MemoryItem, draft: MemoryDraft, key: str, excerpt: str, now: dt
         item.key = draft.key
     item.provenance = [*(item.provenance or []), _provenance_entry(draft, key, excerpt, now)][-50:]
     item.updated_at = now
-    item.save(update_fields=["confidence", "source", "key", "provenance", "updated_at"])
+    fields = ["confidence", "source", "key", "provenance", "updated_at"]
+    reason = "near-identical memory restated"
+    if item.status == MemoryItem.Status.COLD:
+        # The user said it again: it is in use, so it comes back (and counts as accessed now).
+        item.status, item.last_accessed_at = MemoryItem.Status.ACTIVE, now
+        fields += ["status", "last_accessed_at"]
+        reason += "; reactivated"
+    item.save(update_fields=fields)
     record_event("merge", object_type="memory", object_id=item.pk, user_id=item.user_id,
-                 before=before, after=snapshot(item), reason="near-identical memory restated")
+                 before=before, after=snapshot(item), reason=reason)
     _after_commit(item.user_id)
     return WriteResult(action="merged", memory_id=item.pk, reason=f"merged into near-identical memory #{item.pk}")
 

@@ -75,3 +75,15 @@ def test_decay_with_dry_run_and_now():
     assert "Marked 0" in _run("agentmemory_decay_memories")
     assert "Marked 1" in _run("agentmemory_decay_memories", "--now", later)
     assert MemoryItem.objects.for_user("life").get(key="employer").status == "cold"
+
+
+def test_a_cold_memory_restated_by_the_user_comes_back():
+    pk = _memory("用户在杭州工作", 1, key="employer")
+    later = (timezone.now() + dt.timedelta(days=200)).isoformat()
+    assert "Marked 1" in _run("agentmemory_decay_memories", "--now", later)
+    again = write_memory("life", MemoryDraft(content="用户在杭州工作", type="fact", key="employer",
+                                             source="user_stated", session_id="later-session"))
+    assert again.action == "merged" and again.memory_id == pk
+    item = MemoryItem.objects.for_user("life").get(pk=pk)
+    assert item.status == "active" and item.last_accessed_at is not None and len(item.provenance) == 2
+    assert MemoryItem.objects.for_user("life").count() == 1
