@@ -73,6 +73,9 @@ class Command(BaseCommand):
         parser.add_argument("--set", action="append", default=[], metavar="KEY=JSON",
                             help="Override an AGENTMEMORY setting for the LoCoMo runs (repeatable).")
         parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--per-conversation", action="store_true",
+                            help="With --locomo: R@10 of the default configuration per conversation (the spread a "
+                                 "leave-one-conversation-out tuning reports).")
         parser.add_argument("--model-switch", action="store_true",
                             help="With --locomo: switch the embedding model and re-embed, measuring recall throughout.")
 
@@ -241,6 +244,8 @@ class Command(BaseCommand):
             with override_settings(AGENTMEMORY={**app_settings.user_settings, **overrides, **extra}):
                 per_cat, latencies = self._score(queries, id_of)
             self._print(name, per_cat, latencies)
+        if opts["per_conversation"]:
+            self._per_conversation(queries, id_of, sorted(by_group), extra)
         if opts["model_switch"]:
             self.bench_model_switch(queries, id_of, sorted(by_group))
 
@@ -287,6 +292,24 @@ class Command(BaseCommand):
         self.stdout.write("|---|---|---|---|---|---|")
         for name, n, r10, mrr, empty, p50 in rows:
             self.stdout.write(f"| {name} | {n} | {r10:.3f} | {mrr:.3f} | {empty} | {p50:.1f} |")
+
+    def _per_conversation(self, queries, id_of, groups: list[str], extra: dict) -> None:
+        rows = []
+        with override_settings(AGENTMEMORY={**app_settings.user_settings, **extra}):
+            for group in groups:
+                per_cat, _latencies = self._score([q for q in queries if q["group"] == group], id_of)
+                scored = [r for cat, rs in per_cat.items() if cat != "adversarial" for r in rs]
+                rows.append((group, len(scored), statistics.fmean(r[2] for r in scored) if scored else 0.0))
+        values = [r10 for _g, _n, r10 in rows]
+        self.stdout.write("")
+        self.stdout.write("### R@10 per conversation (default configuration, adversarial questions left out)")
+        self.stdout.write("| conversation | questions | R@10 |")
+        self.stdout.write("|---|---|---|")
+        for group, n, r10 in rows:
+            self.stdout.write(f"| {group} | {n} | {r10:.3f} |")
+        if values:
+            spread = statistics.pstdev(values) if len(values) > 1 else 0.0
+            self.stdout.write(f"| mean ± sd | {sum(r[1] for r in rows)} | {statistics.fmean(values):.3f} ± {spread:.3f} |")
 
     def _switch_score(self, queries, id_of) -> tuple[int, float, float, int, float]:
         per_cat, latencies = self._score(queries, id_of)
