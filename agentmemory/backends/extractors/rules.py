@@ -93,16 +93,17 @@ _AMOUNT = (r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十�
 _NUM = rf"{_AMOUNT}(?:\s*[-~～到至]\s*{_AMOUNT})?"  # a range too: 3k-4k, 5到8万
 # An amount of money, unit or currency required (a bare number is not a budget).
 _ZH_MONEY_RE = re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十]+(?=[万千亿]))\s*(?:(?:万|千|百|亿|w|W)+(?:元|块|美元|美金|人民币)?|元|块|美元|美金|人民币)")
-_EN_MONEY_RE = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|K|m|M|million|thousand)\b)?|"
+_EN_MONEY_RE = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|K|m|M|million|thousand)\b)?(?: (?:a|per) (?:month|year|week|mo|yr)\b)?|"
                           r"\b\d[\d,.]*\s?(?:k|K)?\s?(?:dollars|bucks|grand|yuan|euros|pounds|quid|USD|RMB|CNY|EUR|GBP)\b")
-_BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstretch to\b|"
+_BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstre?t?ch to\b|"
+                            r"\bcan (?:do|go up to|pay|afford|spend)\b|\btops\b|\bwe have (?:maybe |about |around )?[$€£¥]|"
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
-_ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
+_ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
               r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试")
 _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
               r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
               r"product owner|programmer|administrator|specialist|recruiter|professor|PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP")
-_DIET_STYLES = r"低碳水|生酮|无麸质|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
+_DIET_STYLES = r"清真|低碳水|生酮|无麸质|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
 _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[- ]carb|dairy[- ]free|plant[- ]based|"
                    r"lactose intolerant|halal|kosher|low[- ]sodium|low[- ]fat|low[- ]sugar|mediterranean|carnivore|"
                    r"intermittent fasting|whole30")
@@ -123,6 +124,8 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
      None),
     ("company_industry", re.compile(rf"(?:公司|我们){_ZC}{{0,8}}?(?:现在|目前)主要(?:做|从事|经营)(?P<v>{_ZC}{{2,20}}?)(?:的|业务|行业|生意)?(?=[，。！？；,.!?;]|$)"),
      None),
+    ("company_industry", re.compile(rf"我们是一家(?:做|从事)?\s*(?P<v>{_ZC}{{1,20}}?)\s*的?(?:小|大|初创|创业)?(?:公司|企业|团队|品牌)"), None),
+    ("company_industry", re.compile(rf"^(?:现在|目前)?主攻(?P<v>{_ZC}{{2,20}})"), None),
     ("company_industry", re.compile(rf"^(?:现在|目前)?主要(?:做|从事|经营)(?P<v>{_ZC}{{2,20}}?)(?:的|业务|行业|生意)?(?=[，。！？；,.!?;]|$)"),
      None),
     ("company_focus", re.compile(rf"主打(?P<v>{_ZC}{{1,20}})"), None),
@@ -134,7 +137,7 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("employer", re.compile(rf"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?P<v>{_ZC}{{1,20}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)"),
      None),
     ("employer", re.compile(rf"(?:^|我)(?:现在|目前)?在(?P<v>{_ZC}{{1,15}}?)(?:做|当|担任)(?:{_ZC}{{0,8}}?(?:{_ZH_TITLES}))"), None),
-    ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
+    ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|升了|升到|升成|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
                              rf"(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("job_title", re.compile(rf"在{_ZC}{{1,15}}?(?:做|当)(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{_ZC}{{2,12}})"), None),
@@ -152,6 +155,8 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
     ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{_ZC}{{2,20}})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
+    ("reply_style", re.compile(r"(?:以后|今后|还是|一直|每次|从现在起)(?:都|请|就)?(?P<v>简短|简洁|详细|精简|具体)(?:一)?(?:点|些)"), None),
+    ("reply_style", re.compile(r"(?:以后|今后|从现在起|往后)(?:你)?(?:就|都|请)?(?P<v>(?:直接|先)给结论|直接说重点|说重点|分点列出|用表格)"), None),
     ("reply_style", re.compile(r"(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?(?:回答|回复|交流|沟通|跟我说|写)"),
      None),
     ("reply_style", re.compile(r"(?:跟我|和我|对我)(?:说话|聊天|交流|沟通)(?:都|请|要)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文))"),
@@ -161,10 +166,13 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("diet", re.compile(r"(?:是|有)(?P<v>[\u4e00-\u9fff]{1,4}?过敏)"), None),
     ("diet", re.compile(r"(?P<v>[\u4e00-\u9fff]{1,4}不耐受?)"), None),
     ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{_ZC}{{1,20}})"), None),
+    ("do_not_recommend", re.compile(rf"(?:含|有)?(?P<v>{_ZC}{{1,10}}?)的?(?:都)?(?:别|不要)(?:再)?(?:给我)?推荐了?(?=[，。！？；,.!?;]|$)"), None),
     ("dislikes", re.compile(rf"(?:不喜欢|讨厌|不爱|受不了|反感)(?P<v>{_ZC}{{1,20}})"), None),
     ("unlikes", re.compile(rf"(?:不再|已经不)(?:喜欢|爱|偏好)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直|超|超级|真的|挺|蛮|好)?(?:喜欢|爱|偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?:迷上了?|爱上了?|喜欢上了?|热衷于|沉迷于?|入坑了?)(?P<v>{_ZC}{{1,20}})"), None),
+    ("likes", re.compile(rf"(?:^|，|\s)(?:现在|最近|如今)(?:更|比较|还是)?(?:喜欢|爱)(?P<v>{_ZC}{{1,20}})"), None),
+    ("likes", re.compile(rf"(?:最爱|最喜欢)的是(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?<![我不])(?:偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?:平时|周末|业余|空闲时|没事|下班)[^，。！？；,.!?;]{{0,4}}?(?:很|比较|特别|也|就)?(?:喜欢|爱)(?P<v>{_ZC}{{1,20}})"),
      None),
@@ -178,21 +186,23 @@ _I = re.IGNORECASE
 _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("name", re.compile(r"(?:^|[,!.]\s*)(?:hey|hi|hello)?,?\s*(?P<v>[A-Z][a-z'-]+) here\b"), None),
     ("name", re.compile(r"\b(?i:my name is|my name's|name's) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
-    ("name", re.compile(r"\b(?i:call me|I go by) (?P<v>[A-Z][\w'-]*)"), None),
-    ("name", re.compile(r"\bI(?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bhere\b|\bnow\b|\band\b))"),
+    ("name", re.compile(r"\b(?i:call me|I (?:\w+ly )?go by)(?i: my (?:middle |nick)?name,?)? (?P<v>[A-Z][\w'-]*)"), None),
+    ("name", re.compile(r"\bI(?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bbtw\b|\bhere\b|\bnow\b|\band\b))"),
      None),
     ("employer", re.compile(rf"\bI (?:now )?(?:work|am working|'m working) (?:at|for) (?P<v>{_EC}{{1,40}}?)(?= as | now\b|$|[,.;!?])", _I), None),
     ("employer", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:just |recently |then )?(?:joined|started at|moved to|switched to) "
                             r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
+    ("employer", re.compile(r"(?:^\s*|,\s*|\b(?:and|so)\s+)(?:now|currently) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
+     None),
     ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?an? (?:[\w-]+ ){1,3}?(?:at|with|for) "
                             r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("job_title", re.compile(
         r"\bI(?:'m| am) (?:now )?(?P<v>an? (?:[\w-]+ ){0,2}(?:engineer|developer|manager|designer|doctor|teacher|lawyer|"
         r"student|founder|consultant|researcher|nurse|writer|artist|accountant|scientist|counselor|analyst|architect)"
         r"(?: (?:practitioner|manager|lead|engineer|scientist|analyst|director|designer))?)\b", _I), None),
-    ("job_title", re.compile(rf"\b(?:promoted to|hired as|started as|now work as|became) (?:an? )?(?P<v>(?:[\w-]+ ){{0,2}}"
-                             rf"(?:{_EN_TITLES}))\b", _I), None),
+    ("job_title", re.compile(rf"\b(?:promoted to|hired as|started as|now work as|became|officially) (?:an? )?"
+                             rf"(?P<v>(?:[\w-]+ ){{0,3}}(?:{_EN_TITLES}))\b", _I), None),
     ("job_title", re.compile(rf"\b(?:as|I(?:'m| am)(?: now| officially| currently| also|\s\w+ly)*) an? "
                              rf"(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})(?: (?:practitioner|manager|lead|engineer|scientist|analyst|"
                              rf"director|designer))?)\b", _I), None),
@@ -202,11 +212,13 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
     ("location", re.compile(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) to "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
-    ("location", re.compile(r"\bbased (?:in|out of) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
+    ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("tech_stack", re.compile(r"\b(?:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?:migrated|moved|switched|ported) (?:\w+ )?to "
                               r"(?P<v>[A-Z][\w.+#-]*(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)", _I), None),
+    ("tech_stack", re.compile(r"\b(?:backend|frontend|stack|database|db|app|service)s? (?:is|are) (?:now |all )?"
+                              r"(?P<v>[A-Z][\w.+#-]*(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\bwe(?:'re| are) (?:now )?(?:on|using|running|built on) (?P<v>[A-Z][\w.+#-]*(?: (?:and|with|&) "
                               r"[A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
@@ -214,6 +226,8 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("budget", re.compile(rf"\bbudget (?:is |of |has )?(?:now |been |changed to |raised to |increased to |cut to |reduced to |"
                           rf"lowered to |moved to |around |about )*(?P<v>[$€£¥]?\s?{_NUM})", _I), None),
     ("company_industry", re.compile(rf"\bwe (?:now )?do (?P<v>{_EC}{{2,30}}?) now\b", _I), None),
+    ("company_industry", re.compile(r"\b(?:a|our|my) company in the (?P<v>[\w -]{2,30}?) (?:space|industry|sector|business)\b", _I),
+     None),
     ("company_industry", re.compile(r"\bI (?:now )?work in (?P<v>[a-z][\w -]{1,30}?)(?=,|$|[.;!?]| now\b| mostly\b)"), None),
     ("company_industry", re.compile(rf"\bwe (?:build|make|sell|develop) (?P<v>{_EC}{{2,30}}?)(?= for\b|,|$|[.;!?])", _I), None),
     ("budget", re.compile(r"\b(?:I|we) (?:want|need|prefer|'m looking for|am looking for|'re looking for) (?:something )?"
@@ -224,6 +238,8 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("reply_style", re.compile(rf"\b(?:keep|make) (?:your )?(?:answers?|replies|responses) (?P<v>{_EC}{{2,30}})", _I), None),
     ("reply_style", re.compile(r"\b(?P<v>(?:longer|shorter|more detailed|detailed|brief|short|concise|step-by-step) "
                                r"(?:explanations|answers|replies|responses))\b", _I), None),
+    ("reply_style", re.compile(r"\b(?P<v>plain paragraphs|paragraphs|prose|full sentences|plain text|bullet points|tables)\b "
+                               r"(?:work|works|are|is) (?:better|best|fine|great)", _I), None),
     ("reply_style", re.compile(r"\b(?:need|want|like) you to be (?:more |a bit more |a little more )?(?P<v>\w+)\b", _I), None),
     ("reply_style", re.compile(r"\b(?:you can|please|just) be (?:more |a bit more |a little more )?(?P<v>casual|formal|direct|"
                                r"brief|concise|friendly|informal|blunt|polite|detailed|technical)\b", _I), None),
@@ -236,22 +252,25 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("diet", re.compile(rf"\bI(?:'m| am|'ve been| have been) (?:now |also |fully |strictly |\w+ly )*(?P<v>{_EN_DIET_STYLES}|"
                         rf"allergic to {_EC}{{1,20}})", _I), None),
     ("diet", re.compile(rf"\bon an? (?P<v>{_EN_DIET_STYLES}) diet\b", _I), None),
+    ("diet", re.compile(r"\b(?:on|following|doing|started) an? (?P<v>[\w-]{2,20}) diet\b", _I), None),
     ("diet", re.compile(rf"\bI (?:went|became|turned|have gone|'ve gone|have become|'ve become) (?:fully |completely |full |strictly )?"
                         rf"(?P<v>{_EN_DIET_STYLES})\b", _I), None),
     ("diet", re.compile(rf"\bI (?:don't|do not|can't|cannot) eat (?P<v>{_EC}{{1,20}})", _I), None),
     ("do_not_recommend", re.compile(rf"\b(?:don't|do not|never|stop) (?:ever )?recommend(?:ing)? (?P<v>{_EC}{{1,40}}?)(?: again| to me)*(?=$|[,.;!?])", _I), None),
     ("dislikes", re.compile(rf"\bI (?:really |also )?(?:hate|dislike|don't like|do not like|can't stand) (?P<v>{_EC}{{1,40}})", _I), None),
+    ("do_not_recommend", re.compile(rf"\bit's (?P<v>{_EC}{{1,30}}?) (?:that )?I (?:really )?(?:don't|do not|never) want "
+                                    rf"(?:you to )?(?:recommend|suggest|recommended|suggested)", _I), None),
     ("do_not_recommend", re.compile(rf"\bwhat I (?:really )?(?:don't|do not|DON'T) want (?:recommended|suggested|to see|to hear about) "
                                     rf"(?:now )?is (?P<v>{_EC}{{1,40}})", _I), None),
     ("dislikes", re.compile(rf"\bit's (?P<v>{_EC}{{1,30}}?) (?:that )?I (?:really |truly )?(?:can't stand|cannot stand|hate|dislike)",
                             _I), None),
-    ("dislikes", re.compile(rf"\bwhat I (?:really |truly )?(?:hate|dislike|can't stand|cannot stand) (?:now |these days )?is "
+    ("dislikes", re.compile(rf"\bwhat I (?:really |truly |actually )?(?:hate|dislike|can't stand|cannot stand) (?:now |these days )?is "
                             rf"(?P<v>{_EC}{{1,40}})", _I), None),
-    ("unlikes", re.compile(rf"\bI (?:no longer|don't|do not) (?:really )?(?:like|love|enjoy) (?P<v>{_EC}{{1,40}}?) "
+    ("unlikes", re.compile(rf"\bI (?:\w+ly )?(?:no longer|don't|do not) (?:really )?(?:like|love|enjoy) (?P<v>{_EC}{{1,40}}?) "
                            rf"(?:any ?more|any longer)\b|\bI no longer (?:like|love|enjoy) (?P<w>{_EC}{{1,40}})", _I), None),
     ("likes", re.compile(rf"\bI (?:really |also |just |absolutely )?(?:like|love|enjoy|prefer|adore) (?P<v>{_EC}{{1,40}})", _I), None),
     ("likes", re.compile(rf"\bI(?:'ve| have) (?:started|begun|come) to (?:like|love|enjoy) (?P<v>{_EC}{{1,40}})", _I), None),
-    ("likes", re.compile(rf"\bI(?:'m| am) (?:really |totally |big )?into (?P<v>{_EC}{{1,40}})", _I), None),
+    ("likes", re.compile(rf"\bI(?:'m| am) (?:really |totally |big |\w+ly )?into (?P<v>{_EC}{{1,40}})", _I), None),
     ("likes", re.compile(rf"\bI(?:'m| am) (?:\w+ )?(?:obsessed with|hooked on|addicted to|a big fan of|a fan of|crazy about|"
                          rf"passionate about) (?P<v>{_EC}{{1,40}}?)(?= lately| these days| recently|$|[,.;!?])", _I), None),
     ("decision", re.compile(rf"\b(?:we|I) (?:finally )?(?:chose|picked|decided (?:on|to)|went with|settled on|selected|"
@@ -295,7 +314,8 @@ def context_tags(sentence: str) -> dict[str, str]:
 # "same" takes the slot of what the sentence states instead ("我喜欢的是陈奕迅，不是周杰伦").
 _ZH_RETRACT: list[tuple[str, re.Pattern]] = [
     ("dislikes", re.compile(r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:现在|已经|其实|也)?(?:能接受了|可以接受了|不讨厌了|不反感了|"
-                            r"还行了|没问题了|也挺好的)")),
+                            r"还行了?|没问题了|也挺好的)")),
+    ("likes", re.compile(r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:早就|已经|早)?(?:弃坑|不玩|不追|不看|不听|戒)了")),
     ("do_not_recommend", re.compile(rf"(?:可以|又可以|也可以|能)(?:再)?(?:给我)?推荐(?P<v>{_ZC}{{1,15}}?)了")),
     ("do_not_recommend", re.compile(rf"(?P<v>{_ZC}{{1,10}}?)(?:现在|以后)?(?:倒是|也|又)?(?:可以|能)(?:再)?(?:推荐|推)了")),
     ("diet", re.compile(rf"不(?:再)?(?P<v>吃素|{_DIET_STYLES})了|不再(?P<w>吃素|{_DIET_STYLES})")),
@@ -304,13 +324,16 @@ _ZH_RETRACT: list[tuple[str, re.Pattern]] = [
     ("same", re.compile(rf"不是(?P<v>{_ZC}{{1,15}}?)了?(?=[，。！？；,.!?;]|$)")),
 ]
 _EN_RETRACT: list[tuple[str, re.Pattern]] = [
+    ("dislikes", re.compile(r"\bI (?:don't|do not) (?:hate|dislike|mind) (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
+                            r"(?: any ?more| any longer)(?=$|[,.;!?]|\s)", _I)),
+    ("dislikes", re.compile(r"\bactually,? (?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:fine|ok|okay|alright)\b", _I)),
     ("dislikes", re.compile(r"(?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:actually |totally |really )?(?:fine|ok|okay|alright|not so bad)"
                             r"(?: with me| by me)? (?:now|actually)\b", _I)),
     ("do_not_recommend", re.compile(r"\b(?:you can|feel free to|it's (?:ok|fine) to) (?:suggest|recommend|show me) "
                                     r"(?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?) again\b", _I)),
     ("diet", re.compile(rf"\bI(?:'m| am) (?:not|no longer) (?P<v>{_EN_DIET_STYLES})\b", _I)),
     ("diet", re.compile(rf"^\s*not (?P<v>{_EN_DIET_STYLES})(?: any ?more)?\b", _I)),
-    ("diet", re.compile(rf"\bI (?:stopped|quit|gave up|dropped|came off) (?:doing |being )?(?P<v>{_EN_DIET_STYLES})\b", _I)),
+    ("diet", re.compile(rf"(?:^\s*|\bI )(?:stopped|quit|gave up|dropped|came off) (?:doing |being )?(?P<v>{_EN_DIET_STYLES})\b", _I)),
     ("likes", re.compile(r"\bI(?:'m| am) (?:not|no longer) (?:really )?into (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
                          r"(?: any ?more| any longer)?(?=$|[,.;!?]| tbh\b| now\b)", _I)),
     ("dislikes", re.compile(r"\bI(?:'ve| have) (?:come around|warmed up) (?:on|to) (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
@@ -330,6 +353,7 @@ _NOT_NAMES = frozenset("""american chinese british canadian indian japanese kore
 australian mexican brazilian russian english christian muslim jewish catholic buddhist hindu sorry fine good okay ok
 back done here ready sure happy tired busy free not so just also still now always glad new""".split())
 _WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|work|working|employer)\b", _I)
+_JOB_CHANGE_RE = re.compile(r"跳槽|入职|换工作|换了工作|离职|\b(?:left|quit) my job\b|\bnew job\b", re.IGNORECASE)
 _SWITCH_CUE_RE = re.compile(r"迁|换成|改用|切换|重写|\bnow\b|\bswitched\b|\bmigrated\b|\brewrote\b|\bmoved\b|\bported\b", _I)
 
 # A clause about someone else ("我同事刚搬到上海", "my sister moved to Seattle") or a hypothesis
@@ -373,6 +397,10 @@ def _about_someone_else(clause: str, start: int) -> bool:
     return bool(_THIRD_PARTY_RE.search(before) or _HYPOTHETICAL_RE.search(before))
 
 
+_QUOTED_SPEECH_RE = re.compile(r"“[^”]*(?:我|\bI\b|\bmy\b)[^”]*”|\"[^\"]*(?:我|\bI\b|\bmy\b)[^\"]*\"|"
+                               r"「[^」]*(?:我|\bI\b)[^」]*」|(?<![A-Za-z])'[^']{6,}(?:\bI\b|\bmy\b)[^']*'(?![A-Za-z])|"
+                               r"‘[^’]*(?:我|\bI\b)[^’]*’")
+
 _GENERIC_SLOTS = {"likes", "event"}
 #: A slot that said something more specific in a clause keeps the generic ones out of it.
 #: Fixed values worded as a preference rather than as a slot value.
@@ -388,13 +416,14 @@ def _clauses(sentence: str) -> list[str]:
 
 
 def _clean_value(value: str, slot_key: str = "") -> str:
-    value = value.strip(" \t\"'“”‘’「」()（）[]【】~～-—:：")
+    value = value.strip(" \t\"'“”‘’「」《》()（）[]【】~～-—:：")
     value = value.rstrip(".。!！?？")
     value = re.sub(r"(?:了|的|呢|吧|啊|哦|呀)+$", "", value) if is_chinese(value) else value
     value = re.sub(r"\s+(?:too|as well|anymore|any more|again|now|though|from now on|only)$", "", value, flags=re.IGNORECASE)
     if slot_key in ("likes", "dislikes", "do_not_recommend", "unlikes") and is_chinese(value):
         value = re.sub(r"^(?:的是|的|是)", "", value)
     if slot_key == "location":
+        value = re.sub(r"(?:这边|那边|附近|一带|这里|那里)$", "", value)
         value = re.sub(r"(?:上班|工作|生活|住)$", "", value)
     if slot_key == "job_title" and "的" in value:
         value = value.rsplit("的", 1)[1]  # "招商银行的客户经理": the employer is its own slot
@@ -428,6 +457,7 @@ def _take_retractions(clause: str, patterns: list[tuple[str, re.Pattern]]) -> tu
     for slot_key, pattern in patterns:
         for match in list(pattern.finditer(clause)):
             raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
+            raw = re.split(r"\s[-–—:]\s|[:：]", raw)[-1]  # "I mixed them up earlier - Shein": the last part
             value = _clean_value(_RETRACT_PREFIX_RE.sub("", raw), slot_key)
             if value and value.lower() not in _EMPTY_VALUES and value.split()[0].lower() not in _NOT_A_VALUE:
                 found.append((slot_key, value))
@@ -472,6 +502,7 @@ class RuleBasedExtractor(Extractor):
         if not text:
             return []
         wants_remember = remember_intent(text) if remember is None else remember
+        text = _QUOTED_SPEECH_RE.sub(" ", text)  # someone else's words ("我不喜欢加班…"), not the user's facts
         out: list[MemoryDraft] = []
         for start, end in split_sentences(text):
             sentence = text[start:end].strip()
@@ -550,6 +581,16 @@ class RuleBasedExtractor(Extractor):
                        .finditer(sentence) if not _about_someone_else(sentence, m.start())]
             if amounts:
                 add("budget", amounts[-1].rstrip(",."))
+        if "name" not in taken and "名字" in sentence:
+            # "上次名字打错了，应该是林筱雯": the name corrected in another clause.
+            named = re.search(r"(?:应该是|其实是|正确的是|改成|改为)\s*(?P<v>[\u4e00-\u9fff·]{2,4}?)(?=[，。！？；,.!?;\s]|$)", sentence)
+            if named:
+                add("name", named.group("v"))
+        if "employer" not in taken and _JOB_CHANGE_RE.search(sentence):
+            # "我跳槽了，现在在京东物流": where the user works now, said without a verb.
+            found = re.search(rf"(?:现在|目前)在(?P<v>{_ZC}{{2,12}}?)(?=[，。！？；,.!?;]|$)", sentence)
+            if found and not _about_someone_else(sentence, found.start()):
+                add("employer", _clean_value(found.group("v"), "employer"))
         if "tech_stack" not in taken and (correction or _SWITCH_CUE_RE.search(sentence)):
             negated = {m.group("v").lower() for m in re.finditer(r"(?:\bnot |不是|不用|不再用)(?P<v>[A-Za-z][\w.+#]*)", sentence)}
             names = [n for n in tech_names(sentence) if n.lower() not in negated
@@ -568,7 +609,8 @@ class RuleBasedExtractor(Extractor):
         # "no longer likes X" is the next version of the likes:X slot; a retraction, of its slot.
         slot_name = {"unlikes": "likes"}.get(slot_key) or slot_key.removeprefix("retract_")
         retraction = slot_key == "unlikes" or slot_key.startswith("retract_")
-        if slot_key == "diet" and _DIET_STYLE_RE.match(value):
+        if slot_key == "diet" and (_DIET_STYLE_RE.match(value) or f"{value} diet" in sentence.lower()
+                                   or f"{value.lower()} diet" in sentence.lower()):
             key = "diet"  # one diet at a time: a new one supersedes the old
         else:
             key = safe_key(f"{slot_name}:{value.lower()[:60]}") if slot.multi else slot_key
