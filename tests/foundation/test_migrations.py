@@ -26,4 +26,10 @@ def test_first_operation_creates_the_vector_extension():
     initial = import_module("agentmemory.migrations.0001_initial").Migration
     kinds = [type(op) for op in initial.operations[:2]]
     assert VectorExtension in kinds
-    assert migrations_path
+
+
+def test_migrations_are_numbered_without_gaps_or_twins():
+    from pathlib import Path
+
+    numbers = sorted(int(p.name[:4]) for p in Path(next(iter(migrations_path))).glob("[0-9][0-9][0-9][0-9]_*.py"))
+    assert numbers == list(range(1, len(numbers) + 1)), numbers
