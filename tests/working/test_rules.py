@@ -90,3 +90,16 @@ def test_extractive_summary_drops_least_informative_lines_first_when_over_budget
     summary = ExtractiveSummarizer().summarize("", turns, max_chars=300)
     assert len(summary) <= 300
     assert "李雷" in summary and "3万元" in summary
+
+
+def test_long_adversarial_messages_do_not_make_the_patterns_backtrack():
+    """A turn may hold 100,000 characters; an unclosed quote or one long word must not cost quadratic time
+    (a remember-intent turn is extracted inside the request). Generous bound: these take ~0.1 s here."""
+    import time
+
+    extractor = RuleBasedExtractor()
+    started = time.perf_counter()
+    for text in ("“我" * 10000, "「我" * 10000, '"I ' * 7000, "x" * 20000, "ab " * 7000 + "is fine now",
+                 "记住" + "的" * 20000, "not x " * 4000):
+        extractor.extract_text(text)
+    assert time.perf_counter() - started < 10

@@ -327,7 +327,7 @@ _EN_RETRACT: list[tuple[str, re.Pattern]] = [
     ("dislikes", re.compile(r"\bI (?:don't|do not) (?:hate|dislike|mind) (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
                             r"(?: any ?more| any longer)(?=$|[,.;!?]|\s)", _I)),
     ("dislikes", re.compile(r"\bactually,? (?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:fine|ok|okay|alright)\b", _I)),
-    ("dislikes", re.compile(r"(?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:actually |totally |really )?(?:fine|ok|okay|alright|not so bad)"
+    ("dislikes", re.compile(r"(?<![\w&-])(?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:actually |totally |really )?(?:fine|ok|okay|alright|not so bad)"
                             r"(?: with me| by me)? (?:now|actually)\b", _I)),
     ("do_not_recommend", re.compile(r"\b(?:you can|feel free to|it's (?:ok|fine) to) (?:suggest|recommend|show me) "
                                     r"(?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?) again\b", _I)),
@@ -388,18 +388,27 @@ def _clause_subject(clause: str, previous: str) -> str:
     return previous
 
 
-_SUBJECT_BREAK_RE = re.compile(r".*(?:\band\b|\bbut\b|\bso\b|\bthen\b|\bbecause\b|而且|但是|不过|所以|然后)", re.IGNORECASE)
+_SUBJECT_BREAK_RE = re.compile(r"\band\b|\bbut\b|\bso\b|\bthen\b|\bbecause\b|而且|但是|不过|所以|然后", re.IGNORECASE)
 
 
 def _about_someone_else(clause: str, start: int) -> bool:
     """True when the words before the match, since the last "and"/"but", name another person or a hypothesis."""
-    before = _SUBJECT_BREAK_RE.sub("", clause[:start], count=1)
+    before = clause[:start]
+    breaks = [m.end() for m in _SUBJECT_BREAK_RE.finditer(before)]
+    if breaks:
+        before = before[breaks[-1]:]
     return bool(_THIRD_PARTY_RE.search(before) or _HYPOTHETICAL_RE.search(before))
 
 
-_QUOTED_SPEECH_RE = re.compile(r"“[^”]*(?:我|\bI\b|\bmy\b)[^”]*”|\"[^\"]*(?:我|\bI\b|\bmy\b)[^\"]*\"|"
-                               r"「[^」]*(?:我|\bI\b)[^」]*」|(?<![A-Za-z])'[^']{6,}(?:\bI\b|\bmy\b)[^']*'(?![A-Za-z])|"
-                               r"‘[^’]*(?:我|\bI\b)[^’]*’")
+# Quoted spans, bounded (a quote never closed must not cost quadratic time); those in the first person
+# are someone else's words ("我不喜欢加班，但我更不喜欢没钱"), not the user's facts.
+_QUOTE_SPAN_RE = re.compile(r"“[^“”]{1,300}”|\"[^\"]{1,300}\"|「[^「」]{1,300}」|‘[^‘’]{1,300}’|"
+                            r"(?<![A-Za-z])'[^']{6,300}'(?![A-Za-z])")
+_FIRST_PERSON_RE = re.compile(r"我|\bI\b|\bmy\b")
+
+
+def _drop_quoted_speech(text: str) -> str:
+    return _QUOTE_SPAN_RE.sub(lambda m: " " if _FIRST_PERSON_RE.search(m.group(0)) else m.group(0), text)
 
 _GENERIC_SLOTS = {"likes", "event"}
 #: A slot that said something more specific in a clause keeps the generic ones out of it.
@@ -502,7 +511,7 @@ class RuleBasedExtractor(Extractor):
         if not text:
             return []
         wants_remember = remember_intent(text) if remember is None else remember
-        text = _QUOTED_SPEECH_RE.sub(" ", text)  # someone else's words ("我不喜欢加班…"), not the user's facts
+        text = _drop_quoted_speech(text)
         out: list[MemoryDraft] = []
         for start, end in split_sentences(text):
             sentence = text[start:end].strip()
