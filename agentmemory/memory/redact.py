@@ -28,7 +28,7 @@ _CN_ID_RE = re.compile(
 )
 # Bank cards: 13-19 digits, optionally grouped by spaces or dashes, passing the Luhn check.
 _CARD_RE = re.compile(rf"(?<![0-9\uff10-\uff19])({_D}(?:[\s-]?{_D}){{12,18}})(?![0-9\uff10-\uff19])")
-_EMAIL_RE = re.compile(r"([A-Za-z0-9._%+-]+)@([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
+_EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+-])([A-Za-z0-9._%+-]+)@([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
 # Chinese landlines: an area code 0xx / 0xxx, a dash, space or bracket, then 7-8 digits (and an extension).
 _LANDLINE_RE = re.compile(
     rf"(?<![0-9\uff10-\uff19])(?<![0-9\uff10-\uff19][\s-])[(（]?(0[1-9\uff11-\uff19]{_D}{{1,2}})[)）]?[\s-]?({_D}{{3,4}})[\s-]?({_D}{{4}})"

@@ -84,3 +84,17 @@ def test_identifiers_survive_redaction():
     redacted = redact_json(payload)
     assert [r["session_id"] for r in redacted] == ids and [r["memory_ids"][0] for r in redacted] == ids
     assert all(r["content"] == "手机 138****5678" for r in redacted)
+
+
+def test_redaction_stays_linear_on_long_turns():
+    """A turn may hold 100,000 characters and is redacted inside the request: no pattern may backtrack
+    quadratically (the e-mail rule did: 40,000 letters took 6 s). Generous bound."""
+    import time
+
+    from agentmemory.memory.redact import redact
+
+    started = time.perf_counter()
+    for text in ("x" * 40000, "a" * 40000 + "@", "1" * 40000, "文三路" + "9" * 40000, "13812345678a" * 3000):
+        redact(text)
+    assert time.perf_counter() - started < 10
+    assert redact("写信给 lin.wei+test@example.com") == "写信给 l***@example.com"
