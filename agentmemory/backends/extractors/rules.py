@@ -95,7 +95,7 @@ _NUM = rf"{_AMOUNT}(?:\s*[-~～到至]\s*{_AMOUNT})?"  # a range too: 3k-4k, 5�
 _ZH_MONEY_RE = re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十]+(?=[万千亿]))\s*(?:(?:万|千|百|亿|w|W)+(?:元|块|美元|美金|人民币)?|元|块|美元|美金|人民币)")
 _EN_MONEY_RE = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|K|m|M|million|thousand)\b)?(?: (?:a|per) (?:month|year|week|mo|yr)\b)?|"
                           r"\b\d[\d,.]*\s?(?:k|K)?\s?(?:dollars|bucks|grand|yuan|euros|pounds|quid|USD|RMB|CNY|EUR|GBP)\b")
-_BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstre?t?ch to\b|"
+_BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过|可以到|能到|加到|涨到|提到|每人|人均|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstre?t?ch to\b|"
                             r"\bcan (?:do|go up to|pay|afford|spend)\b|\btops\b|\bwe have (?:maybe |about |around )?[$€£¥]|"
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
 _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
@@ -132,11 +132,13 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("employer", re.compile(rf"(?:^|我)(?:现在|目前|已经|也|还)?(?:在|于)(?P<v>{_ZC}{{1,20}}?)(?:工作|上班|任职|实习)"), None),
     ("employer", re.compile(rf"我是(?P<v>{_ZC}{{2,15}}?)的{_ZC}{{0,6}}?(?:{_ZH_TITLES})"), None),
     ("location", re.compile(rf"^\s*(?:我|我们)(?:现在|目前|人)?在(?P<v>{_ZC}{{2,8}})$"), "@place"),
+    ("location", re.compile(rf"(?:调到|派到|外派到|调去|派去)了?(?P<v>{_ZC}{{2,8}}?)了?(?=[，。！？；,.!?;]|$)"), "@place"),
     ("employer", re.compile(rf"^\s*(?:我)?(?:现在|目前)?在(?P<v>{_ZC}{{1,16}}(?:银行|公司|集团|大学|医院|中心|研究院|研究所|学院|科技|"
                             r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
     ("employer", re.compile(rf"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?P<v>{_ZC}{{1,20}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)"),
      None),
-    ("employer", re.compile(rf"(?:^|我)(?:现在|目前)?在(?P<v>{_ZC}{{1,15}}?)(?:做|当|担任)(?:{_ZC}{{0,8}}?(?:{_ZH_TITLES}))"), None),
+    ("employer", re.compile(rf"(?:^|我)(?:现在|目前)?在(?P<v>{_ZC}{{1,15}}?)(?:做|当|担任)(?:{_ZC}{{0,8}}?(?:{_ZH_TITLES}|"
+                            r"分析|开发|运营|设计|测试|销售|产品|研发|市场|财务|人事|客服|算法|咨询))"), None),
     ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|升了|升到|升成|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
                              rf"(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("job_title", re.compile(rf"在{_ZC}{{1,15}}?(?:做|当)(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
@@ -145,7 +147,7 @@ _ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{_ZC}{{1,15}})"), None),
     ("location", re.compile(rf"我{_ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{_ZC}{{1,15}}?)"
                             rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
-    ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|改用|迁移至)了?(?P<v>{_ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
+    ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|切到|转到|换到|改用|迁移至)了?(?P<v>{_ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
     ("tech_stack", re.compile(rf"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>{_ZC}{{1,30}})"), None),
     ("tech_stack", re.compile(r"(?:我们|我)[^，。！？；,.!?;]{0,6}?(?:用的是|使用|在用|用)\s*(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
     ("tech_stack", re.compile(r"用(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*)(?:写|开发|搭建|实现|构建)"), None),
@@ -210,15 +212,17 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("company_industry", re.compile(rf"\bwe(?:'re| are) (?:now |basically |essentially |officially |\w+ly )*an? (?P<v>{_EC}{{1,30}}?) "
                                     rf"(?:company|brand|startup|business|firm|shop)\b", _I), None),
     ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
-    ("location", re.compile(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) to "
+    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved|relocated) to "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
-    ("tech_stack", re.compile(r"\b(?:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?:migrated|moved|switched|ported) (?:\w+ )?to "
-                              r"(?P<v>[A-Z][\w.+#-]*(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)", _I), None),
+    ("tech_stack", re.compile(r"\b(?i:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?i:migrated|moved|switched|ported) (?:\w+ ){0,3}?to "
+                              r"(?P<v>[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*){0,2}(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\b(?:backend|frontend|stack|database|db|app|service)s? (?:is|are) (?:now |all )?"
                               r"(?P<v>[A-Z][\w.+#-]*(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), None),
+    ("tech_stack", re.compile(r"\b(?:I|we|and) (?:mostly |mainly |usually |now |still )?(?:write|code in|program in|develop in) "
+                              r"(?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\bwe(?:'re| are) (?:now )?(?:on|using|running|built on) (?P<v>[A-Z][\w.+#-]*(?: (?:and|with|&) "
                               r"[A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
@@ -226,6 +230,8 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("budget", re.compile(rf"\bbudget (?:is |of |has )?(?:now |been |changed to |raised to |increased to |cut to |reduced to |"
                           rf"lowered to |moved to |around |about )*(?P<v>[$€£¥]?\s?{_NUM})", _I), None),
     ("company_industry", re.compile(rf"\bwe (?:now )?do (?P<v>{_EC}{{2,30}}?) now\b", _I), None),
+    ("company_industry", re.compile(r"\b(?:we|our company|the company) (?:\w+ )?pivoted (?:to|into) (?P<v>[\w -]{2,30}?)"
+                                    r"(?= this\b| last\b| in \d|,|$|[.;!?])", _I), None),
     ("company_industry", re.compile(r"\b(?:a|our|my) company in the (?P<v>[\w -]{2,30}?) (?:space|industry|sector|business)\b", _I),
      None),
     ("company_industry", re.compile(r"\bI (?:now )?work in (?P<v>[a-z][\w -]{1,30}?)(?=,|$|[.;!?]| now\b| mostly\b)"), None),
@@ -238,6 +244,8 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("reply_style", re.compile(rf"\b(?:keep|make) (?:your )?(?:answers?|replies|responses) (?P<v>{_EC}{{2,30}})", _I), None),
     ("reply_style", re.compile(r"\b(?P<v>(?:longer|shorter|more detailed|detailed|brief|short|concise|step-by-step) "
                                r"(?:explanations|answers|replies|responses))\b", _I), None),
+    ("reply_style", re.compile(r"\b(?:rather have|rather get|prefer|want) (?P<v>(?:[\w-]+ ){0,2}(?:paragraphs|prose|full sentences|"
+                               r"bullet points|tables|answers|replies|explanations))\b", _I), None),
     ("reply_style", re.compile(r"\b(?P<v>plain paragraphs|paragraphs|prose|full sentences|plain text|bullet points|tables)\b "
                                r"(?:work|works|are|is) (?:better|best|fine|great)", _I), None),
     ("reply_style", re.compile(r"\b(?:need|want|like) you to be (?:more |a bit more |a little more )?(?P<v>\w+)\b", _I), None),
@@ -253,7 +261,7 @@ _EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                         rf"allergic to {_EC}{{1,20}})", _I), None),
     ("diet", re.compile(rf"\bon an? (?P<v>{_EN_DIET_STYLES}) diet\b", _I), None),
     ("diet", re.compile(r"\b(?:on|following|doing|started) an? (?P<v>[\w-]{2,20}) diet\b", _I), None),
-    ("diet", re.compile(rf"\bI (?:went|became|turned|have gone|'ve gone|have become|'ve become) (?:fully |completely |full |strictly )?"
+    ("diet", re.compile(rf"\bI(?: went| became| turned| have gone|'ve gone| have become|'ve become) (?:fully |completely |full |strictly )?"
                         rf"(?P<v>{_EN_DIET_STYLES})\b", _I), None),
     ("diet", re.compile(rf"\bI (?:don't|do not|can't|cannot) eat (?P<v>{_EC}{{1,20}})", _I), None),
     ("do_not_recommend", re.compile(rf"\b(?:don't|do not|never|stop) (?:ever )?recommend(?:ing)? (?P<v>{_EC}{{1,40}}?)(?: again| to me)*(?=$|[,.;!?])", _I), None),
