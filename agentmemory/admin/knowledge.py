@@ -46,11 +46,12 @@ def chunk_preview_table(chunks) -> str:
     )
 
 
-def _enqueue_import(job_id: int) -> None:
-    from ..tasks.knowledge import ingest_document
+def _enqueue_import(job) -> None:
+    from ..tasks.knowledge import enqueue_import
 
-    # robust: without a broker the task runs at commit, and a failure is recorded on the job, not a 500.
-    enqueue_on_commit(ingest_document, job_id)
+    # robust: without a broker the task runs at commit (a long document in a background thread), and a
+    # failure is recorded on the job, not a 500.
+    enqueue_import(job.pk, size=len(job.source_text))
 
 
 def _enqueue_reembed(job_id: int) -> None:
@@ -180,7 +181,7 @@ class DocumentAdmin(admin.ModelAdmin):
             job = create_import_job(knowledge_base=data["knowledge_base"], parsed=data["parsed"], title=data["title"],
                                     fmt=data["fmt"], external_id=data.get("external_id") or "",
                                     metadata=data.get("metadata") or None)
-        _enqueue_import(job.pk)
+        _enqueue_import(job)
         request._agentmemory_import_job = job  # the admin instance is shared across requests
 
     def save_related(self, request, form, formsets, change):
@@ -315,6 +316,9 @@ class ImportJobAdmin(ReadOnlyAdmin):
     def retry_jobs(self, request, queryset):
         count = 0
         for job in queryset.filter(status=ImportJob.Status.FAILED):
-            (_enqueue_import if job.kind == ImportJob.Kind.INGEST else _enqueue_reembed)(job.pk)
+            if job.kind == ImportJob.Kind.INGEST:
+                _enqueue_import(job)
+            else:
+                _enqueue_reembed(job.pk)
             count += 1
         self.message_user(request, f"Queued {count} job(s) again.")

@@ -15,7 +15,8 @@ from ..knowledge.parse import TEXT_FORMATS, DocumentTooLarge, UnsupportedFormat,
 from ..knowledge.publish import delete_document, get_document, rollback_document
 from ..knowledge.reembed import create_reembed_job, run_reembed_job
 from ..models import Chunk, Document, ImportJob, KnowledgeBase
-from ..tasks.dispatch import enqueue_on_commit, run_in_background_on_commit
+from ..tasks.dispatch import enqueue_on_commit
+from ..tasks.knowledge import enqueue_import
 from ..tasks.knowledge import ingest_document as ingest_task
 from ..tasks.knowledge import reembed_knowledge_base as reembed_task
 from .access import admin, principal_of, read
@@ -47,11 +48,6 @@ _READ_DOCS = read("agentmemory.view_document")
 def runs_eagerly() -> bool:
     """True when Celery has no broker (tasks run in-process): imports then answer with their result."""
     return bool(ingest_task.app.conf.task_always_eager)
-
-
-def _import_as(actor: str, job_id: int) -> None:
-    with audit_context(actor):
-        run_import_job(job_id)
 
 
 def get_knowledge_base(slug: str) -> KnowledgeBase:
@@ -148,12 +144,9 @@ class DocumentListView(AgentMemoryAPIView):
             return error_response("unsupported_media_type", exc.detail, 415, field=exc.field)
         except DocumentTooLarge as exc:
             return error_response("too_large", exc.detail, 413, field=exc.field)
-        if not runs_eagerly():
-            enqueue_on_commit(ingest_task, job.pk)
-            return Response(ImportJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-        if len(job.source_text) > int(app_settings.IMPORT_INLINE_MAX_CHARS):
-            # No worker, and too long for a request: a background thread imports it; poll the job.
-            run_in_background_on_commit(f"import-{job.pk}", _import_as, actor_of(request), job.pk)
+        if not runs_eagerly() or len(job.source_text) > int(app_settings.IMPORT_INLINE_MAX_CHARS):
+            # A worker, or (no worker, too long for a request) a background thread imports it; poll the job.
+            enqueue_import(job.pk, size=len(job.source_text))
             return Response(ImportJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
         try:
             with audit_context(actor_of(request)):

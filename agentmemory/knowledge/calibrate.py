@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from .evaluate import Case
 from .off_topic import OFF_TOPIC_QUESTIONS
-from .search import search_knowledge
+from .search import floors_for, search_knowledge
 
 COSINE_GRID = tuple(round(0.70 + 0.005 * i, 3) for i in range(57))  # 0.700 .. 0.980
 BM25_GRID = tuple(round(0.05 + 0.025 * i, 3) for i in range(39))  # 0.050 .. 1.000
@@ -145,8 +145,6 @@ def calibrate(kb, cases: list[Case], *, extra_off_topic: list[str] = (), top_k: 
         tune = [g for i, g in enumerate(relevant) if i % every]
         check = [g for i, g in enumerate(relevant) if not i % every]
     if margin is None:
-        from .search import floors_for
-
         margin = floors_for(kb).margin
     choice, alternatives = choose(tune, negatives, target=target, margin=margin)
     held = None

@@ -412,8 +412,14 @@ def _same_facts(a: str, b: str) -> bool:
     return _names_and_numbers(a) == _names_and_numbers(b)
 
 
-def _other_slot(draft_key: str, candidate_key: str) -> bool:
-    return bool(draft_key and candidate_key and draft_key.split(":")[0] != candidate_key.split(":")[0])
+def _another_value(draft: MemoryDraft, value: Any, candidate: MemoryItem) -> bool:
+    """Same slot with another value is a conflict, not a duplicate ("MySQL" vs "PostgreSQL"); two keys of a
+    multi-valued slot are two values ("dislikes:芹菜" / "dislikes:香菜")."""
+    if not draft.key:
+        return False
+    if candidate.key == draft.key:
+        return value is not None and candidate.value not in (None, value)
+    return bool(candidate.key)
 
 
 def _find_duplicate(user_id: str, draft: MemoryDraft, content: str, value: Any, tags_key: str,
@@ -428,19 +434,14 @@ def _find_duplicate(user_id: str, draft: MemoryDraft, content: str, value: Any, 
     scope = (MemoryItem.objects.for_user(user_id)
              .filter(status__in=[MemoryItem.Status.ACTIVE, MemoryItem.Status.COLD])
              .filter(type=draft.type, tags_key=tags_key, agent_id=draft.agent_id))
-    if draft.key and value is not None:
-        same = scope.filter(key=draft.key, value=value).order_by("-id").first()
-        if same is not None:
-            return same
+    if draft.key and value is not None:  # the same value, however written, in the same slot
         wanted = _norm_value(value)
         for candidate in scope.filter(key=draft.key).exclude(value=None).order_by("-id")[:20]:
             if _norm_value(candidate.value) == wanted:
                 return candidate
     if vector is None:  # embedder down: compare text with the recent items of the same type
         for candidate in scope.order_by("-id")[:50]:
-            if draft.key and candidate.key == draft.key and value is not None and candidate.value not in (None, value):
-                continue
-            if draft.key and candidate.key and candidate.key != draft.key:
+            if _another_value(draft, value, candidate):
                 continue
             if _near_identical(candidate.content, content):
                 return candidate
@@ -451,17 +452,12 @@ def _find_duplicate(user_id: str, draft: MemoryDraft, content: str, value: Any, 
                   .annotate(distance=CosineDistance("embedding", vector))
                   .filter(distance__lte=1.0 - min(threshold, paraphrase)).order_by("distance")[:5])
     for candidate in candidates:
-        # Same slot but another value is a conflict, not a duplicate ("MySQL" vs "PostgreSQL"); two
-        # keys of a multi-valued slot are two values ("dislikes:芹菜" / "dislikes:香菜").
-        if draft.key and candidate.key == draft.key and value is not None and candidate.value not in (None, value):
-            continue
-        if draft.key and candidate.key and candidate.key != draft.key:
+        if _another_value(draft, value, candidate):
             continue
         similarity = 1.0 - float(candidate.distance)
         if similarity >= threshold and _near_identical(candidate.content, content):
             return candidate
-        if (similarity >= paraphrase and not _other_slot(draft.key, candidate.key)
-                and _same_facts(candidate.content, content)):
+        if similarity >= paraphrase and _same_facts(candidate.content, content):
             return candidate
     return None
 

@@ -27,6 +27,22 @@ def ingest_document(job_id: int) -> dict:
         return run_import_job(job_id)
 
 
+def enqueue_import(job_id: int, *, size: int) -> None:
+    """Have ImportJob ``job_id`` (a document of ``size`` characters) run once the transaction commits.
+
+    A worker runs it when a broker is configured. Without one (Celery eager, tasks in-process) a document
+    over IMPORT_INLINE_MAX_CHARS runs in a background thread, so no request waits for its embeddings;
+    a shorter one runs at the commit. The job keeps who asked for it (``requested_by``) either way.
+    """
+    from ..conf import app_settings
+    from .dispatch import enqueue_on_commit, run_in_background_on_commit
+
+    if ingest_document.app.conf.task_always_eager and size > int(app_settings.IMPORT_INLINE_MAX_CHARS):
+        run_in_background_on_commit(f"import-{job_id}", ingest_document, job_id)
+    else:
+        enqueue_on_commit(ingest_document, job_id)
+
+
 @shared_task(name="agentmemory.reembed_knowledge_base", **_RETRY)
 def reembed_knowledge_base(job_id: int) -> dict:
     """Run (or resume) a re-embed ImportJob, recording progress on it."""

@@ -42,3 +42,24 @@ def test_a_short_document_is_still_imported_inside_the_request(api_client, eager
                                {"external_id": "s", "title": "Short", "content": "# 退货\n\n七天无理由退货。"},
                                format="json")
     assert response.status_code == 201 and response.json()["action"] == "created"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_document_added_in_the_admin_is_imported_in_the_background_too(admin_client, settings, eager_celery):
+    from django.urls import reverse
+
+    from agentmemory.models import ImportJob
+
+    settings.AGENTMEMORY = {"IMPORT_INLINE_MAX_CHARS": 200}
+    kb = KnowledgeBase.objects.create(slug="eager-admin", name="Eager admin", chunk_size=150, chunk_overlap=30)
+    response = admin_client.post(reverse("admin:agentmemory_document_add"), {
+        "knowledge_base": kb.pk, "external_id": "m", "title": "", "format": "markdown", "metadata": "{}",
+        "content": MANUAL_MD})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    job = ImportJob.objects.get(knowledge_base=kb)
+    deadline = time.monotonic() + 120
+    while job.status not in ("succeeded", "failed") and time.monotonic() < deadline:
+        time.sleep(0.2)
+        job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    assert Chunk.objects.filter(document__knowledge_base=kb, status="active").count() == job.total
