@@ -115,6 +115,10 @@ def evaluate_floor(relevant, negatives, fc: float | None, fb: float | None, fm: 
                        round(1 - leaking / len(negatives), 4) if negatives else 0.0)
 
 
+def _strictness(floor: float | None) -> float:
+    return 2.0 if floor is None else floor  # None: that scale never passes a hit, the strictest setting
+
+
 def choose(relevant, negatives, *, target: float = 0.99,
            margin: float | None = None) -> tuple[FloorChoice, list[FloorChoice]]:
     """The grid point rejecting the most off-topic questions with ``recall_kept >= target``; and the best
@@ -126,8 +130,10 @@ def choose(relevant, negatives, *, target: float = 0.99,
 
     def best(goal: float) -> FloorChoice:
         eligible = [p for p in points if p.recall_kept >= goal] or [max(points, key=lambda p: p.recall_kept)]
-        return max(eligible, key=lambda p: (p.rejection, p.recall_kept, p.cosine or 0.0, p.bm25 or 0.0,
-                                            -(p.bm25_min_cosine or 0.0)))
+        # Among equals, the loosest floors: they leave the most room for in-domain questions the cases
+        # do not show (a few cases tie across a wide range; the strictest end would fit exactly those).
+        return max(eligible, key=lambda p: (p.rejection, p.recall_kept, -_strictness(p.cosine),
+                                            -_strictness(p.bm25), -(p.bm25_min_cosine or 0.0)))
 
     alternatives = [best(goal) for goal in (0.999, 0.995, 0.98, 0.95, 0.9) if goal != target]
     return best(target), alternatives

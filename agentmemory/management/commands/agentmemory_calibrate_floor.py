@@ -90,6 +90,10 @@ class Command(BaseCommand):
             self.stdout.write(f"| {label} | {_floor(choice.cosine)} | {_floor(choice.bm25)} | "
                               f"{_floor(choice.bm25_min_cosine)} | {_floor(choice.margin)} | "
                               f"{choice.recall_kept:.3f} | {choice.rejection:.3f} |")
+        if result.found_without_floor < 20:
+            self.stdout.write(f"Only {result.found_without_floor} case(s) with a relevant hit: the floors fit them and may "
+                              "drop questions they do not show. Save a few dozen cases (hit testing, agentmemory_eval "
+                              "--save-cases) before relying on them.")
         if result.holdout:
             self.stdout.write(f"Held-out cases ({result.holdout['cases']}, {result.holdout['found_without_floor']} "
                               f"found without a floor): {result.holdout['recall_kept']:.3f} kept with the chosen floors.")
