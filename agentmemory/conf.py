@@ -113,13 +113,23 @@ DEFAULTS: dict[str, Any] = {
     # weight of the vector channel in minmax fusion, BM25 parameters over a user's memories.
     "MEMORY_CANDIDATES": 50,
     "MEMORY_FUSION": "minmax",
-    "MEMORY_VECTOR_WEIGHT": 0.4,
+    "MEMORY_VECTOR_WEIGHT": 0.5,
     "MEMORY_BM25_K1": 1.2,
     "MEMORY_BM25_B": 0.4,
     # Episodic context: a dialogue-log turn gains WEIGHT x the relevance of its best neighbour
     # within WINDOW turns of the same session (0 disables).
     "MEMORY_CONTEXT_WINDOW": 2,
-    "MEMORY_CONTEXT_WEIGHT": 0.5,
+    "MEMORY_CONTEXT_WEIGHT": 0.4,
+    # Dialogue windows: each dialogue-log turn together with the turns of its session within TURNS of it;
+    # their BM25 (WEIGHT) and their mean cosine (VECTOR_WEIGHT) are channels added to the vector/keyword
+    # mix (0 disables one).
+    "MEMORY_WINDOW_TURNS": 2,
+    "MEMORY_WINDOW_WEIGHT": 0.5,
+    "MEMORY_WINDOW_VECTOR_WEIGHT": 0.4,
+    # Priors (memory/priors.py): x (1 + value) for the turns of the one speaker a question names, and for
+    # memories valid in the month/year it names (0 disables).
+    "MEMORY_SPEAKER_PRIOR": 0.5,
+    "MEMORY_DATE_PRIOR": 0.2,
     # Recall writes access statistics in a background thread after returning (inline inside a transaction).
     "MEMORY_ACCESS_ASYNC": True,
     # Users with at most this many memories are searched exactly; larger scopes use the HNSW index.
@@ -180,6 +190,9 @@ DEFAULTS: dict[str, Any] = {
     "CONTEXT_MIN_SCORE": 0.05,  # fused score under which a candidate is dropped (reason: threshold)
     "CONTEXT_DEDUP_THRESHOLD": 0.8,  # shingle Jaccard at which two items across layers are one
     "CONTEXT_PARALLEL": False,  # run the knowledge and memory searches in worker threads (each its own DB connection)
+    # A message that is only greetings/thanks/acknowledgements/goodbyes retrieves no knowledge and no
+    # long-term memory (context/small_talk.py); the profile and the session still load.
+    "CONTEXT_SMALL_TALK_FLOOR": True,
     "CONTEXT_VECTOR_ONLY_MIN_COSINE": 0.88,  # a knowledge hit no keyword matched needs this cosine
 }
 

@@ -19,6 +19,7 @@ from .fuse import fuse_items
 from .gather import gather_layers, load_working_context, turn_line, working_turns
 from .render import SECTION_ORDER, fixed_tokens, item_tokens, needs_marker, render_prompt
 from .route import ROUTES, decide_route
+from .small_talk import is_small_talk
 
 
 def _validate(user_id: Any, query: Any, token_budget: Any, route: Any, knowledge_bases: Any,
@@ -109,8 +110,12 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
     # Route first, so a message that cannot fit is rejected before any search runs.
     recent = [turn_line(turn) for turn in working_turns(working)[-4:]]
     decision = decide_route(query, requested=route, recent_turns=recent, has_session=session is not None)
+    # A message that is only small talk has no evidence to find: nothing is retrieved for it.
+    small_talk = bool(app_settings.CONTEXT_SMALL_TALK_FLOOR) and is_small_talk(query)
+    wanted = tuple(name for name in decision.layers
+                   if not (small_talk and name in ("knowledge", "long_term_memory")))
     t = lap("route", t)
-    with_knowledge = "knowledge" in decision.layers
+    with_knowledge = "knowledge" in wanted
     fixed = fixed_tokens(query, language=language, with_knowledge=with_knowledge, with_history=working is not None)
     fixed_total = sum(fixed.values())
     if fixed_total > budget:
@@ -118,7 +123,7 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
             f"token_budget {budget} is too small: the current message and the instructions alone need "
             f"{fixed_total} tokens", field="token_budget")
 
-    layers = gather_layers(layers=decision.layers, user_id=user_id, query=query, agent_id=agent_id,
+    layers = gather_layers(layers=wanted, user_id=user_id, query=query, agent_id=agent_id,
                            working=working, knowledge_bases=knowledge_bases)
     t = lap("gather", t)
 
@@ -163,11 +168,15 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
         entry = layer.as_trace()
         entry.pop("dropped", None)
         layer_trace[name] = entry
+    for name in decision.layers:
+        if name not in wanted:
+            layer_trace[name] = {"status": "skipped", "elapsed_ms": 0.0, "candidates": [],
+                                 "note": "small talk: nothing to retrieve (CONTEXT_SMALL_TALK_FLOOR)"}
     timings["total"] = round((time.perf_counter() - started) * 1000, 3)
     for name, layer in layers.items():
         timings[f"gather.{name}"] = round(layer.elapsed_ms, 3)
     trace = {
-        "route": decision.as_trace(),
+        "route": {**decision.as_trace(), "small_talk": small_talk},
         "layers": layer_trace,
         "fusion": {
             "weights": fused.weights,

@@ -12,7 +12,7 @@ import datetime as dt
 import json
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -29,6 +29,7 @@ from ..text import query_terms
 from ..text.tsvector import tsquery_any
 from ..validation import validate_query, validate_tags, validate_user_id
 from .access import record_access
+from .priors import in_period, named_period, named_speaker, speaker_of
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,9 @@ class ScoreBreakdown:
     confidence: float
     frequency: float  # 1 + the access-count bonus
     final: float
+    window: float | None = None  # BM25 of the dialogue window around the turn (None: no window matched)
+    window_cosine: float | None = None  # mean cosine of that window's turns (None: not a dialogue turn)
+    prior: float = 1.0  # the speaker/date multiplier in relevance (priors.py)
 
 
 @dataclass(frozen=True)
@@ -97,9 +101,18 @@ def _minmax(scores: dict[int, float]) -> dict[int, float]:
 
 
 def fuse(vector: dict[int, float], bm25: dict[int, float], *, method: str, vector_weight: float,
-         rrf_k: int = 60) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
-    """Relevance of every candidate from the two channels: (relevance, vector_norm, bm25_norm)."""
+         rrf_k: int = 60, extra: Sequence[tuple[dict[int, float], float]] = (),
+         ) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
+    """Relevance of every candidate from the channels: (relevance, vector_norm, bm25_norm).
+
+    ``extra`` channels (the dialogue windows: their BM25, their mean cosine) each add weight x their
+    normalised score on top of the vector/keyword mix, so a memory outside every window keeps the
+    relevance it had without them.
+    """
+    extra = [(scores, weight) for scores, weight in extra if weight > 0 and scores]
     ids = set(vector) | set(bm25)
+    for scores, _weight in extra:
+        ids |= set(scores)
     if method == "rrf":
         def ranks(scores):
             return {k: i for i, k in enumerate(sorted(scores, key=lambda k: -scores[k]), start=1)}
@@ -107,16 +120,20 @@ def fuse(vector: dict[int, float], bm25: dict[int, float], *, method: str, vecto
         vn = {k: 1.0 / (rrf_k + vr[k]) if k in vr else 0.0 for k in ids}
         bn = {k: 1.0 / (rrf_k + br[k]) if k in br else 0.0 for k in ids}
         # Scaled so that rank 1 in both channels gives 1.0.
-        return {k: (vn[k] + bn[k]) * (rrf_k + 1) / 2 for k in ids}, vn, bn
+        relevance = {k: (vn[k] + bn[k]) * (rrf_k + 1) / 2 for k in ids}
+        for scores, weight in extra:
+            for k, rank in ranks(scores).items():
+                relevance[k] += weight * (rrf_k + 1) / 2 / (rrf_k + rank)
+        return relevance, vn, bn
     vn_raw, bn_raw = _minmax(vector), _minmax(bm25)
     vn = {k: vn_raw.get(k, 0.0) for k in ids}
     bn = {k: bn_raw.get(k, 0.0) for k in ids}
-    if not vector:
-        return dict(bn), vn, bn
-    if not bm25:
-        return dict(vn), vn, bn
-    w = vector_weight
-    return {k: w * vn[k] + (1 - w) * bn[k] for k in ids}, vn, bn
+    w = vector_weight if vector and bm25 else (1.0 if vector else 0.0)
+    relevance = {k: w * vn[k] + (1 - w) * bn[k] for k in ids}
+    for scores, weight in extra:
+        for k, value in _minmax(scores).items():
+            relevance[k] += weight * value
+    return relevance, vn, bn
 
 
 def with_neighbour_context(relevance: dict[int, float], positions: dict[int, tuple[str, int | None]], *,
@@ -172,57 +189,94 @@ class _Candidate:
     access_count: int = 0
     session_id: str = ""
     turn_id: int | None = None
+    speaker: str = ""  # of a dialogue-log turn ("Name: words")
+    when: dt.datetime | None = None  # valid_from, else created_at
+    window_cosine: float | None = None  # mean cosine of the dialogue window around the turn
 
 
 def _keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
-                     limit: int) -> tuple[dict[int, float], int]:
-    """BM25 over the scope's memories (IDF and average length of the scope itself): the top ``limit``,
-    and the number of the user's memories, which decides exact or HNSW search for the vector channel
-    (the exact scan reads every row of the user; counted here to save a round trip)."""
+                     limit: int, window: int = 0) -> tuple[dict[int, float], dict[int, float], int]:
+    """BM25 over the scope's memories (IDF and average length of the scope itself): the top ``limit``;
+    with ``window`` > 0, BM25 of each dialogue turn's window (the turns of its session within
+    ``window`` turns, the words of a question often spread over a question and its answer); and the
+    number of the user's memories, which decides exact or HNSW search for the vector channel (the exact
+    scan reads every row of the user; counted here to save a round trip)."""
     table = MemoryItem._meta.db_table
     user_rows = f"(SELECT count(*) FROM {table} WHERE user_id = %s)"
     with connection.cursor() as cursor:
         if not terms:
             cursor.execute(f"SELECT {user_rows}", [user_id])
-            return {}, int(cursor.fetchone()[0])
+            return {}, {}, int(cursor.fetchone()[0])
         k1, b = float(app_settings.MEMORY_BM25_K1), float(app_settings.MEMORY_BM25_B)
+        log = MemoryItem.Source.SYSTEM_LOG
         cursor.execute(
             f"""
-            WITH scope AS MATERIALIZED (SELECT m.id, m.search_vector, m.term_count FROM {table} m WHERE {scope}),
+            WITH scope AS MATERIALIZED (
+                SELECT m.id, m.search_vector, m.term_count, m.source, m.session_id, m.turn_id
+                FROM {table} m WHERE {scope}),
             stats AS (SELECT count(*)::float8 AS n, GREATEST(avg(term_count), 1)::float8 AS avgdl FROM scope),
-            hits AS (
-                SELECT s.id, s.term_count, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
+            hits AS MATERIALIZED (
+                SELECT s.id, s.term_count, s.source, s.session_id, s.turn_id, u.lexeme,
+                       coalesce(array_length(u.positions, 1), 1) AS tf
                 FROM scope s CROSS JOIN LATERAL unnest(s.search_vector) u
                 WHERE s.search_vector @@ %s::tsquery AND u.lexeme = ANY(%s)
             ),
-            df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme),
+            df AS (SELECT lexeme, ln(1 + (st.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf
+                   FROM hits CROSS JOIN stats st GROUP BY lexeme, st.n),
             ranked AS (
-                SELECT h.id, sum(
-                    ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
-                    * h.tf * (%s + 1) / (h.tf + %s * (1 - %s + %s * h.term_count / st.avgdl))
-                ) AS score
+                SELECT h.id, sum(df.idf * h.tf * (%s + 1) / (h.tf + %s * (1 - %s + %s * h.term_count / st.avgdl))) AS score
                 FROM hits h JOIN df USING (lexeme) CROSS JOIN stats st
                 GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s
+            ),
+            -- Dialogue turns (a session and a turn number) with the length of their window.
+            logs AS MATERIALIZED (
+                SELECT id, session_id, turn_id, sum(term_count) OVER (
+                    PARTITION BY session_id ORDER BY turn_id
+                    RANGE BETWEEN %s::bigint PRECEDING AND %s::bigint FOLLOWING)::float8 AS wlen
+                FROM scope WHERE %s > 0 AND source = '{log}' AND session_id <> '' AND turn_id IS NOT NULL
+            ),
+            wtf AS (
+                SELECT l.id, l.wlen, h.lexeme, sum(h.tf) AS tf
+                FROM hits h CROSS JOIN generate_series(-%s, %s) o
+                JOIN logs l ON l.session_id = h.session_id AND l.turn_id = h.turn_id + o
+                WHERE h.source = '{log}'
+                GROUP BY l.id, l.wlen, h.lexeme
+            ),
+            wavg AS (SELECT GREATEST(avg(wlen), 1) AS avgwl FROM logs),
+            wranked AS (
+                SELECT w.id, sum(df.idf * w.tf * (%s + 1) / (w.tf + %s * (1 - %s + %s * w.wlen / wa.avgwl))) AS score
+                FROM wtf w JOIN df USING (lexeme) CROSS JOIN wavg wa
+                GROUP BY w.id ORDER BY score DESC, w.id LIMIT %s
             )
-            SELECT id, score FROM ranked
-            UNION ALL SELECT NULL, {user_rows}
+            SELECT id, score, false FROM ranked
+            UNION ALL SELECT id, score, true FROM wranked
+            UNION ALL SELECT NULL, {user_rows}, false
             """,
-            [*params, tsquery_any(terms), terms, k1, k1, b, b, limit, user_id],
+            [*params, tsquery_any(terms), terms, k1, k1, b, b, limit, window, window, window, window, window,
+             k1, k1, b, b, limit, user_id],
         )
-        scores, size = {}, 0
-        for pk, value in cursor.fetchall():
+        scores: dict[int, float] = {}
+        windows: dict[int, float] = {}
+        size = 0
+        for pk, value, is_window in cursor.fetchall():
             if pk is None:  # the count row
                 size = int(value)
+            elif is_window:
+                windows[pk] = float(value)
             else:
                 scores[pk] = float(value)
-        return scores, size
+        return scores, windows, size
 
 
-def _candidates(scope: str, params: list, *, vector: list[float] | None, model_name: str, exact: bool,
-                limit: int, bm25: dict[int, float]) -> dict[int, _Candidate]:
-    """The vector channel's top ``limit`` and the keyword hits, with what the final score needs of each row."""
+def _candidates(scope: str, params: list, *, vector: list[float] | None, model_name: str,
+                exact: bool, limit: int, bm25: dict[int, float], keyword_ids: set[int],
+                window: int = 0) -> dict[int, _Candidate]:
+    """The vector channel's top ``limit`` and the keyword hits, with what the final score needs of each row;
+    with ``window`` > 0, each dialogue turn's mean cosine over the turns of its session within ``window``."""
     table = MemoryItem._meta.db_table
+    log = MemoryItem.Source.SYSTEM_LOG
     args: list = []
+    window_sql = "NULL::float8"
     if vector is not None:
         literal = vector_literal(vector)
         # A user's scope is usually small: exact distances over the user_id index beat a filtered
@@ -231,17 +285,27 @@ def _candidates(scope: str, params: list, *, vector: list[float] | None, model_n
         vec = (f"vec AS (SELECT m.id, 1 - (m.embedding <=> %s::vector) AS sim FROM {table} m "
                f"WHERE {scope} AND m.embedding IS NOT NULL AND m.embedding_model = %s ORDER BY {order} LIMIT %s)")
         args += [literal, *params, model_name, literal, limit]
+        if window > 0:
+            # The neighbours are the same user's turns of the same session (isolation holds here too).
+            window_sql = (f"CASE WHEN m.source = '{log}' AND m.session_id <> '' AND m.turn_id IS NOT NULL THEN "
+                          f"(SELECT avg(1 - (n.embedding <=> %s::vector)) FROM {table} n WHERE n.user_id = m.user_id "
+                          f"AND n.source = '{log}' AND n.session_id = m.session_id AND n.embedding_model = %s "
+                          f"AND n.turn_id BETWEEN m.turn_id - %s AND m.turn_id + %s) END")
     else:
         vec = "vec AS (SELECT NULL::bigint AS id, NULL::float8 AS sim WHERE false)"
     sql = f"""
         WITH {vec}
         SELECT m.id, vec.sim, m.source, m.confidence, coalesce(m.last_accessed_at, m.created_at),
-               m.access_count, m.session_id, m.turn_id
+               m.access_count, m.session_id, m.turn_id,
+               CASE WHEN m.source = '{MemoryItem.Source.SYSTEM_LOG}' THEN left(m.content, 48) ELSE '' END,
+               coalesce(m.valid_from, m.created_at), {window_sql}
         FROM (SELECT id FROM vec UNION SELECT unnest(%s::bigint[])) c
         JOIN {table} m ON m.id = c.id AND {scope}
         LEFT JOIN vec ON vec.id = c.id"""
     # The keyword ids came from an earlier statement: the scope is checked again in this snapshot.
-    args += [list(bm25), *params]
+    if window_sql != "NULL::float8":
+        args += [literal, model_name, window, window]
+    args += [sorted(keyword_ids), *params]
     hnsw = vector is not None and not exact
     # Only the HNSW settings need a transaction (SET LOCAL); the exact scan saves its BEGIN/COMMIT.
     with transaction.atomic() if hnsw else nullcontext(), connection.cursor() as cursor:
@@ -254,7 +318,8 @@ def _candidates(scope: str, params: list, *, vector: list[float] | None, model_n
         rows = cursor.fetchall()
     return {
         row[0]: _Candidate(None if row[1] is None else float(row[1]), bm25.get(row[0]), row[2],
-                           float(row[3]), row[4], int(row[5] or 0), row[6], row[7])
+                           float(row[3]), row[4], int(row[5] or 0), row[6], row[7], speaker_of(row[8]), row[9],
+                           None if row[10] is None else float(row[10]))
         for row in rows
     }
 
@@ -312,7 +377,10 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
 
     scope, params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of, tags)
     candidates = max(int(app_settings.MEMORY_CANDIDATES), top_k)
-    bm25, user_rows = _keyword_channel(user_id, scope, params, query_terms(query), candidates)
+    turns = int(app_settings.MEMORY_WINDOW_TURNS)
+    bm25, windows, user_rows = _keyword_channel(
+        user_id, scope, params, query_terms(query), candidates,
+        window=turns if float(app_settings.MEMORY_WINDOW_WEIGHT) > 0 else 0)
     exact = user_rows <= int(app_settings.MEMORY_EXACT_SEARCH_MAX)
     if pending is not None:
         try:
@@ -322,19 +390,50 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     if mode != "hybrid":
         logger.warning("memory recall degraded to keyword-only: %s", reason)
     found = _candidates(scope, params, vector=vector, model_name=model_name, exact=exact, limit=candidates,
-                        bm25=bm25)
+                        bm25=bm25, keyword_ids=set(bm25) | set(windows),
+                        window=turns if float(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT) > 0 else 0)
+    ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found})[:top_k]
+    if not ranked:
+        return RecallResult([], mode=mode, degraded_reason=reason)
+    rows = {m.pk: m for m in MemoryItem.objects.by_ids_for_user(user_id, [pk for pk, _s in ranked])}
+    top = [RecalledMemory(rows[pk], scores) for pk, scores in ranked if pk in rows]
+    if touch and top:
+        record_access(user_id, [r.memory.pk for r in top], timezone.now())
+    return RecallResult(top, mode=mode, degraded_reason=reason)
+
+
+def _priors(query: str, found: dict[int, _Candidate]) -> dict[int, float]:
+    """The multiplier of each candidate from the speaker and the period the question names (priors.py)."""
+    speaker_weight = float(app_settings.MEMORY_SPEAKER_PRIOR)
+    date_weight = float(app_settings.MEMORY_DATE_PRIOR)
+    speaker = named_speaker(query, (c.speaker for c in found.values() if c.speaker)) if speaker_weight else ""
+    months, years = named_period(query) if date_weight else (set(), set())
+    out = {}
+    for pk, cand in found.items():
+        factor = 1.0
+        if speaker and cand.speaker == speaker:
+            factor *= 1.0 + speaker_weight
+        if (months or years) and in_period(cand.when, months, years):
+            factor *= 1.0 + date_weight
+        out[pk] = factor
+    return out
+
+
+def _rank(query: str, found: dict[int, _Candidate], windows: dict[int, float]) -> list[tuple[int, ScoreBreakdown]]:
+    """Every candidate with its score breakdown, best first (final, then relevance, then newest id)."""
     vec_scores = {pk: c.vector for pk, c in found.items() if c.vector is not None}
     bm_scores = {pk: c.bm25 for pk, c in found.items() if c.bm25 is not None}
+    window_cosines = {pk: c.window_cosine for pk, c in found.items() if c.window_cosine is not None}
     relevance, vn, bn = fuse(vec_scores, bm_scores, method=app_settings.MEMORY_FUSION,
-                             vector_weight=float(app_settings.MEMORY_VECTOR_WEIGHT), rrf_k=int(app_settings.RRF_K))
+                             vector_weight=float(app_settings.MEMORY_VECTOR_WEIGHT), rrf_k=int(app_settings.RRF_K),
+                             extra=[(windows, float(app_settings.MEMORY_WINDOW_WEIGHT)),
+                                    (window_cosines, float(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))])
     context = with_neighbour_context(
         relevance, {pk: (c.session_id, c.turn_id) for pk, c in found.items()
                     if c.source == MemoryItem.Source.SYSTEM_LOG},
         window=int(app_settings.MEMORY_CONTEXT_WINDOW), weight=float(app_settings.MEMORY_CONTEXT_WEIGHT),
     )
-    if not relevance:
-        return RecallResult([], mode=mode, degraded_reason=reason)
-
+    priors = _priors(query, found)
     now = timezone.now()
     weights = app_settings.MEMORY_SOURCE_WEIGHTS
     half_life = float(app_settings.MEMORY_HALF_LIFE_DAYS)
@@ -342,25 +441,22 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     access_weight = float(app_settings.MEMORY_ACCESS_WEIGHT)
     saturation = int(app_settings.MEMORY_ACCESS_SATURATION)
     ranked = []
-    for pk, rel in context.items():
+    for pk, ctx in context.items():
         cand = found[pk]
+        rel = ctx * priors.get(pk, 1.0)
         decay = decay_factor(cand.last_touch, now, half_life_days=half_life, floor=floor)
         weight = float(weights.get(cand.source, 1.0))
         frequency = frequency_factor(cand.access_count, weight=access_weight, saturation=saturation)
         final = rel * decay * weight * cand.confidence * frequency
         ranked.append((final, rel, pk, ScoreBreakdown(
             vector=_round(vec_scores.get(pk)), bm25=_round(bm_scores.get(pk)), vector_norm=_round(vn[pk]),
-            bm25_norm=_round(bn[pk]), relevance=_round(rel), context=_round(rel - relevance[pk]),
+            bm25_norm=_round(bn[pk]), relevance=_round(rel), context=_round(ctx - relevance[pk]),
             decay=_round(decay), source_weight=weight,
             confidence=cand.confidence, frequency=_round(frequency), final=_round(final),
+            window=_round(windows.get(pk)), window_cosine=_round(window_cosines.get(pk)), prior=_round(priors.get(pk, 1.0)),
         )))
     ranked.sort(key=lambda r: (-r[0], -r[1], -r[2]))
-    ranked = ranked[:top_k]
-    rows = {m.pk: m for m in MemoryItem.objects.by_ids_for_user(user_id, [r[2] for r in ranked])}
-    top = [RecalledMemory(rows[pk], scores) for _f, _r, pk, scores in ranked if pk in rows]
-    if touch and top:
-        record_access(user_id, [r.memory.pk for r in top], now)
-    return RecallResult(top, mode=mode, degraded_reason=reason)
+    return [(pk, scores) for _f, _r, pk, scores in ranked]
 
 
 def _round(value: float | None) -> float | None:

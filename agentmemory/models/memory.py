@@ -218,6 +218,8 @@ class MemoryItem(models.Model):
         indexes = [
             models.Index(fields=["user_id", "status"], name="am_memory_user_status_idx"),
             models.Index(fields=["user_id", "key"], name="am_memory_user_key_idx"),
+            # A dialogue turn's neighbours (recall's window channels).
+            models.Index(fields=["user_id", "session_id", "turn_id"], name="am_memory_user_turn_idx"),
             HnswIndex(name="am_memory_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
                       opclasses=["vector_cosine_ops"]),
             GinIndex(fields=["search_vector"], name="am_memory_search_gin"),

@@ -35,7 +35,7 @@ def test_search_returns_breakdown_and_updates_access(api_client):
     assert first["id"] == hit
     scores = first["scores"]
     assert set(scores) == {"vector", "bm25", "vector_norm", "bm25_norm", "relevance", "context", "decay", "source_weight",
-                           "confidence", "frequency", "final"}
+                           "confidence", "frequency", "final", "window", "window_cosine", "prior"}
     assert scores["bm25"] > 0 and scores["vector"] > 0.5
     expected = (scores["relevance"] * scores["decay"] * scores["source_weight"] * scores["confidence"]
                 * scores["frequency"])

@@ -39,11 +39,24 @@ from ...models import MemoryItem
 from ...types import MemoryDraft
 
 PREFIX = "bench:"
+# The recall weights --loco tunes (the other settings stay at their values).
+LOCO_GRID = {
+    "MEMORY_WINDOW_WEIGHT": [0.4, 0.5],
+    "MEMORY_WINDOW_VECTOR_WEIGHT": [0.3, 0.4],
+    "MEMORY_SPEAKER_PRIOR": [0.3, 0.5],
+    "MEMORY_DATE_PRIOR": [0.1, 0.2],
+}
 
 
 def _pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, math.ceil(q * len(values)) - 1)]
+
+
+def _parse_set(items: list[str]):
+    for item in items:
+        key, _, raw = item.partition("=")
+        yield key, json.loads(raw)
 
 
 def _create_hnsw_index() -> None:
@@ -68,6 +81,8 @@ class Command(BaseCommand):
         parser.add_argument("--data", default="../shared/bench/locomo-dev",
                             help="Texts and questions for --scale (the shared LoCoMo folder).")
         parser.add_argument("--keep", action="store_true", help="Keep the bench rows.")
+        parser.add_argument("--reuse", action="store_true",
+                            help="Score the LoCoMo turns a --keep run left (skip the import when they are all there).")
         parser.add_argument("--methods", default="bm25,dense,rrf,default",
                             help="LoCoMo configurations to run: bm25, dense, rrf, default.")
         parser.add_argument("--set", action="append", default=[], metavar="KEY=JSON",
@@ -76,6 +91,11 @@ class Command(BaseCommand):
         parser.add_argument("--per-conversation", action="store_true",
                             help="With --locomo: R@10 of the default configuration per conversation (the spread a "
                                  "leave-one-conversation-out tuning reports).")
+        parser.add_argument("--loco", action="store_true",
+                            help="Leave one conversation out: tune the recall weights on a grid over four "
+                                 "conversations, measure on the fifth, for each (with --locomo).")
+        parser.add_argument("--loco-grid", action="append", default=[], metavar="KEY=V1,V2",
+                            help="A setting and its values for --loco (replaces the default grid's entry).")
         parser.add_argument("--model-switch", action="store_true",
                             help="With --locomo: switch the embedding model and re-embed, measuring recall throughout.")
 
@@ -131,6 +151,11 @@ class Command(BaseCommand):
                 self.cleanup()
             self._build_scale(opts, rng, corpus, users, per_user)
         rng = random.Random(opts["seed"] + 1)  # the questions and users asked, whether built or reused
+        extra = dict(_parse_set(opts["set"]))
+        with override_settings(AGENTMEMORY={**app_settings.user_settings, **extra}):
+            self._time_scale(opts, rng, users, questions, embedder, total, extra)
+
+    def _time_scale(self, opts, rng, users: int, questions: list[str], embedder, total: int, extra: dict) -> None:
         recall_memories(f"{PREFIX}00000", "warm up", touch=False)
         embed_times, totals = [], []
         for _ in range(opts["queries"]):
@@ -150,7 +175,7 @@ class Command(BaseCommand):
         flush_access()
         self.stdout.write("")
         self.stdout.write(f"### recall latency, {total:,} memories over {users:,} users, "
-                          f"{opts['queries']} queries, top 5")
+                          f"{opts['queries']} queries, top 5" + (f", {extra}" if extra else ""))
         self.stdout.write("| measure | p50 ms | p95 ms | mean ms |")
         self.stdout.write("|---|---|---|---|")
         for name, values in (("query embedding alone", embed_times),
@@ -210,6 +235,12 @@ class Command(BaseCommand):
         id_of: dict[int, str] = {}
         started = time.perf_counter()
         for group, rows in by_group.items():
+            if opts.get("reuse"):
+                kept = list(MemoryItem.objects.for_user(f"{PREFIX}{group}").order_by("pk").values_list("pk", flat=True))
+                if len(kept) == len(rows):
+                    id_of.update({pk: row["id"] for pk, row in zip(kept, rows, strict=True)})
+                    continue
+                MemoryItem.objects.for_user(f"{PREFIX}{group}").delete()
             drafts = []
             for row in rows:
                 meta = row.get("meta") or {}
@@ -223,10 +254,7 @@ class Command(BaseCommand):
         self.stdout.write(f"imported {len(corpus)} turns of {len(by_group)} conversations in "
                           f"{time.perf_counter() - started:.1f}s")
 
-        extra = {}
-        for item in opts["set"]:
-            key, _, raw = item.partition("=")
-            extra[key] = json.loads(raw)
+        extra = dict(_parse_set(opts["set"]))
         plain = {"MEMORY_CONTEXT_WINDOW": 0}
         configs = {
             "bm25": ("bm25 (SQL)", {**plain, "MEMORY_FUSION": "minmax", "MEMORY_VECTOR_WEIGHT": 0.0}),
@@ -246,6 +274,8 @@ class Command(BaseCommand):
             self._print(name, per_cat, latencies)
         if opts["per_conversation"]:
             self._per_conversation(queries, id_of, sorted(by_group), extra)
+        if opts["loco"]:
+            self._leave_one_out(queries, id_of, sorted(by_group), extra, opts["loco_grid"])
         if opts["model_switch"]:
             self.bench_model_switch(queries, id_of, sorted(by_group))
 
@@ -311,6 +341,43 @@ class Command(BaseCommand):
             spread = statistics.pstdev(values) if len(values) > 1 else 0.0
             self.stdout.write(f"| mean ± sd | {sum(r[1] for r in rows)} | {statistics.fmean(values):.3f} ± {spread:.3f} |")
 
+    def _leave_one_out(self, queries, id_of, groups: list[str], extra: dict, overrides: list[str]) -> None:
+        """For each conversation: the grid point best on the other four (question-weighted R@10), measured on it."""
+        import itertools
+
+        grid = dict(LOCO_GRID)
+        for item in overrides:
+            key, _, values = item.partition("=")
+            grid[key] = [json.loads(v) for v in values.split(",")]
+        points = [dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())]
+        scored = [r for r in queries if r["relevant"] and r.get("category") != "adversarial"]
+        self.stdout.write(f"leave-one-conversation-out over {len(points)} grid points x {len(scored)} questions")
+        table = []  # (point, {group: [R@10 of each question]})
+        for point in points:
+            with override_settings(AGENTMEMORY={**app_settings.user_settings, **extra, **point}):
+                per_cat, _latencies = self._score(scored, id_of, keep_group=True)
+            by_group: dict[str, list[float]] = defaultdict(list)
+            for rows in per_cat.values():
+                for row in rows:
+                    by_group[row[-1]].append(row[2])
+            table.append((point, by_group))
+        rows = []
+        for held in groups:
+            def train(entry, held=held):
+                values = [r for g, rs in entry[1].items() if g != held for r in rs]
+                return statistics.fmean(values) if values else 0.0
+            point, by_group = max(table, key=train)
+            rows.append((held, len(by_group.get(held, [])), statistics.fmean(by_group.get(held, [0.0])), point))
+        self.stdout.write("")
+        self.stdout.write("### leave one conversation out: tuned on the other four, R@10 on this one")
+        self.stdout.write("| held out | questions | R@10 | chosen on the other four |")
+        self.stdout.write("|---|---|---|---|")
+        for held, n, r10, point in rows:
+            self.stdout.write(f"| {held} | {n} | {r10:.3f} | {json.dumps(point)} |")
+        values = [r[2] for r in rows]
+        spread = statistics.pstdev(values) if len(values) > 1 else 0.0
+        self.stdout.write(f"| mean ± sd | {sum(r[1] for r in rows)} | {statistics.fmean(values):.3f} ± {spread:.3f} | |")
+
     def _switch_score(self, queries, id_of) -> tuple[int, float, float, int, float]:
         per_cat, latencies = self._score(queries, id_of)
         overall = [row for cat, rows in per_cat.items() if cat != "adversarial" for row in rows]
@@ -326,7 +393,7 @@ class Command(BaseCommand):
         return (len(overall), statistics.fmean(r[2] for r in overall), statistics.fmean(r[3] for r in overall),
                 empty, statistics.median(latencies) if latencies else 0.0)
 
-    def _score(self, queries, id_of):
+    def _score(self, queries, id_of, keep_group: bool = False):
         per_cat: dict[str, list[tuple[float, ...]]] = defaultdict(list)
         latencies = []
         for q in queries:
@@ -342,7 +409,8 @@ class Command(BaseCommand):
             mrr = 1.0 / first if first else 0.0
             dcg = sum(1.0 / math.log2(i + 1) for i, r in enumerate(ranked, start=1) if r in relevant)
             ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(relevant), 10) + 1))
-            per_cat[q.get("category", "all")].append((*recall, mrr, dcg / ideal))
+            row = (*recall, mrr, dcg / ideal)
+            per_cat[q.get("category", "all")].append((*row, q["group"]) if keep_group else row)
         return per_cat, latencies
 
     def _print(self, name, per_cat, latencies):
