@@ -6,6 +6,8 @@ from django.utils.module_loading import import_string
 
 from .conf import DEFAULTS, app_settings
 
+# Numbers that may also be None (turned off).
+_NULLABLE = {"CONTEXT_MEMORY_FLOOR"}
 _NUMBER_RANGES = {
     "CHUNK_SIZE": (50, 20000),
     "CHUNK_OVERLAP": (0, 5000),
@@ -61,6 +63,7 @@ _NUMBER_RANGES = {
     "CONTEXT_MIN_SCORE": (0.0, 10.0),
     "CONTEXT_DEDUP_THRESHOLD": (0.0, 1.0),
     "CONTEXT_VECTOR_ONLY_MIN_COSINE": (-1.0, 1.0),
+    "CONTEXT_MEMORY_FLOOR": (-1.0, 1.0),
 }
 _CHOICES = {
     "LANGUAGE": ("zh", "en"),
@@ -89,7 +92,7 @@ def check_settings(app_configs=None, **kwargs):
             id="agentmemory.E001",
         ))
     for key, value in raw.items():
-        if key not in DEFAULTS:
+        if key not in DEFAULTS or (value is None and key in _NULLABLE):
             continue
         default = DEFAULTS[key]
         expected = (int, float) if isinstance(default, (int, float)) and not isinstance(default, bool) else type(default)

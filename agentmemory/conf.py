@@ -58,9 +58,11 @@ DEFAULTS: dict[str, Any] = {
     # Relevance floor of knowledge search for bases without floors of their own (agentmemory_calibrate_floor
     # sets those): a hit is kept when its dense cosine, its BM25 over the query's maximum possible BM25 (with
     # at least bm25_min_cosine), or its cosine margin over the median of the query's vector candidates
-    # reaches its floor (None: that scale never passes a hit; all None: no floor, the default). Values
-    # measured for the bundled embedder on an encyclopedia, and why they are not the default: docs/retrieval.md.
-    "KNOWLEDGE_FLOOR": {"cosine": None, "bm25": None, "bm25_min_cosine": None, "margin": None},
+    # reaches its floor (None: that scale never passes a hit; all None: no floor). Calibrated for the bundled
+    # embedder on cmrc2018-dev (1,736 chunks); both cosine floors move by size_slope x ln(chunks / reference_chunks)
+    # for a base of another size (docs/retrieval.md).
+    "KNOWLEDGE_FLOOR": {"cosine": 0.885, "bm25": 0.275, "bm25_min_cosine": 0.85, "margin": 0.08,
+                        "reference_chunks": 1736, "size_slope": 0.0045},
     # With Celery eager (no broker), a document longer than this (characters) is imported by a background
     # thread and the request answers 202 with the job; shorter ones are imported inside the request.
     "IMPORT_INLINE_MAX_CHARS": 10_000,
@@ -193,6 +195,8 @@ DEFAULTS: dict[str, Any] = {
     # A message that is only greetings/thanks/acknowledgements/goodbyes retrieves no knowledge and no
     # long-term memory (context/small_talk.py); the profile and the session still load.
     "CONTEXT_SMALL_TALK_FLOOR": True,
+    # A recalled memory reaches the context with a keyword match or at least this cosine (None: no floor).
+    "CONTEXT_MEMORY_FLOOR": 0.77,
     "CONTEXT_VECTOR_ONLY_MIN_COSINE": 0.88,  # a knowledge hit no keyword matched needs this cosine
 }
 

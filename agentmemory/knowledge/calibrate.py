@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from .evaluate import Case
 from .off_topic import OFF_TOPIC_QUESTIONS
-from .search import floors_for, search_knowledge
+from .search import base_size, floors_for, search_knowledge
 
 COSINE_GRID = tuple(round(0.70 + 0.005 * i, 3) for i in range(57))  # 0.700 .. 0.980
 BM25_GRID = tuple(round(0.05 + 0.025 * i, 3) for i in range(39))  # 0.050 .. 1.000
@@ -47,6 +47,7 @@ class Calibration:
     alternatives: list[FloorChoice] = field(default_factory=list)
     holdout: dict | None = None
     at: str = ""
+    chunks: int = 0  # the base's active chunks when calibrated: the floors move with its size (search.size_shift)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -162,7 +163,7 @@ def calibrate(kb, cases: list[Case], *, extra_off_topic: list[str] = (), top_k: 
         knowledge_base=kb.slug, cases=len(cases), found_without_floor=sum(1 for g in relevant if g),
         off_topic=len(negatives), off_topic_with_hits_without_floor=sum(1 for g in negatives if g),
         top_k=top_k, target=target, choice=choice, alternatives=alternatives, holdout=held,
-        at=timezone.now().astimezone(dt.UTC).isoformat(timespec="seconds"))
+        at=timezone.now().astimezone(dt.UTC).isoformat(timespec="seconds"), chunks=base_size(kb))
     if save:
         kb.floor_cosine, kb.floor_bm25, kb.floor_margin = choice.cosine, choice.bm25, choice.margin
         kb.floor_bm25_min_cosine = choice.bm25_min_cosine

@@ -51,7 +51,8 @@ def test_question_outside_the_knowledge_base_gets_the_dont_know_instruction(api_
     assert "（知识库中没有找到与当前问题相关的内容。）" in body["prompt"]
     assert "不要编造" in body["prompt"]
     dropped = [d for d in body["trace"]["dropped"] if d["layer"] == "knowledge"]
-    assert dropped and {d["reason"] for d in dropped} == {"threshold"}
+    # The relevance floor drops them in the search (reason "floor"); the context gate would too ("threshold").
+    assert dropped and {d["reason"] for d in dropped} <= {"floor", "threshold"}
 
 
 def test_english_prompt_by_configured_language(api_client, seeded_kb):

@@ -32,3 +32,13 @@ def build_kb(slug: str, docs: list[tuple[str, str, str]], *, user_dictionary: li
 @pytest.fixture
 def seed_kb(db):
     return build_kb("seed", SEED_DOCS)
+
+
+NO_FLOOR = {"cosine": None, "bm25": None, "bm25_min_cosine": None, "margin": None}
+
+
+@pytest.fixture
+def no_floor(settings):
+    """The relevance floor off (it is on by default): for tests of the channels, thresholds and citations that
+    rank every chunk of a four-document base, the weak hits included."""
+    settings.AGENTMEMORY = {**(getattr(settings, "AGENTMEMORY", None) or {}), "KNOWLEDGE_FLOOR": NO_FLOOR}

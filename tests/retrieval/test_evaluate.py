@@ -22,7 +22,7 @@ def test_metrics_of_a_ranked_list():
 
 
 @pytest.mark.django_db
-def test_eval_command_prints_modes_side_by_side_and_stores_a_run(seed_kb, tmp_path):
+def test_eval_command_prints_modes_side_by_side_and_stores_a_run(seed_kb, tmp_path, no_floor):
     cases = tmp_path / "cases.jsonl"
     cases.write_text("\n".join(json.dumps(c, ensure_ascii=False) for c in [
         {"query": "X-200 参数", "relevant": ["x200"]},

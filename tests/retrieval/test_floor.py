@@ -28,7 +28,7 @@ def _calibrated(seed_kb) -> str:
     return out.getvalue()
 
 
-def test_without_any_floor_configured_every_fused_hit_is_kept(seed_kb):
+def test_without_any_floor_configured_every_fused_hit_is_kept(seed_kb, no_floor):
     result = search_knowledge(OFF_TOPIC, knowledge_bases=["seed"], top_k=5)
     assert len(result.hits) == 4 and result.trace["floor"]["removed"] == 0
     assert result.trace["floor"]["knowledge_bases"]["seed"]["source"] == "default"
@@ -65,7 +65,30 @@ def test_the_default_floor_setting_applies_to_bases_without_their_own(seed_kb):
     assert result.hits[0].channels["floor"]["by"] == "cosine"
     assert result.trace["floor"]["knowledge_bases"]["seed"] == {
         "cosine": 0.9, "bm25": None, "margin": None, "bm25_min_cosine": None, "source": "default",
-        "median_cosine": result.trace["floor"]["knowledge_bases"]["seed"]["median_cosine"]}
+        "median_cosine": result.trace["floor"]["knowledge_bases"]["seed"]["median_cosine"], "chunks": 4,
+        "size_shift": 0.0}  # no reference size given: the floor as set
+
+
+def test_the_floor_is_on_by_default_and_moves_with_the_size_of_the_base(seed_kb):
+    from agentmemory.conf import app_settings
+    from agentmemory.knowledge.search import size_shift
+
+    default = app_settings.KNOWLEDGE_FLOOR
+    assert default["cosine"] and default["bm25"] and default["reference_chunks"] and default["size_slope"]
+    off = search_knowledge(OFF_TOPIC, knowledge_bases=["seed"], top_k=5)
+    assert off.hits == [] and off.trace["floor"]["removed"] == 4
+    applied = off.trace["floor"]["knowledge_bases"]["seed"]
+    # Four chunks, not the 1,736 it was calibrated on: both cosine floors sit lower by slope x ln(4 / 1736).
+    assert applied["chunks"] == 4 and applied["size_shift"] == pytest.approx(size_shift(4, 1736, 0.0045), abs=1e-4)
+    assert applied["size_shift"] < -0.02
+    assert applied["cosine"] == pytest.approx(default["cosine"] + applied["size_shift"], abs=1e-4)
+    assert applied["bm25_min_cosine"] == pytest.approx(default["bm25_min_cosine"] + applied["size_shift"], abs=1e-4)
+    for query, ext in [("X-200 的额定功率是多少", "x200"), ("绿茶用多少度的水冲泡", "tea"), ("什么是大语言模型", "llm")]:
+        assert search_knowledge(query, knowledge_bases=["seed"], top_k=5).hits[0].document_external_id == ext
+    # A larger base meets more near-misses: its floor is higher; the shift is bounded both ways.
+    assert size_shift(100_000, 1736, 0.0045) > 0
+    assert size_shift(1, 10**9, 1.0) == -0.05 and size_shift(10**9, 1, 1.0) == 0.05
+    assert size_shift(None, 1736, 0.0045) == size_shift(4, None, 0.0045) == size_shift(4, 1736, None) == 0.0
 
 
 def test_api_search_context_and_hit_testing_page_show_the_floor(seed_kb, api_client, admin_client):

@@ -29,9 +29,9 @@ def test_reranker_reorders_the_fused_list(seed_kb, settings, style, backend):
     assert "rerank" in result.trace["timings_ms"]
 
 
-def test_rerank_threshold_zero_removes_negative_scores(seed_kb, settings):
+def test_rerank_threshold_zero_removes_negative_scores(seed_kb, settings, no_floor):
     with RerankServer(offset=0.5) as server:
-        settings.AGENTMEMORY = {"RERANKER": HTTP, "RERANK_URL": server.url}
+        settings.AGENTMEMORY = {**settings.AGENTMEMORY, "RERANKER": HTTP, "RERANK_URL": server.url}
         result = search_knowledge("绿茶水温", knowledge_bases=["seed"], top_k=4, thresholds={"rerank": 0})
         unfiltered = search_knowledge("绿茶水温", knowledge_bases=["seed"], top_k=4)
     assert [h.document_external_id for h in result.hits] == ["tea"]

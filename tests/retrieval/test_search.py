@@ -12,7 +12,7 @@ from .conftest import SEED_DOCS, build_kb
 pytestmark = pytest.mark.django_db
 
 
-def test_llm_finds_the_chunk_saying_da_yu_yan_mo_xing_through_the_vector_channel(seed_kb):
+def test_llm_finds_the_chunk_saying_da_yu_yan_mo_xing_through_the_vector_channel(seed_kb, no_floor):
     result = search_knowledge("LLM", knowledge_bases=["seed"], mode="hybrid")
     top = result.hits[0]
     assert top.document_external_id == "llm"
@@ -42,7 +42,7 @@ def test_question_without_answer_returns_no_hit_above_configured_thresholds(seed
     assert answered.hits[0].document_external_id == "x200"
 
 
-def test_thresholds_apply_per_channel_and_zero_is_a_real_threshold(seed_kb):
+def test_thresholds_apply_per_channel_and_zero_is_a_real_threshold(seed_kb, no_floor):
     loose = search_knowledge("X-200 参数", knowledge_bases=["seed"], mode="keyword",
                              thresholds={"bm25": 0})
     strict = search_knowledge("X-200 参数", knowledge_bases=["seed"], mode="keyword",
@@ -56,7 +56,7 @@ def test_thresholds_apply_per_channel_and_zero_is_a_real_threshold(seed_kb):
     assert all("vector" not in h.channels for h in fused.hits)
 
 
-def test_hits_are_cited_and_explained(seed_kb):
+def test_hits_are_cited_and_explained(seed_kb, no_floor):
     result = search_knowledge("如何冲泡绿茶", knowledge_bases=["seed"], top_k=2)
     hit = result.hits[0]
     assert hit.document_title == "绿茶冲泡" and hit.version == 1

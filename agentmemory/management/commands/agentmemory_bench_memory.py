@@ -83,8 +83,8 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true", help="Keep the bench rows.")
         parser.add_argument("--reuse", action="store_true",
                             help="Score the LoCoMo turns a --keep run left (skip the import when they are all there).")
-        parser.add_argument("--methods", default="bm25,dense,rrf,default",
-                            help="LoCoMo configurations to run: bm25, dense, rrf, default.")
+        parser.add_argument("--methods", default="bm25,dense,rrf,minmax,context,windows,default",
+                            help="LoCoMo configurations to run: bm25, dense, rrf, minmax, context, windows, default.")
         parser.add_argument("--set", action="append", default=[], metavar="KEY=JSON",
                             help="Override an AGENTMEMORY setting for the LoCoMo runs (repeatable).")
         parser.add_argument("--seed", type=int, default=7)
@@ -255,12 +255,18 @@ class Command(BaseCommand):
                           f"{time.perf_counter() - started:.1f}s")
 
         extra = dict(_parse_set(opts["set"]))
-        plain = {"MEMORY_CONTEXT_WINDOW": 0}
+        # One channel or two, nothing of the dialogue around a turn, no priors.
+        plain = {"MEMORY_CONTEXT_WINDOW": 0, "MEMORY_WINDOW_WEIGHT": 0, "MEMORY_WINDOW_VECTOR_WEIGHT": 0,
+                 "MEMORY_SPEAKER_PRIOR": 0, "MEMORY_DATE_PRIOR": 0}
         configs = {
             "bm25": ("bm25 (SQL)", {**plain, "MEMORY_FUSION": "minmax", "MEMORY_VECTOR_WEIGHT": 0.0}),
             "dense": ("dense (pgvector)", {**plain, "MEMORY_FUSION": "minmax", "MEMORY_VECTOR_WEIGHT": 1.0}),
             "rrf": ("hybrid rrf", {**plain, "MEMORY_FUSION": "rrf"}),
             "minmax": ("hybrid minmax, no context", plain),
+            # The defaults before the window channels and priors (neighbour context only).
+            "context": ("hybrid minmax + neighbour context", {**plain, "MEMORY_CONTEXT_WINDOW": 2,
+                                                              "MEMORY_CONTEXT_WEIGHT": 0.5, "MEMORY_VECTOR_WEIGHT": 0.4}),
+            "windows": ("+ window channels", {"MEMORY_SPEAKER_PRIOR": 0, "MEMORY_DATE_PRIOR": 0}),
             "default": ("hybrid default" + (f" {extra}" if extra else ""), {}),
         }
         configs = [configs[name] for name in opts["methods"].split(",")]
