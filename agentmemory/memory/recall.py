@@ -235,14 +235,17 @@ def _keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
                     RANGE BETWEEN %s::bigint PRECEDING AND %s::bigint FOLLOWING)::float8 AS wlen
                 FROM scope WHERE %s > 0 AND source = '{log}' AND session_id <> '' AND turn_id IS NOT NULL
             ),
-            wtf AS (
-                SELECT l.id, l.wlen, h.lexeme, sum(h.tf) AS tf
-                FROM hits h CROSS JOIN generate_series(-%s, %s) o
-                JOIN logs l ON l.session_id = h.session_id AND l.turn_id = h.turn_id + o
-                WHERE h.source = '{log}'
-                GROUP BY l.id, l.wlen, h.lexeme
+            -- Each match counted in the windows of the turns around it (materialized: one hash on both keys).
+            shifted AS MATERIALIZED (
+                SELECT h.session_id, h.turn_id + o AS target, h.lexeme, h.tf
+                FROM hits h CROSS JOIN generate_series(-%s, %s) o WHERE h.source = '{log}'
             ),
-            wavg AS (SELECT GREATEST(avg(wlen), 1) AS avgwl FROM logs),
+            wtf AS (
+                SELECT l.id, l.wlen, t.lexeme, sum(t.tf) AS tf
+                FROM shifted t JOIN logs l ON l.session_id = t.session_id AND l.turn_id = t.target
+                GROUP BY l.id, l.wlen, t.lexeme
+            ),
+            wavg AS MATERIALIZED (SELECT GREATEST(avg(wlen), 1) AS avgwl FROM logs),
             wranked AS (
                 SELECT w.id, sum(df.idf * w.tf * (%s + 1) / (w.tf + %s * (1 - %s + %s * w.wlen / wa.avgwl))) AS score
                 FROM wtf w JOIN df USING (lexeme) CROSS JOIN wavg wa

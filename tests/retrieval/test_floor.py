@@ -40,6 +40,7 @@ def test_calibration_chooses_floors_that_keep_the_cases_and_drop_off_topic_quest
     assert "| 0.99 (chosen) |" in out and "Saved on the knowledge base." in out
     assert seed_kb.floor_cosine is not None or seed_kb.floor_bm25 is not None
     assert seed_kb.floor_calibration["cases"] == len(IN_DOMAIN)
+    assert seed_kb.floor_calibration["chunks"] == 4  # its size: the floors move from there if the base grows
     assert seed_kb.floor_calibration["choice"]["recall_kept"] >= 0.99
     event = AuditEvent.objects.get(action="floor.calibrate")
     assert event.actor == "command:agentmemory_calibrate_floor"
@@ -89,6 +90,12 @@ def test_the_floor_is_on_by_default_and_moves_with_the_size_of_the_base(seed_kb)
     assert size_shift(100_000, 1736, 0.0045) > 0
     assert size_shift(1, 10**9, 1.0) == -0.05 and size_shift(10**9, 1, 1.0) == 0.05
     assert size_shift(None, 1736, 0.0045) == size_shift(4, None, 0.0045) == size_shift(4, 1736, None) == 0.0
+
+
+def test_the_hit_testing_page_shows_the_default_floor_moved_for_the_base(seed_kb, admin_client):
+    html = admin_client.get(reverse("admin:agentmemory_hit_test", args=[seed_kb.pk]), {"query": OFF_TOPIC}).content.decode()
+    assert "(default; 4 chunks: cosine floors -0.0273 for the base's size)" in html and "dropped 4 hit(s)" in html
+    assert "<th>dropped chunk</th>" in html
 
 
 def test_api_search_context_and_hit_testing_page_show_the_floor(seed_kb, api_client, admin_client):
