@@ -75,6 +75,24 @@ _BACKEND_KEYS = ("EMBEDDER", "EXTRACTOR", "SUMMARIZER", "RERANKER", "QUERY_REWRI
                  "USER_ID_RESOLVER", "PROFILE_DISTILLER")
 
 
+def _check_floor(floor) -> list[Error]:
+    """KNOWLEDGE_FLOOR: known keys, each a number in its range or None (a typo would silently turn a floor off)."""
+    if not isinstance(floor, dict):
+        return []
+    ranges = {"cosine": (-1.0, 1.0), "bm25": (0.0, 10.0), "bm25_min_cosine": (-1.0, 1.0), "margin": (-1.0, 1.0),
+              "reference_chunks": (1, 10**12), "size_slope": (0.0, 1.0)}
+    errors = []
+    for key, value in floor.items():
+        if key not in ranges:
+            errors.append(Error(f"AGENTMEMORY['KNOWLEDGE_FLOOR'] has an unknown key {key!r}.",
+                                hint=f"The keys are: {', '.join(ranges)}.", id="agentmemory.E002"))
+        elif value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                    or not ranges[key][0] <= value <= ranges[key][1]):
+            errors.append(Error(f"AGENTMEMORY['KNOWLEDGE_FLOOR'][{key!r}] = {value!r} must be None or a number in "
+                                f"{ranges[key][0]}..{ranges[key][1]}.", id="agentmemory.E002"))
+    return errors
+
+
 @register(Tags.compatibility)
 def check_settings(app_configs=None, **kwargs):
     """E001 unknown key, E002 wrong type or range, E003 a backend path that cannot be imported."""
@@ -122,6 +140,7 @@ def check_settings(app_configs=None, **kwargs):
     if isinstance(overlap, int) and isinstance(size, int) and overlap >= size:
         errors.append(Error("AGENTMEMORY['CHUNK_OVERLAP'] must be smaller than CHUNK_SIZE.",
                              hint="Defaults: CHUNK_SIZE 400, CHUNK_OVERLAP 60.", id="agentmemory.E002"))
+    errors += _check_floor(raw.get("KNOWLEDGE_FLOOR"))
     rate = raw.get("THROTTLE_RATE", "")
     if isinstance(rate, str) and rate and not _valid_rate(rate):
         errors.append(Error(f"AGENTMEMORY['THROTTLE_RATE'] = {rate!r} is not a rate.",

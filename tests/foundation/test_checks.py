@@ -60,3 +60,15 @@ def test_choice_settings_are_checked():
         errors = check_settings()
     assert [e.id for e in errors] == ["agentmemory.E002", "agentmemory.E002"]
     assert "'zh'" in errors[0].msg
+
+
+def test_the_relevance_floors_are_checked():
+    floor = {"cosine": 0.9, "bm25": None, "cosin": 0.8, "margin": "high", "size_slope": 2.0}
+    with override_settings(AGENTMEMORY={"KNOWLEDGE_FLOOR": floor, "CONTEXT_MEMORY_FLOOR": 1.5}):
+        errors = check_settings()
+    assert _ids(errors) == ["agentmemory.E002"] * 4
+    text = " ".join(e.msg for e in errors)
+    assert "'cosin'" in text and "'margin'" in text and "'size_slope'" in text and "CONTEXT_MEMORY_FLOOR" in text
+    with override_settings(AGENTMEMORY={"KNOWLEDGE_FLOOR": {"cosine": None, "bm25": None, "margin": None},
+                                        "CONTEXT_MEMORY_FLOOR": None}):
+        assert check_settings() == []
