@@ -35,7 +35,7 @@ test: install browser
 	$(PY) -m pytest --ds=tests.foreign_host.settings tests/foreign_host
 
 lint: install
-	$(VENV)/bin/ruff check agentmemory project tests
+	$(VENV)/bin/ruff check agentmemory project tests benchmarks
 
 worker: install
 	$(VENV)/bin/celery -A project worker -l info --concurrency 1

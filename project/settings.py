@@ -33,6 +33,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_celery_beat",
     "agentmemory",
+    # This repository's benchmark commands (not part of the installed package).
+    "benchmarks",
 ]
 
 MIDDLEWARE = [

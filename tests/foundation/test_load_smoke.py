@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from agentmemory.api_keys import create_api_key
-from agentmemory.management.commands.agentmemory_bench_load import ENDPOINTS, run_load
+from benchmarks.management.commands.agentmemory_bench_load import ENDPOINTS, run_load
 
 
 @pytest.mark.django_db(transaction=True)

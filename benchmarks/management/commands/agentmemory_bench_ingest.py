@@ -42,18 +42,18 @@ class Command(BaseCommand):
 
     def handle(self, *args, corpus: str, limit: int, format: str, kb: str, keep: bool, sequential: bool,
                rounds: int, **options):
-        from ...backends import get_embedder
-        from ...knowledge.chunk import embedding_text
-        from ...knowledge.ingest import (
+        from agentmemory.backends import get_embedder
+        from agentmemory.knowledge.chunk import embedding_text
+        from agentmemory.knowledge.ingest import (
             DocumentInput,
             create_import_job,
             ingest_documents,
             prepare_document,
             run_import_job,
         )
-        from ...knowledge.publish import delete_document
-        from ...models import Chunk, Document, KnowledgeBase
-        from ...text import keyword_tokens
+        from agentmemory.knowledge.publish import delete_document
+        from agentmemory.models import Chunk, Document, KnowledgeBase
+        from agentmemory.text import keyword_tokens
 
         path = Path(corpus)
         if not path.exists():
