@@ -58,7 +58,7 @@ OUT_OF_DOMAIN = (
     "How do I get rid of fruit flies in the kitchen?",
 )
 OFF_DEFAULTS = {"KNOWLEDGE_FLOOR": {"cosine": None, "bm25": None, "bm25_min_cosine": None, "margin": None},
-                "CONTEXT_SMALL_TALK_FLOOR": False}
+                "CONTEXT_SMALL_TALK_FLOOR": False, "CONTEXT_MEMORY_FLOOR": None}
 
 
 class Command(BaseCommand):
