@@ -46,7 +46,8 @@ _ABOUT_ASSISTANT = re.compile(
 
 
 def is_small_talk(message: str) -> bool:
-    """Whether ``message`` is only greetings, thanks, acknowledgements or goodbyes (Chinese or English)."""
+    """Whether ``message`` is only greetings, thanks, acknowledgements or goodbyes, or a question to the
+    assistant about itself, the clock or the conversation (Chinese or English)."""
     text = _fold(message or "").lower().strip()
     if not text or len(text) > _MAX_CHARS:
         return False
