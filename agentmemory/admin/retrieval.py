@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..exceptions import AgentMemoryError, InvalidInput, NotFound
 from ..knowledge.evaluate import create_case
-from ..knowledge.search import MAX_TOP_K, MODES, floors_for, search_knowledge
+from ..knowledge.search import MAX_TOP_K, MODES, base_size, floors_for, search_knowledge
 from ..models import EvaluationCase, EvaluationRun, KnowledgeBaseRetrieval
 from ..tasks.dispatch import enqueue_on_commit
 
@@ -145,7 +145,7 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
             "cases": EvaluationCase.objects.for_knowledge_base(kb).order_by("-id")[:10],
             "case_count": EvaluationCase.objects.for_knowledge_base(kb).count(),
             "latest_run": _latest_run(kb),
-            "floors": floors_for(kb),
+            "floors": floors_for(kb, base_size(kb)),  # as a search applies them: moved for the base's size
         }
         return TemplateResponse(request, "agentmemory/admin/hit_test.html", context)
 

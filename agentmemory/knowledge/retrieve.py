@@ -235,6 +235,14 @@ def _iterative_scan_supported(vendor_key: str) -> bool:
     return tuple(parts) >= (0, 8)
 
 
+def active_chunk_count(knowledge_base_ids) -> int:
+    """Active chunks of the given bases in all (kept by the keyword index's statistics)."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT coalesce(sum(chunk_count), 0) FROM {_tables()['stats']} WHERE knowledge_base_id = ANY(%s)",
+                    [list(knowledge_base_ids)])
+        return int(cur.fetchone()[0])
+
+
 def vector_search(
     knowledge_base_ids: list[int],
     query_vector,
@@ -258,9 +266,7 @@ def vector_search(
     literal = vector_literal(query_vector)
     with transaction.atomic(), connection.cursor() as cur:
         if exact is None:
-            cur.execute(f"SELECT coalesce(sum(chunk_count), 0) FROM {tables['stats']} WHERE knowledge_base_id = ANY(%s)",
-                        [list(knowledge_base_ids)])
-            exact = int(cur.fetchone()[0]) <= int(app_settings.VECTOR_EXACT_SEARCH_MAX)
+            exact = active_chunk_count(knowledge_base_ids) <= int(app_settings.VECTOR_EXACT_SEARCH_MAX)
         if exact:
             # A small base inside a large table: the HNSW graph is shared by every base, so a
             # filtered walk visits mostly other bases' vectors; exact distances over the base's own

@@ -27,7 +27,7 @@ from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch, I
 from ..validation import validate_query
 from .fuse import rrf
 from .keywords import index_tokens, user_dictionary_terms
-from .retrieve import ChannelHit, chunk_cosines, keyword_search, vector_search
+from .retrieve import ChannelHit, active_chunk_count, chunk_cosines, keyword_search, vector_search
 
 MODES = ("hybrid", "vector", "keyword")
 THRESHOLD_KEYS = ("cosine", "bm25", "rerank")
@@ -205,10 +205,8 @@ def size_shift(chunks: int | None, reference: int | None, slope: float | None) -
 
 
 def base_size(kb) -> int:
-    """The number of active chunks of ``kb`` (kept by the keyword index's statistics)."""
-    from ..models import KnowledgeBaseStats
-
-    return int(KnowledgeBaseStats.objects.filter(knowledge_base=kb).values_list("chunk_count", flat=True).first() or 0)
+    """The number of active chunks of ``kb``."""
+    return active_chunk_count([kb.pk])
 
 
 def floors_for(kb, chunks: int | None = None) -> Floors:
@@ -247,7 +245,7 @@ def _apply_floor(kb, ranked: list[int], channel_info: dict[int, dict[str, Any]],
                  query_vector, model_name: str, max_bm25: float | None, median_cosine: float | None,
                  enabled: bool, chunks: int | None = None) -> list[int]:
     """``ranked`` without the hits under the base's floors; every hit's evidence in its channel info."""
-    if chunks is None and enabled:  # vector-only search: the keyword channel did not count the base
+    if chunks is None and enabled:  # no channel counted the base (the vector channel skipped for its model)
         chunks = base_size(kb)
     floors = floors_for(kb, chunks)
     floor_trace["knowledge_bases"][kb.slug] = {"cosine": floors.cosine, "bm25": floors.bm25, "margin": floors.margin,
@@ -422,8 +420,9 @@ def search_knowledge(
             degraded.append(f"vector channel skipped for {kb.slug}: {problem}")
             kb_traces[kb.slug]["vector"] = {"skipped": problem}
         else:
-            exact = (active_counts[kb.pk] <= int(app_settings.VECTOR_EXACT_SEARCH_MAX)
-                     if kb.pk in active_counts else None)
+            if kb.pk not in active_counts:  # vector mode: counted here once, for the scan and the floor
+                active_counts[kb.pk] = base_size(kb)
+            exact = active_counts[kb.pk] <= int(app_settings.VECTOR_EXACT_SEARCH_MAX)
             vec = vector_search([kb.pk], query_vector, model_name=model_name, limit=n_candidates, filters=filters,
                                 exact=exact)
             if len(vec):

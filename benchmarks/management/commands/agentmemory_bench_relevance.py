@@ -72,14 +72,14 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=7)
 
     def handle(self, *args, cmrc: str, locomo: str, kb: str, questions: int, seed: int, **options):
-        from .agentmemory_bench_search import Command as SearchBench
+        from .agentmemory_bench_search import import_corpus
 
         folder = Path(cmrc)
         if not (folder / "corpus.jsonl").exists():
             raise CommandError(f"{folder}/corpus.jsonl not found")
         rng = random.Random(seed)
         corpus = [json.loads(line) for line in (folder / "corpus.jsonl").open(encoding="utf-8")]
-        knowledge_base = SearchBench(stdout=self.stdout, stderr=self.stderr)._import_corpus(kb, corpus)
+        knowledge_base = import_corpus(kb, corpus, self.stderr)
         in_domain = [json.loads(line) for line in (folder / "queries.jsonl").open(encoding="utf-8")]
         if questions:
             in_domain = rng.sample(in_domain, min(questions, len(in_domain)))

@@ -37,6 +37,29 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[index]
 
 
+def import_corpus(slug: str, corpus: list[dict], log):
+    """The knowledge base ``slug`` holding every paragraph of ``corpus`` (one document each, external id = corpus
+    id); paragraphs already there are kept, so a second run imports nothing."""
+    from agentmemory.knowledge.ingest import ingest_document, prepare_document
+    from agentmemory.models import Document, KnowledgeBase
+
+    kb, _ = KnowledgeBase.objects.get_or_create(slug=slug, defaults={"name": "CMRC 2018 dev (benchmark)"})
+    done = set(Document.objects.filter(knowledge_base=kb, active_version__isnull=False)
+               .values_list("external_id", flat=True))
+    todo = [row for row in corpus if row["id"] not in done]
+    if todo:
+        log.write(f"Importing {len(todo)} paragraphs into {slug} (embedding takes a while)...")
+    started = time.perf_counter()
+    for i, row in enumerate(todo, start=1):
+        parsed = prepare_document(fmt="text", content=row["text"])
+        ingest_document(knowledge_base=kb, parsed=parsed, title=(row.get("meta") or {}).get("title") or row["id"],
+                        fmt="text", external_id=row["id"])
+        if i % 100 == 0:
+            log.write(f"  {i}/{len(todo)} ({time.perf_counter() - started:.0f} s)")
+    kb.refresh_from_db()
+    return kb
+
+
 class Command(BaseCommand):
     help = "Benchmark knowledge search quality (CMRC 2018), BM25 agreement with bm25s, and latency per mode."
 
@@ -67,7 +90,7 @@ class Command(BaseCommand):
             raise CommandError(f"{folder}/corpus.jsonl not found")
         corpus = _read_jsonl(folder / "corpus.jsonl")
         questions = _read_jsonl(folder / "queries.jsonl")
-        knowledge_base = self._import_corpus(kb, corpus)
+        knowledge_base = import_corpus(kb, corpus, self.stderr)
         if not skip_quality:
             self._quality(knowledge_base, questions, limit_cases)
         if not skip_agreement:
@@ -84,26 +107,6 @@ class Command(BaseCommand):
                 self._latency(existing, questions, queries)
 
     # --- import -----------------------------------------------------------------------------
-
-    def _import_corpus(self, slug: str, corpus: list[dict]):
-        from agentmemory.knowledge.ingest import ingest_document, prepare_document
-        from agentmemory.models import Document, KnowledgeBase
-
-        kb, _ = KnowledgeBase.objects.get_or_create(slug=slug, defaults={"name": "CMRC 2018 dev (benchmark)"})
-        done = set(Document.objects.filter(knowledge_base=kb, active_version__isnull=False)
-                   .values_list("external_id", flat=True))
-        todo = [row for row in corpus if row["id"] not in done]
-        if todo:
-            self.stderr.write(f"Importing {len(todo)} paragraphs into {slug} (embedding takes a while)...")
-        started = time.perf_counter()
-        for i, row in enumerate(todo, start=1):
-            parsed = prepare_document(fmt="text", content=row["text"])
-            ingest_document(knowledge_base=kb, parsed=parsed, title=(row.get("meta") or {}).get("title") or row["id"],
-                            fmt="text", external_id=row["id"])
-            if i % 100 == 0:
-                self.stderr.write(f"  {i}/{len(todo)} ({time.perf_counter() - started:.0f} s)")
-        kb.refresh_from_db()
-        return kb
 
     # --- quality ----------------------------------------------------------------------------
 
