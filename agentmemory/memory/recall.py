@@ -398,11 +398,15 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found})[:top_k]
     if not ranked:
         return RecallResult([], mode=mode, degraded_reason=reason)
-    rows = {m.pk: m for m in MemoryItem.objects.by_ids_for_user(user_id, [pk for pk, _s in ranked])}
+    rows = _fetch(user_id, [pk for pk, _s in ranked])
     top = [RecalledMemory(rows[pk], scores) for pk, scores in ranked if pk in rows]
     if touch and top:
         record_access(user_id, [r.memory.pk for r in top], timezone.now())
     return RecallResult(top, mode=mode, degraded_reason=reason)
+
+
+def _fetch(user_id: str, ids: list[int]) -> dict[int, MemoryItem]:
+    return {m.pk: m for m in MemoryItem.objects.by_ids_for_user(user_id, ids)}
 
 
 def _priors(query: str, found: dict[int, _Candidate]) -> dict[int, float]:

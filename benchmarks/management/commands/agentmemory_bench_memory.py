@@ -77,6 +77,10 @@ class Command(BaseCommand):
         parser.add_argument("--base-texts", type=int, default=2000,
                             help="Really embedded texts whose vectors are perturbed to build the scale set.")
         parser.add_argument("--queries", type=int, default=200)
+        parser.add_argument("--tiers", default="", metavar="N,N,...",
+                            help="Per-user scale: users holding N memories each (e.g. 10,100,1000,5000), dialogue "
+                                 "logs with session and turn, added to the same table (with --scale: 100k+ rows).")
+        parser.add_argument("--tier-users", type=int, default=3, help="Users per tier (default 3).")
         parser.add_argument("--locomo", default="", help="Path of a bench folder in the shared layout.")
         parser.add_argument("--data", default="../shared/bench/locomo-dev",
                             help="Texts and questions for --scale (the shared LoCoMo folder).")
@@ -100,11 +104,13 @@ class Command(BaseCommand):
                             help="With --locomo: switch the embedding model and re-embed, measuring recall throughout.")
 
     def handle(self, *args, **opts):
-        if not opts["scale"] and not opts["locomo"]:
-            raise CommandError("Say what to run: --scale and/or --locomo PATH.")
+        if not opts["scale"] and not opts["locomo"] and not opts["tiers"]:
+            raise CommandError("Say what to run: --scale, --tiers and/or --locomo PATH.")
         try:
             if opts["scale"]:
                 self.bench_scale(opts)
+            if opts["tiers"]:
+                self.bench_tiers(opts)
             if opts["locomo"]:
                 self.bench_locomo(Path(opts["locomo"]), opts)
         finally:
@@ -224,6 +230,32 @@ class Command(BaseCommand):
         with connection.cursor() as cursor:
             cursor.execute(f"ANALYZE {table}")
         self.stdout.write(f"HNSW index rebuilt in {time.perf_counter() - started:.1f}s")
+
+    # --- (a') latency per size of user ----------------------------------------------------------------
+    def bench_tiers(self, opts) -> None:
+        """Users of 10 / 100 / 1,000 / 5,000 memories (dialogue turns with session and turn numbers, so the
+        window channel works as on a real log) in the same table; recall timed per size, in-process, the
+        query cache cleared before each call, with a breakdown of where the time goes."""
+        from benchmarks.recall_profile import build_tiers, time_tiers
+
+        sizes = [int(n) for n in opts["tiers"].split(",") if n.strip()]
+        data = Path(opts["data"])
+        corpus = [json.loads(line) for line in (data / "corpus.jsonl").open(encoding="utf-8")]
+        questions = [json.loads(line)["text"] for line in (data / "queries.jsonl").open(encoding="utf-8")]
+        extra = dict(_parse_set(opts["set"]))
+        built = build_tiers(corpus, sizes, opts["tier_users"], prefix=PREFIX, seed=opts["seed"],
+                            base_texts=opts["base_texts"], log=self.stdout.write)
+        with override_settings(AGENTMEMORY={**app_settings.user_settings, **extra}):
+            lines = time_tiers(built, questions, queries=opts["queries"], seed=opts["seed"])
+        table = MemoryItem._meta.db_table
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM {table}")
+            rows = cursor.fetchone()[0]
+        self.stdout.write("")
+        self.stdout.write(f"### recall latency per size of user ({rows:,} memories in the table, "
+                          f"{opts['queries']} queries per size, top 5, query cache cleared before each call)"
+                          + (f", {extra}" if extra else ""))
+        self.stdout.write("\n".join(lines))
 
     # --- (b) quality on LoCoMo -------------------------------------------------------------------
     def bench_locomo(self, folder: Path, opts) -> None:

@@ -123,7 +123,7 @@ static inline float hsum256(__m256 v) {
 static void quantize_acts(const float *RESTRICT X, int L, int nin,
                           int8_t *RESTRICT q, float *RESTRICT d, int32_t *RESTRICT s) {
     int nb = nin / QK;
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel())
     for (int t = 0; t < L; t++) {
         for (int b = 0; b < nb; b++) {
             const float *x = X + (size_t)t * nin + b * QK;
@@ -363,7 +363,7 @@ tile_vnni(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad
 static void matmul_tiled(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
                          const int32_t *as, float *Y, int L) {
     const int G = P->nout / TR, NTB = (L + GEMM_TOKENS - 1) / GEMM_TOKENS;
-#pragma omp parallel for schedule(static) collapse(2) if (!omp_in_parallel())
+#pragma omp parallel for schedule(dynamic, 1) collapse(2) if (!omp_in_parallel())
     for (int tb = 0; tb < NTB; tb++)
         for (int g = 0; g < G; g++) {
             int t0 = tb * GEMM_TOKENS, t1 = t0 + GEMM_TOKENS < L ? t0 + GEMM_TOKENS : L;
@@ -377,7 +377,7 @@ static void matmul_tiled(const tiled_t *P, const float *bias, const int8_t *aq, 
 /* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place. */
 static void add_layernorm(float *x, const float *y, const float *w,
                           const float *b, int L, int H, float eps) {
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel())
     for (int t = 0; t < L; t++) {
         float *r = x + (size_t)t * H;
         const float *yy = y ? y + (size_t)t * H : NULL;
@@ -419,7 +419,7 @@ static inline __m256 exp_neg_ps(__m256 x) {
 
 /* x = gelu(x) = 0.5 x (1 + erf(x / sqrt 2)) over n floats */
 static void gelu_inplace(float *x, size_t n) {
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+#pragma omp parallel for schedule(dynamic, 16) if (!omp_in_parallel())
     for (size_t i0 = 0; i0 < n; i0 += 256) {
         size_t i1 = i0 + 256 < n ? i0 + 256 : n, i = i0;
 #if defined(__AVX2__)
