@@ -3,7 +3,7 @@ from .apikeys import ApiKey
 from .audit import AuditEvent
 from .conversation import ExtractionRun, Session, Turn
 from .knowledge import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
-from .memory import DeletionReceipt, MemoryItem, MemoryProfile
+from .memory import DeletionReceipt, MemoryItem, MemoryProfile, MemoryTerm
 from .retrieval import (
     EvaluationCase,
     EvaluationRun,
@@ -31,6 +31,7 @@ __all__ = [
     "KnowledgeTermStat",
     "MemoryItem",
     "MemoryProfile",
+    "MemoryTerm",
     "Session",
     "Turn",
 ]

@@ -218,8 +218,10 @@ class MemoryItem(models.Model):
         indexes = [
             models.Index(fields=["user_id", "status"], name="am_memory_user_status_idx"),
             models.Index(fields=["user_id", "key"], name="am_memory_user_key_idx"),
-            # A dialogue turn's neighbours (recall's window channels).
-            models.Index(fields=["user_id", "session_id", "turn_id"], name="am_memory_user_turn_idx"),
+            # A user's scope read from the index alone (recall's statistics and window lengths), and
+            # a dialogue turn's neighbours (the window channels).
+            models.Index(fields=["user_id", "session_id", "turn_id"], name="am_memory_scope_idx",
+                         include=["status", "source", "agent_id", "term_count", "id"]),
             HnswIndex(name="am_memory_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
                       opclasses=["vector_cosine_ops"]),
             GinIndex(fields=["search_vector"], name="am_memory_search_gin"),
@@ -232,6 +234,29 @@ class MemoryItem(models.Model):
     def __str__(self) -> str:
         text = self.content if len(self.content) <= 60 else self.content[:59] + "…"
         return f"[{self.user_id}] {text}"
+
+
+class MemoryTerm(models.Model):
+    """One lexeme of one memory with its frequency: recall's keyword postings.
+
+    Kept by a database trigger from ``MemoryItem.search_vector`` (migration 0010), so every write path
+    (the ORM, bulk_create, raw SQL, the admin) keeps it exact; the application never writes it. Recall
+    reads a user's matches here by (user, lexeme) instead of expanding each row's tsvector.
+    """
+
+    memory = models.ForeignKey(MemoryItem, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    user_id = models.CharField("user id", max_length=255)
+    lexeme = models.TextField("lexeme")
+    tf = models.PositiveIntegerField("term frequency")
+
+    class Meta:
+        verbose_name = "memory term"
+        verbose_name_plural = "memory terms"
+        default_permissions = ()
+        indexes = [models.Index(fields=["user_id", "lexeme"], include=["memory", "tf"], name="am_memory_term_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.lexeme} x{self.tf} (memory {self.memory_id})"
 
 
 class MemoryProfile(models.Model):
