@@ -9,7 +9,7 @@ from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
-from ..audit import audit_context
+from ..audit import audit_reason
 from ..exceptions import InvalidInput
 from ..memory.distill import distill_profile
 from ..memory.forget import delete_memory, forget_user
@@ -37,10 +37,6 @@ from .schema import extend_schema
 def _is_end_user(request) -> bool:
     """A logged-in, non-staff Django user acting for themself (the base view checked the path's user)."""
     return principal_of(request).kind == "user"
-
-
-def _actor(request) -> str:
-    return principal_of(request).actor
 
 
 def _key_agents(request) -> list[str] | None:
@@ -96,7 +92,7 @@ class MemoryListView(AgentMemoryAPIView):
             # What the user says about themselves is, by definition, user_stated.
             data["source"] = MemoryItem.Source.USER_STATED
         draft = MemoryDraft(**data)
-        with audit_context(_actor(request), "api"):
+        with audit_reason("api"):
             result = write_memory(user_id, draft)
         return _write_response(user_id, result)
 
@@ -134,7 +130,7 @@ class MemoryDetailView(AgentMemoryAPIView):
             # What the user says about themselves is, by definition, user_stated.
             changes["source"] = MemoryItem.Source.USER_STATED
             changes.pop("agent_id", None)
-        with audit_context(_actor(request), reason or "api"):
+        with audit_reason(reason or "api"):
             result = update_memory(user_id, item.pk, changes=changes, reason=reason)
         body = _write_response(user_id, result)
         body.status_code = status.HTTP_200_OK
@@ -144,7 +140,7 @@ class MemoryDetailView(AgentMemoryAPIView):
     def delete(self, request, user_id: str, memory_id: int):
         item = _get_item(request, user_id, memory_id)
         reason = str(request.query_params.get("reason", ""))[:500]
-        with audit_context(_actor(request), reason or "api"):
+        with audit_reason(reason or "api"):
             receipt = delete_memory(user_id, item.pk, reason=reason)
         return Response(DeletionReceiptSerializer(receipt).data)
 
@@ -255,6 +251,6 @@ class UserForgetView(AgentMemoryAPIView):
         if _key_agents(request) is not None:
             raise PermissionDenied("An API key limited to some agents cannot forget a user.")
         reason = str(request.query_params.get("reason", ""))[:500]
-        with audit_context(_actor(request), reason or "api"):
+        with audit_reason(reason or "api"):
             receipt = forget_user(user_id, reason=reason)
         return Response(DeletionReceiptSerializer(receipt).data)
