@@ -275,7 +275,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
     @admin.action(description=_("Re-run extraction for the selected memories' source sessions"), permissions=["change"])
     def rerun_extraction(self, request, queryset):
         from ..models import ExtractionRun, Session
-        from ..tasks.sessions import enqueue_extraction
+        from ..tasks.working import enqueue_extraction
         from ..working.extract import start_extraction
 
         session_ids = {sid for sid in queryset.values_list("session_id", flat=True) if sid}

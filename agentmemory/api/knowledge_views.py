@@ -27,7 +27,7 @@ from .knowledge_serializers import (
     KnowledgeBaseSerializer,
     VersionSerializer,
 )
-from .params import MAX_INT_PARAM, int_param
+from .params import MAX_INT_PARAM, int_param, page_param
 from .schema import extend_schema
 
 # Knowledge is shared: every principal may read it (non-staff users too); writing it is an admin act.
@@ -105,9 +105,7 @@ class DocumentListView(AgentMemoryAPIView):
             documents = documents.filter(status=wanted)
         if request.query_params.get("external_id"):
             documents = documents.filter(external_id=request.query_params["external_id"])
-        limit = int_param(request, "limit", 100, minimum=1, maximum=1000, clamp=True)
-        offset = int_param(request, "offset", 0)
-        page = documents.order_by("external_id")[offset:offset + limit]
+        page = page_param(request, default_limit=100, max_limit=1000).of(documents.order_by("external_id"))
         return Response(DocumentSerializer(page, many=True).data)
 
     @extend_schema(

@@ -19,7 +19,7 @@ from ..memory.write import update_memory, write_memory
 from ..models import AuditEvent, MemoryItem
 from ..types import MemoryDraft
 from .access import admin as admin_rule
-from .access import principal_of, read, require_agent, visible_memory, write
+from .access import principal_of, read, require_agent, single_agent, visible_memory, write
 from .base import AgentMemoryAPIView
 from .memory_serializers import (
     DeletionReceiptSerializer,
@@ -31,6 +31,7 @@ from .memory_serializers import (
     MemorySearchSerializer,
     WriteResultSerializer,
 )
+from .params import Page
 from .schema import extend_schema
 
 
@@ -78,7 +79,7 @@ class MemoryListView(AgentMemoryAPIView):
         elif agents is not None:
             qs = qs.visible_to_agents(agents)
         total = qs.count()
-        page = qs.order_by("-created_at", "-id")[data["offset"] : data["offset"] + data["limit"]]
+        page = Page(data["offset"], data["limit"]).of(qs.order_by("-created_at", "-id"))
         return Response({"count": total, "results": MemoryItemSerializer(page, many=True).data})
 
     @extend_schema(request=MemoryCreateSerializer, responses={200: WriteResultSerializer, 201: WriteResultSerializer})
@@ -205,14 +206,7 @@ class ProfileView(AgentMemoryAPIView):
 
     @extend_schema(responses={200: dict})
     def get(self, request, user_id: str):
-        agent_id = request.query_params.get("agent_id")
-        agents = _key_agents(request)
-        if agents is not None:
-            if agent_id is None and len(agents) == 1:
-                agent_id = agents[0]
-            elif agent_id is None:
-                raise InvalidInput("this API key is limited to several agents: pass ?agent_id=.", field="agent_id")
-            require_agent(request, agent_id)
+        agent_id = single_agent(request, request.query_params.get("agent_id"))
         return Response(get_profile(user_id, agent_id=agent_id))
 
 

@@ -55,6 +55,21 @@ def update_knowledge_base(kb: KnowledgeBase, **changes: Any) -> KnowledgeBase:
     return kb
 
 
+def save_floors(kb: KnowledgeBase, calibration: Any) -> KnowledgeBase:
+    """Store a calibration's chosen relevance floors (and what it measured) on ``kb``; audited."""
+    choice = calibration.choice
+    kb.floor_cosine, kb.floor_bm25, kb.floor_margin = choice.cosine, choice.bm25, choice.margin
+    kb.floor_bm25_min_cosine = choice.bm25_min_cosine
+    kb.floor_calibration = calibration.as_dict()
+    with transaction.atomic():
+        kb.save(update_fields=["floor_cosine", "floor_bm25", "floor_margin", "floor_bm25_min_cosine",
+                               "floor_calibration", "updated_at"])
+        record_event("floor.calibrate", object_type="knowledge_base", object_id=kb.pk,
+                     after={"floor_cosine": choice.cosine, "floor_bm25": choice.bm25,
+                            "floor_bm25_min_cosine": choice.bm25_min_cosine, "floor_margin": choice.margin})
+    return kb
+
+
 def delete_knowledge_base(kb: KnowledgeBase) -> None:
     """Delete a knowledge base with its documents, versions, chunks and jobs; audited."""
     with transaction.atomic():

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..api_keys import create_api_key, revoke_api_key
 from ..models import ApiKey
-from ..models.apikeys import SCOPES
+from ..models.api_keys import SCOPES
 from .audit import as_operator
 
 _FIELDS = ["name", "scopes", "agent_ids", "user_ids", "user_id_prefix", "expires_at"]
