@@ -204,14 +204,21 @@ def require_agent(caller, agent_id: str | None, *, not_found: str | None = None)
     "Security"; tests/foreign_host): **403** when the caller names the agent itself (a body or query
     field: "you may not act for agent a2"); **404** with ``not_found`` as detail when the agent is that of
     an object the caller addressed by id (a session, a memory), so that the object's existence is not
-    told. Requests that must name one agent and did not (a key limited to several agents) are a 400 of
-    the view's own (:func:`single_agent`).
+    told. An operation over every agent of a user is refused to agent-limited keys with a 403 as well
+    (:func:`require_every_agent`). A request that must name one agent and did not (a key limited to
+    several agents) is the caller's mistake, a 400 (:func:`single_agent`).
     """
     principal = caller if isinstance(caller, Principal) else principal_of(caller)
     if not principal.may_use_agent(agent_id):
         if not_found is not None:
             raise NotFound(not_found)
         raise PermissionDenied(f"This API key may not act for agent {agent_id or '(shared)'!r}.")
+
+
+def require_every_agent(request, action: str) -> None:
+    """403 for an API key limited to some agents: ``action`` reaches every agent's memories of a user."""
+    if principal_of(request).agent_limit is not None:
+        raise PermissionDenied(f"An API key limited to some agents cannot {action}.")
 
 
 def single_agent(request, agent_id: str | None) -> str | None:

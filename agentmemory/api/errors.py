@@ -1,7 +1,8 @@
 """One JSON error envelope for every failure of the app's API, whatever the host's DEBUG is.
 
 ``{"error": code, "detail": message}``, plus ``"field"`` (the first offending field) and ``"fields"``
-(every offending field with its messages) on validation errors. 4xx for the caller's mistakes, 503 when
+(every offending field with its messages) on validation errors. 4xx for the caller's mistakes (a document
+in an unsupported format 415, one over the size limits 413), 503 when
 a backend or the database is unavailable, 500 (logged, with no internals in the body) for the rest.
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..exceptions import (
     InvalidInput,
     NotFound,
 )
+from ..knowledge.parse import DocumentTooLarge, UnsupportedFormat
 
 logger = logging.getLogger("agentmemory.api")
 
@@ -44,6 +46,10 @@ def error_response(code: str, detail: str, status_code: int, **kwargs) -> Respon
 def exception_handler(exc, context):
     """Map every exception raised in the app's views to the envelope."""
     set_rollback()  # under ATOMIC_REQUESTS, a failed request writes nothing
+    if isinstance(exc, UnsupportedFormat):  # before InvalidInput, of which both are kinds
+        return error_response("unsupported_media_type", exc.detail, 415, field=exc.field)
+    if isinstance(exc, DocumentTooLarge):
+        return error_response("too_large", exc.detail, 413, field=exc.field)
     if isinstance(exc, InvalidInput):
         return error_response("invalid", exc.detail, 400, field=exc.field)
     if isinstance(exc, NotFound):

@@ -9,14 +9,12 @@ from rest_framework.response import Response
 from ..exceptions import InvalidInput, NotFound
 from ..knowledge.bases import create_knowledge_base, update_knowledge_base
 from ..knowledge.imports import import_document
-from ..knowledge.parse import DocumentTooLarge, UnsupportedFormat
 from ..knowledge.publish import delete_document, get_document, rollback_document
 from ..knowledge.reembed import create_reembed_job
 from ..models import Chunk, Document, ImportJob, KnowledgeBase
 from ..tasks.knowledge import Submitted, submit_import, submit_reembed
 from .access import admin, read
 from .base import AgentMemoryAPIView
-from .errors import error_response
 from .knowledge_serializers import (
     ChunkPreviewSerializer,
     DocumentDetailSerializer,
@@ -115,13 +113,8 @@ class DocumentListView(AgentMemoryAPIView):
                    415: OpenApiResponse(description="Unsupported format or parser not installed")},
     )
     def post(self, request, slug: str):
-        kb = get_knowledge_base(slug)
-        try:
-            job = import_document(kb, **self._document(request))
-        except UnsupportedFormat as exc:
-            return error_response("unsupported_media_type", exc.detail, 415, field=exc.field)
-        except DocumentTooLarge as exc:
-            return error_response("too_large", exc.detail, 413, field=exc.field)
+        # A format not supported answers 415 and a document over the limits 413 (errors.exception_handler).
+        job = import_document(get_knowledge_base(slug), **self._document(request))
         submitted = submit_import(job)
         queued = _not_run_here(submitted)
         if queued is not None:

@@ -17,7 +17,15 @@ from ..memory.write import update_memory
 from ..models import AuditEvent, MemoryItem
 from ..validation import validate_user_id
 from ..working.add import add_messages
-from .access import principal_of, read, require_agent, require_user, visible_memory, write
+from .access import (
+    principal_of,
+    read,
+    require_agent,
+    require_every_agent,
+    require_user,
+    visible_memory,
+    write,
+)
 from .base import AgentMemoryAPIView
 from .schema import extend_schema
 
@@ -135,8 +143,7 @@ class Mem0MemoriesView(AgentMemoryAPIView):
     @extend_schema(operation_id="mem0_delete_all", parameters=[_USER_PARAM], responses={200: dict})
     def delete(self, request):
         user_id = self._user(request)
-        if self.principal.agent_limit is not None:
-            raise InvalidInput("A key limited to some agents deletes memories one by one.", field="user_id")
+        require_every_agent(request, "delete all of a user's memories (delete them one by one)")
         ids = list(MemoryItem.objects.for_user(user_id).current().values_list("pk", flat=True))
         receipts = [delete_memory(user_id, pk, reason="delete_all").pk for pk in ids
                     if MemoryItem.objects.for_user(user_id).filter(pk=pk).exclude(

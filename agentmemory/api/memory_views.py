@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from ..audit import audit_reason
@@ -19,7 +18,15 @@ from ..memory.write import update_memory, write_memory
 from ..models import AuditEvent, MemoryItem
 from ..types import MemoryDraft
 from .access import admin as admin_rule
-from .access import principal_of, read, require_agent, single_agent, visible_memory, write
+from .access import (
+    principal_of,
+    read,
+    require_agent,
+    require_every_agent,
+    single_agent,
+    visible_memory,
+    write,
+)
 from .base import AgentMemoryAPIView
 from .memory_serializers import (
     DeletionReceiptSerializer,
@@ -242,8 +249,7 @@ class UserForgetView(AgentMemoryAPIView):
 
     @extend_schema(responses={200: DeletionReceiptSerializer})
     def delete(self, request, user_id: str):
-        if _key_agents(request) is not None:
-            raise PermissionDenied("An API key limited to some agents cannot forget a user.")
+        require_every_agent(request, "forget a user")
         reason = str(request.query_params.get("reason", ""))[:500]
         with audit_reason(reason or "api"):
             receipt = forget_user(user_id, reason=reason)
