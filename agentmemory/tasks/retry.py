@@ -89,6 +89,8 @@ def agentmemory_task(name: str, *, retry: RetryPolicy | None = None,
         own = inspect.signature(func)
         run.__signature__ = own.replace(parameters=[
             inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *own.parameters.values()])
+        if isinstance(retry.max_retries, int):
+            options.setdefault("max_retries", retry.max_retries)
         return shared_task(name=name, bind=True, reject_on_worker_lost=retry.requeue_on_worker_lost,
                            **options)(run)
 

@@ -122,3 +122,19 @@ def test_admin_writes_knowledge_bases_through_the_audited_service(admin_client, 
     assert list(AuditEvent.objects.filter(object_type="knowledge_base").order_by("id")
                 .values_list("action", "actor")) == [
         ("knowledge_base.create", actor), ("knowledge_base.update", actor), ("knowledge_base.delete", actor)]
+
+
+def test_ingest_command_reads_files_as_uploads_and_creates_the_base_audited(tmp_path, counting_embedder):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    (tmp_path / "small.md").write_text("# 小\n\n短文。", encoding="utf-8")
+    (tmp_path / "large.md").write_text("# 大\n\n" + "长" * 400, encoding="utf-8")
+    out = io.StringIO()
+    with override_settings(AGENTMEMORY={"EMBEDDER": "tests.knowledge.embedders.CountingEmbedder",
+                                        "MAX_UPLOAD_BYTES": 500}), pytest.raises(CommandError):
+        call_command("agentmemory_ingest", "--kb", "cmd", "--create", str(tmp_path), stdout=out)
+    assert "large.md: FAILED" in out.getvalue() and "MAX_UPLOAD_BYTES" in out.getvalue()
+    assert list(Document.objects.values_list("external_id", "title")) == [("small.md", "小")]
+    assert AuditEvent.objects.filter(action="knowledge_base.create", actor="command:agentmemory_ingest").count() == 1
