@@ -1,4 +1,4 @@
-"""URLs of the sessions API."""
+"""URLs of the working-memory API (sessions/ and their turns, end and extraction)."""
 from django.urls import path
 
 from . import working_views as views

@@ -1,4 +1,5 @@
-"""Sessions API: create, add turns, read the working context, patch task state, end, extraction report."""
+"""Working-memory API (the sessions/ endpoints): create, add turns, read the working context, patch task state, end,
+extraction report."""
 from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
