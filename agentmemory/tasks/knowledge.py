@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..audit import task_actor
 from ..conf import app_settings
 from ..exceptions import EmbeddingError
 from ..models import ImportJob
@@ -21,8 +20,7 @@ def ingest_document(job_id: int) -> dict:
     """Run (or resume) ImportJob ``job_id``; a job already done returns its result (idempotent)."""
     from ..knowledge.jobs import run_import_job
 
-    with task_actor("agentmemory.ingest_document"):
-        return run_import_job(job_id)
+    return run_import_job(job_id)
 
 
 def enqueue_import(job_id: int, *, size: int) -> None:
@@ -43,8 +41,7 @@ def reembed_knowledge_base(job_id: int) -> dict:
     """Run (or resume) a re-embed ImportJob, recording progress on it."""
     from ..knowledge.reembed import run_reembed_job
 
-    with task_actor("agentmemory.reembed_knowledge_base"):
-        return run_reembed_job(job_id)
+    return run_reembed_job(job_id)
 
 
 @agentmemory_task("agentmemory.retry_import_jobs")
@@ -52,8 +49,7 @@ def retry_import_jobs() -> dict:
     """Beat job: run again the import and re-embed jobs left queued (broker or embedder was down)."""
     from ..knowledge.jobs import resume_waiting_jobs
 
-    with task_actor("agentmemory.retry_import_jobs"):
-        return resume_waiting_jobs().as_dict()
+    return resume_waiting_jobs().as_dict()
 
 
 def runs_eagerly() -> bool:

@@ -1,7 +1,7 @@
 """Long-term memory tasks: the daily cold-status job and forgetting a user in the background."""
 from __future__ import annotations
 
-from ..audit import audit_context, task_actor
+from ..audit import audit_reason
 from .retry import DECAY, EMBED_PENDING, FORGET, REEMBED_MEMORIES, agentmemory_task
 
 
@@ -10,8 +10,7 @@ def decay_memories() -> dict:
     """Mark active memories not accessed for MEMORY_COLD_AFTER_DAYS as cold (idempotent)."""
     from ..memory.decay import mark_cold_memories
 
-    with task_actor("agentmemory.decay_memories"):
-        return {"cold": mark_cold_memories()}
+    return {"cold": mark_cold_memories()}
 
 
 @agentmemory_task("agentmemory.forget_user", retry=FORGET)
@@ -19,7 +18,7 @@ def forget_user(user_id: str, reason: str = "") -> dict:
     """Forget ``user_id``; a rerun after success deletes nothing more and writes another empty receipt."""
     from ..memory.forget import forget_user as forget
 
-    with audit_context("task:agentmemory.forget_user", reason):
+    with audit_reason(reason):
         receipt = forget(user_id, reason=reason)
     return {"receipt_id": receipt.pk, "counts": receipt.counts}
 
@@ -30,8 +29,7 @@ def embed_pending_memories(user_id: str | None = None) -> dict:
     (items stay pending and the periodic sweep tries again), so eager mode cannot fail a request."""
     from ..memory.write import embed_pending_memories as embed_pending
 
-    with task_actor("agentmemory.embed_pending_memories"):
-        return embed_pending(user_id=user_id)
+    return embed_pending(user_id=user_id)
 
 
 @agentmemory_task("agentmemory.distill_profiles")
@@ -39,8 +37,7 @@ def distill_profiles() -> dict:
     """Beat job: rewrite the profile summaries that are due (old, or enough changed since)."""
     from ..memory.distill import distill_due_profiles
 
-    with task_actor("agentmemory.distill_profiles"):
-        results = distill_due_profiles()
+    results = distill_due_profiles()
     return {"rewritten": [r.user_id for r in results if r.action == "rewritten"],
             "unchanged": [r.user_id for r in results if r.action == "unchanged"]}
 
@@ -50,8 +47,7 @@ def purge_memories() -> dict:
     """Beat job: delete the memories past their type's retention, each with a receipt."""
     from ..memory.retention import purge_expired_memories
 
-    with task_actor("agentmemory.purge_memories"):
-        result = purge_expired_memories()
+    result = purge_expired_memories()
     return {"due": result.due, "deleted": result.deleted, "receipts": result.receipts}
 
 
@@ -60,5 +56,4 @@ def reembed_memories(user_id: str | None = None) -> dict:
     """Re-embed memories whose vector is missing or of another model (after an embedder change); resumable."""
     from ..memory.write import embed_pending_memories
 
-    with task_actor("agentmemory.reembed_memories"):
-        return embed_pending_memories(user_id=user_id, other_models=True)
+    return embed_pending_memories(user_id=user_id, other_models=True)

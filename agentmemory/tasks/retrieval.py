@@ -6,7 +6,7 @@ from .dispatch import enqueue_on_commit, send
 from .retry import EVALUATION, agentmemory_task
 
 
-@agentmemory_task("agentmemory.evaluate_knowledge_base", retry=EVALUATION)
+@agentmemory_task("agentmemory.evaluate_knowledge_base", retry=EVALUATION, audited=False)
 def evaluate_knowledge_base(knowledge_base_id: int, trigger: str = "import") -> dict:
     """Run the saved evaluation cases of one knowledge base; a vanished base is a no-op."""
     from ..knowledge.evaluate import evaluate_knowledge_base as evaluate

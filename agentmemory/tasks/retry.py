@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from ..audit import task_actor
 from ..conf import app_settings
 from ..exceptions import BackendError, EmbeddingError
 
@@ -62,21 +63,23 @@ EVALUATION = RetryPolicy(on=(OSError,), countdown=1, jitter=True, requeue_on_wor
 
 
 def agentmemory_task(name: str, *, retry: RetryPolicy | None = None,
-                     fallback: Callable[..., object] | None = None, **options) -> Callable:
+                     fallback: Callable[..., object] | None = None, audited: bool = True, **options) -> Callable:
     """``shared_task`` registered as ``name``, acknowledged late (unless told), retrying as ``retry`` declares.
 
+    The task's writes are attributed to ``task:<name>`` in the audit trail (unless ``audited`` is False);
     ``fallback(exc, *args, **kwargs)`` answers for a policy that does not retry eagerly.
     """
     options.setdefault("acks_late", True)
 
     def decorate(func: Callable) -> Callable:
+        body = _as_task_actor(name, func) if audited else func
         if retry is None:
-            return shared_task(name=name, **options)(func)
+            return shared_task(name=name, **options)(body)
 
         @functools.wraps(func)
         def run(self, *args, **kwargs):
             try:
-                return func(*args, **kwargs)
+                return body(*args, **kwargs)
             except retry.on as exc:
                 if self.request.is_eager and not retry.eager:
                     if fallback is None:
@@ -95,3 +98,13 @@ def agentmemory_task(name: str, *, retry: RetryPolicy | None = None,
                            **options)(run)
 
     return decorate
+
+
+def _as_task_actor(name: str, func: Callable) -> Callable:
+    @functools.wraps(func)
+    def body(*args, **kwargs):
+        with task_actor(name):
+            return func(*args, **kwargs)
+
+    body.__signature__ = inspect.signature(func)  # Celery checks calls against it, not (*args, **kwargs)
+    return body

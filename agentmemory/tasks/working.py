@@ -1,7 +1,6 @@
 """Working-memory tasks: extraction, rolling summary, idle-session sweep, retention purge (ids in)."""
 from __future__ import annotations
 
-from ..audit import task_actor
 from .dispatch import enqueue_on_commit, send
 from .retry import EXTRACTION, agentmemory_task
 
@@ -23,8 +22,7 @@ def extract_session(run_id: int) -> dict:
     """Run (or resume) ExtractionRun ``run_id``; a finished run is a no-op, so redelivery is safe."""
     from ..working.extract import run_extraction, run_summary
 
-    with task_actor("agentmemory.extract_session"):
-        return _summary(run_summary(run_extraction(run_id)))
+    return _summary(run_summary(run_extraction(run_id)))
 
 
 def _summary_not_folded(exc: Exception, session_id: str) -> dict:
@@ -36,8 +34,7 @@ def summarize_session(session_id: str) -> dict:
     """Fold the turns older than the window into the session's rolling summary (no-op when not due)."""
     from ..working.summary import update_summary
 
-    with task_actor("agentmemory.summarize_session"):
-        result = update_summary(session_id)
+    result = update_summary(session_id)
     return {"session_id": result.session_id, "folded": result.folded, "covers_up_to": result.covers_up_to}
 
 
@@ -46,8 +43,7 @@ def extract_idle_sessions() -> dict:
     """Beat job: interim extraction of idle sessions, and another try for failed runs whose backoff passed."""
     from ..working.extract import due_extractions
 
-    with task_actor("agentmemory.extract_idle_sessions"):
-        run_ids = due_extractions()
+    run_ids = due_extractions()
     for run_id in run_ids:
         send(extract_session, run_id)
     return {"runs": run_ids}
@@ -58,8 +54,7 @@ def purge_sessions() -> dict:
     """Beat job: purge the raw turns of sessions ended longer ago than SESSION_RETENTION_DAYS."""
     from ..working.archive import purge_ended_sessions
 
-    with task_actor("agentmemory.purge_sessions"):
-        result = purge_ended_sessions()
+    result = purge_ended_sessions()
     return {"sessions": result.sessions, "turns": result.turns, "kept_unextracted": result.kept_unextracted}
 
 
@@ -78,6 +73,5 @@ def close_idle_sessions() -> dict:
     """Beat job: end sessions idle for SESSION_CLOSE_AFTER_HOURS; their extraction is queued."""
     from ..working.archive import close_idle_sessions as close
 
-    with task_actor("agentmemory.close_idle_sessions"):
-        result = close()
+    result = close()
     return {"sessions": result.sessions, "runs": result.runs}

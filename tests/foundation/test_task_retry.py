@@ -36,3 +36,12 @@ def test_a_task_checks_its_arguments_against_the_function():
         forget_user.apply_async(("u1", "reason", "one too many"))
     with pytest.raises(TypeError):
         extract_session.apply_async(())
+
+
+@pytest.mark.django_db
+def test_a_task_writes_as_its_own_actor():
+    from agentmemory.models import DeletionReceipt
+
+    result = forget_user.apply(("gone", "ticket 7")).get()
+    receipt = DeletionReceipt.objects.get(pk=result["receipt_id"])
+    assert (receipt.actor, receipt.reason) == ("task:agentmemory.forget_user", "ticket 7")
