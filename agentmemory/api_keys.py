@@ -11,7 +11,7 @@ from django.utils import timezone
 from .audit import record_event
 from .exceptions import InvalidInput
 from .models import ApiKey
-from .models.apikeys import SCOPES
+from .models.api_keys import SCOPES
 
 KEY_PREFIX = "am_"
 

@@ -28,6 +28,16 @@ class audit_context(contextlib.ContextDecorator):
         _reason.reset(reason_token)
 
 
+def audit_reason(reason: str) -> audit_context:
+    """The reason of the writes inside, keeping the current actor (the API's base view set it)."""
+    return audit_context(current_actor(), reason)
+
+
+def operator_actor(user: Any) -> str:
+    """The actor of an operator's writes in the Django admin: ``admin:<username>``."""
+    return f"admin:{user.get_username()}"
+
+
 def set_actor(actor: str) -> Token:
     """Set the actor until reset_actor(token); for code whose start and end are separate calls."""
     return _actor.set(actor)

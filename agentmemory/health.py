@@ -9,18 +9,24 @@ from django.db import connection
 from .backends import get_embedder
 
 
-def run_health_check(probe_text: str = "agentmemory 健康检查 health check") -> dict:
-    """Return what was checked and how long it took; raises the backend's error when one fails."""
-    started = time.perf_counter()
+def pgvector_version() -> str | None:
+    """The installed pgvector extension's version, None when it is not installed."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
         row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def run_health_check(probe_text: str = "agentmemory 健康检查 health check") -> dict:
+    """Return what was checked and how long it took; raises the backend's error when one fails."""
+    started = time.perf_counter()
+    pgvector = pgvector_version()
     embedder = get_embedder()
     vector = embedder.embed_query(probe_text)
     models = vector_models(embedder.model_name)
     return {
         "host": socket.gethostname(),
-        "pgvector": row[0] if row else None,
+        "pgvector": pgvector,
         "embedder": embedder.model_name,
         "embedder_engine": getattr(embedder, "engine", None),
         "dimensions": int(vector.shape[0]),

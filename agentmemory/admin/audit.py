@@ -1,4 +1,4 @@
-"""Read-only audit screen."""
+"""Read-only audit screen, and the audit context of every operator's write in the admin."""
 from __future__ import annotations
 
 from django.contrib import admin
@@ -7,7 +7,13 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
+from ..audit import audit_context, operator_actor
 from ..models import AuditEvent
+
+
+def as_operator(request, reason: str = "") -> audit_context:
+    """Writes inside are attributed to the admin's logged-in operator (``admin:<username>``)."""
+    return audit_context(operator_actor(request.user), reason)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -13,21 +13,18 @@ from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from ..audit import audit_context
 from ..exceptions import AgentMemoryError, InvalidInput
-from ..knowledge.ingest import content_hash, create_import_job, default_title, prepare_document
-from ..knowledge.parse import check_format, detect_format
+from ..knowledge.bases import add_knowledge_base, delete_knowledge_base, update_knowledge_base
+from ..knowledge.imports import prepare_text, prepare_upload
+from ..knowledge.ingest import content_hash
+from ..knowledge.jobs import create_import_job
 from ..knowledge.publish import delete_document, rollback_document
 from ..knowledge.reembed import create_reembed_job
 from ..models import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
 from ..tasks.dispatch import enqueue_on_commit
-from .audit import ReadOnlyAdmin
+from .audit import ReadOnlyAdmin, as_operator
 
 PREVIEW_LIMIT = 200
-
-
-def _actor(request) -> str:
-    return f"admin:{request.user.get_username()}"
 
 
 def chunk_preview_table(chunks) -> str:
@@ -78,11 +75,27 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
     def active_documents(self, obj) -> int:
         return obj._documents
 
+    def save_model(self, request, obj, form, change):
+        with as_operator(request):
+            if change:
+                update_knowledge_base(obj)
+            else:
+                add_knowledge_base(obj)
+
+    def delete_model(self, request, obj):
+        with as_operator(request):
+            delete_knowledge_base(obj)
+
+    def delete_queryset(self, request, queryset):
+        with as_operator(request):
+            for kb in queryset:
+                delete_knowledge_base(kb)
+
     @admin.action(description=_("Re-embed with the configured embedder (enqueue)"), permissions=["change"])
     def reembed(self, request, queryset):
         jobs = []
         for kb in queryset:
-            with audit_context(_actor(request)):
+            with as_operator(request):
                 job = create_reembed_job(kb)
             _enqueue_reembed(job.pk)
             jobs.append(str(job.pk))
@@ -119,21 +132,17 @@ class DocumentUploadForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        upload, content = data.get("file"), data.get("content") or ""
+        upload, fmt, title = data.get("file"), data.get("format") or "", data.get("title") or ""
         try:
             if upload:
-                fmt = check_format(data["format"]) if data.get("format") else detect_format(upload.name)
-                parsed = prepare_document(fmt=fmt, content=upload.read())
-                fallback = upload.name.rsplit(".", 1)[0]
+                prepared = prepare_upload(upload, fmt=fmt, title=title)
             else:
-                fmt = check_format(data.get("format") or "markdown")
-                parsed = prepare_document(fmt=fmt, content=content)
-                fallback = ""
+                prepared = prepare_text(data.get("content") or "", fmt=fmt, title=title)
         except InvalidInput as exc:
             raise forms.ValidationError(exc.detail) from exc
-        data["parsed"], data["fmt"], data["format"] = parsed, fmt, fmt
-        data["title"] = data.get("title") or default_title(parsed, fallback)
-        data["external_id"] = data.get("external_id") or f"sha256:{content_hash(parsed.text)[:16]}"
+        data["parsed"], data["fmt"], data["format"] = prepared.parsed, prepared.fmt, prepared.fmt
+        data["title"] = prepared.title
+        data["external_id"] = data.get("external_id") or f"sha256:{content_hash(prepared.parsed.text)[:16]}"
         return data
 
     def _post_clean(self):
@@ -177,7 +186,7 @@ class DocumentAdmin(admin.ModelAdmin):
         if change:
             return
         data = form.cleaned_data
-        with audit_context(_actor(request)):
+        with as_operator(request):
             job = create_import_job(knowledge_base=data["knowledge_base"], parsed=data["parsed"], title=data["title"],
                                     fmt=data["fmt"], external_id=data.get("external_id") or "",
                                     metadata=data.get("metadata") or None)
@@ -217,7 +226,7 @@ class DocumentAdmin(admin.ModelAdmin):
                   permissions=["delete"])
     def deprecate_documents(self, request, queryset):
         count = 0
-        with audit_context(_actor(request)):
+        with as_operator(request):
             for document in queryset.filter(status=Document.Status.ACTIVE):
                 delete_document(document)
                 count += 1
@@ -261,7 +270,7 @@ class DocumentVersionAdmin(ReadOnlyAdmin):
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
                 "chunks": Chunk.objects.for_version(version).count()})
         try:
-            with audit_context(_actor(request)):
+            with as_operator(request):
                 result = rollback_document(version.document, version_number=version.number)
         except AgentMemoryError as exc:
             self.message_user(request, str(getattr(exc, "detail", exc)), level=messages.ERROR)

@@ -14,22 +14,17 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from ..audit import audit_context
 from ..memory.forget import delete_memory
 from ..memory.profile import set_profile_summary
 from ..memory.quality import assess_quality
 from ..memory.write import update_memory, write_memory
 from ..models import AuditEvent, DeletionReceipt, MemoryItem, MemoryProfile, Turn
 from ..types import MemoryDraft
-from .audit import ActorFilter, ReadOnlyAdmin
+from .audit import ActorFilter, ReadOnlyAdmin, as_operator
 from .users import _truncate, forget_page, user_page
 
 _EDITABLE = ["user_id", "agent_id", "type", "key", "content", "value", "source", "confidence", "status", "tags",
              "valid_from", "valid_to"]
-
-
-def _actor(request) -> str:
-    return f"admin:{request.user.get_username()}"
 
 
 class _ValueFilter(admin.SimpleListFilter):
@@ -199,7 +194,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
-        with audit_context(_actor(request), "admin"):
+        with as_operator(request, "admin"):
             if not change:
                 result = write_memory(data["user_id"], MemoryDraft(
                     content=data["content"], type=data["type"], source=data["source"], key=data.get("key") or "",
@@ -222,12 +217,12 @@ class MemoryItemAdmin(admin.ModelAdmin):
                           else result.action.replace("_", " "))
 
     def delete_model(self, request, obj):
-        with audit_context(_actor(request), "admin delete"):
+        with as_operator(request, "admin delete"):
             delete_memory(obj.user_id, obj.pk, reason="admin delete")
 
     def _update_each(self, request, queryset, changes: dict, reason: str) -> int:
         count = 0
-        with audit_context(_actor(request), reason):
+        with as_operator(request, reason):
             for pk, user_id in queryset.values_list("pk", "user_id"):
                 update_memory(user_id, pk, changes=changes, reason=reason)
                 count += 1
@@ -250,7 +245,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
         inferred = queryset.filter(source=MemoryItem.Source.MODEL_INFERRED).exclude(
             status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
         count = 0
-        with audit_context(_actor(request), "confirmed by the user (operator)"):
+        with as_operator(request, "confirmed by the user (operator)"):
             for pk, user_id, confidence in inferred.values_list("pk", "user_id", "confidence"):
                 update_memory(user_id, pk, changes={"source": MemoryItem.Source.USER_STATED,
                                                     "confidence": max(confidence, 0.9)},
@@ -267,7 +262,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
         item = current.get()
         form = CorrectForm(request.POST if "apply" in request.POST else None, initial={"content": item.content})
         if "apply" in request.POST and form.is_valid():
-            with audit_context(_actor(request), form.cleaned_data["reason"]):
+            with as_operator(request, form.cleaned_data["reason"]):
                 result = update_memory(item.user_id, item.pk, changes={"content": form.cleaned_data["content"]},
                                        reason=form.cleaned_data["reason"])
             self.message_user(request, f"Corrected: memory #{result.memory_id} supersedes #{item.pk}.")
@@ -280,12 +275,12 @@ class MemoryItemAdmin(admin.ModelAdmin):
     @admin.action(description=_("Re-run extraction for the selected memories' source sessions"), permissions=["change"])
     def rerun_extraction(self, request, queryset):
         from ..models import ExtractionRun, Session
-        from ..tasks.sessions import enqueue_extraction
+        from ..tasks.working import enqueue_extraction
         from ..working.extract import start_extraction
 
         session_ids = {sid for sid in queryset.values_list("session_id", flat=True) if sid}
         queued, done = 0, 0
-        with audit_context(_actor(request), "extraction re-run by an operator"):
+        with as_operator(request, "extraction re-run by an operator"):
             for session in Session.objects.filter(pk__in=session_ids):
                 # New turns get a new run; a failed or interrupted run is run again; a succeeded one
                 # has nothing left to extract (its writes are idempotent anyway).
@@ -304,7 +299,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
         receipts = []
         for pk, user_id in queryset.exclude(status=MemoryItem.Status.DELETED).values_list("pk", "user_id"):
             if MemoryItem.objects.for_user(user_id).filter(pk=pk).exclude(status=MemoryItem.Status.DELETED).exists():
-                with audit_context(_actor(request), "admin delete"):
+                with as_operator(request, "admin delete"):
                     receipts.append(delete_memory(user_id, pk, reason="admin delete").pk)
         if receipts:
             self.message_user(request, f"Deletion receipts: {', '.join(f'#{r}' for r in receipts)}.")
@@ -349,7 +344,7 @@ class MemoryProfileAdmin(admin.ModelAdmin):
         return ["user_id", "updated_at"] if obj is not None else ["updated_at"]
 
     def save_model(self, request, obj, form, change):
-        with audit_context(_actor(request), "admin"), transaction.atomic():
+        with as_operator(request, "admin"), transaction.atomic():
             row = set_profile_summary(obj.user_id, form.cleaned_data["summary"], reason="admin edit")
         obj.pk = row.pk
         obj.refresh_from_db()

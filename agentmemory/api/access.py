@@ -22,7 +22,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 
 from ..conf import app_settings
-from ..exceptions import NotFound
+from ..exceptions import InvalidInput, NotFound
 from ..models import ApiKey, MemoryItem
 
 
@@ -185,17 +185,53 @@ def visible_memory(principal: Principal, memory_id: int, *, user_id: str | None 
     return item
 
 
-def require_user(request, user_id: str, *, hide: bool = False) -> None:
-    """The principal may act for end user ``user_id``; otherwise 403 (404 with ``hide``)."""
+def require_user(request, user_id: str, *, not_found: str | None = None) -> None:
+    """The caller may act for end user ``user_id``; otherwise 403, or 404 with ``not_found`` as detail.
+
+    As for :func:`require_agent`: 403 when the caller named the user, 404 when it is the owner of an object
+    the caller addressed by id (its existence is not told).
+    """
     if not principal_of(request).may_act_for(user_id):
-        if hide:
-            raise NotFound("Not found.")
+        if not_found is not None:
+            raise NotFound(not_found)
         raise PermissionDenied(f"You may not act for user {user_id!r}.")
 
 
-def require_agent(request, agent_id: str | None, *, hide: bool = False) -> None:
-    """The principal may act for agent ``agent_id`` (None or "" is the shared scope); otherwise 403."""
-    if not principal_of(request).may_use_agent(agent_id):
-        if hide:
-            raise NotFound("Not found.")
+def require_agent(caller, agent_id: str | None, *, not_found: str | None = None) -> None:
+    """The caller (a request or its Principal) may act for agent ``agent_id`` (None or "" is the shared scope).
+
+    The one agent-scope check of the API, with the statuses the public contract pins (README,
+    "Security"; tests/foreign_host): **403** when the caller names the agent itself (a body or query
+    field: "you may not act for agent a2"); **404** with ``not_found`` as detail when the agent is that of
+    an object the caller addressed by id (a session, a memory), so that the object's existence is not
+    told. An operation over every agent of a user is refused to agent-limited keys with a 403 as well
+    (:func:`require_every_agent`). A request that must name one agent and did not (a key limited to
+    several agents) is the caller's mistake, a 400 (:func:`single_agent`).
+    """
+    principal = caller if isinstance(caller, Principal) else principal_of(caller)
+    if not principal.may_use_agent(agent_id):
+        if not_found is not None:
+            raise NotFound(not_found)
         raise PermissionDenied(f"This API key may not act for agent {agent_id or '(shared)'!r}.")
+
+
+def require_every_agent(request, action: str) -> None:
+    """403 for an API key limited to some agents: ``action`` reaches every agent's memories of a user."""
+    if principal_of(request).agent_limit is not None:
+        raise PermissionDenied(f"An API key limited to some agents cannot {action}.")
+
+
+def single_agent(request, agent_id: str | None) -> str | None:
+    """``agent_id``, or the only agent of a key limited to one; a key limited to several must name it (400).
+
+    None when the caller is not limited to agents and named none (every agent's view).
+    """
+    limit = principal_of(request).agent_limit
+    if limit is None:
+        return agent_id
+    if agent_id is None and len(limit) == 1:
+        agent_id = limit[0]
+    elif agent_id is None:
+        raise InvalidInput("this API key is limited to several agents: pass ?agent_id=.", field="agent_id")
+    require_agent(request, agent_id)
+    return agent_id

@@ -6,8 +6,7 @@ from rest_framework.response import Response
 
 from ..context.answer import answer_question
 from ..context.assemble import assemble_context
-from ..exceptions import NotFound
-from ..models.conversation import Session
+from ..models.working import Session
 from .access import principal_of, read, require_agent, require_user
 from .base import AgentMemoryAPIView
 from .context_serializers import (
@@ -34,8 +33,9 @@ def _arguments(request) -> dict:
                              .values_list("agent_id", flat=True))
         except (DjangoValidationError, ValueError):
             agent_ids = []  # not a session id at all: the service says so
-        if agent_ids and not principal_of(request).may_use_agent(agent_ids[0] or None):
-            raise NotFound(f"No session {session_id} for user {data['user_id']!r}")
+        if agent_ids:
+            require_agent(request, agent_ids[0] or None,
+                          not_found=f"No session {session_id} for user {data['user_id']!r}")
     return data
 
 

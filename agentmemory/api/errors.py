@@ -1,7 +1,8 @@
 """One JSON error envelope for every failure of the app's API, whatever the host's DEBUG is.
 
 ``{"error": code, "detail": message}``, plus ``"field"`` (the first offending field) and ``"fields"``
-(every offending field with its messages) on validation errors. 4xx for the caller's mistakes, 503 when
+(every offending field with its messages) on validation errors. 4xx for the caller's mistakes (a document
+in an unsupported format 415, one over the size limits 413), 503 when
 a backend or the database is unavailable, 500 (logged, with no internals in the body) for the rest.
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..exceptions import (
     InvalidInput,
     NotFound,
 )
+from ..knowledge.parse import DocumentTooLarge, UnsupportedFormat
 
 logger = logging.getLogger("agentmemory.api")
 
@@ -41,24 +43,30 @@ def error_response(code: str, detail: str, status_code: int, **kwargs) -> Respon
     return Response(error_body(code, detail, **kwargs), status=status_code)
 
 
+#: The app's own exceptions, most specific first: (class, error code, status).
+_APP_ERRORS: list[tuple[type[Exception], str, int]] = [
+    (UnsupportedFormat, "unsupported_media_type", 415),  # kinds of InvalidInput: before it
+    (DocumentTooLarge, "too_large", 413),
+    (InvalidInput, "invalid", 400),
+    (NotFound, "not_found", 404),
+    (AccessDenied, "permission_denied", 403),
+    (EmbeddingModelMismatch, "embedding_model_mismatch", 409),
+    (ConfigurationError, "misconfigured", 500),
+    (BackendError, "backend_unavailable", 503),
+    (AgentMemoryError, "error", 400),
+]
+
+
 def exception_handler(exc, context):
     """Map every exception raised in the app's views to the envelope."""
     set_rollback()  # under ATOMIC_REQUESTS, a failed request writes nothing
-    if isinstance(exc, InvalidInput):
-        return error_response("invalid", exc.detail, 400, field=exc.field)
-    if isinstance(exc, NotFound):
-        return error_response("not_found", str(exc), 404)
-    if isinstance(exc, AccessDenied):
-        return error_response("permission_denied", str(exc), 403)
-    if isinstance(exc, EmbeddingModelMismatch):
-        return error_response("embedding_model_mismatch", str(exc), 409)
-    if isinstance(exc, ConfigurationError):
-        logger.error("agentmemory is misconfigured: %s", exc)
-        return error_response("misconfigured", str(exc), 500)
-    if isinstance(exc, BackendError):
-        return error_response("backend_unavailable", str(exc), 503)
-    if isinstance(exc, AgentMemoryError):
-        return error_response("error", str(exc), 400)
+    for kind, code, status_code in _APP_ERRORS:
+        if isinstance(exc, kind):
+            if kind is ConfigurationError:
+                logger.error("agentmemory is misconfigured: %s", exc)
+            if isinstance(exc, InvalidInput):
+                return error_response(code, exc.detail, status_code, field=exc.field)
+            return error_response(code, str(exc), status_code)
     if isinstance(exc, RequestDataTooBig):
         return error_response("too_large", "The request body is larger than the server accepts "
                               "(DATA_UPLOAD_MAX_MEMORY_SIZE); files go as multipart uploads.", 413)

@@ -1,27 +1,20 @@
 """Views of the knowledge API: thin over agentmemory.knowledge services (ingest, publish, re-embed)."""
 from __future__ import annotations
 
-from django.db import transaction
 from django.db.models import Count, Q
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import generics, status
 from rest_framework.response import Response
 
-from ..audit import audit_context, record_event
-from ..conf import app_settings
-from ..exceptions import EmbeddingError, InvalidInput, NotFound
-from ..knowledge.ingest import create_import_job, default_title, prepare_document, run_import_job
-from ..knowledge.parse import TEXT_FORMATS, DocumentTooLarge, UnsupportedFormat, check_format, detect_format
+from ..exceptions import InvalidInput, NotFound
+from ..knowledge.bases import create_knowledge_base, update_knowledge_base
+from ..knowledge.imports import import_document
 from ..knowledge.publish import delete_document, get_document, rollback_document
-from ..knowledge.reembed import create_reembed_job, run_reembed_job
+from ..knowledge.reembed import create_reembed_job
 from ..models import Chunk, Document, ImportJob, KnowledgeBase
-from ..tasks.dispatch import enqueue_on_commit
-from ..tasks.knowledge import enqueue_import
-from ..tasks.knowledge import ingest_document as ingest_task
-from ..tasks.knowledge import reembed_knowledge_base as reembed_task
-from .access import admin, principal_of, read
+from ..tasks.knowledge import Submitted, submit_import, submit_reembed
+from .access import admin, read
 from .base import AgentMemoryAPIView
-from .errors import error_response
 from .knowledge_serializers import (
     ChunkPreviewSerializer,
     DocumentDetailSerializer,
@@ -32,22 +25,12 @@ from .knowledge_serializers import (
     KnowledgeBaseSerializer,
     VersionSerializer,
 )
-from .params import MAX_INT_PARAM, int_param
+from .params import MAX_INT_PARAM, int_param, page_param
 from .schema import extend_schema
-
-
-def actor_of(request) -> str:
-    return principal_of(request).actor
-
 
 # Knowledge is shared: every principal may read it (non-staff users too); writing it is an admin act.
 _READ_KB = read("agentmemory.view_knowledgebase")
 _READ_DOCS = read("agentmemory.view_document")
-
-
-def runs_eagerly() -> bool:
-    """True when Celery has no broker (tasks run in-process): imports then answer with their result."""
-    return bool(ingest_task.app.conf.task_always_eager)
 
 
 def get_knowledge_base(slug: str) -> KnowledgeBase:
@@ -57,12 +40,15 @@ def get_knowledge_base(slug: str) -> KnowledgeBase:
     return kb
 
 
-def _waiting(job: ImportJob) -> Response:
-    """202: the embedding backend is down; the job is kept, queued, and retried (task retries, beat sweep)."""
-    job.refresh_from_db()
-    return Response({**ImportJobSerializer(job).data,
-                     "detail": "The embedding backend is unavailable: the job is queued and will be retried; "
-                               "poll it at import-jobs/{id}/."}, status=status.HTTP_202_ACCEPTED)
+def _not_run_here(submitted: Submitted) -> Response | None:
+    """202 with the job to poll when it was queued, or waits for the embedding backend; None when it ran."""
+    if submitted.result is not None:
+        return None
+    body = ImportJobSerializer(submitted.job).data
+    if submitted.waiting:  # kept, queued, and retried (task retries, beat sweep)
+        body = {**body, "detail": "The embedding backend is unavailable: the job is queued and will be retried; "
+                                  "poll it at import-jobs/{id}/."}
+    return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
 class KnowledgeBaseListView(AgentMemoryAPIView, generics.ListCreateAPIView):
@@ -78,10 +64,7 @@ class KnowledgeBaseListView(AgentMemoryAPIView, generics.ListCreateAPIView):
         ).order_by("slug")
 
     def perform_create(self, serializer):
-        with transaction.atomic(), audit_context(actor_of(self.request)):
-            kb = serializer.save()
-            record_event("knowledge_base.create", object_type="knowledge_base", object_id=kb.pk,
-                         after={"slug": kb.slug, "chunk_size": kb.chunk_size, "chunk_overlap": kb.chunk_overlap})
+        serializer.instance = create_knowledge_base(**serializer.validated_data)
 
 
 class KnowledgeBaseDetailView(AgentMemoryAPIView, generics.RetrieveUpdateAPIView):
@@ -96,11 +79,7 @@ class KnowledgeBaseDetailView(AgentMemoryAPIView, generics.RetrieveUpdateAPIView
         return get_knowledge_base(self.kwargs["slug"])
 
     def perform_update(self, serializer):
-        with transaction.atomic(), audit_context(actor_of(self.request)):
-            kb = serializer.save()
-            record_event("knowledge_base.update", object_type="knowledge_base", object_id=kb.pk,
-                         after={"chunk_size": kb.chunk_size, "chunk_overlap": kb.chunk_overlap,
-                                "user_dictionary": kb.user_dictionary})
+        serializer.instance = update_knowledge_base(serializer.instance, **serializer.validated_data)
 
 
 class DocumentListView(AgentMemoryAPIView):
@@ -124,9 +103,7 @@ class DocumentListView(AgentMemoryAPIView):
             documents = documents.filter(status=wanted)
         if request.query_params.get("external_id"):
             documents = documents.filter(external_id=request.query_params["external_id"])
-        limit = int_param(request, "limit", 100, minimum=1, maximum=1000, clamp=True)
-        offset = int_param(request, "offset", 0)
-        page = documents.order_by("external_id")[offset:offset + limit]
+        page = page_param(request, default_limit=100, max_limit=1000).of(documents.order_by("external_id"))
         return Response(DocumentSerializer(page, many=True).data)
 
     @extend_schema(
@@ -136,58 +113,27 @@ class DocumentListView(AgentMemoryAPIView):
                    415: OpenApiResponse(description="Unsupported format or parser not installed")},
     )
     def post(self, request, slug: str):
-        kb = get_knowledge_base(slug)
-        try:
-            with audit_context(actor_of(request)):
-                job = self._create_job(request, kb)
-        except UnsupportedFormat as exc:
-            return error_response("unsupported_media_type", exc.detail, 415, field=exc.field)
-        except DocumentTooLarge as exc:
-            return error_response("too_large", exc.detail, 413, field=exc.field)
-        if not runs_eagerly() or len(job.source_text) > int(app_settings.IMPORT_INLINE_MAX_CHARS):
-            # A worker, or (no worker, too long for a request) a background thread imports it; poll the job.
-            enqueue_import(job.pk, size=len(job.source_text))
-            return Response(ImportJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-        try:
-            with audit_context(actor_of(request)):
-                result = run_import_job(job.pk)
-        except EmbeddingError:
-            return _waiting(job)
+        # A format not supported answers 415 and a document over the limits 413 (errors.exception_handler).
+        job = import_document(get_knowledge_base(slug), **self._document(request))
+        submitted = submit_import(job)
+        queued = _not_run_here(submitted)
+        if queued is not None:
+            return queued
+        result = submitted.result
         document = Document.objects.select_related("active_version", "knowledge_base").get(pk=result["document_id"])
         body = {**result, "job": job.pk, "document": DocumentSerializer(document).data}
         code = status.HTTP_200_OK if result["action"] == "unchanged" else status.HTTP_201_CREATED
         return Response(body, status=code)
 
-    def _create_job(self, request, kb: KnowledgeBase) -> ImportJob:
-        if "file" in request.FILES or request.content_type.startswith("multipart/"):
-            serializer = DocumentUploadSerializer(data=request.data)
-            serializer.is_valid(raise_exception=True)
-            data = serializer.validated_data
-            upload = data["file"]
-            fmt = check_format(data["format"]) if data.get("format") else detect_format(
-                upload.name, getattr(upload, "content_type", ""))
-            if upload.size > int(app_settings.MAX_UPLOAD_BYTES):
-                raise DocumentTooLarge(
-                    f"The file has {upload.size} bytes, over the limit of {app_settings.MAX_UPLOAD_BYTES} "
-                    f"(AGENTMEMORY['MAX_UPLOAD_BYTES']).", field="file")
-            if upload.size == 0:
-                raise InvalidInput("The file is empty.", field="file")
-            parsed = prepare_document(fmt=fmt, content=upload.read())
-            stem = upload.name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-            title = data.get("title") or default_title(parsed, stem)
-            external_id = data.get("external_id") or ""
-        else:
-            serializer = DocumentInputSerializer(data=request.data)
-            serializer.is_valid(raise_exception=True)
-            data = serializer.validated_data
-            fmt = check_format(data.get("format") or "markdown")
-            if fmt not in TEXT_FORMATS:
-                raise InvalidInput(f"{fmt.upper()} documents must be uploaded as a multipart 'file'.", field="format")
-            parsed = prepare_document(fmt=fmt, content=data["content"])
-            title = data.get("title") or default_title(parsed)
-            external_id = data.get("external_id") or ""
-        return create_import_job(knowledge_base=kb, parsed=parsed, title=title, fmt=fmt,
-                                 external_id=external_id, metadata=data.get("metadata"))
+    def _document(self, request) -> dict:
+        """import_document's arguments from a multipart upload or a JSON text."""
+        upload = "file" in request.FILES or request.content_type.startswith("multipart/")
+        serializer = (DocumentUploadSerializer if upload else DocumentInputSerializer)(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        source = {"upload": data["file"]} if upload else {"text": data["content"]}
+        return {**source, "fmt": data.get("format") or "", "title": data.get("title") or "",
+                "external_id": data.get("external_id") or "", "metadata": data.get("metadata")}
 
 
 class DocumentDetailView(AgentMemoryAPIView):
@@ -207,8 +153,7 @@ class DocumentDetailView(AgentMemoryAPIView):
     def delete(self, request, slug: str, pk: str):
         document = get_document(get_knowledge_base(slug), pk)
         purge = request.query_params.get("purge", "").lower() in ("1", "true", "yes")
-        with audit_context(actor_of(request)):
-            result = delete_document(document, purge=purge)
+        result = delete_document(document, purge=purge)
         return Response({"document_id": result.document_id, "purged": purge,
                          "deprecated_chunks": result.deprecated}, status=status.HTTP_200_OK)
 
@@ -246,8 +191,7 @@ class DocumentRollbackView(AgentMemoryAPIView):
         if (isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).strip().isdigit()
                 or not 0 < int(raw) <= MAX_INT_PARAM):
             raise InvalidInput("version (a positive integer) is required.", field="version")
-        with audit_context(actor_of(request)):
-            result = rollback_document(document, version_number=int(raw))
+        result = rollback_document(document, version_number=int(raw))
         return Response(result.as_dict())
 
 
@@ -258,18 +202,8 @@ class KnowledgeBaseReembedView(AgentMemoryAPIView):
 
     @extend_schema(request=None, responses={200: dict, 202: ImportJobSerializer})
     def post(self, request, slug: str):
-        kb = get_knowledge_base(slug)
-        with audit_context(actor_of(request)):
-            job = create_reembed_job(kb)
-        if not runs_eagerly():
-            enqueue_on_commit(reembed_task, job.pk)
-            return Response(ImportJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-        try:
-            with audit_context(actor_of(request)):
-                result = run_reembed_job(job.pk)
-        except EmbeddingError:
-            return _waiting(job)
-        return Response({**result, "job": job.pk})
+        submitted = submit_reembed(create_reembed_job(get_knowledge_base(slug)))
+        return _not_run_here(submitted) or Response({**submitted.result, "job": submitted.job.pk})
 
 
 class ImportJobDetailView(AgentMemoryAPIView, generics.RetrieveAPIView):

@@ -17,7 +17,15 @@ from ..memory.write import update_memory
 from ..models import AuditEvent, MemoryItem
 from ..validation import validate_user_id
 from ..working.add import add_messages
-from .access import principal_of, read, require_agent, require_user, visible_memory, write
+from .access import (
+    principal_of,
+    read,
+    require_agent,
+    require_every_agent,
+    require_user,
+    visible_memory,
+    write,
+)
 from .base import AgentMemoryAPIView
 from .schema import extend_schema
 
@@ -80,6 +88,16 @@ def _filtered(items, filters: dict) -> list:
     return out
 
 
+def _user_request(request, serializer_class: type[serializers.Serializer]) -> tuple[dict, str]:
+    """The validated body and its ``user_id``, which the caller must be allowed to act for."""
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    data = serializer.validated_data
+    user_id = validate_user_id(data["user_id"])
+    require_user(request, user_id)
+    return data, user_id
+
+
 def _item_for(request, memory_id: int) -> MemoryItem:
     """The memory ``memory_id`` if the caller may see it (404 otherwise: existence is not told)."""
     return visible_memory(principal_of(request), memory_id)
@@ -93,11 +111,7 @@ class Mem0MemoriesView(AgentMemoryAPIView):
 
     @extend_schema(operation_id="mem0_add", request=AddSerializer, responses={200: dict, 202: dict})
     def post(self, request):
-        serializer = AddSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        user_id = validate_user_id(data["user_id"])
-        require_user(request, user_id)
+        data, user_id = _user_request(request, AddSerializer)
         agent_id = self.principal.default_agent(data["agent_id"]) or ""
         require_agent(request, agent_id or None)
         outcome = add_messages(user_id, data["messages"], agent_id=agent_id, metadata=data["metadata"],
@@ -135,8 +149,7 @@ class Mem0MemoriesView(AgentMemoryAPIView):
     @extend_schema(operation_id="mem0_delete_all", parameters=[_USER_PARAM], responses={200: dict})
     def delete(self, request):
         user_id = self._user(request)
-        if self.principal.agent_limit is not None:
-            raise InvalidInput("A key limited to some agents deletes memories one by one.", field="user_id")
+        require_every_agent(request, "delete all of a user's memories (delete them one by one)")
         ids = list(MemoryItem.objects.for_user(user_id).current().values_list("pk", flat=True))
         receipts = [delete_memory(user_id, pk, reason="delete_all").pk for pk in ids
                     if MemoryItem.objects.for_user(user_id).filter(pk=pk).exclude(
@@ -152,11 +165,7 @@ class Mem0SearchView(AgentMemoryAPIView):
 
     @extend_schema(request=SearchSerializer, responses={200: dict})
     def post(self, request):
-        serializer = SearchSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        user_id = validate_user_id(data["user_id"])
-        require_user(request, user_id)
+        data, user_id = _user_request(request, SearchSerializer)
         if data["agent_id"] is not None:
             require_agent(request, data["agent_id"])
         top_k = data.get("limit") or data["top_k"]

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
-from ..audit import audit_context
+from ..audit import audit_reason
 from ..exceptions import InvalidInput
 from ..memory.distill import distill_profile
 from ..memory.forget import delete_memory, forget_user
@@ -19,7 +18,15 @@ from ..memory.write import update_memory, write_memory
 from ..models import AuditEvent, MemoryItem
 from ..types import MemoryDraft
 from .access import admin as admin_rule
-from .access import principal_of, read, require_agent, visible_memory, write
+from .access import (
+    principal_of,
+    read,
+    require_agent,
+    require_every_agent,
+    single_agent,
+    visible_memory,
+    write,
+)
 from .base import AgentMemoryAPIView
 from .memory_serializers import (
     DeletionReceiptSerializer,
@@ -31,16 +38,13 @@ from .memory_serializers import (
     MemorySearchSerializer,
     WriteResultSerializer,
 )
+from .params import Page
 from .schema import extend_schema
 
 
 def _is_end_user(request) -> bool:
     """A logged-in, non-staff Django user acting for themself (the base view checked the path's user)."""
     return principal_of(request).kind == "user"
-
-
-def _actor(request) -> str:
-    return principal_of(request).actor
 
 
 def _key_agents(request) -> list[str] | None:
@@ -82,7 +86,7 @@ class MemoryListView(AgentMemoryAPIView):
         elif agents is not None:
             qs = qs.visible_to_agents(agents)
         total = qs.count()
-        page = qs.order_by("-created_at", "-id")[data["offset"] : data["offset"] + data["limit"]]
+        page = Page(data["offset"], data["limit"]).of(qs.order_by("-created_at", "-id"))
         return Response({"count": total, "results": MemoryItemSerializer(page, many=True).data})
 
     @extend_schema(request=MemoryCreateSerializer, responses={200: WriteResultSerializer, 201: WriteResultSerializer})
@@ -96,7 +100,7 @@ class MemoryListView(AgentMemoryAPIView):
             # What the user says about themselves is, by definition, user_stated.
             data["source"] = MemoryItem.Source.USER_STATED
         draft = MemoryDraft(**data)
-        with audit_context(_actor(request), "api"):
+        with audit_reason("api"):
             result = write_memory(user_id, draft)
         return _write_response(user_id, result)
 
@@ -134,7 +138,7 @@ class MemoryDetailView(AgentMemoryAPIView):
             # What the user says about themselves is, by definition, user_stated.
             changes["source"] = MemoryItem.Source.USER_STATED
             changes.pop("agent_id", None)
-        with audit_context(_actor(request), reason or "api"):
+        with audit_reason(reason or "api"):
             result = update_memory(user_id, item.pk, changes=changes, reason=reason)
         body = _write_response(user_id, result)
         body.status_code = status.HTTP_200_OK
@@ -144,7 +148,7 @@ class MemoryDetailView(AgentMemoryAPIView):
     def delete(self, request, user_id: str, memory_id: int):
         item = _get_item(request, user_id, memory_id)
         reason = str(request.query_params.get("reason", ""))[:500]
-        with audit_context(_actor(request), reason or "api"):
+        with audit_reason(reason or "api"):
             receipt = delete_memory(user_id, item.pk, reason=reason)
         return Response(DeletionReceiptSerializer(receipt).data)
 
@@ -209,14 +213,7 @@ class ProfileView(AgentMemoryAPIView):
 
     @extend_schema(responses={200: dict})
     def get(self, request, user_id: str):
-        agent_id = request.query_params.get("agent_id")
-        agents = _key_agents(request)
-        if agents is not None:
-            if agent_id is None and len(agents) == 1:
-                agent_id = agents[0]
-            elif agent_id is None:
-                raise InvalidInput("this API key is limited to several agents: pass ?agent_id=.", field="agent_id")
-            require_agent(request, agent_id)
+        agent_id = single_agent(request, request.query_params.get("agent_id"))
         return Response(get_profile(user_id, agent_id=agent_id))
 
 
@@ -252,9 +249,8 @@ class UserForgetView(AgentMemoryAPIView):
 
     @extend_schema(responses={200: DeletionReceiptSerializer})
     def delete(self, request, user_id: str):
-        if _key_agents(request) is not None:
-            raise PermissionDenied("An API key limited to some agents cannot forget a user.")
+        require_every_agent(request, "forget a user")
         reason = str(request.query_params.get("reason", ""))[:500]
-        with audit_context(_actor(request), reason or "api"):
+        with audit_reason(reason or "api"):
             receipt = forget_user(user_id, reason=reason)
         return Response(DeletionReceiptSerializer(receipt).data)

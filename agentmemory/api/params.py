@@ -1,5 +1,7 @@
-"""Query parameters read the same way on every endpoint: integers bounded, errors in the envelope."""
+"""Query parameters read the same way on every endpoint: integers bounded, pages, errors in the envelope."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from ..exceptions import InvalidInput
 
@@ -26,3 +28,21 @@ def int_param(request, name: str, default: int, *, minimum: int = 0, maximum: in
     if not minimum <= value <= maximum:
         raise InvalidInput(f"{name} must be between {minimum} and {maximum}.", field=name)
     return value
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list: ``limit`` rows from ``offset`` (the one way the app's lists are paged)."""
+
+    offset: int
+    limit: int
+
+    def of(self, rows):
+        """The page's slice of ``rows`` (a QuerySet already ordered, or a list)."""
+        return rows[self.offset:self.offset + self.limit]
+
+
+def page_param(request, *, default_limit: int, max_limit: int) -> Page:
+    """``?limit=`` (clamped to 1..max_limit) and ``?offset=`` (a bounded integer, 400 otherwise)."""
+    return Page(offset=int_param(request, "offset", 0),
+                limit=int_param(request, "limit", default_limit, minimum=1, maximum=max_limit, clamp=True))

@@ -6,14 +6,13 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import status
 from rest_framework.response import Response
 
-from ..knowledge.evaluate import create_case, evaluate_knowledge_base
+from ..knowledge.evaluate import create_case
 from ..knowledge.search import search_knowledge
 from ..models import EvaluationCase, EvaluationRun
-from ..tasks.dispatch import enqueue_on_commit
-from ..tasks.retrieval import evaluate_knowledge_base as evaluate_task
+from ..tasks.retrieval import submit_evaluation
 from .access import admin, read
 from .base import AgentMemoryAPIView
-from .knowledge_views import get_knowledge_base, runs_eagerly
+from .knowledge_views import get_knowledge_base
 from .retrieval_serializers import (
     EvaluationCaseSerializer,
     EvaluationRunSerializer,
@@ -96,8 +95,7 @@ class EvaluationRunListView(AgentMemoryAPIView):
         description="Queued on the worker: poll the list.")})
     def post(self, request, slug: str):
         kb = get_knowledge_base(slug)
-        if not runs_eagerly():
-            enqueue_on_commit(evaluate_task, kb.pk, EvaluationRun.Trigger.API)
+        run = submit_evaluation(kb, EvaluationRun.Trigger.API)
+        if run is None:
             return Response({"queued": True, "knowledge_base": kb.slug}, status=status.HTTP_202_ACCEPTED)
-        run = evaluate_knowledge_base(kb, trigger=EvaluationRun.Trigger.API)
         return Response(EvaluationRunSerializer(run).data, status=status.HTTP_201_CREATED)

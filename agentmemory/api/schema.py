@@ -126,8 +126,8 @@ SCHEMA_SETTINGS = {
     # Several models have a "status": name each enum after its model, not a hash.
     "ENUM_NAME_OVERRIDES": {
         "MemoryStatusEnum": "agentmemory.models.memory.MemoryItem.Status",
-        "SessionStatusEnum": "agentmemory.models.conversation.Session.Status",
-        "ExtractionRunStatusEnum": "agentmemory.models.conversation.ExtractionRun.Status",
+        "SessionStatusEnum": "agentmemory.models.working.Session.Status",
+        "ExtractionRunStatusEnum": "agentmemory.models.working.ExtractionRun.Status",
         "DocumentStatusEnum": "agentmemory.models.knowledge.Document.Status",
         "DocumentVersionStatusEnum": "agentmemory.models.knowledge.DocumentVersion.Status",
         "ChunkStatusEnum": "agentmemory.models.knowledge.Chunk.Status",

@@ -18,7 +18,7 @@ urlpatterns = [
     path("", include("agentmemory.api.retrieval_urls")),
     path("", include("agentmemory.api.knowledge_urls")),
     path("", include("agentmemory.api.memory_urls")),
-    path("", include("agentmemory.api.sessions_urls")),
+    path("", include("agentmemory.api.working_urls")),
     path("", include("agentmemory.api.context_urls")),
     path("", include("agentmemory.api.tools_urls")),
     path("", include("agentmemory.api.mem0_urls")),

@@ -1,7 +1,6 @@
 """Foundation endpoints: who am I (an authenticated ping that shows what the caller may do) and health."""
 from __future__ import annotations
 
-from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiParameter, inline_serializer
@@ -10,6 +9,7 @@ from rest_framework.response import Response
 
 from .. import __version__
 from ..api_keys import describe_key
+from ..health import pgvector_version
 from .base import AgentMemoryAPIView
 from .errors import error_body
 from .schema import extend_schema
@@ -62,10 +62,7 @@ class HealthView(AgentMemoryAPIView):
             "version": serializers.CharField(), "vectors": serializers.DictField(required=False),
         })})
     def get(self, request):
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-            row = cursor.fetchone()
-        body = {"status": "ok", "pgvector": row[0] if row else None, "version": __version__}
+        body = {"status": "ok", "pgvector": pgvector_version(), "version": __version__}
         if request.query_params.get("vectors") in ("1", "true"):
             # ?vectors=1: whether stored vectors come from another model than the configured embedder's
             # (counts only; a scan of the memory table, so not on the default, polled path).

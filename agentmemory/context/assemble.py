@@ -43,7 +43,7 @@ def _validate(user_id: Any, query: Any, token_budget: Any, route: Any, knowledge
 def _load_session(user_id: str, session_id: Any):
     from django.core.exceptions import ValidationError
 
-    from ..models.conversation import Session
+    from ..models import Session
 
     try:
         session = Session.objects.for_user(user_id).filter(pk=session_id).first()

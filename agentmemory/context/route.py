@@ -1,7 +1,7 @@
 """Stage 1, route: decide which layers a message needs (knowledge | personal | continuation | mixed).
 
 Rules first (Chinese and English patterns, deterministic, microseconds); an optional classifier
-(AGENTMEMORY['ROUTE_CLASSIFIER'] = "agentmemory.context.route.LLMRouteClassifier" for the
+(AGENTMEMORY['ROUTE_CLASSIFIER'] = "agentmemory.backends.routers.LLMRouteClassifier" for the
 OpenAI-compatible chat backend, or the dotted path of any class with
 ``classify(query, *, recent_turns) -> str``) may overrule them. A classifier that
 fails never fails the request: the rules' answer stands and the trace says why.
@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+# The classifier is a network backend and lives in backends/; settings written for the path
+# "agentmemory.context.route.LLMRouteClassifier" (the documented one before) still resolve here.
+from ..backends.routers import LLMRouteClassifier  # noqa: F401
 from ..conf import app_settings
 
 KNOWLEDGE = "knowledge"
@@ -105,29 +108,6 @@ def route_by_rules(query: str) -> RouteDecision:
     else:
         route = MIXED
     return RouteDecision(route=route, method="rules", matched=matched)
-
-
-class LLMRouteClassifier:
-    """Route classifier over the OpenAI-compatible chat backend (LLM_URL, LLM_MODEL)."""
-
-    SYSTEM = (
-        "You route a user's message for an assistant with a memory of the user and a knowledge base. "
-        "Answer with one JSON object {\"route\": R} where R is one of: "
-        "\"knowledge\" (a question the domain knowledge base answers), "
-        "\"personal\" (about the user: their facts, preferences, what they said before), "
-        "\"continuation\" (refers to the last turns: expand, continue, 'that one', 刚才那个), "
-        "\"mixed\" (needs both the user's memory and the knowledge base, or unclear)."
-    )
-
-    def classify(self, query: str, *, recent_turns: list[str] | None = None) -> str:
-        from ..backends.llm import ChatClient
-
-        recent = "\n".join(recent_turns or [])[-2000:]
-        user = f"Recent turns:\n{recent or '(none)'}\n\nMessage:\n{query}"
-        answer = ChatClient().complete_json(
-            [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": user}], max_tokens=20
-        )
-        return str(answer.get("route", "")).strip().lower()
 
 
 def _classifier():

@@ -11,32 +11,37 @@ The write path, in order:
    with the reason and the previous version stays active.
 4. ``publish.publish_version`` flips the new version's chunks active and the old ones deprecated in
    one transaction.
-Import jobs (``create_import_job`` / ``run_import_job``) carry the same call through Celery;
+Import jobs (``jobs.create_import_job`` / ``jobs.run_import_job``) carry the same call through Celery;
 ``ingest_documents`` runs the same steps for many documents, embedding one while the next is prepared.
+Embedding a version's chunks is ``embed.py``'s; the front door of an upload or a text is ``imports.py``.
 """
 from __future__ import annotations
 
 import hashlib
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 from django.db import IntegrityError, transaction
 from django.db.models import Max
-from django.utils import timezone
 
-from ..audit import audit_context, current_actor
 from ..backends import get_embedder
 from ..conf import app_settings
-from ..exceptions import AgentMemoryError, EmbeddingError, InvalidInput, NotFound
-from ..models import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
+from ..exceptions import AgentMemoryError, EmbeddingError, InvalidInput
+from ..models import Chunk, Document, DocumentVersion, KnowledgeBase
 from .chunk import chunk_document, embedding_text
+from .embed import Progress, embed_chunks, reusable_vectors, store_vectors
+from .jobs import create_import_job, job_progress, run_import_job, run_job
 from .keywords import keyword_index_values
 from .parse import DocumentTooLarge, ParsedDocument, check_format, parse
 from .publish import publish_version
 
-Progress = Callable[[int, int], None]
+# Imported from here before embed.py and jobs.py held them (benchmarks, docs/knowledge.md).
+__all__ = [
+    "DocumentInput", "IngestResult", "Progress", "content_hash", "create_import_job", "default_title",
+    "embed_chunks", "ingest_document", "ingest_documents", "job_progress", "prepare_document",
+    "reusable_vectors", "run_import_job", "run_job", "validate_text",
+]
 
 
 @dataclass(frozen=True)
@@ -186,7 +191,7 @@ def ingest_documents(
         embedded = 0
         try:
             for pks, future in batches:
-                _store_vectors(pks, future.result(), model)  # each batch commits: a rerun resumes after it
+                store_vectors(pks, future.result(), model)  # each batch commits: a rerun resumes after it
                 embedded += len(pks)
         except EmbeddingError as exc:
             for _pks, future in batches:
@@ -307,135 +312,3 @@ def _prepare_version_locked(kb, parsed, digest, *, external_id, title, fmt, meta
     Chunk.objects.bulk_create(rows, batch_size=500)
     reused = sum(1 for d in drafts if d.content_hash in vectors)
     return version, action, len(rows), reused
-
-
-def reusable_vectors(kb: KnowledgeBase, hashes: list[str], *, model_name: str) -> dict:
-    """Vectors of chunks in ``kb`` with these content hashes, made by ``model_name``."""
-    if not hashes:
-        return {}
-    rows = (
-        Chunk.objects.in_knowledge_base(kb)
-        .filter(content_hash__in=set(hashes), embedding_model=model_name, embedding__isnull=False)
-        .order_by("content_hash", "-id").distinct("content_hash")
-        .values_list("content_hash", "embedding")
-    )
-    return dict(rows)
-
-
-def embed_chunks(chunks, *, embedder=None, progress: Progress | None = None, batch_size: int | None = None) -> int:
-    """Embed the chunks of ``chunks`` (a QuerySet) lacking a vector of the current model; returns the count.
-
-    Each batch is written in its own transaction, so an interrupted run keeps what it finished.
-    """
-    embedder = embedder or get_embedder()
-    model = embedder.model_name
-    todo = list(chunks.not_embedded_with(model).order_by("pk").values_list("pk", "heading_path", "text"))
-    total = len(todo)
-    step = int(batch_size or getattr(embedder, "batch_size", 0) or app_settings.EMBEDDING_BATCH_SIZE)
-    done = 0
-    if progress:
-        progress(0, total)
-    for start in range(0, total, step):
-        group = todo[start:start + step]
-        vectors = embedder.embed_passages([embedding_text(path, text) for _pk, path, text in group])
-        _store_vectors([pk for pk, _p, _t in group], vectors, model)
-        done += len(group)
-        if progress:
-            progress(done, total)
-    return total
-
-
-def _store_vectors(pks: list[int], vectors, model: str) -> None:
-    """Write one batch of vectors (one statement, one commit)."""
-    if not pks:
-        return
-    updates = [Chunk(pk=pk, embedding=vector, embedding_model=model) for pk, vector in zip(pks, vectors, strict=True)]
-    with transaction.atomic():
-        Chunk.objects.bulk_update(updates, ["embedding", "embedding_model"])
-
-
-# --- import jobs (the Celery task and the command run these) -----------------------------------
-
-
-def create_import_job(*, knowledge_base: KnowledgeBase, parsed: ParsedDocument, title: str, fmt: str,
-                      external_id: str = "", metadata: dict | None = None) -> ImportJob:
-    """Record an import to run now or on a worker; the extracted text is kept for retries."""
-    validate_text(parsed.text)
-    return ImportJob.objects.create(
-        knowledge_base=knowledge_base, kind=ImportJob.Kind.INGEST, external_id=(external_id or "")[:255],
-        title=(title or "")[:500], format=check_format(fmt), source_text=parsed.text,
-        structure=parsed.structure(), metadata=metadata if metadata is not None else {},
-        result={"metadata_given": metadata is not None}, requested_by=current_actor()[:200],
-    )
-
-
-def job_progress(job_id: int, *, every: float = 1.0) -> Progress:
-    """A progress callback that records (done, total) on the job row, at most once per ``every`` seconds.
-
-    Short imports write nothing until the job's final update: each write is a commit.
-    """
-    last = [time.monotonic()]
-
-    def report(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - last[0] >= every:
-            last[0] = now
-            ImportJob.objects.filter(pk=job_id).update(progress=done, total=total)
-    return report
-
-
-def run_job(job_id: int, kind: str, work: Callable[[ImportJob, Progress], tuple[dict, dict]], *,
-            progress: Progress | None = None) -> dict:
-    """Run (or resume) a job of ``kind``: a succeeded job returns its result unchanged; a failure is
-    recorded on the job and re-raised. ``work(job, report)`` returns (result, extra job fields)."""
-    job = ImportJob.objects.select_related("knowledge_base").filter(pk=job_id, kind=kind).first()
-    if job is None:
-        name = "Re-embed" if kind == ImportJob.Kind.REEMBED else "Import"
-        raise NotFound(f"{name} job {job_id} does not exist.")
-    if job.status == ImportJob.Status.SUCCEEDED:
-        return job.result
-    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, started_at=timezone.now(), error="")
-    record = job_progress(job.pk)
-
-    def report(done: int, total: int) -> None:
-        record(done, total)
-        if progress:
-            progress(done, total)
-
-    try:
-        result, fields = work(job, report)
-    except EmbeddingError as exc:
-        # The backend is down, not the job wrong: it waits, queued, for a retry (the task's own, then
-        # the beat sweep's); the work done so far is kept and resumed.
-        ImportJob.objects.filter(pk=job.pk).update(
-            status=ImportJob.Status.QUEUED, error=f"waiting for the embedding backend: {exc}"[:2000])
-        raise
-    except Exception as exc:
-        ImportJob.objects.filter(pk=job.pk).update(
-            status=ImportJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now(),
-        )
-        raise
-    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.SUCCEEDED, result=result,
-                                               finished_at=timezone.now(), **fields)
-    return result
-
-
-def run_import_job(job_id: int, *, progress: Progress | None = None) -> dict:
-    """Run (or resume) an ingest job; a job already succeeded returns its result unchanged."""
-
-    def work(job: ImportJob, report: Progress) -> tuple[dict, dict]:
-        parsed = ParsedDocument.from_structure(job.source_text, job.structure, title=job.title)
-        # Writes made on a worker are still attributed to whoever asked for the import.
-        with audit_context(job.requested_by or current_actor(), f"import job {job.pk}"):
-            result = ingest_document(
-                knowledge_base=job.knowledge_base, parsed=parsed, title=job.title, fmt=job.format,
-                external_id=job.external_id,
-                metadata=job.metadata if (job.result or {}).get("metadata_given", True) else None,
-                progress=report,
-            )
-        return result.as_dict(), {
-            "external_id": result.external_id, "progress": result.embedded, "total": result.embedded,
-            "source_text": "", "structure": {},  # the text now lives in the document version
-        }
-
-    return run_job(job_id, ImportJob.Kind.INGEST, work, progress=progress)

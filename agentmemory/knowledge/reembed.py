@@ -9,7 +9,8 @@ from ..audit import current_actor
 from ..backends import get_embedder
 from ..exceptions import EmbeddingModelMismatch
 from ..models import Chunk, ImportJob, KnowledgeBase
-from .ingest import Progress, embed_chunks, run_job
+from .embed import Progress, embed_chunks
+from .jobs import run_job
 from .publish import MIXED_MODELS, refresh_embedding_model
 
 

@@ -1,7 +1,6 @@
 """agentmemory models, one module per area; import them from here."""
-from .apikeys import ApiKey
+from .api_keys import ApiKey
 from .audit import AuditEvent
-from .conversation import ExtractionRun, Session, Turn
 from .knowledge import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
 from .memory import DeletionReceipt, MemoryItem, MemoryProfile, MemoryTerm
 from .retrieval import (
@@ -12,6 +11,7 @@ from .retrieval import (
     KnowledgeBaseStats,
     KnowledgeTermStat,
 )
+from .working import ExtractionRun, Session, Turn
 
 __all__ = [
     "ApiKey",

@@ -12,14 +12,14 @@ from .memory import (
     reembed_memories,
 )
 from .retrieval import evaluate_knowledge_base
-from .sessions import (
+from .system import health_check
+from .working import (
     close_idle_sessions,
     extract_idle_sessions,
     extract_session,
     purge_sessions,
     summarize_session,
 )
-from .system import health_check
 
 __all__ = [
     "close_idle_sessions",

@@ -1,12 +1,11 @@
 """System tasks."""
 from __future__ import annotations
 
-from celery import shared_task
-
 from ..health import run_health_check
+from .retry import agentmemory_task
 
 
-@shared_task(name="agentmemory.health_check")
+@agentmemory_task("agentmemory.health_check", acks_late=False, audited=False)
 def health_check() -> dict:
     """Probe the database and the embedder from a worker."""
     return run_health_check()

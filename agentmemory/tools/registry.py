@@ -194,7 +194,7 @@ def _session_for(principal: Principal, session_id: str):
 
 
 def _append_turn(principal: Principal, args: dict) -> dict:
-    from ..tasks.sessions import enqueue_summary
+    from ..tasks.working import enqueue_summary
     from ..working import sessions as service
 
     _require_user(principal, args["user_id"])
@@ -213,7 +213,7 @@ def _append_turn(principal: Principal, args: dict) -> dict:
 
 
 def _end_session(principal: Principal, args: dict) -> dict:
-    from ..tasks.sessions import enqueue_extraction
+    from ..tasks.working import enqueue_extraction
     from ..working import sessions as service
 
     session = _session_for(principal, args["session_id"])

@@ -66,7 +66,7 @@ def add_messages(user_id: str, messages: Any, *, agent_id: str = "", metadata: d
     if run is None:
         return AddOutcome(str(session.pk), None, "done", [])
     if not wait:
-        from ..tasks.sessions import enqueue_extraction
+        from ..tasks.working import enqueue_extraction
 
         enqueue_extraction(run.pk)
         return AddOutcome(str(session.pk), run.pk, "queued", [])

@@ -64,7 +64,7 @@ class CloseResult:
 def close_idle_sessions(*, now: dt.datetime | None = None, dry_run: bool = False, limit: int = 1000) -> CloseResult:
     """End the active sessions with no turn for SESSION_CLOSE_AFTER_HOURS: their turns get extracted (the
     runs are queued), and the purge job archives them once past SESSION_RETENTION_DAYS. Idempotent."""
-    from ..tasks.sessions import enqueue_extraction
+    from ..tasks.working import enqueue_extraction
     from .sessions import end_session
 
     now = now or timezone.now()

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...audit import audit_context, record_event
+from ...audit import audit_context
 from ...exceptions import InvalidInput
+from ...knowledge.bases import save_floors
 from ...knowledge.calibrate import calibrate
 from ...knowledge.evaluate import cases_from_saved, load_cases_file
 from ...models import KnowledgeBase
@@ -74,12 +75,9 @@ class Command(BaseCommand):
 
         with audit_context("command:agentmemory_calibrate_floor"):
             result = calibrate(knowledge_base, case_list, extra_off_topic=extra, top_k=top_k, target=target,
-                               holdout=holdout, save=save, progress=progress)
+                               holdout=holdout, progress=progress)
             if save:
-                record_event("floor.calibrate", object_type="knowledge_base", object_id=knowledge_base.pk,
-                             after={"floor_cosine": result.choice.cosine, "floor_bm25": result.choice.bm25,
-                                    "floor_bm25_min_cosine": result.choice.bm25_min_cosine,
-                                    "floor_margin": result.choice.margin})
+                save_floors(knowledge_base, result)
         self.stdout.write(
             f"{kb}: {result.cases} cases ({result.found_without_floor} with a relevant hit in the top {top_k} without "
             f"a floor); {result.off_topic} off-topic questions ({result.off_topic_with_hits_without_floor} with hits "

@@ -10,7 +10,7 @@ from django.utils import timezone
 from ...api_keys import create_api_key
 from ...audit import audit_context
 from ...exceptions import InvalidInput
-from ...models.apikeys import SCOPES
+from ...models.api_keys import SCOPES
 
 _DURATION = re.compile(r"^(\d+)([mhd])$")
 

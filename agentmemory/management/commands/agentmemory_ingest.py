@@ -4,19 +4,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
 from ...audit import audit_context
 from ...exceptions import AgentMemoryError, InvalidInput
-from ...knowledge.ingest import (
-    DocumentInput,
-    create_import_job,
-    default_title,
-    ingest_documents,
-    prepare_document,
-)
-from ...knowledge.parse import EXTENSIONS, check_format, detect_format
+from ...knowledge.bases import create_knowledge_base
+from ...knowledge.imports import prepare_upload
+from ...knowledge.ingest import DocumentInput, ingest_documents
+from ...knowledge.jobs import create_import_job
+from ...knowledge.parse import EXTENSIONS, check_format
 from ...models import KnowledgeBase
 
 
@@ -43,7 +40,8 @@ class Command(BaseCommand):
         if knowledge_base is None:
             if not create:
                 raise CommandError(f"Knowledge base {kb!r} does not exist (add --create to create it).")
-            knowledge_base = KnowledgeBase.objects.create(slug=kb, name=kb)
+            with audit_context("command:agentmemory_ingest"):
+                knowledge_base = create_knowledge_base(slug=kb, name=kb)
         forced = check_format(format) if format else ""
         files = self._collect(paths)
         if not files:
@@ -63,22 +61,23 @@ class Command(BaseCommand):
         def inputs():
             for path, external_id in files:
                 try:
-                    fmt = forced or detect_format(path.name)
-                    parsed = prepare_document(fmt=fmt, content=path.read_bytes())
+                    with path.open("rb") as handle:
+                        prepared = prepare_upload(File(handle, name=path.name), fmt=forced)
                 except (AgentMemoryError, OSError) as exc:
                     fail(external_id, exc)
                     continue
-                yield DocumentInput(parsed=parsed, title=default_title(parsed, path.stem), fmt=fmt,
+                yield DocumentInput(parsed=prepared.parsed, title=prepared.title, fmt=prepared.fmt,
                                     external_id=external_id)
 
         with audit_context("command:agentmemory_ingest"):
             if queue:
+                from ...tasks.dispatch import enqueue_on_commit
                 from ...tasks.knowledge import ingest_document
 
                 for item in inputs():
                     job = create_import_job(knowledge_base=knowledge_base, parsed=item.parsed, fmt=item.fmt,
                                             title=item.title, external_id=item.external_id)
-                    transaction.on_commit(lambda job_id=job.pk: ingest_document.delay(job_id))
+                    enqueue_on_commit(ingest_document, job.pk)
                     counts["queued"] = counts.get("queued", 0) + 1
                     self.stdout.write(f"{item.external_id}: queued as import job {job.pk}")
             else:

@@ -4,13 +4,13 @@ from __future__ import annotations
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
 from ...audit import audit_context
 from ...backends import get_embedder
 from ...exceptions import AgentMemoryError
 from ...knowledge.reembed import create_reembed_job, reindex_keywords, run_reembed_job
 from ...models import Chunk, KnowledgeBase
+from ...tasks.dispatch import enqueue_on_commit
 from .agentmemory_ingest import progress_bar
 
 
@@ -51,7 +51,7 @@ class Command(BaseCommand):
             if queue:
                 from ...tasks.knowledge import reembed_knowledge_base
 
-                transaction.on_commit(lambda job_id=job.pk: reembed_knowledge_base.delay(job_id))
+                enqueue_on_commit(reembed_knowledge_base, job.pk)
                 self.stdout.write(f"{kb.slug}: queued as job {job.pk}")
                 continue
             def show(done: int, total: int, slug: str = kb.slug, last: list = [-1]) -> None:  # noqa: B006
@@ -80,7 +80,7 @@ class Command(BaseCommand):
         if queue:
             from ...tasks.memory import reembed_memories
 
-            transaction.on_commit(lambda: reembed_memories.delay(user))
+            enqueue_on_commit(reembed_memories, user)
             self.stdout.write("memories: queued")
             return
         self.stdout.write(f"memories: vectors of {', '.join(MemoryItem.objects.vector_models()) or 'no model'}; "

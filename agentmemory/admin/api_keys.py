@@ -7,9 +7,9 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from ..api_keys import create_api_key, revoke_api_key
-from ..audit import audit_context
 from ..models import ApiKey
-from ..models.apikeys import SCOPES
+from ..models.api_keys import SCOPES
+from .audit import as_operator
 
 _FIELDS = ["name", "scopes", "agent_ids", "user_ids", "user_id_prefix", "expires_at"]
 
@@ -61,7 +61,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         if change:
             return super().save_model(request, obj, form, change)
         data = form.cleaned_data
-        with audit_context(f"admin:{request.user.get_username()}"):
+        with as_operator(request):
             key, raw = create_api_key(data["name"], scopes=data.get("scopes") or None,
                                       agent_ids=data.get("agent_ids") or [], user_ids=data.get("user_ids") or [],
                                       user_id_prefix=data.get("user_id_prefix") or "",
@@ -74,7 +74,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def revoke_keys(self, request, queryset):
         count = 0
         for key in queryset.filter(revoked_at__isnull=True):
-            with audit_context(f"admin:{request.user.get_username()}"):
+            with as_operator(request):
                 revoke_api_key(key)
             count += 1
         self.message_user(request, f"Revoked {count} key(s) at {timezone.now():%Y-%m-%d %H:%M}.")

@@ -1,4 +1,5 @@
-"""Sessions API: create, add turns, read the working context, patch task state, end, extraction report."""
+"""Working-memory API (the sessions/ endpoints): create, add turns, read the working context, patch task state, end,
+extraction report."""
 from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
@@ -7,9 +8,9 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
-from ..exceptions import InvalidInput, NotFound
+from ..exceptions import InvalidInput
 from ..models import Session, Turn
-from ..tasks.sessions import enqueue_extraction, enqueue_summary
+from ..tasks.working import enqueue_extraction, enqueue_summary
 from ..validation import validate_user_id
 from ..working import sessions as service
 from ..working.extract import extraction_report, run_summary
@@ -18,7 +19,7 @@ from .access import read, require_agent, require_user, write
 from .base import AgentMemoryAPIView
 from .params import int_param
 from .schema import extend_schema
-from .sessions_serializers import (
+from .working_serializers import (
     SessionCreateSerializer,
     SessionListSerializer,
     SessionPatchSerializer,
@@ -46,11 +47,9 @@ def _payload(request):
 def _load(request, session_id) -> Session:
     """The session, if the caller may act for its user and agent (otherwise it does not exist for it)."""
     session = service.get_session(session_id)
-    try:
-        require_user(request, session.user_id, hide=True)
-        require_agent(request, session.agent_id or None, hide=True)
-    except NotFound:
-        raise NotFound(f"Session {session_id} does not exist.") from None
+    hidden = f"Session {session_id} does not exist."
+    require_user(request, session.user_id, not_found=hidden)
+    require_agent(request, session.agent_id or None, not_found=hidden)
     return session
 
 
@@ -142,6 +141,7 @@ class TurnListCreateView(AgentMemoryAPIView):
                                OpenApiParameter("limit", int, required=False)], responses={200: dict})
     def get(self, request, session_id):
         session = _load(request, session_id)
+        # Paged by position (?after=seq, not an offset), so a page stays right while turns are appended.
         after = int_param(request, "after", 0)
         limit = int_param(request, "limit", 100, minimum=1, maximum=500, clamp=True)
         turns = Turn.objects.in_session(session).filter(seq__gt=after)[:limit]

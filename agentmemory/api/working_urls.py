@@ -1,7 +1,7 @@
-"""URLs of the sessions API."""
+"""URLs of the working-memory API (sessions/ and their turns, end and extraction)."""
 from django.urls import path
 
-from . import sessions_views as views
+from . import working_views as views
 
 urlpatterns: list = [
     path("sessions/", views.SessionListCreateView.as_view(), name="session-list"),

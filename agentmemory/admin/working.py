@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..memory.redact import redact
 from ..models import ExtractionRun, Session, Turn
-from ..tasks.sessions import enqueue_extraction, enqueue_summary
+from ..tasks.working import enqueue_extraction, enqueue_summary
 from ..working.sessions import end_session
 from .audit import ReadOnlyAdmin
 

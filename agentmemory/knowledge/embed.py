@@ -1,0 +1,58 @@
+"""Embed a version's chunks, batch by batch, each batch committed; reuse vectors of identical chunks."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import transaction
+
+from ..backends import get_embedder
+from ..conf import app_settings
+from ..models import Chunk, KnowledgeBase
+from .chunk import embedding_text
+
+Progress = Callable[[int, int], None]
+
+
+def reusable_vectors(kb: KnowledgeBase, hashes: list[str], *, model_name: str) -> dict:
+    """Vectors of chunks in ``kb`` with these content hashes, made by ``model_name``."""
+    if not hashes:
+        return {}
+    rows = (
+        Chunk.objects.in_knowledge_base(kb)
+        .filter(content_hash__in=set(hashes), embedding_model=model_name, embedding__isnull=False)
+        .order_by("content_hash", "-id").distinct("content_hash")
+        .values_list("content_hash", "embedding")
+    )
+    return dict(rows)
+
+
+def embed_chunks(chunks, *, embedder=None, progress: Progress | None = None, batch_size: int | None = None) -> int:
+    """Embed the chunks of ``chunks`` (a QuerySet) lacking a vector of the current model; returns the count.
+
+    Each batch is written in its own transaction, so an interrupted run keeps what it finished.
+    """
+    embedder = embedder or get_embedder()
+    model = embedder.model_name
+    todo = list(chunks.not_embedded_with(model).order_by("pk").values_list("pk", "heading_path", "text"))
+    total = len(todo)
+    step = int(batch_size or getattr(embedder, "batch_size", 0) or app_settings.EMBEDDING_BATCH_SIZE)
+    done = 0
+    if progress:
+        progress(0, total)
+    for start in range(0, total, step):
+        group = todo[start:start + step]
+        vectors = embedder.embed_passages([embedding_text(path, text) for _pk, path, text in group])
+        store_vectors([pk for pk, _p, _t in group], vectors, model)
+        done += len(group)
+        if progress:
+            progress(done, total)
+    return total
+
+
+def store_vectors(pks: list[int], vectors, model: str) -> None:
+    """Write one batch of vectors (one statement, one commit)."""
+    if not pks:
+        return
+    updates = [Chunk(pk=pk, embedding=vector, embedding_model=model) for pk, vector in zip(pks, vectors, strict=True)]
+    with transaction.atomic():
+        Chunk.objects.bulk_update(updates, ["embedding", "embedding_model"])
