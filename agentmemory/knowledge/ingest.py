@@ -12,14 +12,12 @@ The write path, in order:
 4. ``publish.publish_version`` flips the new version's chunks active and the old ones deprecated in
    one transaction.
 Import jobs (``jobs.create_import_job`` / ``jobs.run_import_job``) carry the same call through Celery;
-``ingest_documents`` runs the same steps for many documents, embedding one while the next is prepared.
+``bulk.ingest_documents`` runs the same steps for many documents at the embedder's speed.
 Embedding a version's chunks is ``embed.py``'s; the front door of an upload or a text is ``imports.py``.
 """
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 from django.db import IntegrityError, transaction
@@ -27,10 +25,10 @@ from django.db.models import Max
 
 from ..backends import get_embedder
 from ..conf import app_settings
-from ..exceptions import AgentMemoryError, EmbeddingError, InvalidInput
+from ..exceptions import EmbeddingError, InvalidInput
 from ..models import Chunk, Document, DocumentVersion, KnowledgeBase
-from .chunk import chunk_document, embedding_text
-from .embed import Progress, embed_chunks, reusable_vectors, store_vectors
+from .chunk import chunk_document
+from .embed import Progress, embed_chunks, reusable_vectors
 from .jobs import create_import_job, job_progress, run_import_job, run_job
 from .keywords import keyword_index_values
 from .parse import DocumentTooLarge, ParsedDocument, check_format, parse
@@ -39,7 +37,7 @@ from .publish import publish_version
 # Imported from here before embed.py and jobs.py held them (benchmarks, docs/knowledge.md).
 __all__ = [
     "DocumentInput", "IngestResult", "Progress", "content_hash", "create_import_job", "default_title",
-    "embed_chunks", "ingest_document", "ingest_documents", "job_progress", "prepare_document",
+    "embed_chunks", "ingest_document", "job_progress", "prepare_document",
     "reusable_vectors", "run_import_job", "run_job", "validate_text",
 ]
 
@@ -170,80 +168,6 @@ def ingest_document(
     return _result(begun, embedded)
 
 
-def ingest_documents(
-    *, knowledge_base: KnowledgeBase, items: Iterable[DocumentInput],
-) -> Iterator[tuple[DocumentInput, IngestResult | AgentMemoryError]]:
-    """Import many documents, embedding one while the next is prepared; yields (input, result or error).
-
-    The steps and guarantees are those of ``ingest_document`` for each document. The embedder runs
-    in a background thread (it releases the GIL), so parsing, chunking, keyword indexing and the
-    database work of document k+1 overlap the embedding of document k; all database work stays on
-    the calling thread. A document with many chunks is embedded batch by batch instead (resumable).
-    """
-    embedder = get_embedder()
-    model = embedder.model_name
-    batch_size = int(getattr(embedder, "batch_size", 0) or app_settings.EMBEDDING_BATCH_SIZE)
-    large = 4 * batch_size
-    inflight: tuple | None = None
-
-    def finish(entry) -> tuple[DocumentInput, IngestResult | AgentMemoryError]:
-        item, begun, batches = entry
-        embedded = 0
-        try:
-            for pks, future in batches:
-                store_vectors(pks, future.result(), model)  # each batch commits: a rerun resumes after it
-                embedded += len(pks)
-        except EmbeddingError as exc:
-            for _pks, future in batches:
-                future.cancel()
-            _fail(begun.version, exc)
-            return item, exc
-        try:
-            publish_version(begun.version)
-        except AgentMemoryError as exc:
-            return item, exc
-        return item, _result(begun, embedded)
-
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemory-embed") as pool:
-        for item in items:
-            try:
-                begun = _begin(knowledge_base, item, model)
-            except AgentMemoryError as exc:
-                yield item, exc
-                continue
-            if begun.action == "unchanged":
-                yield item, _result(begun, 0)
-                continue
-            chunks = Chunk.objects.filter(version=begun.version)
-            todo = list(chunks.not_embedded_with(model).order_by("pk").values_list("pk", "heading_path", "text"))
-            if len(todo) > large:
-                if inflight is not None:
-                    yield finish(inflight)
-                    inflight = None
-                try:
-                    embedded = embed_chunks(chunks, embedder=embedder)
-                    publish_version(begun.version)
-                except EmbeddingError as exc:
-                    _fail(begun.version, exc)
-                    yield item, exc
-                    continue
-                except AgentMemoryError as exc:
-                    yield item, exc
-                    continue
-                yield item, _result(begun, embedded)
-                continue
-            batches = []
-            for start in range(0, len(todo), batch_size):
-                group = todo[start:start + batch_size]
-                texts = [embedding_text(path, text) for _pk, path, text in group]
-                batches.append(([pk for pk, _p, _t in group], pool.submit(embedder.embed_passages, texts)))
-            if inflight is not None:
-                yield finish(inflight)
-            inflight = (item, begun, batches)
-        if inflight is not None:
-            yield finish(inflight)
-
-
 def _prepare_version(kb, parsed, digest, *, external_id, title, fmt, metadata, model_name):
     """Find or create the document and the version to publish, with its chunk rows (one transaction)."""
     for attempt in range(2):
@@ -312,3 +236,13 @@ def _prepare_version_locked(kb, parsed, digest, *, external_id, title, fmt, meta
     Chunk.objects.bulk_create(rows, batch_size=500)
     reused = sum(1 for d in drafts if d.content_hash in vectors)
     return version, action, len(rows), reused
+
+
+
+def __getattr__(name: str):
+    # ingest_documents moved to bulk.py (which imports this module); its documented old path still works.
+    if name == "ingest_documents":
+        from .bulk import ingest_documents
+
+        return ingest_documents
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

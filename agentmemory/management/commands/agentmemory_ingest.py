@@ -10,8 +10,9 @@ from django.core.management.base import BaseCommand, CommandError
 from ...audit import audit_context
 from ...exceptions import AgentMemoryError, InvalidInput
 from ...knowledge.bases import create_knowledge_base
+from ...knowledge.bulk import ingest_documents
 from ...knowledge.imports import prepare_upload
-from ...knowledge.ingest import DocumentInput, ingest_documents
+from ...knowledge.ingest import DocumentInput
 from ...knowledge.jobs import create_import_job
 from ...knowledge.parse import EXTENSIONS, check_format
 from ...models import KnowledgeBase

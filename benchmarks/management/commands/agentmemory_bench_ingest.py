@@ -51,11 +51,11 @@ class Command(BaseCommand):
     def handle(self, *args, corpus: str, limit: int, format: str, kb: str, keep: bool, sequential: bool,
                rounds: int, engines: int, questions: int, **options):
         from agentmemory.backends import get_embedder
+        from agentmemory.knowledge.bulk import ingest_documents
         from agentmemory.knowledge.chunk import embedding_text
         from agentmemory.knowledge.ingest import (
             DocumentInput,
             create_import_job,
-            ingest_documents,
             prepare_document,
             run_import_job,
         )

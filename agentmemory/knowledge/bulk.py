@@ -1,0 +1,136 @@
+"""Import many documents at the embedder's speed (``agentmemory_ingest``, the ingest benchmark).
+
+The steps and guarantees are ``ingest_document``'s for each document; what changes is the rhythm:
+- documents are prepared (parsed text validated, versioned, chunked, keyword-indexed: one short
+  transaction each) while the embedder works on the batch before (backends/embeddings/pipeline.py);
+- chunks of consecutive documents fill embedding batches of the embedder's batch size, so short
+  documents do not each pay for a call, and a long one spans several batches;
+- each batch's vectors, and the publishing of every document whose last chunk is in it, are one
+  transaction: a killed import resumes after the last committed batch, a document is published
+  only whole, and the database sees one commit per batch instead of several per document.
+"""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from ..backends import get_embedder
+from ..backends.embeddings.pipeline import embed_batches
+from ..conf import app_settings
+from ..exceptions import AgentMemoryError, EmbeddingError
+from ..models import Chunk, KnowledgeBase
+from ..progress import Progress
+from .chunk import embedding_text
+from .embed import store_vectors
+from .ingest import DocumentInput, IngestResult, _begin, _Begun, _fail, _result
+from .publish import publish_version
+
+Outcome = tuple[DocumentInput, IngestResult | AgentMemoryError]
+
+
+@dataclass(eq=False)  # identity: one object per document
+class _Pending:
+    """A document between its preparation and its publishing."""
+
+    item: DocumentInput
+    begun: _Begun
+    remaining: int
+    embedded: int = 0
+    failed: bool = False
+
+
+def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentInput],
+                     progress: Progress | None = None) -> Iterator[Outcome]:
+    """Import ``items``; yields (input, result or error) per document as each is settled.
+
+    ``progress(chunks_embedded, chunks_known)`` is called after every batch (the total grows as
+    documents are prepared: the items may be a lazy iterator).
+    """
+    embedder = get_embedder()
+    model = embedder.model_name
+    size = int(getattr(embedder, "batch_size", 0) or app_settings.EMBEDDING_BATCH_SIZE)
+    settled: deque[Outcome] = deque()  # outcomes known while preparing (errors, unchanged, all reused)
+    counts = {"known": 0, "done": 0}
+
+    def batches() -> Iterator[tuple[list[tuple[int, _Pending]], list[str]]]:
+        keys: list[tuple[int, _Pending]] = []
+        texts: list[str] = []
+        for item in items:
+            pending = _prepare(knowledge_base, item, model, settled)
+            if pending is None:
+                continue
+            todo = (Chunk.objects.filter(version=pending.begun.version).not_embedded_with(model)
+                    .order_by("pk").values_list("pk", "heading_path", "text"))
+            for pk, path, text in todo:
+                keys.append((pk, pending))
+                texts.append(embedding_text(path, text))
+                if len(texts) == size:
+                    yield keys, texts
+                    keys, texts = [], []
+            counts["known"] += pending.remaining
+        if texts:
+            yield keys, texts
+
+    for keys, vectors in embed_batches(batches(), embedder.embed_passages):
+        while settled:
+            yield settled.popleft()
+        yield from _settle(keys, vectors, model)
+        counts["done"] += len(keys)
+        if progress:
+            progress(counts["done"], max(counts["known"], counts["done"]))
+    while settled:
+        yield settled.popleft()
+
+
+def _prepare(kb: KnowledgeBase, item: DocumentInput, model: str, settled: deque[Outcome]) -> _Pending | None:
+    """The document's pending version, or None when its outcome is already known (then in ``settled``)."""
+    try:
+        begun = _begin(kb, item, model)
+    except AgentMemoryError as exc:
+        settled.append((item, exc))
+        return None
+    if begun.action == "unchanged":
+        settled.append((item, _result(begun, 0)))
+        return None
+    remaining = Chunk.objects.filter(version=begun.version).not_embedded_with(model).count()
+    if remaining == 0:  # every vector reused (or a resumed version whose vectors were all stored)
+        try:
+            publish_version(begun.version)
+        except AgentMemoryError as exc:
+            settled.append((item, exc))
+        else:
+            settled.append((item, _result(begun, 0)))
+        return None
+    return _Pending(item, begun, remaining)
+
+
+def _settle(keys: list[tuple[int, _Pending]], vectors, model: str) -> list[Outcome]:
+    """Store one batch's vectors and publish the documents it completes (one transaction)."""
+    documents = list(dict.fromkeys(pending for _pk, pending in keys))
+    out: list[Outcome] = []
+    if isinstance(vectors, EmbeddingError):
+        for pending in documents:
+            pending.remaining -= sum(1 for _pk, p in keys if p is pending)
+            if not pending.failed:
+                pending.failed = True
+                _fail(pending.begun.version, vectors)
+                out.append((pending.item, vectors))
+        return out
+    with transaction.atomic():
+        store_vectors([pk for pk, _p in keys], vectors, model)
+        for _pk, pending in keys:
+            pending.remaining -= 1
+            pending.embedded += 1
+        for pending in documents:
+            if pending.remaining or pending.failed:
+                continue
+            try:
+                publish_version(pending.begun.version)
+            except AgentMemoryError as exc:
+                out.append((pending.item, exc))
+            else:
+                out.append((pending.item, _result(pending.begun, pending.embedded)))
+    return out
