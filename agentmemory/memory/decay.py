@@ -1,7 +1,9 @@
-"""Cold status: active memories not accessed for MEMORY_COLD_AFTER_DAYS leave default recall (beat job)."""
+"""Decay: how age and use weigh in a memory's score (the maths recall ranks by), and the cold status that
+active memories not accessed for MEMORY_COLD_AFTER_DAYS take (beat job), leaving default recall."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 
 from django.db import transaction
 from django.utils import timezone
@@ -10,6 +12,20 @@ from ..audit import current_actor
 from ..conf import app_settings
 from ..models import AuditEvent, MemoryItem
 from . import cache
+
+
+def decay_factor(last_touch: dt.datetime, now: dt.datetime, *, half_life_days: float, floor: float) -> float:
+    """0.5 ** (days since last access / half-life), at least ``floor``."""
+    age_days = max(0.0, (now - last_touch).total_seconds() / 86400.0)
+    return max(floor, 0.5 ** (age_days / half_life_days))
+
+
+def frequency_factor(access_count: int, *, weight: float, saturation: int) -> float:
+    """1 + weight x min(1, ln(1 + count) / ln(1 + saturation)): used often ranks higher, with diminishing
+    returns, and never more than ``1 + weight`` (a popular item must not bury a better match)."""
+    if weight <= 0 or access_count <= 0:
+        return 1.0
+    return 1.0 + weight * min(1.0, math.log1p(access_count) / math.log1p(max(1, saturation)))
 
 
 def mark_cold_memories(*, now: dt.datetime | None = None, batch_size: int = 1000) -> int:

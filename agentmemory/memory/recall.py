@@ -29,6 +29,7 @@ from ..text import query_terms
 from ..text.tsvector import tsquery_any
 from ..validation import validate_query, validate_tags, validate_user_id
 from .access import record_access
+from .decay import decay_factor, frequency_factor
 from .priors import in_period, named_period, named_speaker, speaker_of
 
 logger = logging.getLogger(__name__)
@@ -77,20 +78,6 @@ class RecallResult(list):
 
 
 # --- pure scoring -------------------------------------------------------------------------------
-def decay_factor(last_touch: dt.datetime, now: dt.datetime, *, half_life_days: float, floor: float) -> float:
-    """0.5 ** (days since last access / half-life), at least ``floor``."""
-    age_days = max(0.0, (now - last_touch).total_seconds() / 86400.0)
-    return max(floor, 0.5 ** (age_days / half_life_days))
-
-
-def frequency_factor(access_count: int, *, weight: float, saturation: int) -> float:
-    """1 + weight x min(1, ln(1 + count) / ln(1 + saturation)): used often ranks higher, with diminishing
-    returns, and never more than ``1 + weight`` (a popular item must not bury a better match)."""
-    if weight <= 0 or access_count <= 0:
-        return 1.0
-    return 1.0 + weight * min(1.0, math.log1p(access_count) / math.log1p(max(1, saturation)))
-
-
 def _minmax(scores: dict[int, float]) -> dict[int, float]:
     if not scores:
         return {}

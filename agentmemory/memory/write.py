@@ -31,7 +31,7 @@ from ..models import AuditEvent, MemoryItem
 from ..signals import memory_embedding_pending
 from ..text import keyword_tokens
 from ..types import MemoryDraft, WriteResult
-from ..validation import validate_tags, validate_text, validate_user_id
+from ..validation import validate_bounded_text, validate_tags, validate_user_id
 from . import cache, conflicts
 from .keywords import keyword_fields
 from .quality import assess_quality
@@ -67,7 +67,7 @@ def idempotency_key(user_id: str, session_id: str, content: str, *, turn_id: int
 
 
 def _validate_content(content: Any, field: str = "content") -> str:
-    return validate_text(content, field=field, limit_setting="MAX_MEMORY_CHARS").strip()
+    return validate_bounded_text(content, field=field, limit_setting="MAX_MEMORY_CHARS").strip()
 
 
 def _validate_tags(tags: Any) -> dict[str, str]:

@@ -8,8 +8,9 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
+from agentmemory.memory.decay import decay_factor, frequency_factor
 from agentmemory.memory.profile import get_profile, top_memories
-from agentmemory.memory.recall import decay_factor, frequency_factor, fuse, recall_memories
+from agentmemory.memory.recall import fuse, recall_memories
 from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem
 from agentmemory.types import MemoryDraft
