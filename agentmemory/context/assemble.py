@@ -97,7 +97,7 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
         return now
 
     user_id, query, budget = _validate(user_id, query, token_budget, route, knowledge_bases, agent_id)
-    language = str(app_settings.LANGUAGE or "zh")
+    language = (app_settings.LANGUAGE or "zh")
     t = time.perf_counter()
     session = _load_session(user_id, session_id) if session_id not in (None, "") else None
     if knowledge_bases is not None:
@@ -111,7 +111,7 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
     recent = [turn_line(turn) for turn in working_turns(working)[-4:]]
     decision = decide_route(query, requested=route, recent_turns=recent, has_session=session is not None)
     # A message that is only small talk has no evidence to find: nothing is retrieved for it.
-    small_talk = bool(app_settings.CONTEXT_SMALL_TALK_FLOOR) and is_small_talk(query)
+    small_talk = app_settings.CONTEXT_SMALL_TALK_FLOOR and is_small_talk(query)
     wanted = tuple(name for name in decision.layers
                    if not (small_talk and name in ("knowledge", "long_term_memory")))
     t = lap("route", t)
@@ -130,12 +130,12 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
     candidates = [it for name in ("profile", "long_term_memory", "knowledge", "working_memory")
                   if name in layers for it in layers[name].items]
     fused = fuse_items(candidates, weights=dict(app_settings.CONTEXT_LAYER_WEIGHTS or {}),
-                       min_score=float(app_settings.CONTEXT_MIN_SCORE),
-                       dedup_threshold=float(app_settings.CONTEXT_DEDUP_THRESHOLD))
+                       min_score=app_settings.CONTEXT_MIN_SCORE,
+                       dedup_threshold=app_settings.CONTEXT_DEDUP_THRESHOLD)
     t = lap("fuse", t)
 
     priced = [replace(it, tokens=item_tokens(it, language)) for it in fused.items]
-    share = float(app_settings.CONTEXT_MEMORY_SHARE)
+    share = app_settings.CONTEXT_MEMORY_SHARE
     budgeted = fill_budget(priced, budget=budget, fixed_tokens=fixed_total, memory_share=share,
                            memory_header_tokens=fixed["memory_header"])
     t = lap("budget", t)
@@ -181,8 +181,8 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
         "fusion": {
             "weights": fused.weights,
             "formula": "score = layer weight x relevance x decay",
-            "min_score": float(app_settings.CONTEXT_MIN_SCORE),
-            "dedup_threshold": float(app_settings.CONTEXT_DEDUP_THRESHOLD),
+            "min_score": app_settings.CONTEXT_MIN_SCORE,
+            "dedup_threshold": app_settings.CONTEXT_DEDUP_THRESHOLD,
             "scored": [{"key": it.key, "layer": it.layer, "weight": it.weight, "relevance": round(it.relevance, 4),
                         "decay": round(it.decay, 4), "score": it.score, "tokens": it.tokens} for it in priced],
         },

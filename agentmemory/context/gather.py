@@ -227,7 +227,7 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
         logger.warning("memory recall failed, top memories only: %s", exc)
         failure = f"recall failed ({type(exc).__name__}: {str(exc)[:200]}); top memories only"
         answer = []
-    floor = float(app_settings.MEMORY_REACTIVATE_MIN_COSINE)
+    floor = app_settings.MEMORY_REACTIVATE_MIN_COSINE
     rows = [r for r in answer if r.memory.status != "cold" or (r.scores.vector or 0.0) >= floor]
     rows, dropped = _memory_floor(rows)
     reactivated = [r.memory.pk for r in rows if r.memory.status == "cold"]
@@ -284,7 +284,7 @@ def gather_knowledge(query: str, *, knowledge_bases: list[str] | None, top_k: in
     # The search has no thresholds by default and its vector channel always has neighbours, so the
     # context gates hits itself: a hit stays if a keyword matched it, or on the vector channel alone
     # only when its cosine is high (multilingual-e5 puts unrelated texts around 0.75-0.85).
-    min_cosine = float(app_settings.CONTEXT_VECTOR_ONLY_MIN_COSINE)
+    min_cosine = app_settings.CONTEXT_VECTOR_ONLY_MIN_COSINE
     dropped: list[dict[str, Any]] = []
     gated = []
     for hit in hits:
@@ -405,10 +405,10 @@ def gather_layers(*, layers: tuple[str, ...], user_id: str, query: str, agent_id
     jobs: dict[str, Callable[[], LayerResult]] = {}
     if "knowledge" in layers:
         jobs["knowledge"] = lambda: gather_knowledge(query, knowledge_bases=knowledge_bases,
-                                                     top_k=int(app_settings.CONTEXT_KNOWLEDGE_TOP_K))
+                                                     top_k=app_settings.CONTEXT_KNOWLEDGE_TOP_K)
     if "long_term_memory" in layers:
         jobs["long_term_memory"] = lambda: gather_memories(user_id, query, agent_id=agent_id,
-                                                           top_k=int(app_settings.CONTEXT_MEMORY_TOP_K))
+                                                           top_k=app_settings.CONTEXT_MEMORY_TOP_K)
     if jobs:
         # Both searches embed the same query: start it now, so the model runs while the profile,
         # the working memory and the keyword channels read the database; both layers then find the
@@ -422,7 +422,7 @@ def gather_layers(*, layers: tuple[str, ...], user_id: str, query: str, agent_id
         except Exception as exc:
             logger.debug("query prefetch not started: %s", exc)
     if parallel is None:
-        parallel = bool(app_settings.CONTEXT_PARALLEL) and not connection.in_atomic_block
+        parallel = app_settings.CONTEXT_PARALLEL and not connection.in_atomic_block
     results: dict[str, LayerResult] = {}
     futures = {}
     if parallel and len(jobs) > 1:

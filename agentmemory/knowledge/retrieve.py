@@ -122,8 +122,8 @@ def keyword_search(
 ) -> KeywordResult:
     """Top ``limit`` active chunks of one knowledge base by Okapi BM25 over ``terms`` (two queries)."""
     tables = _tables()
-    k1_default = float(app_settings.BM25_K1)
-    b_default = float(app_settings.BM25_B)
+    k1_default = app_settings.BM25_K1
+    b_default = app_settings.BM25_B
     cap = int(candidate_limit if candidate_limit is not None else app_settings.KEYWORD_CANDIDATE_LIMIT)
     terms = list(dict.fromkeys(t for t in terms if t))
     with connection.cursor() as cur:
@@ -158,7 +158,7 @@ def keyword_search(
     # more than KEYWORD_COMMON_TERM_RATIO of the chunks never generates candidates (if a rarer one does).
     cumulative = 0
     # When all postings fit under the cap, every term generates candidates (exact BM25).
-    common_df = float(app_settings.KEYWORD_COMMON_TERM_RATIO) * n if sum(i.df for i in infos) > cap else n
+    common_df = app_settings.KEYWORD_COMMON_TERM_RATIO * n if sum(i.df for i in infos) > cap else n
     for info in sorted(infos, key=lambda i: (i.df, i.term)):
         if result.candidate_terms and (cumulative + info.df > cap or info.df > common_df):
             result.skipped_terms.append(info.term)
@@ -266,7 +266,7 @@ def vector_search(
     literal = vector_literal(query_vector)
     with transaction.atomic(), connection.cursor() as cur:
         if exact is None:
-            exact = active_chunk_count(knowledge_base_ids) <= int(app_settings.VECTOR_EXACT_SEARCH_MAX)
+            exact = active_chunk_count(knowledge_base_ids) <= app_settings.VECTOR_EXACT_SEARCH_MAX
         if exact:
             # A small base inside a large table: the HNSW graph is shared by every base, so a
             # filtered walk visits mostly other bases' vectors; exact distances over the base's own

@@ -328,7 +328,7 @@ def search_knowledge(
     query, mode, top_k, thresholds, filters = _validate(query, mode, top_k, thresholds, filters)
     kbs = resolve_knowledge_bases(knowledge_bases)
     n_candidates = int(candidates or app_settings.SEARCH_CANDIDATES)
-    rrf_k = int(app_settings.RRF_K)
+    rrf_k = app_settings.RRF_K
     weights = {**(app_settings.RRF_WEIGHTS or {}), **(weights or {})}
     degraded: list[str] = []
     trace: dict[str, Any] = {
@@ -422,7 +422,7 @@ def search_knowledge(
         else:
             if kb.pk not in active_counts:  # vector mode: counted here once, for the scan and the floor
                 active_counts[kb.pk] = base_size(kb)
-            exact = active_counts[kb.pk] <= int(app_settings.VECTOR_EXACT_SEARCH_MAX)
+            exact = active_counts[kb.pk] <= app_settings.VECTOR_EXACT_SEARCH_MAX
             vec = vector_search([kb.pk], query_vector, model_name=model_name, limit=n_candidates, filters=filters,
                                 exact=exact)
             if len(vec):
@@ -434,7 +434,7 @@ def search_knowledge(
                 channel_info.setdefault(h.chunk_id, {})["vector"] = {"rank": h.rank, "score": round(h.score, 6)}
             kb_traces[kb.slug]["vector"] = {
                 "model": model_name, "scan": "exact" if vec.exact else "hnsw",
-                "ef_search": None if vec.exact else int(app_settings.HNSW_EF_SEARCH),
+                "ef_search": None if vec.exact else app_settings.HNSW_EF_SEARCH,
                 "returned": len(vec), "kept": len(kept_v)}
         timer.add("vector", t)
 
@@ -495,7 +495,7 @@ def search_knowledge(
     # 5. rerank the fused top-N (optional)
     from ..backends.rerankers import get_reranker
 
-    want_rerank = rerank if rerank is not None else bool(app_settings.RERANK_DEFAULT)
+    want_rerank = rerank if rerank is not None else app_settings.RERANK_DEFAULT
     reranker = None
     if want_rerank and order:
         try:
@@ -504,7 +504,7 @@ def search_knowledge(
             degraded.append(f"reranker unavailable ({exc}); fused order kept")
         if reranker is None and rerank:
             degraded.append("rerank requested but no RERANKER is configured; fused order kept")
-    depth = max(top_k, int(app_settings.RERANK_TOP_N)) if reranker is not None else top_k
+    depth = max(top_k, app_settings.RERANK_TOP_N) if reranker is not None else top_k
     head = order[:depth]
 
     t = time.perf_counter()

@@ -35,7 +35,7 @@ def mark_cold_memories(*, now: dt.datetime | None = None, batch_size: int = 1000
     A cold item comes back to ``active`` when a recall returns it.
     """
     now = now or timezone.now()
-    cutoff = now - dt.timedelta(days=float(app_settings.MEMORY_COLD_AFTER_DAYS))
+    cutoff = now - dt.timedelta(days=app_settings.MEMORY_COLD_AFTER_DAYS)
     total = 0
     while True:
         with transaction.atomic():

@@ -31,7 +31,7 @@ def _fact(item: MemoryItem) -> dict:
 def build_profile(user_id: str, *, agent_id: str | None = None) -> dict:
     """The profile computed from the database (no cache)."""
     validate_user_id(user_id)
-    min_conf = float(app_settings.MEMORY_PROFILE_MIN_CONFIDENCE)
+    min_conf = app_settings.MEMORY_PROFILE_MIN_CONFIDENCE
     items = (MemoryItem.objects.for_user(user_id).active().visible_to_agent(agent_id)
              .exclude(key="").filter(confidence__gte=min_conf)
              .defer("embedding", "search_vector", "provenance", "excerpt"))
@@ -77,7 +77,7 @@ def top_memories(user_id: str, *, agent_id: str | None = None, limit: int = 10) 
             f"confidence * {weight} * GREATEST(%s, power(0.5, LEAST(1000.0, GREATEST(0.0, "
             "EXTRACT(EPOCH FROM (%s - COALESCE(last_accessed_at, created_at))) / 86400.0) / %s)))",
             [*(x for pair in weights.items() for x in (pair[0], float(pair[1]))),
-             float(app_settings.MEMORY_DECAY_FLOOR), timezone.now(), float(app_settings.MEMORY_HALF_LIFE_DAYS)],
+             app_settings.MEMORY_DECAY_FLOOR, timezone.now(), app_settings.MEMORY_HALF_LIFE_DAYS],
         )
         items = (MemoryItem.objects.for_user(user_id).active().visible_to_agent(agent_id)
                  .exclude(source=MemoryItem.Source.MODEL_INFERRED)

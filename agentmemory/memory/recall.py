@@ -194,7 +194,7 @@ def _keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
         if not terms:
             cursor.execute(f"SELECT {user_rows}", [user_id])
             return {}, {}, int(cursor.fetchone()[0])
-        k1, b = float(app_settings.MEMORY_BM25_K1), float(app_settings.MEMORY_BM25_B)
+        k1, b = app_settings.MEMORY_BM25_K1, app_settings.MEMORY_BM25_B
         log = MemoryItem.Source.SYSTEM_LOG
         cursor.execute(
             f"""
@@ -303,7 +303,7 @@ def _candidates(scope: str, params: list, *, vector: list[float] | None, model_n
             # A large scope: HNSW, with iterative scan so the user filter still fills the list.
             cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
                            "set_config('hnsw.ef_search', %s, true)",
-                           [str(max(limit, int(app_settings.HNSW_EF_SEARCH)))])
+                           [str(max(limit, app_settings.HNSW_EF_SEARCH))])
         cursor.execute(sql, args)
         rows = cursor.fetchall()
     return {
@@ -366,12 +366,12 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
         mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
 
     scope, params = _scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of, tags)
-    candidates = max(int(app_settings.MEMORY_CANDIDATES), top_k)
-    turns = int(app_settings.MEMORY_WINDOW_TURNS)
+    candidates = max(app_settings.MEMORY_CANDIDATES, top_k)
+    turns = app_settings.MEMORY_WINDOW_TURNS
     bm25, windows, user_rows = _keyword_channel(
         user_id, scope, params, query_terms(query), candidates,
-        window=turns if float(app_settings.MEMORY_WINDOW_WEIGHT) > 0 else 0)
-    exact = user_rows <= int(app_settings.MEMORY_EXACT_SEARCH_MAX)
+        window=turns if app_settings.MEMORY_WINDOW_WEIGHT > 0 else 0)
+    exact = user_rows <= app_settings.MEMORY_EXACT_SEARCH_MAX
     if pending is not None:
         try:
             vector = [float(x) for x in pending.result()]
@@ -381,7 +381,7 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
         logger.warning("memory recall degraded to keyword-only: %s", reason)
     found = _candidates(scope, params, vector=vector, model_name=model_name, exact=exact, limit=candidates,
                         bm25=bm25, keyword_ids=set(bm25) | set(windows),
-                        window=turns if float(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT) > 0 else 0)
+                        window=turns if app_settings.MEMORY_WINDOW_VECTOR_WEIGHT > 0 else 0)
     ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found})[:top_k]
     if not ranked:
         return RecallResult([], mode=mode, degraded_reason=reason)
@@ -394,8 +394,8 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
 
 def _priors(query: str, found: dict[int, _Candidate]) -> dict[int, float]:
     """The multiplier of each candidate from the speaker and the period the question names (priors.py)."""
-    speaker_weight = float(app_settings.MEMORY_SPEAKER_PRIOR)
-    date_weight = float(app_settings.MEMORY_DATE_PRIOR)
+    speaker_weight = app_settings.MEMORY_SPEAKER_PRIOR
+    date_weight = app_settings.MEMORY_DATE_PRIOR
     speaker = named_speaker(query, (c.speaker for c in found.values() if c.speaker)) if speaker_weight else ""
     months, years = named_period(query) if date_weight else (set(), set())
     out = {}
@@ -415,21 +415,21 @@ def _rank(query: str, found: dict[int, _Candidate], windows: dict[int, float]) -
     bm_scores = {pk: c.bm25 for pk, c in found.items() if c.bm25 is not None}
     window_cosines = {pk: c.window_cosine for pk, c in found.items() if c.window_cosine is not None}
     relevance, vn, bn = fuse(vec_scores, bm_scores, method=app_settings.MEMORY_FUSION,
-                             vector_weight=float(app_settings.MEMORY_VECTOR_WEIGHT), rrf_k=int(app_settings.RRF_K),
-                             extra=[(windows, float(app_settings.MEMORY_WINDOW_WEIGHT)),
-                                    (window_cosines, float(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))])
+                             vector_weight=app_settings.MEMORY_VECTOR_WEIGHT, rrf_k=app_settings.RRF_K,
+                             extra=[(windows, app_settings.MEMORY_WINDOW_WEIGHT),
+                                    (window_cosines, app_settings.MEMORY_WINDOW_VECTOR_WEIGHT)])
     context = with_neighbour_context(
         relevance, {pk: (c.session_id, c.turn_id) for pk, c in found.items()
                     if c.source == MemoryItem.Source.SYSTEM_LOG},
-        window=int(app_settings.MEMORY_CONTEXT_WINDOW), weight=float(app_settings.MEMORY_CONTEXT_WEIGHT),
+        window=app_settings.MEMORY_CONTEXT_WINDOW, weight=app_settings.MEMORY_CONTEXT_WEIGHT,
     )
     priors = _priors(query, found)
     now = timezone.now()
     weights = app_settings.MEMORY_SOURCE_WEIGHTS
-    half_life = float(app_settings.MEMORY_HALF_LIFE_DAYS)
-    floor = float(app_settings.MEMORY_DECAY_FLOOR)
-    access_weight = float(app_settings.MEMORY_ACCESS_WEIGHT)
-    saturation = int(app_settings.MEMORY_ACCESS_SATURATION)
+    half_life = app_settings.MEMORY_HALF_LIFE_DAYS
+    floor = app_settings.MEMORY_DECAY_FLOOR
+    access_weight = app_settings.MEMORY_ACCESS_WEIGHT
+    saturation = app_settings.MEMORY_ACCESS_SATURATION
     ranked = []
     for pk, ctx in context.items():
         cand = found[pk]

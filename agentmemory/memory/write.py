@@ -106,7 +106,7 @@ def _validate_draft(user_id: str, draft: MemoryDraft) -> None:
     _validate_tags(draft.tags)
     if draft.valid_from is not None and not isinstance(draft.valid_from, dt.datetime):
         raise InvalidInput("valid_from must be a datetime.", field="valid_from")
-    if len(draft.excerpt or "") > 10 * int(app_settings.MAX_MEMORY_CHARS):
+    if len(draft.excerpt or "") > 10 * app_settings.MAX_MEMORY_CHARS:
         raise InvalidInput("excerpt is too long.", field="excerpt")
 
 
@@ -446,8 +446,8 @@ def _find_duplicate(user_id: str, draft: MemoryDraft, content: str, value: Any, 
             if _near_identical(candidate.content, content):
                 return candidate
         return None
-    threshold = float(app_settings.MEMORY_DEDUP_THRESHOLD)
-    paraphrase = float(app_settings.MEMORY_PARAPHRASE_THRESHOLD)
+    threshold = app_settings.MEMORY_DEDUP_THRESHOLD
+    paraphrase = app_settings.MEMORY_PARAPHRASE_THRESHOLD
     candidates = (scope.filter(embedding_model=model_name)
                   .annotate(distance=CosineDistance("embedding", vector))
                   .filter(distance__lte=1.0 - min(threshold, paraphrase)).order_by("distance")[:5])
