@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from agentmemory.memory.decay import decay_factor, frequency_factor
 from agentmemory.memory.profile import get_profile, top_memories
-from agentmemory.memory.recall import fuse, recall_memories
+from agentmemory.memory.recall import recall_memories
 from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem
+from agentmemory.ranking.fusion import fuse_channels as fuse
 from agentmemory.types import MemoryDraft
 
 pytestmark = pytest.mark.django_db
