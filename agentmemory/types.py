@@ -1,8 +1,13 @@
-"""Frozen dataclasses passed between stages (the contracts between knowledge, memory and context)."""
+"""Frozen dataclasses passed between stages and layers (the contracts between knowledge, memory and context).
+
+What one layer hands another is declared here, never a dict whose keys the reader must guess: a knowledge
+search's hits and result, a recall's result, the user's profile, a session's working context, a context
+layer's result. Where the API shows one of them, its ``as_dict()`` is the JSON object the API returns.
+"""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -66,3 +71,46 @@ class ContextBundle:
     trace: dict[str, Any]
     token_counts: dict[str, int]
     token_budget: int = 0
+
+
+# --- knowledge search -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One cited chunk with its final score and every channel's contribution."""
+
+    chunk_id: int
+    document_id: int
+    document_external_id: str
+    document_title: str
+    knowledge_base: str
+    version: int
+    version_id: int
+    position: int
+    heading_path: str
+    text: str
+    citation: str
+    score: float
+    score_kind: str  # rrf | bm25 | cosine | rerank
+    # Per channel ("keyword", "vector") its rank and raw score, with its RRF share; "floor" the evidence the
+    # relevance floor judged; "rerank" the reranker's score (the API's JSON, as shown).
+    channels: dict[str, Any] = field(default_factory=dict)
+    explanation: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Hits best first, and the trace of how they were found (the API's trace object)."""
+
+    query: str
+    mode: str
+    hits: list[SearchHit]
+    trace: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "mode": self.mode, "hits": [h.as_dict() for h in self.hits],
+                "trace": self.trace}
