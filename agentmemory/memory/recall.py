@@ -12,8 +12,6 @@ import datetime as dt
 import logging
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any
 
 from django.utils import timezone
 
@@ -23,6 +21,7 @@ from ..exceptions import EmbeddingError, InvalidInput
 from ..models import MemoryItem
 from ..ranking.fusion import fuse_channels
 from ..text import query_terms
+from ..types import RecalledMemory, RecallResult, ScoreBreakdown
 from ..validation import validate_query, validate_tags, validate_user_id
 from .access import record_access
 from .channels import Candidate, keyword_channel, scope_sql, vector_candidates
@@ -30,48 +29,6 @@ from .decay import decay_factor, frequency_factor
 from .priors import in_period, named_period, named_speaker
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ScoreBreakdown:
-    """Every factor of a recalled item's score (None: the channel did not find it)."""
-
-    vector: float | None
-    bm25: float | None
-    vector_norm: float
-    bm25_norm: float
-    relevance: float  # fused channels + episodic context
-    context: float  # the part of relevance that neighbouring turns added
-    decay: float
-    source_weight: float
-    confidence: float
-    frequency: float  # 1 + the access-count bonus
-    final: float
-    window: float | None = None  # BM25 of the dialogue window around the turn (None: no window matched)
-    window_cosine: float | None = None  # mean cosine of that window's turns (None: not a dialogue turn)
-    prior: float = 1.0  # the speaker/date multiplier in relevance (priors.py)
-
-
-@dataclass(frozen=True)
-class RecalledMemory:
-    memory: MemoryItem
-    scores: ScoreBreakdown
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.memory.pk, "scores": asdict(self.scores)}
-
-
-class RecallResult(list):
-    """The recalled memories, best first; ``mode`` is "hybrid" or "keyword" (embedder unavailable)."""
-
-    def __init__(self, items=(), *, mode: str = "hybrid", degraded_reason: str = ""):
-        super().__init__(items)
-        self.mode = mode
-        self.degraded_reason = degraded_reason
-
-    @property
-    def degraded(self) -> bool:
-        return self.mode != "hybrid"
 
 
 # --- pure scoring -------------------------------------------------------------------------------
@@ -169,9 +126,9 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
                               window=turns if app_settings.MEMORY_WINDOW_VECTOR_WEIGHT > 0 else 0)
     ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found})[:top_k]
     if not ranked:
-        return RecallResult([], mode=mode, degraded_reason=reason)
+        return RecallResult((), mode=mode, degraded_reason=reason)
     rows = {m.pk: m for m in MemoryItem.objects.by_ids_for_user(user_id, [pk for pk, _s in ranked])}
-    top = [RecalledMemory(rows[pk], scores) for pk, scores in ranked if pk in rows]
+    top = tuple(RecalledMemory(rows[pk], scores) for pk, scores in ranked if pk in rows)
     if touch and top:
         record_access(user_id, [r.memory.pk for r in top], timezone.now())
     return RecallResult(top, mode=mode, degraded_reason=reason)
