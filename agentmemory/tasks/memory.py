@@ -41,7 +41,7 @@ def forget_user(self, user_id: str, reason: str = "") -> dict:
 def embed_pending_memories(self, user_id: str | None = None) -> dict:
     """Give vectors to memories stored while the embedder was down; never raises for the embedder
     (items stay pending and the periodic sweep tries again), so eager mode cannot fail a request."""
-    from ..memory.write import embed_pending_memories as embed_pending
+    from ..memory.embed import embed_pending_memories as embed_pending
 
     with task_actor("agentmemory.embed_pending_memories"):
         try:
@@ -75,7 +75,7 @@ def purge_memories() -> dict:
              max_retries=3, retry_backoff=True)
 def reembed_memories(user_id: str | None = None) -> dict:
     """Re-embed memories whose vector is missing or of another model (after an embedder change); resumable."""
-    from ..memory.write import embed_pending_memories
+    from ..memory.embed import embed_pending_memories
 
     with task_actor("agentmemory.reembed_memories"):
         return embed_pending_memories(user_id=user_id, other_models=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from agentmemory.memory.access import flush_access
+from agentmemory.memory.bulk import import_log
 from agentmemory.memory.recall import recall_memories
-from agentmemory.memory.write import import_log
 from agentmemory.types import MemoryDraft
 
 pytestmark = pytest.mark.django_db

@@ -113,7 +113,7 @@ def test_access_frequency_ranks_with_diminishing_returns():
 
 
 def test_an_often_used_memory_outranks_an_equally_relevant_unused_one(api_client):
-    from agentmemory.memory.write import import_log
+    from agentmemory.memory.bulk import import_log
 
     # Two log events equally relevant to the query (same words), one of them used often.
     ids = import_log("freq", [MemoryDraft(content="We hold the team retro on Friday afternoons", type="event",
@@ -132,7 +132,7 @@ def test_an_often_used_memory_outranks_an_equally_relevant_unused_one(api_client
 
 
 def test_log_import_stores_turns_as_given_and_is_idempotent():
-    from agentmemory.memory.write import import_log
+    from agentmemory.memory.bulk import import_log
 
     drafts = [MemoryDraft(content=text, type="event", source="system_log", session_id="S1", turn_id=i)
               for i, text in enumerate(["Caroline: Hey Mel!", "Melanie: I ran a charity race for mental health.",
