@@ -26,7 +26,7 @@ from typing import Any
 
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
-from ..types import SearchHit, SearchResult
+from ..types import SearchResult
 from ..validation import validate_query
 from .channels import rewrite_query, run_channels
 from .cite import cite_hits
@@ -34,8 +34,7 @@ from .fuse import fuse_bases, merge_bases
 from .rerank import rerank_head
 from .trace import SearchPlan, SearchTrace
 
-__all__ = ["MAX_TOP_K", "MODES", "SearchHit", "SearchResult", "config_snapshot", "resolve_knowledge_bases",
-           "search_knowledge"]
+__all__ = ["MAX_TOP_K", "MODES", "config_snapshot", "resolve_knowledge_bases", "search_knowledge"]
 
 MODES = ("hybrid", "vector", "keyword")
 THRESHOLD_KEYS = ("cosine", "bm25", "rerank")
