@@ -26,11 +26,7 @@ def user_dictionary_terms(knowledge_base: Any) -> list[str]:
     """Domain terms of a knowledge base's user dictionary (a list, or text with one term a line)."""
     if knowledge_base is None:
         return []
-    raw = None
-    for attr in ("user_dictionary", "user_dict", "dictionary"):
-        raw = getattr(knowledge_base, attr, None)
-        if raw:
-            break
+    raw = knowledge_base.user_dictionary  # a JSON field: a list as the API writes it, text or an object too
     if not raw:
         return []
     if isinstance(raw, str):
