@@ -6,8 +6,7 @@ from typing import Any
 
 import httpx
 
-from .base import RETRY_STATUSES, BaseClient
-from .errors import APIConnectionError
+from .base import AGAIN, BaseClient
 from .results import Context, Memory, add_result, memory_list
 from .sync import AgentMemory
 
@@ -34,16 +33,15 @@ class AsyncAgentMemory(BaseClient):
                       files: dict | None = None, data: dict | None = None) -> Any:
         attempt = 0
         while True:
-            response = None
+            response = error = None
             try:
-                response = await self._http.request(method, path.lstrip("/"), json=json, params=self._clean(params),
-                                                    files=files, data=data)
+                response = await self._http.request(method, path.lstrip("/"), json=json,
+                                                    params=self._clean(params), files=files, data=data)
             except httpx.TransportError as exc:
-                if attempt >= self.max_retries:
-                    raise APIConnectionError(f"{method} {path}: {exc}") from exc
-            else:
-                if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
-                    return self._result(response)
+                error = exc
+            answer = self._settle(method, path, attempt, response, error)
+            if answer is not AGAIN:
+                return answer
             await asyncio.sleep(self._delay(attempt, response))
             attempt += 1
 

@@ -5,9 +5,11 @@ from typing import Any
 
 import httpx
 
-from .errors import error_for
+from .errors import APIConnectionError, error_for
 
 RETRY_STATUSES = (429, 503)
+#: What ``BaseClient._settle`` answers for an attempt that is to be retried.
+AGAIN = object()
 
 
 class BaseClient:
@@ -29,6 +31,18 @@ class BaseClient:
             if retry_after.strip().isdigit():
                 return min(float(retry_after), 60.0)
         return self.backoff * (2 ** attempt)
+
+    def _settle(self, method: str, path: str, attempt: int, response: httpx.Response | None,
+                error: httpx.TransportError | None) -> Any:
+        """The answer of one attempt, or ``AGAIN`` when it is retried (connection error, 429, 503; at most
+        ``max_retries`` times, then the error is raised)."""
+        if error is not None:
+            if attempt >= self.max_retries:
+                raise APIConnectionError(f"{method} {path}: {error}") from error
+            return AGAIN
+        if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
+            return self._result(response)
+        return AGAIN
 
     @staticmethod
     def _result(response: httpx.Response) -> Any:

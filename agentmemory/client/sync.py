@@ -6,8 +6,7 @@ from typing import Any
 
 import httpx
 
-from .base import RETRY_STATUSES, BaseClient
-from .errors import APIConnectionError
+from .base import AGAIN, BaseClient
 from .results import Context, Memory, add_result, memory_list
 
 
@@ -32,16 +31,15 @@ class AgentMemory(BaseClient):
         """Send one request (path relative to the API root), retrying connection errors, 429 and 503."""
         attempt = 0
         while True:
-            response = None
+            response = error = None
             try:
                 response = self._http.request(method, path.lstrip("/"), json=json, params=self._clean(params),
                                               files=files, data=data)
             except httpx.TransportError as exc:
-                if attempt >= self.max_retries:
-                    raise APIConnectionError(f"{method} {path}: {exc}") from exc
-            else:
-                if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
-                    return self._result(response)
+                error = exc
+            answer = self._settle(method, path, attempt, response, error)
+            if answer is not AGAIN:
+                return answer
             time.sleep(self._delay(attempt, response))
             attempt += 1
 
