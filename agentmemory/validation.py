@@ -10,7 +10,7 @@ from .exceptions import InvalidInput
 MAX_ID_CHARS = 255
 
 
-def validate_text(value: Any, *, field: str, limit_setting: str) -> str:
+def validate_bounded_text(value: Any, *, field: str, limit_setting: str) -> str:
     """``value`` unchanged, or InvalidInput: a non-empty string of at most AGENTMEMORY[limit_setting] characters."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{field} must be a non-empty string.", field=field)
@@ -23,7 +23,7 @@ def validate_text(value: Any, *, field: str, limit_setting: str) -> str:
 
 def validate_query(query: Any) -> str:
     """The query stripped, or InvalidInput: it must be a non-empty string of at most MAX_QUERY_CHARS."""
-    return validate_text(query, field="query", limit_setting="MAX_QUERY_CHARS").strip()
+    return validate_bounded_text(query, field="query", limit_setting="MAX_QUERY_CHARS").strip()
 
 
 def validate_user_id(user_id: Any) -> str:

@@ -93,8 +93,8 @@ def _pct(values: list[float], q: float) -> float:
 
 
 #: recall's steps, timed by name (module attributes recall_memories looks up when it runs).
-STAGES = [("_keyword_channel", "keyword statement (overlaps the embedding)"),
-          ("_candidates", "candidates statement (vector + windows)"),
+STAGES = [("keyword_channel", "keyword statement (overlaps the embedding)"),
+          ("vector_candidates", "candidates statement (vector + windows)"),
           ("_fetch", "rows of the top k")]
 
 
@@ -116,7 +116,7 @@ def time_tiers(built: dict[int, list[str]], questions: list[str], *, queries: in
             embedded = time.perf_counter()
             embedder.clear_query_cache()
             spent: dict[str, float] = {}
-            with _timed(recall_module, "_keyword_channel", spent), _timed(recall_module, "_candidates", spent), \
+            with _timed(recall_module, "keyword_channel", spent), _timed(recall_module, "vector_candidates", spent), \
                     _timed(recall_module, "_fetch", spent):
                 recall_module.recall_memories(user, query, top_k=5, touch=False)
             done = time.perf_counter()
@@ -125,8 +125,8 @@ def time_tiers(built: dict[int, list[str]], questions: list[str], *, queries: in
             for name, _l in STAGES:
                 stages[name].append(spent.get(name, 0.0))
             # The keyword statement runs while the query embeds; the rest is what no stage accounts for.
-            rest.append(max(0.0, totals[-1] - max(embeds[-1], spent.get("_keyword_channel", 0.0))
-                            - spent.get("_candidates", 0.0) - spent.get("_fetch", 0.0)))
+            rest.append(max(0.0, totals[-1] - max(embeds[-1], spent.get("keyword_channel", 0.0))
+                            - spent.get("vector_candidates", 0.0) - spent.get("_fetch", 0.0)))
         after = [max(0.0, t - e) for t, e in zip(totals, embeds, strict=True)]
         cells = [f"{statistics.median(stages[n]):.1f} / {_pct(stages[n], .95):.1f}" for n, _l in STAGES]
         lines.append(f"| {size:,} | {statistics.median(totals):.1f} / {_pct(totals, .95):.1f} | "

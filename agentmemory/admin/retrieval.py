@@ -17,7 +17,8 @@ from django.utils.translation import gettext_lazy as _
 
 from ..exceptions import AgentMemoryError, InvalidInput, NotFound
 from ..knowledge.evaluate import create_case
-from ..knowledge.search import MAX_TOP_K, MODES, base_size, floors_for, search_knowledge
+from ..knowledge.floor import base_size, floors_for
+from ..knowledge.search import MAX_TOP_K, MODES, search_knowledge
 from ..models import EvaluationCase, EvaluationRun, KnowledgeBaseRetrieval
 from ..tasks.dispatch import enqueue_on_commit
 

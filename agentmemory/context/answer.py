@@ -67,7 +67,7 @@ def answer_question(*, user_id: str, query: str, agent_id: str | None = None, se
         client = ChatClient()
     except ConfigurationError as exc:
         raise LLMError(f"No answer model is configured: {exc}") from exc
-    language = "en" if str(app_settings.LANGUAGE or "zh").startswith("en") else "zh"
+    language = "en" if (app_settings.LANGUAGE or "zh").startswith("en") else "zh"
     reply = client.complete_json([{"role": "system", "content": SYSTEM[language]},
                                   {"role": "user", "content": bundle.prompt}])
     answer = reply.get("answer")

@@ -12,13 +12,14 @@ from typing import Any
 
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
-from ..types import ContextBundle, ContextItem
+from ..types import ContextBundle, ContextItem, LayerResult
 from ..validation import MAX_ID_CHARS, validate_query, validate_user_id
-from .budget import fill_budget, memory_cap
-from .fuse import fuse_items
-from .gather import gather_layers, load_working_context, turn_line, working_turns
+from .budget import BudgetResult, fill_budget, memory_cap
+from .combine import Combined, combine_layers
+from .gather import gather_layers
+from .layers.working import load_working_context, turn_line
 from .render import SECTION_ORDER, fixed_tokens, item_tokens, needs_marker, render_prompt
-from .route import ROUTES, decide_route
+from .route import ROUTES, RouteDecision, decide_route
 from .small_talk import is_small_talk
 
 
@@ -97,7 +98,7 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
         return now
 
     user_id, query, budget = _validate(user_id, query, token_budget, route, knowledge_bases, agent_id)
-    language = str(app_settings.LANGUAGE or "zh")
+    language = (app_settings.LANGUAGE or "zh")
     t = time.perf_counter()
     session = _load_session(user_id, session_id) if session_id not in (None, "") else None
     if knowledge_bases is not None:
@@ -108,10 +109,10 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
     t = lap("load", t)
 
     # Route first, so a message that cannot fit is rejected before any search runs.
-    recent = [turn_line(turn) for turn in working_turns(working)[-4:]]
+    recent = [turn_line(turn) for turn in (working.recent_turns() if working is not None else [])[-4:]]
     decision = decide_route(query, requested=route, recent_turns=recent, has_session=session is not None)
     # A message that is only small talk has no evidence to find: nothing is retrieved for it.
-    small_talk = bool(app_settings.CONTEXT_SMALL_TALK_FLOOR) and is_small_talk(query)
+    small_talk = app_settings.CONTEXT_SMALL_TALK_FLOOR and is_small_talk(query)
     wanted = tuple(name for name in decision.layers
                    if not (small_talk and name in ("knowledge", "long_term_memory")))
     t = lap("route", t)
@@ -129,13 +130,13 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
 
     candidates = [it for name in ("profile", "long_term_memory", "knowledge", "working_memory")
                   if name in layers for it in layers[name].items]
-    fused = fuse_items(candidates, weights=dict(app_settings.CONTEXT_LAYER_WEIGHTS or {}),
-                       min_score=float(app_settings.CONTEXT_MIN_SCORE),
-                       dedup_threshold=float(app_settings.CONTEXT_DEDUP_THRESHOLD))
+    combined = combine_layers(candidates, weights=dict(app_settings.CONTEXT_LAYER_WEIGHTS or {}),
+                              min_score=app_settings.CONTEXT_MIN_SCORE,
+                              dedup_threshold=app_settings.CONTEXT_DEDUP_THRESHOLD)
     t = lap("fuse", t)
 
-    priced = [replace(it, tokens=item_tokens(it, language)) for it in fused.items]
-    share = float(app_settings.CONTEXT_MEMORY_SHARE)
+    priced = [replace(it, tokens=item_tokens(it, language)) for it in combined.items]
+    share = app_settings.CONTEXT_MEMORY_SHARE
     budgeted = fill_budget(priced, budget=budget, fixed_tokens=fixed_total, memory_share=share,
                            memory_header_tokens=fixed["memory_header"])
     t = lap("budget", t)
@@ -147,13 +148,24 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
     rendered = render_prompt(sections, query, language=language, knowledge_searched=with_knowledge)
     t = lap("render", t)
 
-    counts = rendered.token_counts
-    token_counts = {**{name: counts.get(name, 0) for name in SECTION_ORDER},
-                    "memory_section": counts.get("memory_section", 0),
-                    "instructions_and_headers": max(0, counts["total"] - sum(counts.get(n, 0) for n in SECTION_ORDER)),
-                    "total": counts["total"], "budget": budget, "memory_cap": memory_cap(budget, share)}
-    dropped = [d for layer in layers.values() for d in layer.detail.get("dropped", [])]
-    dropped += fused.dropped + budgeted.dropped
+    timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+    for name, layer in layers.items():
+        timings[f"gather.{name}"] = round(layer.elapsed_ms, 3)
+    trace = _trace(decision, small_talk, wanted, layers, combined, priced, budgeted, timings)
+    return ContextBundle(route=decision.route, sections=sections, prompt=rendered.text, trace=trace,
+                         token_counts=_token_counts(rendered.token_counts, budget, share), token_budget=budget)
+
+
+def _token_counts(counts: dict[str, int], budget: int, share: float) -> dict[str, int]:
+    """Tokens per section of the rendered prompt, the instructions and headers, the total, the budget."""
+    return {**{name: counts.get(name, 0) for name in SECTION_ORDER},
+            "memory_section": counts.get("memory_section", 0),
+            "instructions_and_headers": max(0, counts["total"] - sum(counts.get(n, 0) for n in SECTION_ORDER)),
+            "total": counts["total"], "budget": budget, "memory_cap": memory_cap(budget, share)}
+
+
+def _degraded(layers: dict[str, LayerResult]) -> list[str]:
+    """One line per layer that failed (left out) or degraded (and why)."""
     degraded = []
     for name, layer in layers.items():
         if layer.status == "failed":
@@ -163,6 +175,16 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
             if isinstance(reason, list):
                 reason = "; ".join(str(r) for r in reason)
             degraded.append(f"{name}: {reason or 'degraded'}")
+    return degraded
+
+
+def _trace(decision: RouteDecision, small_talk: bool, wanted: tuple[str, ...], layers: dict[str, LayerResult],
+           combined: Combined, priced: list[ContextItem], budgeted: BudgetResult,
+           timings: dict[str, float]) -> dict[str, Any]:
+    """The context's trace: the route, each layer's candidates, the fusion, the budget, what was dropped and
+    why, what degraded, and the stage timings (the API's trace object)."""
+    dropped = [d for layer in layers.values() for d in layer.detail.get("dropped", [])]
+    dropped += combined.dropped + budgeted.dropped
     layer_trace = {}
     for name, layer in layers.items():
         entry = layer.as_trace()
@@ -172,24 +194,19 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
         if name not in wanted:
             layer_trace[name] = {"status": "skipped", "elapsed_ms": 0.0, "candidates": [],
                                  "note": "small talk: nothing to retrieve (CONTEXT_SMALL_TALK_FLOOR)"}
-    timings["total"] = round((time.perf_counter() - started) * 1000, 3)
-    for name, layer in layers.items():
-        timings[f"gather.{name}"] = round(layer.elapsed_ms, 3)
-    trace = {
+    return {
         "route": {**decision.as_trace(), "small_talk": small_talk},
         "layers": layer_trace,
         "fusion": {
-            "weights": fused.weights,
+            "weights": combined.weights,
             "formula": "score = layer weight x relevance x decay",
-            "min_score": float(app_settings.CONTEXT_MIN_SCORE),
-            "dedup_threshold": float(app_settings.CONTEXT_DEDUP_THRESHOLD),
+            "min_score": app_settings.CONTEXT_MIN_SCORE,
+            "dedup_threshold": app_settings.CONTEXT_DEDUP_THRESHOLD,
             "scored": [{"key": it.key, "layer": it.layer, "weight": it.weight, "relevance": round(it.relevance, 4),
                         "decay": round(it.decay, 4), "score": it.score, "tokens": it.tokens} for it in priced],
         },
         "budget": budgeted.usage,
         "dropped": dropped,
-        "degraded": degraded,
+        "degraded": _degraded(layers),
         "timings_ms": timings,
     }
-    return ContextBundle(route=decision.route, sections=sections, prompt=rendered.text, trace=trace,
-                         token_counts=token_counts, token_budget=budget)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..types import ContextItem
-from .fuse import MEMORY_LAYERS
+from .combine import MEMORY_LAYERS
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ import numpy as np
 from django.utils import timezone
 
 from .evaluate import Case
+from .floor import base_size, floors_for
 from .off_topic import OFF_TOPIC_QUESTIONS
-from .search import base_size, floors_for, search_knowledge
+from .search import search_knowledge
 
 COSINE_GRID = tuple(round(0.70 + 0.005 * i, 3) for i in range(57))  # 0.700 .. 0.980
 BM25_GRID = tuple(round(0.05 + 0.025 * i, 3) for i in range(39))  # 0.050 .. 1.000
@@ -47,7 +48,7 @@ class Calibration:
     alternatives: list[FloorChoice] = field(default_factory=list)
     holdout: dict | None = None
     at: str = ""
-    chunks: int = 0  # the base's active chunks when calibrated: the floors move with its size (search.size_shift)
+    chunks: int = 0  # the base's active chunks when calibrated: the floors move with its size (floor.size_shift)
 
     def as_dict(self) -> dict:
         return asdict(self)

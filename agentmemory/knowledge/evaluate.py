@@ -247,7 +247,7 @@ def evaluate_knowledge_base(
     run.metrics = metrics
     run.hybrid_recall_at_5 = recall5
     run.previous_recall_at_5 = previous.hybrid_recall_at_5 if previous else None
-    tolerance = float(app_settings.EVAL_RECALL_DROP_TOLERANCE)
+    tolerance = app_settings.EVAL_RECALL_DROP_TOLERANCE
     run.recall_dropped = bool(recall5 is not None and previous is not None
                               and recall5 < previous.hybrid_recall_at_5 - tolerance)
     run.status = EvaluationRun.Status.SUCCEEDED

@@ -1,54 +1,41 @@
-"""Reciprocal Rank Fusion of ranked channel lists, with optional per-channel weights (pure, no ORM)."""
+"""The fuse stage of a knowledge search: per base, RRF of its channels, then its relevance floor; across bases,
+one list merged by RRF score (ranking/fusion.py holds the RRF itself)."""
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from ..ranking.fusion import rrf
+from .channels import ChannelsOutcome
+from .floor import apply_floor
+from .trace import SearchTrace
 
 
-@dataclass
-class Fused:
-    """One fused item: its key, fused score and each channel's RRF contribution (rank is 1-based)."""
+def fuse_bases(outcome: ChannelsOutcome, trace: SearchTrace) -> dict[str, list[int]]:
+    """Per base slug, its chunk ids fused by RRF (each hit's channel shares recorded) and past the floor."""
+    plan = trace.plan
+    per_base: dict[str, list[int]] = {}
+    for kb in plan.knowledge_bases:
+        evidence = outcome.bases[kb.slug]
+        with trace.timed("fuse"):
+            fused = rrf(evidence.rankings, k=plan.rrf_k, weights=plan.weights)
+            for f in fused:
+                trace.fused[f.key] = {"rrf": f.score, "contributions": f.contributions}
+                for channel, contribution in f.contributions.items():
+                    trace.evidence[f.key][channel]["rrf"] = round(contribution, 6)
+        with trace.timed("floor"):
+            per_base[kb.slug] = apply_floor(kb, [f.key for f in fused], trace, query_vector=outcome.query_vector,
+                                            model_name=outcome.model_name, max_bm25=evidence.max_bm25,
+                                            median_cosine=evidence.median_cosine, chunks=evidence.chunks)
+    return per_base
 
-    key: Hashable
-    score: float
-    contributions: dict[str, float] = field(default_factory=dict)
-    ranks: dict[str, int] = field(default_factory=dict)
 
+def merge_bases(per_base: dict[str, list[int]], trace: SearchTrace) -> list[int]:
+    """One ranking across bases by RRF score.
 
-def rrf(
-    rankings: Mapping[str, Sequence[Hashable]],
-    *,
-    k: int = 60,
-    weights: Mapping[str, float] | None = None,
-) -> list[Fused]:
-    """Fuse ranked lists: score(d) = sum over channels c of weight_c / (k + rank_c(d)).
-
-    ``rankings`` maps a channel name to its keys, best first (duplicates after the first ignored).
-    Ties are broken by the best single rank, then by the order of the channels given, so the result
-    is deterministic.
+    Each base's BM25 uses its own statistics, so raw scores are not comparable across bases, but RRF
+    scores are (same channels, same k); interleaving bases by rank alone would put every base's best first.
     """
-    if k < 0:
-        raise ValueError("RRF k must be >= 0")
-    weights = weights or {}
-    items: dict[Hashable, Fused] = {}
-    order: dict[Hashable, tuple[int, int]] = {}
-    for channel_index, (channel, keys) in enumerate(rankings.items()):
-        weight = float(weights.get(channel, 1.0))
-        rank = 0
-        seen = set()
-        for key in keys:
-            if key in seen:
-                continue
-            seen.add(key)
-            rank += 1
-            contribution = weight / (k + rank)
-            item = items.get(key)
-            if item is None:
-                item = items[key] = Fused(key=key, score=0.0)
-                order[key] = (rank, channel_index)
-            else:
-                order[key] = min(order[key], (rank, channel_index))
-            item.score += contribution
-            item.contributions[channel] = contribution
-            item.ranks[channel] = rank
-    return sorted(items.values(), key=lambda f: (-f.score, order[f.key]))
+    with trace.timed("fuse"):
+        if len(per_base) <= 1:
+            return next(iter(per_base.values()), [])
+        merged = [(trace.fused[cid]["rrf"], rank, cid) for ranked in per_base.values()
+                  for rank, cid in enumerate(ranked)]
+        return [cid for _score, _rank, cid in sorted(merged, key=lambda x: (-x[0], x[1], x[2]))]

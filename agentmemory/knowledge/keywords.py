@@ -15,7 +15,6 @@ from django.db import connection, transaction
 from django.dispatch import Signal
 
 from ..text import keyword_tokens
-from ..text.tokenize import add_user_words
 from ..text.tsvector import tsvector_fields
 
 #: Sent after the transaction of a publish commits: knowledge_base_id, activated_ids, deprecated_ids.
@@ -27,11 +26,7 @@ def user_dictionary_terms(knowledge_base: Any) -> list[str]:
     """Domain terms of a knowledge base's user dictionary (a list, or text with one term a line)."""
     if knowledge_base is None:
         return []
-    raw = None
-    for attr in ("user_dictionary", "user_dict", "dictionary"):
-        raw = getattr(knowledge_base, attr, None)
-        if raw:
-            break
+    raw = knowledge_base.user_dictionary  # a JSON field: a list as the API writes it, text or an object too
     if not raw:
         return []
     if isinstance(raw, str):
@@ -51,15 +46,14 @@ def user_dictionary_terms(knowledge_base: Any) -> list[str]:
 def index_tokens(text: str, *, knowledge_base: Any = None, terms: list[str] | None = None) -> list[str]:
     """Keyword tokens of ``text`` with the knowledge base's dictionary applied (stored and query side).
 
-    Dictionary terms are taught to the segmenter, and a dictionary term found in the text is also
-    emitted whole (lower-cased), so ``X-200 Pro`` or ``向量数据库`` match as one term even when the
-    tokenizer would split them.
+    Dictionary terms are known to the segmenter of this dictionary (its own tokenizer; other bases and
+    user memory are segmented without them), and a dictionary term found in the text is also emitted
+    whole (lower-cased), so ``X-200 Pro`` or ``向量数据库`` match as one term even when the tokenizer
+    would split them.
     """
     if terms is None:
         terms = user_dictionary_terms(knowledge_base)
-    if terms:
-        add_user_words(terms)
-    tokens = keyword_tokens(text)
+    tokens = keyword_tokens(text, dictionary=tuple(terms))
     if terms:
         seen = set(tokens)
         lowered = text.lower()

@@ -11,7 +11,8 @@ is scored with all query terms:
     idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
 
 tf is the number of positions of the lexeme in the chunk's tsvector (see keywords.py), copied into
-its posting when the chunk is published.
+its posting when the chunk is published. The formula's pieces are shared with memory recall
+(ranking/bm25.py).
 
 Vector channel: for a large base, cosine distance ordered through the HNSW index, with
 ``hnsw.ef_search`` and ``hnsw.iterative_scan = relaxed_order`` set for the transaction, so filters
@@ -22,7 +23,6 @@ is shared by all bases, and a filtered walk for a small one mostly visits the ot
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from django.db import connection, transaction
 
 from ..conf import app_settings
 from ..models.fields import vector_literal
+from ..ranking.bm25 import bm25_idf, term_score_params, term_score_sql
 
 
 @dataclass
@@ -80,11 +81,6 @@ def _tables() -> dict[str, str]:
     }
 
 
-def bm25_idf(n: int, df: int) -> float:
-    """Okapi BM25 IDF (the non-negative Lucene/bm25s form)."""
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-
-
 def filter_sql(filters: dict | None, alias: str = "c") -> tuple[str, list[Any]]:
     """SQL conditions (and params) for search filters: document ids, external ids, document metadata."""
     if not filters:
@@ -121,11 +117,19 @@ def keyword_search(
     candidate_limit: int | None = None,
 ) -> KeywordResult:
     """Top ``limit`` active chunks of one knowledge base by Okapi BM25 over ``terms`` (two queries)."""
-    tables = _tables()
-    k1_default = float(app_settings.BM25_K1)
-    b_default = float(app_settings.BM25_B)
-    cap = int(candidate_limit if candidate_limit is not None else app_settings.KEYWORD_CANDIDATE_LIMIT)
+    cap = candidate_limit if candidate_limit is not None else app_settings.KEYWORD_CANDIDATE_LIMIT
     terms = list(dict.fromkeys(t for t in terms if t))
+    result = _term_statistics(knowledge_base_id, terms)
+    if not result.terms or result.chunk_count == 0 or limit <= 0:
+        return result
+    _choose_candidate_terms(result, int(cap))
+    result.hits = _score_postings(knowledge_base_id, result, limit=limit, filters=filters)
+    return result
+
+
+def _term_statistics(knowledge_base_id: int, terms: list[str]) -> KeywordResult:
+    """The base's N, average length and BM25 parameters, and each known term's df and IDF (one query)."""
+    tables = _tables()
     with connection.cursor() as cur:
         cur.execute(
             f"""
@@ -138,8 +142,8 @@ def keyword_search(
         )
         n, total, k1_kb, b_kb, df_rows = cur.fetchone()
     n = int(n or 0)
-    k1 = float(k1_kb) if k1_kb is not None else k1_default
-    b = float(b_kb) if b_kb is not None else b_default
+    k1 = float(k1_kb) if k1_kb is not None else app_settings.BM25_K1
+    b = float(b_kb) if b_kb is not None else app_settings.BM25_B
     avgdl = (float(total) / n) if n else 0.0
     if isinstance(df_rows, str):  # json may come back as text depending on the driver's loaders
         import json
@@ -148,17 +152,22 @@ def keyword_search(
     dfs = {term: int(df) for term, df in (df_rows or []) if int(df) > 0}
     infos = [TermInfo(term=t, df=dfs[t], idf=bm25_idf(n, dfs[t])) for t in terms if t in dfs]
     unknown = [t for t in terms if t not in dfs]
-    result = KeywordResult(hits=[], terms=infos, unknown_terms=unknown, chunk_count=n, average_length=avgdl,
-                           k1=k1, b=b, candidate_terms=[], skipped_terms=[])
-    if not infos or n == 0 or limit <= 0:
-        return result
-    # Candidates from the rarest terms first, until their postings would exceed the cap: a chunk
-    # matching only very common terms cannot outrank one matching a rare term by much, and scanning
-    # the postings of "的"-like terms at 100k chunks is what makes naive OR queries slow. A term in
-    # more than KEYWORD_COMMON_TERM_RATIO of the chunks never generates candidates (if a rarer one does).
+    return KeywordResult(hits=[], terms=infos, unknown_terms=unknown, chunk_count=n, average_length=avgdl,
+                         k1=k1, b=b, candidate_terms=[], skipped_terms=[])
+
+
+def _choose_candidate_terms(result: KeywordResult, cap: int) -> None:
+    """Mark the terms whose postings generate candidates; the others only score.
+
+    Candidates from the rarest terms first, until their postings would exceed the cap: a chunk
+    matching only very common terms cannot outrank one matching a rare term by much, and scanning
+    the postings of "的"-like terms at 100k chunks is what makes naive OR queries slow. A term in
+    more than KEYWORD_COMMON_TERM_RATIO of the chunks never generates candidates (if a rarer one does).
+    """
+    infos, n = result.terms, result.chunk_count
     cumulative = 0
     # When all postings fit under the cap, every term generates candidates (exact BM25).
-    common_df = float(app_settings.KEYWORD_COMMON_TERM_RATIO) * n if sum(i.df for i in infos) > cap else n
+    common_df = app_settings.KEYWORD_COMMON_TERM_RATIO * n if sum(i.df for i in infos) > cap else n
     for info in sorted(infos, key=lambda i: (i.df, i.term)):
         if result.candidate_terms and (cumulative + info.df > cap or info.df > common_df):
             result.skipped_terms.append(info.term)
@@ -166,16 +175,24 @@ def keyword_search(
         cumulative += info.df
         info.candidate = True
         result.candidate_terms.append(info.term)
-    idf_of = {i.term: i.idf for i in infos}
-    postings = _tables()["postings"]
+
+
+def _score_postings(knowledge_base_id: int, result: KeywordResult, *, limit: int,
+                    filters: dict | None) -> list[ChannelHit]:
+    """BM25 of the candidates from the candidate terms' postings, the best of them completed with the common
+    terms' contribution (one query)."""
+    tables = _tables()
+    idf_of = {i.term: i.idf for i in result.terms}
     if filters:
         extra, extra_params = filter_sql(filters)
         filter_join = f"JOIN {tables['chunk']} c ON c.id = p.chunk_id {extra}"
     else:
         filter_join, extra_params = "", []
     skipped = result.skipped_terms
-    norm = "(%s * (1.0 - %s + %s * p.length / %s))"  # k1 * (1 - b + b * |d| / avgdl)
-    norm_params = [k1, b, b, avgdl or 1.0]
+    avgdl = result.average_length or 1.0
+    candidate_score = term_score_sql(idf="q.idf", tf="p.tf", length="p.length", avgdl="%s")
+    common_score = term_score_sql(idf="(%s::float8[])[array_position(%s::text[], p.term)]", tf="p.tf",
+                                  length="p.length", avgdl="%s")
     with connection.cursor() as cur:
         cur.execute(
             f"""
@@ -183,9 +200,9 @@ def keyword_search(
             cand AS MATERIALIZED (
                 -- one index-only range scan of the postings per candidate term, exact BM25 over them
                 SELECT p.chunk_id,
-                       sum(q.idf * p.tf * (%s + 1.0) / (p.tf + {norm})) AS s,
+                       sum({candidate_score}) AS s,
                        array_agg(q.term) AS matched
-                FROM q JOIN {postings} p ON p.knowledge_base_id = %s AND p.term = q.term
+                FROM q JOIN {tables['postings']} p ON p.knowledge_base_id = %s AND p.term = q.term
                 {filter_join}
                 GROUP BY p.chunk_id
                 ORDER BY s DESC, p.chunk_id
@@ -196,26 +213,25 @@ def keyword_search(
                 -- the common terms' contribution to each of the best candidates: one index-only
                 -- range of the (chunk_id, term) index per chunk (the aggregate keeps the planner
                 -- from turning this into a scan of the common terms' whole postings)
-                SELECT sum((%s::float8[])[array_position(%s::text[], p.term)]
-                           * p.tf * (%s + 1.0) / (p.tf + {norm})) AS s,
+                SELECT sum({common_score}) AS s,
                        array_agg(p.term) AS matched
-                FROM {postings} p
+                FROM {tables['postings']} p
                 WHERE p.chunk_id = cand.chunk_id AND p.term = ANY(%s::text[])
             ) extra ON true
             ORDER BY 2 DESC, 1
             LIMIT %s
             """,
             [result.candidate_terms, [idf_of[t] for t in result.candidate_terms],
-             k1, *norm_params, knowledge_base_id, *extra_params, max(limit * 2, RESCORE_DEPTH),
-             [idf_of[t] for t in skipped], skipped, k1, *norm_params, skipped, limit],
+             *term_score_params(result.k1, result.b), avgdl, knowledge_base_id, *extra_params,
+             max(limit * 2, RESCORE_DEPTH),
+             [idf_of[t] for t in skipped], skipped, *term_score_params(result.k1, result.b), avgdl, skipped, limit],
         )
         rows = cur.fetchall()
-    result.hits = [
+    return [
         ChannelHit(chunk_id=row[0], rank=rank, score=float(row[1]),
                    matched_terms=sorted(row[2], key=lambda t: (-idf_of[t], t)))
         for rank, row in enumerate(rows, start=1)
     ]
-    return result
 
 
 class VectorHits(list):
@@ -266,7 +282,7 @@ def vector_search(
     literal = vector_literal(query_vector)
     with transaction.atomic(), connection.cursor() as cur:
         if exact is None:
-            exact = active_chunk_count(knowledge_base_ids) <= int(app_settings.VECTOR_EXACT_SEARCH_MAX)
+            exact = active_chunk_count(knowledge_base_ids) <= app_settings.VECTOR_EXACT_SEARCH_MAX
         if exact:
             # A small base inside a large table: the HNSW graph is shared by every base, so a
             # filtered walk visits mostly other bases' vectors; exact distances over the base's own

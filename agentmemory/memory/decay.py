@@ -1,7 +1,9 @@
-"""Cold status: active memories not accessed for MEMORY_COLD_AFTER_DAYS leave default recall (beat job)."""
+"""Decay: how age and use weigh in a memory's score (the maths recall ranks by), and the cold status that
+active memories not accessed for MEMORY_COLD_AFTER_DAYS take (beat job), leaving default recall."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 
 from django.db import transaction
 from django.utils import timezone
@@ -12,6 +14,20 @@ from ..models import AuditEvent, MemoryItem
 from . import cache
 
 
+def decay_factor(last_touch: dt.datetime, now: dt.datetime, *, half_life_days: float, floor: float) -> float:
+    """0.5 ** (days since last access / half-life), at least ``floor``."""
+    age_days = max(0.0, (now - last_touch).total_seconds() / 86400.0)
+    return max(floor, 0.5 ** (age_days / half_life_days))
+
+
+def frequency_factor(access_count: int, *, weight: float, saturation: int) -> float:
+    """1 + weight x min(1, ln(1 + count) / ln(1 + saturation)): used often ranks higher, with diminishing
+    returns, and never more than ``1 + weight`` (a popular item must not bury a better match)."""
+    if weight <= 0 or access_count <= 0:
+        return 1.0
+    return 1.0 + weight * min(1.0, math.log1p(access_count) / math.log1p(max(1, saturation)))
+
+
 def mark_cold_memories(*, now: dt.datetime | None = None, batch_size: int = 1000) -> int:
     """Set status ``cold`` on active items untouched for MEMORY_COLD_AFTER_DAYS; returns how many.
 
@@ -19,7 +35,7 @@ def mark_cold_memories(*, now: dt.datetime | None = None, batch_size: int = 1000
     A cold item comes back to ``active`` when a recall returns it.
     """
     now = now or timezone.now()
-    cutoff = now - dt.timedelta(days=float(app_settings.MEMORY_COLD_AFTER_DAYS))
+    cutoff = now - dt.timedelta(days=app_settings.MEMORY_COLD_AFTER_DAYS)
     total = 0
     while True:
         with transaction.atomic():

@@ -50,7 +50,7 @@ def _lines(user_id: str) -> list[MemoryLine]:
 
 def recent_sessions(user_id: str, limit: int | None = None) -> list[SessionLine]:
     """The user's most recent sessions that have a rolling summary, newest first."""
-    limit = int(app_settings.PROFILE_DISTILL_SESSIONS) if limit is None else limit
+    limit = app_settings.PROFILE_DISTILL_SESSIONS if limit is None else limit
     if limit <= 0:
         return []
     rows = (Session.objects.filter(user_id=user_id).exclude(summary="")
@@ -71,7 +71,7 @@ def distill_profile(user_id: str, *, now: dt.datetime | None = None, dry_run: bo
         return DistillResult(user_id, "no_memories")
     backend = distiller()
     sessions = recent_sessions(user_id) if getattr(backend, "uses_sessions", False) else []
-    max_chars = int(app_settings.PROFILE_SUMMARY_MAX_CHARS)
+    max_chars = app_settings.PROFILE_SUMMARY_MAX_CHARS
     summary = (backend.distill(lines, max_chars=max_chars, sessions=sessions) if sessions
                else backend.distill(lines, max_chars=max_chars))
     sources = [line.id for line in lines]
@@ -98,8 +98,8 @@ def due_profiles(*, now: dt.datetime | None = None, limit: int = 1000) -> list[s
     """Users whose summary is due: never distilled, older than PROFILE_MAX_AGE_DAYS, or with at least
     PROFILE_REFRESH_MIN_CHANGES memories written since it was."""
     now = now or timezone.now()
-    stale_before = now - dt.timedelta(days=float(app_settings.PROFILE_MAX_AGE_DAYS))
-    min_changes = int(app_settings.PROFILE_REFRESH_MIN_CHANGES)
+    stale_before = now - dt.timedelta(days=app_settings.PROFILE_MAX_AGE_DAYS)
+    min_changes = app_settings.PROFILE_REFRESH_MIN_CHANGES
     users = (MemoryItem.objects.get_queryset().filter(status=MemoryItem.Status.ACTIVE)
              .exclude(source=MemoryItem.Source.MODEL_INFERRED).values("user_id")
              .annotate(newest=Max("updated_at")).order_by("user_id"))

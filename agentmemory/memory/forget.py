@@ -13,7 +13,7 @@ from ..exceptions import NotFound
 from ..models import AuditEvent, DeletionReceipt, MemoryItem
 from ..validation import validate_user_id
 from . import cache
-from .write import lock_user
+from .rows import lock_user
 
 SCRUBBED = {"scrubbed": True}
 

@@ -5,6 +5,8 @@ and cached per user (dropped on every write of that user).
 """
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.db import transaction
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -12,26 +14,24 @@ from django.utils import timezone
 from ..audit import record_event
 from ..conf import app_settings
 from ..models import MemoryItem, MemoryProfile
+from ..types import Profile, ProfileFact
 from ..validation import validate_user_id
 from . import cache
 
 _SOURCE_RANK = {"user_stated": 0, "system_log": 1, "model_inferred": 2}
 
 
-def _fact(item: MemoryItem) -> dict:
-    return {
-        "memory_id": item.pk, "key": item.key, "content": item.content, "value": item.value,
-        "type": item.type, "source": item.source, "confidence": float(item.confidence), "tags": item.tags,
-        "agent_id": item.agent_id,
-        "valid_from": item.valid_from.isoformat() if item.valid_from else None,
-        "updated_at": item.updated_at.isoformat(),
-    }
+def _fact(item: MemoryItem) -> ProfileFact:
+    return ProfileFact(
+        memory_id=item.pk, key=item.key, content=item.content, value=item.value, type=item.type,
+        source=item.source, confidence=float(item.confidence), tags=item.tags, agent_id=item.agent_id,
+        valid_from=item.valid_from.isoformat() if item.valid_from else None, updated_at=item.updated_at.isoformat())
 
 
 def build_profile(user_id: str, *, agent_id: str | None = None) -> dict:
     """The profile computed from the database (no cache)."""
     validate_user_id(user_id)
-    min_conf = float(app_settings.MEMORY_PROFILE_MIN_CONFIDENCE)
+    min_conf = app_settings.MEMORY_PROFILE_MIN_CONFIDENCE
     items = (MemoryItem.objects.for_user(user_id).active().visible_to_agent(agent_id)
              .exclude(key="").filter(confidence__gte=min_conf)
              .defer("embedding", "search_vector", "provenance", "excerpt"))
@@ -43,24 +43,27 @@ def build_profile(user_id: str, *, agent_id: str | None = None) -> dict:
         if held is None or rank < (_SOURCE_RANK.get(held.source, 3),
                                    -(held.valid_from or held.created_at).timestamp(), -held.pk):
             best[slot] = item
-    facts = sorted((_fact(i) for i in best.values()), key=lambda f: (f["key"], f["memory_id"]))
+    facts = tuple(sorted((_fact(i) for i in best.values()), key=lambda f: (f.key, f.memory_id)))
     row = MemoryProfile.objects.filter(user_id=user_id).first()
-    return {
-        "user_id": user_id,
-        "summary": row.summary if row else "",
-        "summary_updated_at": row.updated_at.isoformat() if row else None,
-        # Provenance of the summary: how it was written and from which memories.
-        "summary_method": row.summary_method if row else "",
-        "summary_sources": list(row.summary_sources) if row else [],
-        "facts": facts,
-    }
+    if row is None:
+        return Profile(user_id=user_id, facts=facts).as_dict()
+    # With the summary, its provenance: how it was written and from which memories.
+    return Profile(user_id=user_id, summary=row.summary, summary_updated_at=row.updated_at.isoformat(),
+                   summary_method=row.summary_method, summary_sources=list(row.summary_sources),
+                   facts=facts).as_dict()
 
 
 def get_profile(user_id: str, *, agent_id: str | None = None) -> dict:
-    """The cached profile of ``user_id``: {user_id, summary, summary_updated_at, facts: [...]}."""
+    """The cached profile of ``user_id`` as the API shows it (``Profile.as_dict()``):
+    {user_id, summary, summary_updated_at, summary_method, summary_sources, facts: [...]}."""
     validate_user_id(user_id)
     name = f"profile:{agent_id if agent_id is not None else '*'}"
     return cache.get_or_set(user_id, name, lambda: build_profile(user_id, agent_id=agent_id))
+
+
+def load_profile(user_id: str, *, agent_id: str | None = None) -> Profile:
+    """The cached profile of ``user_id``, typed (what the context assembler reads)."""
+    return Profile.from_dict(get_profile(user_id, agent_id=agent_id))
 
 
 def top_memories(user_id: str, *, agent_id: str | None = None, limit: int = 10) -> list[dict]:
@@ -77,15 +80,20 @@ def top_memories(user_id: str, *, agent_id: str | None = None, limit: int = 10) 
             f"confidence * {weight} * GREATEST(%s, power(0.5, LEAST(1000.0, GREATEST(0.0, "
             "EXTRACT(EPOCH FROM (%s - COALESCE(last_accessed_at, created_at))) / 86400.0) / %s)))",
             [*(x for pair in weights.items() for x in (pair[0], float(pair[1]))),
-             float(app_settings.MEMORY_DECAY_FLOOR), timezone.now(), float(app_settings.MEMORY_HALF_LIFE_DAYS)],
+             app_settings.MEMORY_DECAY_FLOOR, timezone.now(), app_settings.MEMORY_HALF_LIFE_DAYS],
         )
         items = (MemoryItem.objects.for_user(user_id).active().visible_to_agent(agent_id)
                  .exclude(source=MemoryItem.Source.MODEL_INFERRED)
                  .defer("embedding", "search_vector", "provenance")
                  .annotate(rank_score=score).order_by("-rank_score", "-confidence", "-id")[:limit])
-        return [_fact(i) for i in items]
+        return [asdict(_fact(i)) for i in items]
 
     return cache.get_or_set(user_id, f"top:{agent_id if agent_id is not None else '*'}:{limit}", compute)
+
+
+def top_facts(user_id: str, *, agent_id: str | None = None, limit: int = 10) -> list[ProfileFact]:
+    """``top_memories``, typed (what the context assembler reads)."""
+    return [ProfileFact(**fact) for fact in top_memories(user_id, agent_id=agent_id, limit=limit)]
 
 
 def set_profile_summary(user_id: str, summary: str, *, reason: str = "") -> MemoryProfile:

@@ -78,7 +78,7 @@ def score_quality(content: str, *, given: float | None = None) -> tuple[float, s
 def assess_quality(content: str, *, given: float | None = None) -> QualityVerdict:
     """The gate: pass when the score reaches AGENTMEMORY['MEMORY_QUALITY_THRESHOLD'] (0.5)."""
     score, reason = score_quality(content, given=given)
-    threshold = float(app_settings.MEMORY_QUALITY_THRESHOLD)
+    threshold = app_settings.MEMORY_QUALITY_THRESHOLD
     if score >= threshold:
         return QualityVerdict(score=round(score, 3), passed=True)
     return QualityVerdict(score=round(score, 3), passed=False,

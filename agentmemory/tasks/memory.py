@@ -27,7 +27,7 @@ def forget_user(user_id: str, reason: str = "") -> dict:
 def embed_pending_memories(user_id: str | None = None) -> dict:
     """Give vectors to memories stored while the embedder was down; never raises for the embedder
     (items stay pending and the periodic sweep tries again), so eager mode cannot fail a request."""
-    from ..memory.write import embed_pending_memories as embed_pending
+    from ..memory.embed import embed_pending_memories as embed_pending
 
     return embed_pending(user_id=user_id)
 
@@ -54,6 +54,6 @@ def purge_memories() -> dict:
 @agentmemory_task("agentmemory.reembed_memories", retry=REEMBED_MEMORIES)
 def reembed_memories(user_id: str | None = None) -> dict:
     """Re-embed memories whose vector is missing or of another model (after an embedder change); resumable."""
-    from ..memory.write import embed_pending_memories
+    from ..memory.embed import embed_pending_memories
 
     return embed_pending_memories(user_id=user_id, other_models=True)

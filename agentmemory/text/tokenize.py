@@ -35,7 +35,8 @@ _jieba_lock = threading.Lock()
 _jieba = None
 
 
-def _get_jieba():
+def _default_tokenizer():
+    """The shared jieba tokenizer of the bundled dictionary (loaded once, never taught any base's words)."""
     global _jieba
     if _jieba is None:
         with _jieba_lock:
@@ -46,8 +47,35 @@ def _get_jieba():
 
                 jieba.setLogLevel(logging.WARNING)
                 jieba.initialize()
-                _jieba = jieba
+                _jieba = jieba.dt
     return _jieba
+
+
+# A tokenizer costs about 15 MB (its copy of the frequencies) and 25 ms to build: the few dictionaries in
+# use stay cached, a process serving more bases rebuilds the least recently used one when it needs it.
+@functools.lru_cache(maxsize=8)
+def _tokenizer_for(dictionary: tuple[str, ...]):
+    """A jieba tokenizer holding the bundled dictionary plus these domain terms (a knowledge base's user
+    dictionary), one per distinct dictionary: a base's words never change how another base, or user
+    memory, is segmented. It copies the default's frequencies rather than loading the dictionary again."""
+    default = _default_tokenizer()
+    if not dictionary:
+        return default
+    import jieba
+
+    tokenizer = jieba.Tokenizer()
+    with _jieba_lock:
+        tokenizer.FREQ = dict(default.FREQ)
+        tokenizer.total = default.total
+        tokenizer.initialized = True
+        for word in dictionary:
+            tokenizer.add_word(word, freq=max(tokenizer.FREQ.get(word, 0), 2000))
+    return tokenizer
+
+
+def dictionary_key(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The words of a user dictionary as the tokenizer cache knows them (stripped, blanks dropped, in order)."""
+    return tuple(w for w in (word.strip() for word in words) if w)
 
 
 @functools.lru_cache(maxsize=1)
@@ -81,10 +109,10 @@ def _latin_tokens(run: str) -> list[str]:
     return out
 
 
-def _cjk_tokens(run: str) -> list[str]:
-    jieba = _get_jieba()
+def _cjk_tokens(run: str, tokenizer) -> list[str]:
+    freq = tokenizer.FREQ
     out = []
-    for word in jieba.cut(run, HMM=True):
+    for word in tokenizer.cut(run, HMM=True):
         if word in ZH_STOPWORDS:
             continue
         out.append(word)
@@ -93,20 +121,25 @@ def _cjk_tokens(run: str) -> list[str]:
             for i in range(len(word) - 1):
                 for n in (2, 3):
                     sub = word[i : i + n]
-                    if len(sub) == n and sub != word and sub in jieba.dt.FREQ and jieba.dt.FREQ[sub] > 0:
+                    if len(sub) == n and sub != word and freq.get(sub, 0) > 0:
                         out.append(sub)
     return out
 
 
-def keyword_tokens(text: str) -> list[str]:
-    """Tokens of ``text`` for keyword search, in order, with repeats (term frequency matters)."""
+def keyword_tokens(text: str, *, dictionary: tuple[str, ...] = ()) -> list[str]:
+    """Tokens of ``text`` for keyword search, in order, with repeats (term frequency matters).
+
+    ``dictionary`` (a knowledge base's user dictionary, see ``dictionary_key``) segments Chinese with a
+    tokenizer that knows those terms; without it, the shared default tokenizer.
+    """
     if not text:
         return []
+    tokenizer = _tokenizer_for(dictionary_key(dictionary))
     tokens: list[str] = []
     for match in _RUN_RE.finditer(_fold(text)):
         run = match.group(0)
         if _CJK_RE.match(run):
-            tokens.extend(_cjk_tokens(run))
+            tokens.extend(_cjk_tokens(run, tokenizer))
         else:
             tokens.extend(_latin_tokens(run))
     return tokens
@@ -115,16 +148,6 @@ def keyword_tokens(text: str) -> list[str]:
 def query_terms(text: str) -> list[str]:
     """Distinct keyword tokens of a query, in first-seen order."""
     return list(dict.fromkeys(keyword_tokens(text)))
-
-
-def add_user_words(words: list[str]) -> None:
-    """Teach the segmenter domain terms (a knowledge base's user dictionary)."""
-    jieba = _get_jieba()
-    with _jieba_lock:
-        for word in words:
-            word = word.strip()
-            if word:
-                jieba.add_word(word, freq=max(jieba.dt.FREQ.get(word, 0), 2000))
 
 
 _WORD_RE = re.compile(r"[A-Za-z0-9]+")

@@ -16,7 +16,7 @@ from ..exceptions import InvalidInput, NotFound
 from ..memory.redact import redact, redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..text import count_tokens
-from ..validation import MAX_ID_CHARS, validate_tags, validate_text
+from ..validation import MAX_ID_CHARS, validate_bounded_text, validate_tags
 from .triggers import detect_remember_intent, is_high_priority
 
 MAX_METADATA_CHARS = 20_000
@@ -88,7 +88,7 @@ def validate_turn(role: Any, content: Any) -> tuple[str, str]:
     """The role and content of a turn, or InvalidInput naming what is wrong."""
     if role not in Turn.Role.values:
         raise InvalidInput(f"Unknown role {role!r}; use one of {', '.join(Turn.Role.values)}.", field="role")
-    return role, validate_text(content, field="content", limit_setting="MAX_TURN_CHARS")
+    return role, validate_bounded_text(content, field="content", limit_setting="MAX_TURN_CHARS")
 
 
 def append_turn(session: Session | Any, *, role: str, content: str, metadata: dict | None = None,

@@ -22,7 +22,7 @@ def window_start(session: Session) -> int:
 def get_working_context(session: Session) -> dict[str, Any]:
     """Working memory of a session for an agent's prompt.
 
-    Keys: ``session_id``, ``user_id``, ``agent_id``, ``status``, ``summary`` (older turns folded),
+    Keys: ``session_id``, ``user_id``, ``agent_id``, ``status``, ``summary`` (older turns folded), ``summary_updated_at``,
     ``covered_up_to`` (last turn in the summary), ``task_state``, ``turns`` (recent turns verbatim,
     oldest first), ``pinned_turns`` (high-priority turns already folded into the summary, kept
     verbatim, at most PINNED_TURNS), ``turn_count``.
@@ -41,6 +41,7 @@ def get_working_context(session: Session) -> dict[str, Any]:
         "agent_id": session.agent_id,
         "status": session.status,
         "summary": session.summary,
+        "summary_updated_at": session.summary_updated_at,
         "covered_up_to": session.summary_covers_seq,
         "task_state": session.task_state or {},
         "turns": [turn_dict(t) for t in recent],

@@ -7,7 +7,7 @@ import pytest
 from django.test import override_settings
 
 from agentmemory.context.budget import fill_budget
-from agentmemory.context.fuse import fuse_items, shingles, similarity
+from agentmemory.context.combine import combine_layers, shingles, similarity
 from agentmemory.context.render import fixed_tokens, item_tokens, render_prompt
 from agentmemory.context.route import decide_route, route_by_rules
 from agentmemory.testing.openai_server import OpenAIChatServer
@@ -63,7 +63,7 @@ def _item(layer, key, text, relevance=1.0, decay=1.0, kind="memory", tokens=0, *
 
 
 def test_fusion_applies_layer_weights_relevance_and_decay():
-    result = fuse_items([
+    result = combine_layers([
         _item("long_term_memory", "memory:1", "公司行业是母婴用品", relevance=1.0, decay=0.5),
         _item("knowledge", "chunk:1", "联名活动案例：两个品牌共同推出限定款", relevance=0.9),
         _item("working_memory", "turn:1", "我们刚才聊了预算", relevance=0.5, kind="turn"),
@@ -73,12 +73,12 @@ def test_fusion_applies_layer_weights_relevance_and_decay():
     assert [it.key for it in result.items] == ["chunk:1", "turn:1", "memory:1"]
     assert result.weights["working_memory"] == 1.2
     # The profile weighs what long-term memory weighs unless configured apart.
-    profile = fuse_items([_item("profile", "memory:9", "x")], weights=WEIGHTS).items[0]
+    profile = combine_layers([_item("profile", "memory:9", "x")], weights=WEIGHTS).items[0]
     assert profile.weight == 0.8
 
 
 def test_fusion_drops_cross_layer_duplicates_keeping_the_best():
-    result = fuse_items([
+    result = combine_layers([
         _item("profile", "memory:1", "公司行业：母婴用品", relevance=1.0, decay=0.9),
         _item("long_term_memory", "memory:1", "公司行业：母婴用品", relevance=0.6),
         _item("long_term_memory", "memory:2", "Prefers short answers.", relevance=0.5),
@@ -96,7 +96,7 @@ def test_budget_caps_memory_and_keeps_the_highest_scoring():
     memories = [_item("long_term_memory", f"memory:{i}", f"记忆{i}", relevance=1 - i / 100, tokens=30)
                 for i in range(20)]
     chunks = [_item("knowledge", f"chunk:{i}", f"chunk text {i}", relevance=0.5 - i / 100, tokens=200) for i in range(10)]
-    fused = fuse_items([*memories, *chunks], weights=WEIGHTS).items
+    fused = combine_layers([*memories, *chunks], weights=WEIGHTS).items
     result = fill_budget(fused, budget=1000, fixed_tokens=100, memory_share=0.25, memory_header_tokens=10)
     kept_memory = [it for it in result.kept if it.layer == "long_term_memory"]
     # (250 - 10) // 30 = 8 memories, the eight best; 900 - 240 = 660 left: three chunks of 200.
@@ -109,7 +109,7 @@ def test_budget_caps_memory_and_keeps_the_highest_scoring():
 
 def test_unused_memory_share_goes_to_the_other_layers():
     chunks = [_item("knowledge", f"chunk:{i}", f"text number {i}", relevance=0.5, tokens=300) for i in range(4)]
-    result = fill_budget(fuse_items(chunks, weights=WEIGHTS).items, budget=1000, fixed_tokens=50,
+    result = fill_budget(combine_layers(chunks, weights=WEIGHTS).items, budget=1000, fixed_tokens=50,
                          memory_share=0.25)
     assert len(result.kept) == 3
 
@@ -166,12 +166,14 @@ def test_token_counts_bound_the_prompt():
 
 
 def test_working_memory_newest_turn_first_and_the_current_message_once():
-    from agentmemory.context.gather import gather_working
+    from agentmemory.context.layers.working import gather_working
+    from agentmemory.types import WorkingContext, WorkingTurn
 
-    working = {"session_id": "s", "summary": "用户在筹备联名活动，预算五千元", "task_state": {"步骤": "选伙伴"},
-               "turns": [{"id": i, "seq": i, "role": "user" if i % 2 else "assistant", "content": f"第{i}句"}
-                         for i in range(1, 6)] + [{"id": 6, "seq": 6, "role": "user", "content": "再展开说说"}],
-               "pinned_turns": [{"id": 0, "seq": 0, "role": "user", "content": "记住：预算五千", "high_priority": True}]}
+    working = WorkingContext(
+        session_id="s", summary="用户在筹备联名活动，预算五千元", task_state={"步骤": "选伙伴"},
+        turns=(*(WorkingTurn(id=i, seq=i, role="user" if i % 2 else "assistant", content=f"第{i}句")
+                 for i in range(1, 6)), WorkingTurn(id=6, seq=6, role="user", content="再展开说说")),
+        pinned_turns=(WorkingTurn(id=0, seq=0, role="user", content="记住：预算五千", high_priority=True),))
     result = gather_working(working, "再展开说说")
     turns = {it.ref["seq"]: it.relevance for it in result.items if it.kind == "turn"}
     assert turns[5] == 1.0 and turns[4] == pytest.approx(0.85) and turns[1] == pytest.approx(0.85 ** 4)
@@ -182,7 +184,7 @@ def test_working_memory_newest_turn_first_and_the_current_message_once():
 
 
 def test_chunk_text_loses_headings_the_citation_already_names():
-    from agentmemory.context.gather import strip_headings
+    from agentmemory.context.layers.knowledge import strip_headings
 
     text = "# 联名活动案例\n\n## 案例一\n某品牌联名推出礼盒。\n## 不在路径里的标题"
     assert strip_headings(text, "联名活动案例 > 案例一") == "某品牌联名推出礼盒。\n## 不在路径里的标题"

@@ -32,4 +32,5 @@ def test_migrations_are_numbered_without_gaps_or_twins():
     from pathlib import Path
 
     numbers = sorted(int(p.name[:4]) for p in Path(next(iter(migrations_path))).glob("[0-9][0-9][0-9][0-9]_*.py"))
+    assert numbers and numbers[0] == 1, "no numbered migration found"
     assert numbers == list(range(1, len(numbers) + 1)), numbers

@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from agentmemory.memory.bulk import import_log
 from agentmemory.memory.keywords import keyword_fields
-from agentmemory.memory.write import import_log, write_memory
+from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem, MemoryTerm
 from agentmemory.types import MemoryDraft
 

@@ -8,10 +8,12 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
+from agentmemory.memory.decay import decay_factor, frequency_factor
 from agentmemory.memory.profile import get_profile, top_memories
-from agentmemory.memory.recall import decay_factor, frequency_factor, fuse, recall_memories
+from agentmemory.memory.recall import recall_memories
 from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem
+from agentmemory.ranking.fusion import fuse_channels as fuse
 from agentmemory.types import MemoryDraft
 
 pytestmark = pytest.mark.django_db
@@ -111,7 +113,7 @@ def test_access_frequency_ranks_with_diminishing_returns():
 
 
 def test_an_often_used_memory_outranks_an_equally_relevant_unused_one(api_client):
-    from agentmemory.memory.write import import_log
+    from agentmemory.memory.bulk import import_log
 
     # Two log events equally relevant to the query (same words), one of them used often.
     ids = import_log("freq", [MemoryDraft(content="We hold the team retro on Friday afternoons", type="event",
@@ -130,7 +132,7 @@ def test_an_often_used_memory_outranks_an_equally_relevant_unused_one(api_client
 
 
 def test_log_import_stores_turns_as_given_and_is_idempotent():
-    from agentmemory.memory.write import import_log
+    from agentmemory.memory.bulk import import_log
 
     drafts = [MemoryDraft(content=text, type="event", source="system_log", session_id="S1", turn_id=i)
               for i, text in enumerate(["Caroline: Hey Mel!", "Melanie: I ran a charity race for mental health.",

@@ -7,9 +7,10 @@ import datetime as dt
 import pytest
 from django.test import override_settings
 
+from agentmemory.memory.bulk import import_log
 from agentmemory.memory.priors import in_period, named_period, named_speaker, speaker_of
 from agentmemory.memory.recall import recall_memories
-from agentmemory.memory.write import import_log, write_memory
+from agentmemory.memory.write import write_memory
 from agentmemory.types import MemoryDraft
 
 pytestmark = pytest.mark.django_db

@@ -72,7 +72,7 @@ def test_the_default_floor_setting_applies_to_bases_without_their_own(seed_kb):
 
 def test_the_floor_is_on_by_default_and_moves_with_the_size_of_the_base(seed_kb):
     from agentmemory.conf import app_settings
-    from agentmemory.knowledge.search import size_shift
+    from agentmemory.knowledge.floor import size_shift
 
     default = app_settings.KNOWLEDGE_FLOOR
     assert default["cosine"] and default["bm25"] and default["reference_chunks"] and default["size_slope"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentmemory.knowledge.fuse import rrf
+from agentmemory.ranking.fusion import rrf
 
 
 def test_rrf_sums_reciprocal_ranks_with_k():

@@ -15,7 +15,7 @@ from ...exceptions import LLMError
 from ...types import MemoryDraft
 from ..llm import ChatClient
 from .base import BOOKKEEPING_TAGS, MEMORY_TYPES, SOURCES, ExistingMemory, Extractor, TurnText
-from .rules import SLOTS
+from .patterns import SLOTS
 
 SYSTEM_PROMPT = """You extract long-term memories about the USER from a conversation.
 Keep an item only if all three hold: it stays true across sessions; it is about this user (not the

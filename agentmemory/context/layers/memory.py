@@ -1,0 +1,117 @@
+"""The long-term memory layer: hybrid recall with its score breakdown, plus the user's cached top memories."""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import asdict
+from typing import Any
+
+from django.utils import timezone
+
+from ...conf import app_settings
+from ...exceptions import InvalidInput, NotFound
+from ...ranking.fusion import scale_to_best
+from ...types import ContextItem, LayerResult, ProfileFact, RecalledMemory, RecallResult
+
+logger = logging.getLogger("agentmemory.context")
+
+# Relevance given to the user's top memories (no query match known): below any matched memory.
+TOP_MEMORY_RELEVANCE = 0.4
+
+
+def _recalled_item(row: RecalledMemory, relevance: float) -> ContextItem:
+    memory, scores = row.memory, row.scores
+    # The context's decay stays in [0, 1]: frequency lifts a memory up to that bound, never past it.
+    factor = min(1.0, scores.decay * scores.source_weight * scores.confidence * scores.frequency)
+    raw = {k: v for k, v in asdict(scores).items() if v is not None}
+    return _item(memory.pk, memory.content, relevance, factor, memory.valid_from or memory.created_at,
+                 {"memory_id": memory.pk, "type": memory.type, "key": memory.key, "source": memory.source,
+                  "confidence": memory.confidence, "via": "recall", "raw": raw})
+
+
+def _top_item(fact: ProfileFact) -> ContextItem:
+    weights = app_settings.MEMORY_SOURCE_WEIGHTS
+    factor = float(fact.confidence or 0.0) * float(weights.get(fact.source, 1.0))
+    return _item(fact.memory_id, fact.content, TOP_MEMORY_RELEVANCE, factor, fact.timestamp,
+                 {"memory_id": fact.memory_id, "type": fact.type, "key": fact.key, "source": fact.source,
+                  "confidence": fact.confidence, "via": "top", "raw": {"top_memory": True}})
+
+
+def _item(memory_id: int, content: str, relevance: float, factor: float, timestamp: dt.datetime | None,
+          ref: dict[str, Any]) -> ContextItem:
+    return ContextItem(layer="long_term_memory", kind="memory", key=f"memory:{memory_id}",
+                       text=(content or "").strip(), relevance=relevance, decay=max(0.0, min(1.0, factor)),
+                       timestamp=timestamp, ref=ref)
+
+
+def memory_floor(rows: list[RecalledMemory]) -> tuple[list[RecalledMemory], list[dict[str, Any]]]:
+    """Recalled memories with some evidence: a keyword match, or a cosine of at least CONTEXT_MEMORY_FLOOR.
+
+    A user's memories are personal, so their relevance is often indirect ("今晚吃什么？" → "对花生过敏" at
+    cosine 0.80) and small talk reaches cosines as high; the floor only drops what has neither: measured,
+    0.13 % of the LoCoMo evidence turns recall finds and none of the hand-written facts' (docs/retrieval.md).
+    """
+    cosine = app_settings.CONTEXT_MEMORY_FLOOR
+    if cosine is None:
+        return rows, []
+    kept, dropped = [], []
+    for row in rows:
+        vector, bm25 = row.scores.vector, row.scores.bm25
+        if bm25 is not None or (vector is not None and vector >= cosine):
+            kept.append(row)
+        else:
+            dropped.append({"key": f"memory:{row.memory.pk}", "layer": "long_term_memory", "kind": "memory",
+                            "reason": "floor",
+                            "detail": f"no keyword matched and cosine {vector if vector is None else round(vector, 4)}"
+                                      f" < {cosine}"})
+    return kept, dropped
+
+
+def _recall(user_id: str, query: str, agent_id: str | None, top_k: int) -> tuple[RecallResult, str]:
+    from ...memory.recall import recall_memories
+
+    try:
+        # Cold items are searched too: one the user clearly mentions again (its vector this close to the
+        # message) comes back, and recording the access makes it active again. Weaker cold matches stay
+        # out, untouched.
+        return recall_memories(user_id, query, top_k=top_k, agent_id=agent_id, include_cold=True, touch=False), ""
+    except (InvalidInput, NotFound):
+        raise
+    except Exception as exc:  # recall down: the user's cached top memories still stand
+        logger.warning("memory recall failed, top memories only: %s", exc)
+        return RecallResult(), f"recall failed ({type(exc).__name__}: {str(exc)[:200]}); top memories only"
+
+
+def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, top_k: int = 8) -> LayerResult:
+    """Query-relevant memories (hybrid recall with its score breakdown), plus the user's cached top ones.
+
+    Relevance is recall's fused channel relevance, scaled to the best hit; decay is what recall
+    multiplies it by (time decay x source weight x confidence).
+    """
+    from ...memory.access import record_access
+    from ...memory.profile import top_facts
+
+    answer, failure = _recall(user_id, query, agent_id, top_k)
+    reactivate = app_settings.MEMORY_REACTIVATE_MIN_COSINE
+    rows = [r for r in answer if r.memory.status != "cold" or (r.scores.vector or 0.0) >= reactivate]
+    rows, dropped = memory_floor(rows)
+    reactivated = [r.memory.pk for r in rows if r.memory.status == "cold"]
+    if rows:
+        record_access(user_id, [r.memory.pk for r in rows], timezone.now())
+    relevances = scale_to_best([float(r.scores.relevance or 0.0) for r in rows])
+    items = [_recalled_item(row, rel) for row, rel in zip(rows, relevances, strict=True)]
+    # The user's top memories come from the cache; one also recalled is kept once, at its best score.
+    top = top_facts(user_id, agent_id=agent_id, limit=5)
+    top_ids = [int(f.memory_id) for f in top if f.memory_id]
+    if top_ids:
+        record_access(user_id, top_ids, timezone.now())  # read from the cache, used all the same
+    items += [_top_item(fact) for fact in top]
+    items = [it for it in items if it.text]
+    detail: dict[str, Any] = {"mode": answer.mode, "recalled": len(rows), "top_memories": len(top),
+                              "reactivated": reactivated}
+    if dropped:
+        detail["dropped"] = dropped
+    degraded = answer.degraded or bool(failure)
+    if degraded:
+        detail["degraded"] = failure or answer.degraded_reason or "embedder unavailable: keyword only"
+    return LayerResult(layer="long_term_memory", items=items, status="degraded" if degraded else "ok", detail=detail)

@@ -1,0 +1,178 @@
+"""The channels stage of a knowledge search: per base, BM25 over its keyword index and pgvector cosine, each
+with its threshold applied (retrieve.py runs the SQL).
+
+The query is embedded once for all bases, in the background while the keyword channels read the
+database (the embedding is the slowest step and needs nothing from it). A failing embedder leaves the
+keyword channel alone; a base whose vectors come from another model skips its vector channel.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..conf import app_settings
+from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch
+from .floor import base_size
+from .keywords import index_tokens, user_dictionary_terms
+from .retrieve import ChannelHit, keyword_search, vector_search
+from .trace import SearchTrace
+
+
+@dataclass
+class BaseEvidence:
+    """What the channels found in one base: the ranked chunk ids per channel and the floor's scales."""
+
+    rankings: dict[str, list[int]] = field(default_factory=dict)
+    chunks: int | None = None  # active chunks (the keyword channel's N, else counted for the vector scan)
+    max_bm25: float | None = None  # the query's maximum possible BM25 in this base
+    median_cosine: float | None = None  # the median cosine of the query's vector candidates
+
+
+@dataclass
+class ChannelsOutcome:
+    """Per base slug, its evidence; the query vector (None: keyword only) and the embedder's model."""
+
+    bases: dict[str, BaseEvidence]
+    query_vector: Any = None
+    model_name: str = ""
+
+
+def rewrite_query(query: str, trace: SearchTrace) -> str:
+    """The query as the configured rewriter puts it (the original when there is none, or it fails)."""
+    from ..backends.rewriters import get_query_rewriter
+
+    search_query = query
+    with trace.timed("rewrite"):
+        try:
+            rewriter = get_query_rewriter()
+            if rewriter is None:
+                trace.degrade("rewrite requested but no QUERY_REWRITER is configured; original query used")
+            else:
+                search_query = rewriter.rewrite(query) or query
+        except BackendError as exc:
+            trace.degrade(f"rewrite failed ({exc}); original query used")
+    trace.rewritten_query = search_query
+    return search_query
+
+
+def run_channels(search_query: str, trace: SearchTrace) -> ChannelsOutcome:
+    """Every channel the mode asks for, on every base: keyword first while the query is embedded, then vector."""
+    plan = trace.plan
+    outcome = ChannelsOutcome(bases={kb.slug: BaseEvidence() for kb in plan.knowledge_bases})
+    use_keyword = plan.mode in ("hybrid", "keyword")
+    pending = None
+    embed_started = time.perf_counter()
+    if plan.mode in ("hybrid", "vector") and plan.knowledge_bases:
+        from ..backends import get_embedder
+
+        try:
+            embedder = get_embedder()
+            outcome.model_name = embedder.model_name
+            pending = embedder.prefetch_query(search_query)
+        except EmbeddingError as exc:
+            trace.degrade(f"embedder failed ({exc}); keyword channel only", to_keyword=True)
+            use_keyword = True
+    terms_cache: dict[tuple[str, ...], list[str]] = {}
+    if use_keyword:
+        for kb in plan.knowledge_bases:
+            keyword_channel(kb, search_query, outcome.bases[kb.slug], trace, terms_cache)
+    if pending is not None:
+        with trace.timed("embed"):  # the wait the search saw
+            try:
+                outcome.query_vector = pending.result()
+            except EmbeddingError as exc:
+                trace.degrade(f"embedder failed ({exc}); keyword channel only", to_keyword=True)
+        # The model's own time, mostly hidden behind the keyword channel.
+        trace.timings_ms["embed_total"] = round((time.perf_counter() - embed_started) * 1000, 3)
+        if outcome.query_vector is None and not use_keyword:  # vector mode: the keyword channel stands in
+            for kb in plan.knowledge_bases:
+                keyword_channel(kb, search_query, outcome.bases[kb.slug], trace, terms_cache)
+    if outcome.query_vector is not None:
+        for kb in plan.knowledge_bases:
+            vector_channel(kb, outcome, outcome.bases[kb.slug], trace)
+    return outcome
+
+
+def apply_threshold(hits: list[ChannelHit], threshold: float | None) -> tuple[list[ChannelHit], list[int]]:
+    """The hits scoring at least ``threshold`` (all when None), and the ids of the others."""
+    if threshold is None:
+        return hits, []
+    kept = [h for h in hits if h.score >= threshold]
+    removed = [h.chunk_id for h in hits if h.score < threshold]
+    return kept, removed
+
+
+def keyword_channel(kb, search_query: str, evidence: BaseEvidence, trace: SearchTrace,
+                    terms_cache: dict[tuple[str, ...], list[str]]) -> None:
+    """BM25 over the base's keyword index, with the base's user dictionary; the bm25 threshold applied."""
+    plan = trace.plan
+    with trace.timed("keyword"):
+        dictionary = user_dictionary_terms(kb)
+        key = tuple(dictionary)
+        if key not in terms_cache:
+            terms_cache[key] = list(dict.fromkeys(index_tokens(search_query, terms=dictionary)))
+        kw = keyword_search(kb.pk, terms_cache[key], limit=plan.candidates, filters=plan.filters)
+        evidence.chunks = kw.chunk_count
+        # Every query term the base holds, at unbounded frequency (words the base never uses, the filler of
+        # a conversational question, say nothing about any chunk: the cosine floors judge those queries).
+        evidence.max_bm25 = sum(i.idf for i in kw.terms) * (kw.k1 + 1.0)
+        kept, gone = apply_threshold(kw.hits, plan.thresholds["bm25"])
+        trace.removed["bm25"].extend(gone)
+        evidence.rankings["keyword"] = [h.chunk_id for h in kept]
+        idf = {i.term: i for i in kw.terms}
+        for h in kept:
+            trace.evidence.setdefault(h.chunk_id, {})["keyword"] = {
+                "rank": h.rank, "score": round(h.score, 6), "matched_terms": h.matched_terms,
+                "term_idf": {m: round(idf[m].idf, 4) for m in h.matched_terms if m in idf},
+            }
+        trace.channels[kb.slug]["keyword"] = {
+            "terms": [{"term": i.term, "df": i.df, "idf": round(i.idf, 4), "candidate": i.candidate}
+                      for i in kw.terms],
+            "unknown_terms": kw.unknown_terms, "skipped_common_terms": kw.skipped_terms,
+            "N": kw.chunk_count, "avgdl": round(kw.average_length, 3), "k1": kw.k1, "b": kw.b,
+            "returned": len(kw.hits), "kept": len(kept),
+        }
+
+
+def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: SearchTrace) -> None:
+    """Cosine over the base's vectors (exact scan for a small base, HNSW for a large one); the cosine threshold
+    applied. Skipped, and said so, when the base's vectors come from another model than the query's."""
+    plan = trace.plan
+    with trace.timed("vector"):
+        problem = model_mismatch(kb)
+        if problem:
+            trace.degrade(f"vector channel skipped for {kb.slug}: {problem}")
+            trace.channels[kb.slug]["vector"] = {"skipped": problem}
+            return
+        if evidence.chunks is None:  # vector mode: counted here once, for the scan and the floor
+            evidence.chunks = base_size(kb)
+        exact = evidence.chunks <= app_settings.VECTOR_EXACT_SEARCH_MAX
+        vec = vector_search([kb.pk], outcome.query_vector, model_name=outcome.model_name, limit=plan.candidates,
+                            filters=plan.filters, exact=exact)
+        if len(vec):
+            evidence.median_cosine = float(statistics.median(h.score for h in vec))
+        kept, gone = apply_threshold(vec, plan.thresholds["cosine"])
+        trace.removed["cosine"].extend(gone)
+        evidence.rankings["vector"] = [h.chunk_id for h in kept]
+        for h in kept:
+            trace.evidence.setdefault(h.chunk_id, {})["vector"] = {"rank": h.rank, "score": round(h.score, 6)}
+        trace.channels[kb.slug]["vector"] = {
+            "model": outcome.model_name, "scan": "exact" if vec.exact else "hnsw",
+            "ef_search": None if vec.exact else app_settings.HNSW_EF_SEARCH,
+            "returned": len(vec), "kept": len(kept)}
+
+
+def model_mismatch(kb) -> str | None:
+    """Why the base's vectors cannot be compared with the query's, or None when they can (reembed's guard;
+    advisory here: the vector SQL filters by model name anyway)."""
+    from .reembed import assert_embedding_model  # imports the ingest stages: loaded when a search needs it
+
+    try:
+        assert_embedding_model(kb)
+    except EmbeddingModelMismatch as exc:
+        return str(exc)
+    except Exception:
+        return None
+    return None

@@ -1,0 +1,81 @@
+"""Vectors of memories: one passage embedded as it is written, and the sweep that embeds what an embedder
+outage (or a switch of embedding model) left without a current vector."""
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from django.db.models import Q
+
+from ..backends import get_embedder
+from ..exceptions import EmbeddingError
+from ..models import MemoryItem
+from ..signals import memory_embedding_pending
+from ..validation import validate_user_id
+from . import cache
+
+logger = logging.getLogger(__name__)
+
+
+def embed_passage(text: str) -> tuple[list[float] | None, str]:
+    """The passage vector and model of ``text``; (None, "") when the embedder fails.
+
+    A failing embedder must not lose a memory: the item is stored without a vector (keyword recall
+    still finds it) and ``embed_pending_memories`` fills the vector in once the embedder is back.
+    """
+    embedder = get_embedder()
+    try:
+        vector = embedder.embed_passages([text])[0]
+    except EmbeddingError as exc:
+        logger.warning("memory stored without embedding (will be embedded later): %s", exc)
+        return None, ""
+    return [float(x) for x in vector], embedder.model_name
+
+
+def enqueue_pending_embeddings(user_id: str) -> None:
+    # Services do not know Celery: receivers.py turns this signal into the embedding task.
+    memory_embedding_pending.send(sender=MemoryItem, user_id=user_id)
+
+
+def embed_pending_memories(*, user_id: str | None = None, batch_size: int = 64, other_models: bool = False,
+                           progress=None) -> dict:
+    """Embed current memories stored without a vector (after an embedder outage); idempotent.
+
+    With ``other_models`` also those whose vector comes from another model than the configured one
+    (after switching embedders): batch by batch, each committed, so an interrupted run resumes; recall
+    keeps working meanwhile (items not yet re-embedded are found by their keywords).
+    ``user_id`` limits the sweep to one user's scope; None sweeps every user (the beat job).
+    Returns counts; an embedder still failing leaves the items pending, to be tried again later.
+    """
+    embedder = get_embedder()
+    model = embedder.model_name
+    if user_id is not None:
+        users = [validate_user_id(user_id)]
+    elif other_models:
+        users = MemoryItem.objects.users_with_stale_vectors(model)
+    else:
+        users = MemoryItem.objects.users_with_pending_embeddings()
+    embedded = failed = 0
+    for uid in users:
+        while True:
+            stale = Q(embedding__isnull=True) | (~Q(embedding_model=model) if other_models else Q(pk__in=[]))
+            batch = list(MemoryItem.objects.for_user(uid).current().filter(stale)
+                         .order_by("id").only("id", "content")[:batch_size])
+            if not batch:
+                break
+            try:
+                vectors = embedder.embed_passages([m.content for m in batch])
+            except EmbeddingError as exc:
+                logger.warning("pending memory embeddings of %s still failing: %s", uid, exc)
+                failed += len(batch)
+                break
+            with transaction.atomic():
+                for item, vector in zip(batch, vectors, strict=True):
+                    # Only fill a vector that is still stale: the content may have changed meanwhile.
+                    MemoryItem.objects.for_user(uid).filter(stale, pk=item.pk, content=item.content).update(
+                        embedding=[float(x) for x in vector], embedding_model=model)
+            embedded += len(batch)
+            cache.invalidate_user(uid)
+            if progress:
+                progress(embedded)
+    return {"embedded": embedded, "still_pending": failed}
