@@ -246,3 +246,30 @@ def check_memory_vectors(app_configs=None, databases=None, **kwargs):
         hint="python manage.py agentmemory_reembed --memories (resumable; recall keeps working meanwhile).",
         id="agentmemory.W003",
     )]
+
+
+@register(Tags.database)
+def check_memory_terms_trigger(app_configs=None, databases=None, **kwargs):
+    """E007: the trigger that keeps recall's keyword postings is missing (tables made without migrations)."""
+    if not databases or "default" not in databases:
+        return []
+    from django.db import connection
+
+    from .models import MemoryItem
+
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_trigger WHERE tgrelid = %s::regclass AND tgname LIKE %s",
+                           [MemoryItem._meta.db_table, "am_memory_terms_%"])
+            found = cursor.fetchone()[0]
+    except Exception:  # no table yet (migrations not run): nothing to check
+        return []
+    if found == 2:
+        return []
+    return [Error(
+        "The trigger that keeps long-term memory's keyword postings (agentmemory_memoryterm) is missing: recall's "
+        "keyword channel would miss every memory written from now on.",
+        hint="Create the tables with `manage.py migrate` (migration agentmemory 0010 creates the trigger); test "
+             "runs that skip migrations (--no-migrations) leave it out.",
+        id="agentmemory.E007",
+    )]

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 
 from ..conf import app_settings
-from ..models import MemoryItem
+from ..models import MemoryItem, MemoryTerm
 from ..models.fields import vector_literal
 from ..ranking.bm25 import idf_sql, term_score_params, term_score_sql
-from ..text.tsvector import tsquery_any
 from .priors import speaker_of
 
 
@@ -63,7 +62,7 @@ def keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
     ``window`` turns, the words of a question often spread over a question and its answer); and the
     number of the user's memories, which decides exact or HNSW search for the vector channel (the exact
     scan reads every row of the user; counted here to save a round trip)."""
-    table = MemoryItem._meta.db_table
+    table, terms_table = MemoryItem._meta.db_table, MemoryTerm._meta.db_table
     user_rows = f"(SELECT count(*) FROM {table} WHERE user_id = %s)"
     with connection.cursor() as cursor:
         if not terms:
@@ -73,15 +72,16 @@ def keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
         log = MemoryItem.Source.SYSTEM_LOG
         cursor.execute(
             f"""
+            -- The scope's rows, read from the covering scope index alone when the scope allows it.
             WITH scope AS MATERIALIZED (
-                SELECT m.id, m.search_vector, m.term_count, m.source, m.session_id, m.turn_id
+                SELECT m.id, m.term_count, m.source, m.session_id, m.turn_id
                 FROM {table} m WHERE {scope}),
             stats AS (SELECT count(*)::float8 AS n, GREATEST(avg(term_count), 1)::float8 AS avgdl FROM scope),
+            -- The matches, from the user's postings (kept by a trigger from search_vector, migration 0010).
             hits AS MATERIALIZED (
-                SELECT s.id, s.term_count, s.source, s.session_id, s.turn_id, u.lexeme,
-                       coalesce(array_length(u.positions, 1), 1) AS tf
-                FROM scope s CROSS JOIN LATERAL unnest(s.search_vector) u
-                WHERE s.search_vector @@ %s::tsquery AND u.lexeme = ANY(%s)
+                SELECT s.id, s.term_count, s.source, s.session_id, s.turn_id, p.lexeme, p.tf
+                FROM {terms_table} p JOIN scope s ON s.id = p.memory_id
+                WHERE p.user_id = %s AND p.lexeme = ANY(%s)
             ),
             df AS (SELECT lexeme, {idf_sql('st.n', 'count(*)')} AS idf
                    FROM hits CROSS JOIN stats st GROUP BY lexeme, st.n),
@@ -117,7 +117,7 @@ def keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
             UNION ALL SELECT id, score, true FROM wranked
             UNION ALL SELECT NULL, {user_rows}, false
             """,
-            [*params, tsquery_any(terms), terms, *term_score_params(k1, b), limit, window, window, window, window,
+            [*params, user_id, terms, *term_score_params(k1, b), limit, window, window, window, window,
              window, *term_score_params(k1, b), limit, user_id],
         )
         scores: dict[int, float] = {}

@@ -67,3 +67,12 @@ def test_postings_are_per_user():
     lexeme = next(iter(postings(a.memory_id)))
     owners = MemoryTerm.objects.filter(lexeme=lexeme, memory_id__in=[a.memory_id, b.memory_id])
     assert sorted(owners.values_list("user_id", flat=True)) == ["terms-a", "terms-b"]
+
+
+def test_a_missing_trigger_is_system_check_e007():
+    from agentmemory.checks import check_memory_terms_trigger
+
+    assert check_memory_terms_trigger(databases=["default"]) == []
+    with connection.cursor() as cursor:  # rolled back with the test's transaction
+        cursor.execute("DROP TRIGGER am_memory_terms_update ON agentmemory_memoryitem")
+    assert [e.id for e in check_memory_terms_trigger(databases=["default"])] == ["agentmemory.E007"]
