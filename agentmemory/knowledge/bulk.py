@@ -65,6 +65,8 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
             todo = (Chunk.objects.filter(version=pending.begun.version).not_embedded_with(model)
                     .order_by("pk").values_list("pk", "heading_path", "text"))
             for pk, path, text in todo:
+                if pending.failed:  # a batch of it failed meanwhile: stop sending its chunks
+                    break
                 keys.append((pk, pending))
                 texts.append(embedding_text(path, text))
                 if len(texts) == size:

@@ -1,16 +1,15 @@
 """Embed a version's chunks, batch by batch, each batch committed; reuse vectors of identical chunks."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from django.db import transaction
 
 from ..backends import get_embedder
+from ..backends.embeddings.pipeline import embed_batches
 from ..conf import app_settings
+from ..exceptions import EmbeddingError
 from ..models import Chunk, KnowledgeBase
+from ..progress import Progress
 from .chunk import embedding_text
-
-Progress = Callable[[int, int], None]
 
 
 def reusable_vectors(kb: KnowledgeBase, hashes: list[str], *, model_name: str) -> dict:
@@ -29,7 +28,9 @@ def reusable_vectors(kb: KnowledgeBase, hashes: list[str], *, model_name: str) -
 def embed_chunks(chunks, *, embedder=None, progress: Progress | None = None, batch_size: int | None = None) -> int:
     """Embed the chunks of ``chunks`` (a QuerySet) lacking a vector of the current model; returns the count.
 
-    Each batch is written in its own transaction, so an interrupted run keeps what it finished.
+    Each batch is written in its own transaction, so an interrupted run keeps what it finished; the
+    next batch embeds while one is written (the bulk pipeline). An embedder failure is raised once the
+    batches before it are stored.
     """
     embedder = embedder or get_embedder()
     model = embedder.model_name
@@ -39,11 +40,14 @@ def embed_chunks(chunks, *, embedder=None, progress: Progress | None = None, bat
     done = 0
     if progress:
         progress(0, total)
-    for start in range(0, total, step):
-        group = todo[start:start + step]
-        vectors = embedder.embed_passages([embedding_text(path, text) for _pk, path, text in group])
-        store_vectors([pk for pk, _p, _t in group], vectors, model)
-        done += len(group)
+    batches = (([pk for pk, _p, _t in todo[start:start + step]],
+                [embedding_text(path, text) for _pk, path, text in todo[start:start + step]])
+               for start in range(0, total, step))
+    for pks, vectors in embed_batches(batches, embedder.embed_passages):
+        if isinstance(vectors, EmbeddingError):
+            raise vectors
+        store_vectors(pks, vectors, model)
+        done += len(pks)
         if progress:
             progress(done, total)
     return total

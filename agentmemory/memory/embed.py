@@ -3,13 +3,16 @@ outage (or a switch of embedding model) left without a current vector."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 from django.db import transaction
 from django.db.models import Q
 
 from ..backends import get_embedder
+from ..backends.embeddings.pipeline import embed_batches
 from ..exceptions import EmbeddingError
 from ..models import MemoryItem
+from ..progress import Progress
 from ..signals import memory_embedding_pending
 from ..validation import validate_user_id
 from . import cache
@@ -38,13 +41,14 @@ def enqueue_pending_embeddings(user_id: str) -> None:
 
 
 def embed_pending_memories(*, user_id: str | None = None, batch_size: int = 64, other_models: bool = False,
-                           progress=None) -> dict:
+                           progress: Progress | None = None) -> dict:
     """Embed current memories stored without a vector (after an embedder outage); idempotent.
 
     With ``other_models`` also those whose vector comes from another model than the configured one
     (after switching embedders): batch by batch, each committed, so an interrupted run resumes; recall
-    keeps working meanwhile (items not yet re-embedded are found by their keywords).
-    ``user_id`` limits the sweep to one user's scope; None sweeps every user (the beat job).
+    keeps working meanwhile (items not yet re-embedded are found by their keywords). Batches go through
+    the bulk embedding pipeline (the next batch embeds while one is stored); ``progress(done, total)``
+    after each. ``user_id`` limits the sweep to one user's scope; None sweeps every user (the beat job).
     Returns counts; an embedder still failing leaves the items pending, to be tried again later.
     """
     embedder = get_embedder()
@@ -55,27 +59,36 @@ def embed_pending_memories(*, user_id: str | None = None, batch_size: int = 64, 
         users = MemoryItem.objects.users_with_stale_vectors(model)
     else:
         users = MemoryItem.objects.users_with_pending_embeddings()
-    embedded = failed = 0
-    for uid in users:
-        while True:
-            stale = Q(embedding__isnull=True) | (~Q(embedding_model=model) if other_models else Q(pk__in=[]))
-            batch = list(MemoryItem.objects.for_user(uid).current().filter(stale)
-                         .order_by("id").only("id", "content")[:batch_size])
-            if not batch:
-                break
-            try:
-                vectors = embedder.embed_passages([m.content for m in batch])
-            except EmbeddingError as exc:
-                logger.warning("pending memory embeddings of %s still failing: %s", uid, exc)
-                failed += len(batch)
-                break
-            with transaction.atomic():
-                for item, vector in zip(batch, vectors, strict=True):
-                    # Only fill a vector that is still stale: the content may have changed meanwhile.
-                    MemoryItem.objects.for_user(uid).filter(stale, pk=item.pk, content=item.content).update(
-                        embedding=[float(x) for x in vector], embedding_model=model)
-            embedded += len(batch)
-            cache.invalidate_user(uid)
-            if progress:
-                progress(embedded)
-    return {"embedded": embedded, "still_pending": failed}
+    stale = Q(embedding__isnull=True) | (~Q(embedding_model=model) if other_models else Q(pk__in=[]))
+    total = sum(MemoryItem.objects.for_user(uid).current().filter(stale).count() for uid in users) if progress else 0
+    counts = {"embedded": 0, "still_pending": 0}
+    failing: set[str] = set()
+
+    def batches() -> Iterator[tuple[tuple[str, list[MemoryItem]], list[str]]]:
+        for uid in users:
+            last = 0
+            while uid not in failing:
+                batch = list(MemoryItem.objects.for_user(uid).current().filter(stale, pk__gt=last)
+                             .order_by("id").only("id", "content")[:batch_size])
+                if not batch:
+                    break
+                last = batch[-1].pk
+                yield (uid, batch), [m.content for m in batch]
+
+    for (uid, batch), vectors in embed_batches(batches(), embedder.embed_passages):
+        if isinstance(vectors, EmbeddingError) or uid in failing:
+            if uid not in failing:
+                logger.warning("pending memory embeddings of %s still failing: %s", uid, vectors)
+                failing.add(uid)
+            counts["still_pending"] += len(batch)
+            continue
+        with transaction.atomic():
+            for item, vector in zip(batch, vectors, strict=True):
+                # Only fill a vector that is still stale: the content may have changed meanwhile.
+                MemoryItem.objects.for_user(uid).filter(stale, pk=item.pk, content=item.content).update(
+                    embedding=[float(x) for x in vector], embedding_model=model)
+        counts["embedded"] += len(batch)
+        cache.invalidate_user(uid)
+        if progress:
+            progress(counts["embedded"], max(total, counts["embedded"]))
+    return counts

@@ -41,3 +41,20 @@ def test_after_a_model_switch_recall_keeps_working_and_the_reembed_brings_vector
     again = io.StringIO()
     call_command("agentmemory_reembed", "--memories", stdout=again)
     assert "0 memory item(s) embedded" in again.getvalue()
+
+
+def test_memory_reembed_goes_batch_by_batch_with_progress():
+    from agentmemory.memory.embed import embed_pending_memories
+
+    for n in range(7):
+        write_memory("sweep", MemoryDraft(content=f"第{n}条记录：会议安排在周{n}", type="event", source="user_stated"))
+    MemoryItem.objects.get_queryset().filter(user_id="sweep").update(embedding_model="old-model")
+    seen = []
+    result = embed_pending_memories(user_id="sweep", other_models=True, batch_size=3,
+                                    progress=lambda done, total: seen.append((done, total)))
+    assert result == {"embedded": 7, "still_pending": 0}
+    assert seen == [(3, 7), (6, 7), (7, 7)]
+    out = io.StringIO()
+    MemoryItem.objects.get_queryset().filter(user_id="sweep").update(embedding_model="old-model")
+    call_command("agentmemory_reembed", "--memories", "--user", "sweep", stdout=out)
+    assert "memories [" in out.getvalue() and "7/7 100%" in out.getvalue()

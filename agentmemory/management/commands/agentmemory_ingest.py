@@ -16,11 +16,23 @@ from ...knowledge.ingest import DocumentInput
 from ...knowledge.jobs import create_import_job
 from ...knowledge.parse import EXTENSIONS, check_format
 from ...models import KnowledgeBase
+from ...progress import ProgressMeter, progress_bar  # noqa: F401 - progress_bar: agentmemory_reembed's
 
 
-def progress_bar(done: int, total: int, width: int = 24) -> str:
-    filled = int(width * done / total) if total else width
-    return "[" + "#" * filled + "." * (width - filled) + f"] {done}/{total}"
+class _Meter:
+    """The line each file gets: files done with their rate and ETA, and the chunks embedded per second."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.files, self.chunks = total, ProgressMeter("files"), ProgressMeter("chunks")
+        self.files.rate(0)
+        self.chunk_rate: float | None = None
+
+    def embedded(self, done: int, _known: int) -> None:
+        self.chunk_rate = self.chunks.rate(done) or self.chunk_rate
+
+    def line(self, done: int) -> str:
+        text = self.files.line(done, self.total)
+        return text + (f" | {self.chunk_rate:.1f} chunks/s" if self.chunk_rate else "")
 
 
 class Command(BaseCommand):
@@ -55,9 +67,10 @@ class Command(BaseCommand):
             detail = exc.detail if isinstance(exc, InvalidInput) else str(exc)
             failures.append(f"{external_id}: {detail}")
             counts["failed"] = counts.get("failed", 0) + 1
-            self.stdout.write(f"{progress_bar(len(failures) + done[0], len(files))} {external_id}: FAILED {detail}")
+            self.stdout.write(f"{meter.line(len(failures) + done[0])} {external_id}: FAILED {detail}")
 
         done = [0]
+        meter = _Meter(len(files))
 
         def inputs():
             for path, external_id in files:
@@ -82,8 +95,10 @@ class Command(BaseCommand):
                     counts["queued"] = counts.get("queued", 0) + 1
                     self.stdout.write(f"{item.external_id}: queued as import job {job.pk}")
             else:
-                # One pipeline for all files: the next file is parsed and chunked while one embeds.
-                for item, outcome in ingest_documents(knowledge_base=knowledge_base, items=inputs()):
+                # One pipeline for all files (knowledge/bulk.py): files are read and prepared while the
+                # batch before embeds; each line shows files done, their rate, an ETA and chunks/s.
+                for item, outcome in ingest_documents(knowledge_base=knowledge_base, items=inputs(),
+                                                      progress=meter.embedded):
                     if isinstance(outcome, Exception):
                         fail(item.external_id, outcome)
                         continue
@@ -92,7 +107,7 @@ class Command(BaseCommand):
                     counts["embedded"] = counts.get("embedded", 0) + outcome.embedded
                     counts["reused"] = counts.get("reused", 0) + outcome.reused
                     self.stdout.write(
-                        f"{progress_bar(done[0] + len(failures), len(files))} {item.external_id}: "
+                        f"{meter.line(done[0] + len(failures))} {item.external_id}: "
                         f"{outcome.action} v{outcome.version}, {outcome.chunks} chunks, "
                         f"{outcome.embedded} embedded, {outcome.reused} reused"
                     )

@@ -10,8 +10,8 @@ from ...backends import get_embedder
 from ...exceptions import AgentMemoryError
 from ...knowledge.reembed import create_reembed_job, reindex_keywords, run_reembed_job
 from ...models import Chunk, KnowledgeBase
+from ...progress import ProgressMeter
 from ...tasks.dispatch import enqueue_on_commit
-from .agentmemory_ingest import progress_bar
 
 
 class Command(BaseCommand):
@@ -54,12 +54,7 @@ class Command(BaseCommand):
                 enqueue_on_commit(reembed_knowledge_base, job.pk)
                 self.stdout.write(f"{kb.slug}: queued as job {job.pk}")
                 continue
-            def show(done: int, total: int, slug: str = kb.slug, last: list = [-1]) -> None:  # noqa: B006
-                # Without a terminal, print about every tenth of the way (logs stay short).
-                if tty or total == 0 or done == total or done * 10 // total != last[0]:
-                    last[0] = done * 10 // total if total else 10
-                    self.stdout.write(("\r" if tty else "") + f"{slug} {progress_bar(done, total)}",
-                                      ending="" if tty else "\n")
+            show = self._progress(kb.slug, "chunks", tty)
 
             try:
                 with audit_context("command:agentmemory_reembed"):
@@ -87,8 +82,23 @@ class Command(BaseCommand):
                           f"embedding with {model}")
         with audit_context("command:agentmemory_reembed"):
             result = embed_pending_memories(user_id=user, other_models=True,
-                                            progress=lambda n: self.stdout.write(f"memories: {n} embedded"))
+                                            progress=self._progress("memories", "memories", sys.stdout.isatty()))
+        if sys.stdout.isatty():
+            self.stdout.write("")
         if result["still_pending"]:
             raise CommandError(f"memories: {result['embedded']} embedded, {result['still_pending']} still pending "
                                "(the embedder failed; rerun to resume).")
         self.stdout.write(f"memories: {result['embedded']} memory item(s) embedded with {model}.")
+
+    def _progress(self, label: str, unit: str, tty: bool):
+        """A progress callback printing a bar with rate and ETA: in place on a terminal, else about every
+        tenth of the way (logs stay short)."""
+        meter, last = ProgressMeter(unit), [-1]
+
+        def show(done: int, total: int) -> None:
+            line = meter.line(done, total)
+            if tty or total == 0 or done == total or done * 10 // total != last[0]:
+                last[0] = done * 10 // total if total else 10
+                self.stdout.write(("\r" if tty else "") + f"{label} {line}", ending="" if tty else "\n")
+
+        return show

@@ -1,0 +1,84 @@
+"""Bulk import (knowledge/bulk.py): batches filled across documents, one batch embedding while the next
+documents are prepared, a failed batch failing only its documents, progress with chunk counts.
+
+Real database, the bundled model (counting or failing on purpose, tests/knowledge/embedders.py).
+"""
+from __future__ import annotations
+
+import pytest
+from django.test import override_settings
+
+from agentmemory.exceptions import EmbeddingError
+from agentmemory.knowledge.bulk import ingest_documents
+from agentmemory.knowledge.ingest import DocumentInput, prepare_document
+from agentmemory.models import Chunk, Document, DocumentVersion
+
+from .conftest import COUNTING
+
+pytestmark = pytest.mark.django_db
+
+
+def inputs(n: int, *, long: int | None = None):
+    for i in range(n):
+        text = f"第{i}号通知：办公室第{i}层的打印机已经修好。" if i != long else "。".join(
+            f"第{j}段：长文档的内容，关于设备维护的说明" for j in range(40))
+        yield DocumentInput(parsed=prepare_document(fmt="text", content=text), title="", fmt="text",
+                            external_id=f"doc-{i}")
+
+
+def test_short_documents_share_embedding_batches_and_all_publish(kb, counting_embedder):
+    calls = []
+    original = counting_embedder.embed_passages
+
+    def recording(self, texts):
+        calls.append(len(list(texts)))
+        return original(self, texts)
+
+    seen = []
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 4}):
+        counting_embedder.embed_passages = recording
+        try:
+            outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(10),
+                                             progress=lambda done, total: seen.append((done, total))))
+        finally:
+            counting_embedder.embed_passages = original
+    assert [o.action for _i, o in outcomes] == ["created"] * 10
+    assert sorted(i.external_id for i, _o in outcomes) == sorted(f"doc-{i}" for i in range(10))
+    chunks = Chunk.objects.filter(knowledge_base=kb)
+    assert set(chunks.values_list("status", flat=True)) == {"active"}
+    assert not chunks.filter(embedding__isnull=True).exists()
+    # ten one-chunk documents: three calls of at most four chunks, not ten calls of one
+    assert calls == [4, 4, 2]
+    assert seen[-1] == (10, 10) and [d for d, _t in seen] == sorted(d for d, _t in seen)
+
+
+def test_a_document_spanning_batches_publishes_only_whole(kb, counting_embedder):
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 3}):
+        outcomes = dict((i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=inputs(3, long=1)))
+    long_doc = Document.objects.get(knowledge_base=kb, external_id="doc-1")
+    assert outcomes["doc-1"].chunks == Chunk.objects.filter(document=long_doc).count() > 3
+    assert outcomes["doc-1"].embedded == outcomes["doc-1"].chunks
+    assert long_doc.active_version is not None and long_doc.active_version.status == "active"
+
+
+def test_a_failed_batch_fails_its_documents_and_a_rerun_resumes(kb, counting_embedder):
+    from .embedders import FailingEmbedder
+
+    FailingEmbedder.budget = 4  # the first batch of four embeds, then the server goes away
+    failing = {"EMBEDDER": "tests.knowledge.embedders.FailingEmbedder", "EMBEDDING_BATCH_SIZE": 4}
+    with override_settings(AGENTMEMORY=failing):
+        from agentmemory.backends import reset_backends
+
+        reset_backends()
+        outcomes = dict((i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=inputs(6)))
+    reset_backends()
+    published = {k for k, o in outcomes.items() if not isinstance(o, Exception)}
+    failed = {k for k, o in outcomes.items() if isinstance(o, EmbeddingError)}
+    assert len(published) == 4 and len(failed) == 2 and published | failed == {f"doc-{i}" for i in range(6)}
+    assert DocumentVersion.objects.filter(document__knowledge_base=kb, status="failed").count() == 2
+    counting_embedder.reset()
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 4}):
+        again = dict((i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=inputs(6)))
+    assert {k for k, o in again.items() if o.action == "unchanged"} == published
+    assert {k for k, o in again.items() if o.action == "created"} == failed
+    assert len(counting_embedder.texts) == 2  # only what had failed is embedded again
