@@ -26,7 +26,7 @@ from ..progress import Progress
 from .chunk import embedding_text
 from .embed import store_vectors
 from .ingest import DocumentInput, IngestResult, _begin, _Begun, _fail, _result
-from .publish import publish_version
+from .publish import publish_version, publish_versions
 
 Outcome = tuple[DocumentInput, IngestResult | AgentMemoryError]
 
@@ -58,6 +58,7 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
     def batches() -> Iterator[tuple[list[tuple[int, _Pending]], list[str]]]:
         keys: list[tuple[int, _Pending]] = []
         texts: list[str] = []
+        started = False
         for item in items:
             pending = _prepare(knowledge_base, item, model, settled)
             if pending is None:
@@ -73,6 +74,12 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
                     yield keys, texts
                     keys, texts = [], []
             counts["known"] += pending.remaining
+            if texts and not counts["done"] and not started:
+                # The first batch leaves with the first document: the embedder starts at once instead
+                # of waiting for a whole batch of documents to be prepared.
+                started = True
+                yield keys, texts
+                keys, texts = [], []
         if texts:
             yield keys, texts
 
@@ -126,13 +133,8 @@ def _settle(keys: list[tuple[int, _Pending]], vectors, model: str) -> list[Outco
         for _pk, pending in keys:
             pending.remaining -= 1
             pending.embedded += 1
-        for pending in documents:
-            if pending.remaining or pending.failed:
-                continue
-            try:
-                publish_version(pending.begun.version)
-            except AgentMemoryError as exc:
-                out.append((pending.item, exc))
-            else:
-                out.append((pending.item, _result(pending.begun, pending.embedded)))
+        complete = [p for p in documents if not p.remaining and not p.failed]
+        for pending, result in zip(complete, publish_versions([p.begun.version for p in complete]), strict=True):
+            out.append((pending.item, result if isinstance(result, AgentMemoryError)
+                        else _result(pending.begun, pending.embedded)))
     return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict, dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
 from ..backends import get_embedder
@@ -184,6 +184,11 @@ def _prepare_version(kb, parsed, digest, *, external_id, title, fmt, metadata, m
 
 
 def _prepare_version_locked(kb, parsed, digest, *, external_id, title, fmt, metadata, model_name):
+    with connection.cursor() as cursor:
+        # This transaction only creates a pending version (never searched). Its commit need not wait
+        # for the disk: the commit that stores its vectors and publishes it is synchronous and flushes
+        # the log up to there; after a crash in between, a rerun simply prepares it again.
+        cursor.execute("SET LOCAL synchronous_commit TO OFF")
     document, created = Document.objects.get_or_create(
         knowledge_base=kb, external_id=external_id,
         defaults={"title": title, "format": fmt, "metadata": metadata or {}},

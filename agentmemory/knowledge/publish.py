@@ -7,9 +7,11 @@ running meanwhile sees either the old version or the new one, never both or neit
 """
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from ..audit import record_event
@@ -34,46 +36,83 @@ class PublishResult:
 
 def publish_version(version: DocumentVersion, *, action: str = "publish") -> PublishResult:
     """Make ``version`` its document's active version, atomically; every chunk must have a vector."""
+    outcome = publish_versions([version], action=action)[0]
+    if isinstance(outcome, InvalidInput):
+        raise outcome
+    return outcome
+
+
+def publish_versions(versions: list[DocumentVersion], *, action: str = "publish",
+                     ) -> list[PublishResult | InvalidInput]:
+    """Publish several versions (of different documents) in one transaction, each switch whole.
+
+    The bulk import's way: the statements are per batch, not per document. A version with a chunk
+    lacking its vector is not published; its place in the returned list holds the InvalidInput.
+    """
+    if not versions:
+        return []
     with transaction.atomic():
-        document = Document.objects.select_for_update().get(pk=version.document_id)
-        version = DocumentVersion.objects.select_for_update().get(pk=version.pk)
-        previous = (
-            DocumentVersion.objects.filter(pk=document.active_version_id).first()
-            if document.active_version_id else None
-        )
-        missing = version.chunks.filter(embedding__isnull=True).count()
-        if missing:
-            raise InvalidInput(
-                f"Version {version.number} has {missing} chunk(s) without an embedding; re-import to complete it.",
-                field="version",
-            )
-        deprecated_ids = list(
-            Chunk.objects.filter(document=document, status=Chunk.Status.ACTIVE)
-            .exclude(version=version).values_list("pk", flat=True)
-        )
-        activated_ids = list(version.chunks.exclude(status=Chunk.Status.ACTIVE).values_list("pk", flat=True))
-        if deprecated_ids:
-            Chunk.objects.filter(pk__in=deprecated_ids).update(status=Chunk.Status.DEPRECATED)
-        if activated_ids:
-            Chunk.objects.filter(pk__in=activated_ids).update(status=Chunk.Status.ACTIVE)
-        document.versions.filter(status=DocumentVersion.Status.ACTIVE).exclude(pk=version.pk).update(
-            status=DocumentVersion.Status.DEPRECATED,
-        )
-        version.status, version.error, version.published_at = DocumentVersion.Status.ACTIVE, "", timezone.now()
-        version.save(update_fields=["status", "error", "published_at"])
-        document.active_version = version
-        document.status = Document.Status.ACTIVE
-        document.save(update_fields=["active_version", "status", "updated_at"])
-        on_chunks_published(knowledge_base_id=document.knowledge_base_id,
-                            activated_ids=activated_ids, deprecated_ids=deprecated_ids)
-        refresh_embedding_model(document.knowledge_base_id)
-        record_event(
-            f"document.{action}", object_type="document", object_id=document.pk,
-            before={"version": previous.number if previous else None},
-            after={"version": version.number, "activated": len(activated_ids), "deprecated": len(deprecated_ids)},
-        )
-    return PublishResult(document.pk, version.number, previous.number if previous else None,
-                         len(activated_ids), len(deprecated_ids))
+        documents = {d.pk: d for d in Document.objects.select_for_update().filter(
+            pk__in=[v.document_id for v in versions]).order_by("pk")}
+        locked = {v.pk: v for v in DocumentVersion.objects.select_for_update().filter(
+            pk__in=[v.pk for v in versions]).order_by("pk")}
+        previous = dict(DocumentVersion.objects.filter(
+            pk__in=[d.active_version_id for d in documents.values() if d.active_version_id])
+            .values_list("pk", "number"))
+        missing = dict(Chunk.objects.filter(version__in=list(locked), embedding__isnull=True).order_by()
+                       .values("version").annotate(n=Count("id")).values_list("version", "n"))
+        ready = [locked[v.pk] for v in versions if not missing.get(v.pk)]
+        changes = _switch(ready, documents)
+        for kb_id in {documents[v.document_id].knowledge_base_id for v in ready}:
+            on_chunks_published(knowledge_base_id=kb_id, activated_ids=changes["activated"][kb_id],
+                                deprecated_ids=changes["deprecated"][kb_id])
+            refresh_embedding_model(kb_id, activated_ids=changes["activated"][kb_id])
+        out: list[PublishResult | InvalidInput] = []
+        for version in versions:
+            if missing.get(version.pk):
+                out.append(InvalidInput(
+                    f"Version {version.number} has {missing[version.pk]} chunk(s) without an embedding; re-import "
+                    "to complete it.", field="version"))
+                continue
+            document, before = documents[version.document_id], previous.get(changes["was_active"][version.pk])
+            activated, deprecated = changes["per_version"][version.pk]
+            record_event(f"document.{action}", object_type="document", object_id=document.pk,
+                         before={"version": before},
+                         after={"version": version.number, "activated": activated, "deprecated": deprecated})
+            out.append(PublishResult(document.pk, version.number, before, activated, deprecated))
+    return out
+
+
+def _switch(versions: list[DocumentVersion], documents: dict[int, Document]) -> dict:
+    """Flip chunks, versions and documents for ``versions`` (locked, complete): a few statements in all."""
+    chosen = {v.document_id: v for v in versions}
+    activated = list(Chunk.objects.filter(version__in=versions).exclude(status=Chunk.Status.ACTIVE)
+                     .values_list("pk", "version_id", "knowledge_base_id"))
+    deprecated = list(Chunk.objects.filter(document__in=list(chosen), status=Chunk.Status.ACTIVE)
+                      .exclude(version__in=versions).values_list("pk", "document_id", "knowledge_base_id"))
+    if deprecated:
+        Chunk.objects.filter(pk__in=[pk for pk, _d, _k in deprecated]).update(status=Chunk.Status.DEPRECATED)
+    if activated:
+        Chunk.objects.filter(pk__in=[pk for pk, _v, _k in activated]).update(status=Chunk.Status.ACTIVE)
+    DocumentVersion.objects.filter(document__in=list(chosen), status=DocumentVersion.Status.ACTIVE).exclude(
+        pk__in=[v.pk for v in versions]).update(status=DocumentVersion.Status.DEPRECATED)
+    now = timezone.now()
+    DocumentVersion.objects.filter(pk__in=[v.pk for v in versions]).update(
+        status=DocumentVersion.Status.ACTIVE, error="", published_at=now)
+    was_active = {v.pk: documents[v.document_id].active_version_id for v in versions}
+    for version in versions:
+        version.status, version.error, version.published_at = DocumentVersion.Status.ACTIVE, "", now
+        document = documents[version.document_id]
+        document.active_version, document.status, document.updated_at = version, Document.Status.ACTIVE, now
+    Document.objects.bulk_update([documents[d] for d in chosen], ["active_version", "status", "updated_at"])
+    per_version = {v.pk: (sum(1 for _c, vid, _k in activated if vid == v.pk),
+                          sum(1 for _c, did, _k in deprecated if did == v.document_id)) for v in versions}
+    by_kb: dict[str, dict[int, list[int]]] = {"activated": defaultdict(list), "deprecated": defaultdict(list)}
+    for pk, _v, kb in activated:
+        by_kb["activated"][kb].append(pk)
+    for pk, _d, kb in deprecated:
+        by_kb["deprecated"][kb].append(pk)
+    return {**by_kb, "per_version": per_version, "was_active": was_active}
 
 
 def rollback_document(document: Document, *, version_number: int) -> PublishResult:
@@ -123,8 +162,19 @@ def delete_document(document: Document, *, purge: bool = False) -> PublishResult
     return result
 
 
-def refresh_embedding_model(knowledge_base_id: int) -> str:
-    """Record which model made the active vectors of a knowledge base ("(mixed)" when several did)."""
+def refresh_embedding_model(knowledge_base_id: int, *, activated_ids: list[int] | None = None) -> str:
+    """Record which model made the active vectors of a knowledge base ("(mixed)" when several did).
+
+    With ``activated_ids`` (a publish): when the base already records one model and every chunk just
+    activated has it, the set of models cannot have changed, and the base's chunks are not read
+    (importing N documents would otherwise read the base's chunks N times).
+    """
+    if activated_ids:
+        recorded = KnowledgeBase.objects.filter(pk=knowledge_base_id).values_list("embedding_model", flat=True).first()
+        if recorded and recorded != MIXED_MODELS:
+            new = set(Chunk.objects.filter(pk__in=activated_ids).values_list("embedding_model", flat=True).distinct())
+            if new == {recorded}:
+                return recorded
     models_used = list(
         Chunk.objects.filter(knowledge_base_id=knowledge_base_id, status=Chunk.Status.ACTIVE)
         .order_by().values_list("embedding_model", flat=True).distinct()[:2]

@@ -47,8 +47,9 @@ def test_short_documents_share_embedding_batches_and_all_publish(kb, counting_em
     chunks = Chunk.objects.filter(knowledge_base=kb)
     assert set(chunks.values_list("status", flat=True)) == {"active"}
     assert not chunks.filter(embedding__isnull=True).exists()
-    # ten one-chunk documents: three calls of at most four chunks, not ten calls of one
-    assert calls == [4, 4, 2]
+    # ten one-chunk documents: the first leaves alone (the embedder starts at once), then batches of
+    # four chunks across documents, not one call per document
+    assert calls == [1, 4, 4, 1]
     assert seen[-1] == (10, 10) and [d for d, _t in seen] == sorted(d for d, _t in seen)
 
 
@@ -64,7 +65,7 @@ def test_a_document_spanning_batches_publishes_only_whole(kb, counting_embedder)
 def test_a_failed_batch_fails_its_documents_and_a_rerun_resumes(kb, counting_embedder):
     from .embedders import FailingEmbedder
 
-    FailingEmbedder.budget = 4  # the first batch of four embeds, then the server goes away
+    FailingEmbedder.budget = 5  # the first two batches (1 + 4 chunks) embed, then the server goes away
     failing = {"EMBEDDER": "tests.knowledge.embedders.FailingEmbedder", "EMBEDDING_BATCH_SIZE": 4}
     with override_settings(AGENTMEMORY=failing):
         from agentmemory.backends import reset_backends
@@ -74,11 +75,11 @@ def test_a_failed_batch_fails_its_documents_and_a_rerun_resumes(kb, counting_emb
     reset_backends()
     published = {k for k, o in outcomes.items() if not isinstance(o, Exception)}
     failed = {k for k, o in outcomes.items() if isinstance(o, EmbeddingError)}
-    assert len(published) == 4 and len(failed) == 2 and published | failed == {f"doc-{i}" for i in range(6)}
-    assert DocumentVersion.objects.filter(document__knowledge_base=kb, status="failed").count() == 2
+    assert len(published) == 5 and len(failed) == 1 and published | failed == {f"doc-{i}" for i in range(6)}
+    assert DocumentVersion.objects.filter(document__knowledge_base=kb, status="failed").count() == 1
     counting_embedder.reset()
     with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 4}):
         again = dict((i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=inputs(6)))
     assert {k for k, o in again.items() if o.action == "unchanged"} == published
     assert {k for k, o in again.items() if o.action == "created"} == failed
-    assert len(counting_embedder.texts) == 2  # only what had failed is embedded again
+    assert len(counting_embedder.texts) == 1  # only what had failed is embedded again

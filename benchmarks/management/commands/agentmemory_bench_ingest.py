@@ -42,8 +42,8 @@ class Command(BaseCommand):
         parser.add_argument("--format", default="text", help="Format of the texts (text or markdown).")
         parser.add_argument("--kb", default="", help="Knowledge base slug (default: a fresh bench-ingest-<time>).")
         parser.add_argument("--keep", action="store_true", help="Keep the knowledge base afterwards.")
-        parser.add_argument("--round", type=int, default=10, dest="rounds",
-                            help="Documents per round; rounds alternate import and bare embedding (default 10).")
+        parser.add_argument("--round", type=int, default=100, dest="rounds",
+                            help="Documents per round; rounds alternate import and bare embedding (default 100).")
         parser.add_argument("--sequential", action="store_true",
                             help="Import one job per document as the API and task do (default: the pipelined "
                                  "bulk path of agentmemory_ingest).")
