@@ -2,7 +2,7 @@
 
 Nothing here is read at import time, so tests can override settings with ``override_settings``.
 Each key is declared once on AppSettings (its type, default, range or choices, and what it does); the
-system checks (checks.py) and the configuration doc's test (tests/foundation/test_docs.py) read these
+system checks (checks.py) and the configuration doc's test (tests/test_docs.py) read these
 declarations. An unknown key is a system check error.
 """
 from __future__ import annotations

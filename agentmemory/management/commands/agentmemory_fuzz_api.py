@@ -1,6 +1,6 @@
 """The long property-based run over the API: schemathesis on the app's own schema against a running server.
 
-The test suite runs a short, deterministic version of the same checks (tests/foundation/test_schemathesis.py).
+The test suite runs a short, deterministic version of the same checks (tests/api/test_schemathesis.py).
 Like the benchmarks it prints what it found and asserts nothing itself; the exit code is schemathesis's.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each client has its own end user and session and, for the whole run, appends turns and in between
 writes a memory, searches its memories or builds a context. The table gives per endpoint the count,
 errors and p50/p95/p99; then every acknowledged turn is read back: present, once, in order. It prints
-what it measured and asserts nothing (tests/foundation/test_load_smoke.py runs a short version).
+what it measured and asserts nothing (tests/api/test_load_smoke.py runs a short version).
 
     python manage.py agentmemory_bench_load --clients 50 --seconds 60
 """

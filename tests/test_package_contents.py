@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management import get_commands
 from setuptools import find_packages
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_agentmemory_holds_no_benchmark_code():

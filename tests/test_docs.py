@@ -5,7 +5,7 @@ from pathlib import Path
 
 from agentmemory.conf import DEFAULTS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_setting_is_in_the_configuration_doc():
