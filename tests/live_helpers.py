@@ -43,3 +43,15 @@ def wait_until_healthy(base: str, key: str, process: subprocess.Popen, *, timeou
             pass
         assert process.poll() is None and time.monotonic() < deadline, f"the server did not start\n{log}"
         time.sleep(0.3)
+
+
+def stop_group(process: subprocess.Popen, *, timeout: float = 30.0) -> None:
+    """Stop a process started in its own group (start_new_session): SIGTERM, then SIGKILL after ``timeout``."""
+    import os
+    import signal
+
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)

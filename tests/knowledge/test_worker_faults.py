@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import time
 
 import pytest
@@ -13,6 +12,7 @@ from agentmemory.knowledge.reembed import create_reembed_job
 from agentmemory.models import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
 from agentmemory.tasks.knowledge import ingest_document, reembed_knowledge_base
 from tests.celery_helpers import reset_broker_state
+from tests.live_helpers import stop_group
 from tests.working.test_extraction_worker import _start_worker, _wait
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -67,11 +67,7 @@ def _finish(redis_url, tmp_path, log, done) -> None:
     try:
         _wait(done, 240, "the redelivered job", second, log)
     finally:
-        os.killpg(second.pid, signal.SIGTERM)
-        try:
-            second.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(second.pid, signal.SIGKILL)
+        stop_group(second, timeout=30)
 
 
 def test_import_killed_mid_embedding_resumes_without_loss_or_duplicates(redis_url, tmp_path):

@@ -3,7 +3,6 @@ server, so an ended session is extracted by the worker (not in the request) and 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -14,7 +13,7 @@ from django.db import connection
 
 from agentmemory.api_keys import create_api_key
 from agentmemory.models import ExtractionRun, ImportJob, KnowledgeBase
-from tests.live_helpers import call, free_port, wait_until_healthy
+from tests.live_helpers import call, free_port, stop_group, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,9 +58,5 @@ def test_make_run_serves_with_a_worker_and_beat(tmp_path):
             assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()[-3000:]
             time.sleep(0.5)
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+        stop_group(proc, timeout=60)
         log.close()

@@ -16,6 +16,7 @@ from agentmemory.tasks import extract_session
 from agentmemory.working.extract import run_extraction
 from agentmemory.working.sessions import append_turn, create_session, end_session
 from tests.celery_helpers import reset_broker_state
+from tests.live_helpers import stop_group
 
 BASE = "/api/agentmemory/sessions/"
 SEED = "我们公司是做母婴用品的品牌，主打安全环保，最近想做一次低成本联名活动。"
@@ -169,11 +170,7 @@ def test_killing_the_worker_mid_extraction_and_restarting_gives_the_memories_of_
         _wait(lambda: ExtractionRun.objects.get(pk=run.pk).status == "succeeded", 180, "the redelivered run",
               second, log)
     finally:
-        os.killpg(second.pid, signal.SIGTERM)
-        try:
-            second.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(second.pid, signal.SIGKILL)
+        stop_group(second, timeout=30)
     done = ExtractionRun.objects.get(pk=run.pk)
     assert done.attempts == 2
     assert sorted(row["item"] for row in done.results) == list(range(len(done.items)))
