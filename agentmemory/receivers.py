@@ -24,6 +24,6 @@ def connect_receivers() -> None:
 
     memory_embedding_pending.connect(_embed_later, dispatch_uid="agentmemory.embed_pending_memories")
 
-    from .tasks.retrieval import connect_evaluation_trigger  # retrieval: evaluate saved cases after imports
+    from .tasks.search import connect_evaluation_trigger  # retrieval: evaluate saved cases after imports
 
     connect_evaluation_trigger()

@@ -15,7 +15,7 @@ urlpatterns = [
     path("docs/", schema.swagger_ui, name="swagger-ui"),
     path("docs/assets/<str:name>", schema.swagger_asset, name="swagger-asset"),
     # Each area keeps its own url module (knowledge, memory, sessions, context).
-    path("", include("agentmemory.api.retrieval_urls")),
+    path("", include("agentmemory.api.search_urls")),
     path("", include("agentmemory.api.knowledge_urls")),
     path("", include("agentmemory.api.memory_urls")),
     path("", include("agentmemory.api.working_urls")),

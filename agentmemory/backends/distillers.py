@@ -48,7 +48,7 @@ class TemplateDistiller:
 
     def distill(self, memories: Sequence[MemoryLine], *, max_chars: int = 400,
                 sessions: Sequence[SessionLine] = ()) -> str:
-        labels = _LABELS.get(str(app_settings.LANGUAGE)[:2], _LABELS["zh"])
+        labels = _LABELS.get(app_settings.LANGUAGE[:2], _LABELS["zh"])
         by_type: dict[str, list[str]] = {t: [] for t in TYPES}
         for line in memories:  # newest first, one per slot (the caller's order and choice)
             if line.type in by_type and len(by_type[line.type]) < 5:
@@ -72,7 +72,7 @@ class LLMDistiller:
 
     def distill(self, memories: Sequence[MemoryLine], *, max_chars: int = 400,
                 sessions: Sequence[SessionLine] = ()) -> str:
-        chinese = str(app_settings.LANGUAGE).startswith("zh")
+        chinese = app_settings.LANGUAGE.startswith("zh")
         lines = "\n".join(f"- [{m.type}] {m.content}" for m in memories[:80])
         if sessions:
             heading = "最近的对话（摘要）：" if chinese else "Recent conversations (summaries):"

@@ -63,8 +63,10 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
             pending = _prepare(knowledge_base, item, model, settled)
             if pending is None:
                 continue
-            todo = (Chunk.objects.filter(version=pending.begun.version).not_embedded_with(model)
-                    .order_by("pk").values_list("pk", "heading_path", "text"))
+            todo = pending.begun.todo
+            if todo is None:  # a resumed version: what is still missing is in the database
+                todo = list(Chunk.objects.filter(version=pending.begun.version).not_embedded_with(model)
+                            .order_by("pk").values_list("pk", "heading_path", "text"))
             for pk, path, text in todo:
                 if pending.failed:  # a batch of it failed meanwhile: stop sending its chunks
                     break
@@ -104,7 +106,10 @@ def _prepare(kb: KnowledgeBase, item: DocumentInput, model: str, settled: deque[
     if begun.action == "unchanged":
         settled.append((item, _result(begun, 0)))
         return None
-    remaining = Chunk.objects.filter(version=begun.version).not_embedded_with(model).count()
+    if begun.todo is not None:
+        remaining = len(begun.todo)
+    else:
+        remaining = Chunk.objects.filter(version=begun.version).not_embedded_with(model).count()
     if remaining == 0:  # every vector reused (or a resumed version whose vectors were all stored)
         try:
             publish_version(begun.version)

@@ -41,7 +41,7 @@ def prepare_upload(upload: Upload, *, fmt: str = "", title: str = "") -> Prepare
     """Detect or check the format, refuse an oversized or empty file, parse it, default the title."""
     name = (upload.name or "").replace("\\", "/").rsplit("/", 1)[-1]
     fmt = check_format(fmt) if fmt else detect_format(name, getattr(upload, "content_type", "") or "")
-    limit = int(app_settings.MAX_UPLOAD_BYTES)
+    limit = app_settings.MAX_UPLOAD_BYTES
     if upload.size > limit:
         raise DocumentTooLarge(f"The file has {upload.size} bytes, over the limit of {limit} "
                                f"(AGENTMEMORY['MAX_UPLOAD_BYTES']).", field="file")

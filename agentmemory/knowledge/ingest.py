@@ -113,6 +113,9 @@ class _Begun:
     external_id: str
     chunks: int
     reused: int
+    # (pk, heading_path, text) of the chunks still to embed, when this call created them (else None:
+    # a resumed version; the caller asks the database)
+    todo: list[tuple[int, str, str]] | None = None
 
 
 def _begin(kb: KnowledgeBase, item: DocumentInput, model_name: str) -> _Begun:
@@ -126,12 +129,14 @@ def _begin(kb: KnowledgeBase, item: DocumentInput, model_name: str) -> _Begun:
     if len(external_id) > 255:
         raise InvalidInput("external_id is longer than 255 characters.", field="external_id")
     title = (item.title or "").strip()[:500] or default_title(item.parsed)
-    version, action, created, reused = _prepare_version(
+    version, action, rows, reused = _prepare_version(
         kb, item.parsed, digest, external_id=external_id, title=title, fmt=fmt,
         metadata=item.metadata, model_name=model_name,
     )
-    chunks = created if created else version.chunks.count()
-    return _Begun(version, action, external_id, chunks, reused)
+    if rows is None:
+        return _Begun(version, action, external_id, version.chunks.count(), reused)
+    todo = [(c.pk, c.heading_path, c.text) for c in rows if c.embedding is None]
+    return _Begun(version, action, external_id, len(rows), reused, todo)
 
 
 def _fail(version: DocumentVersion, exc: Exception) -> None:
@@ -208,7 +213,7 @@ def _prepare_version_locked(kb, parsed, digest, *, external_id, title, fmt, meta
 
     active = document.active_version
     if active is not None and active.content_hash == digest and document.status == Document.Status.ACTIVE:
-        return active, "unchanged", 0, 0
+        return active, "unchanged", None, 0
 
     action = "created" if created or active is None else "updated"
     latest = document.versions.order_by("-number").first()
@@ -218,7 +223,7 @@ def _prepare_version_locked(kb, parsed, digest, *, external_id, title, fmt, meta
         # Resume: the rows exist, the vectors computed before the failure are kept.
         latest.status, latest.error = DocumentVersion.Status.PENDING, ""
         latest.save(update_fields=["status", "error"])
-        return latest, action, 0, 0
+        return latest, action, None, 0
 
     number = (document.versions.aggregate(n=Max("number"))["n"] or 0) + 1
     version = DocumentVersion.objects.create(
@@ -240,7 +245,7 @@ def _prepare_version_locked(kb, parsed, digest, *, external_id, title, fmt, meta
         ))
     Chunk.objects.bulk_create(rows, batch_size=500)
     reused = sum(1 for d in drafts if d.content_hash in vectors)
-    return version, action, len(rows), reused
+    return version, action, rows, reused
 
 
 

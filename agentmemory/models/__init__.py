@@ -3,7 +3,7 @@ from .api_keys import ApiKey
 from .audit import AuditEvent
 from .knowledge import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
 from .memory import DeletionReceipt, MemoryItem, MemoryProfile, MemoryTerm
-from .retrieval import (
+from .search import (
     EvaluationCase,
     EvaluationRun,
     KeywordPosting,

@@ -11,11 +11,11 @@ from .fields import embedding_field
 
 
 def _default_chunk_size() -> int:
-    return int(app_settings.CHUNK_SIZE)
+    return app_settings.CHUNK_SIZE
 
 
 def _default_chunk_overlap() -> int:
-    return int(app_settings.CHUNK_OVERLAP)
+    return app_settings.CHUNK_OVERLAP
 
 
 # --- QuerySets ---------------------------------------------------------------------------------

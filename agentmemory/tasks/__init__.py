@@ -11,7 +11,7 @@ from .memory import (
     purge_memories,
     reembed_memories,
 )
-from .retrieval import evaluate_knowledge_base
+from .search import evaluate_knowledge_base
 from .system import health_check
 from .working import (
     close_idle_sessions,

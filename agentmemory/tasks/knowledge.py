@@ -30,7 +30,7 @@ def enqueue_import(job_id: int, *, size: int) -> None:
     over IMPORT_INLINE_MAX_CHARS runs in a background thread, so no request waits for its embeddings;
     a shorter one runs at the commit. The job keeps who asked for it (``requested_by``) either way.
     """
-    if runs_eagerly() and size > int(app_settings.IMPORT_INLINE_MAX_CHARS):
+    if runs_eagerly() and size > app_settings.IMPORT_INLINE_MAX_CHARS:
         run_in_background_on_commit(f"import-{job_id}", ingest_document, job_id)
     else:
         enqueue_on_commit(ingest_document, job_id)
@@ -82,7 +82,7 @@ def submit_import(job: ImportJob) -> Submitted:
     from ..knowledge.jobs import run_import_job
 
     size = len(job.source_text)
-    inline = runs_eagerly() and size <= int(app_settings.IMPORT_INLINE_MAX_CHARS)
+    inline = runs_eagerly() and size <= app_settings.IMPORT_INLINE_MAX_CHARS
     return _submit(job, run_import_job, lambda: enqueue_import(job.pk, size=size), inline=inline)
 
 

@@ -68,7 +68,7 @@ def close_idle_sessions(*, now: dt.datetime | None = None, dry_run: bool = False
     from .sessions import end_session
 
     now = now or timezone.now()
-    cutoff = now - dt.timedelta(hours=float(app_settings.SESSION_CLOSE_AFTER_HOURS))
+    cutoff = now - dt.timedelta(hours=app_settings.SESSION_CLOSE_AFTER_HOURS)
     idle = Session.objects.active().filter(last_activity_at__lt=cutoff).order_by("last_activity_at")
     if dry_run:
         return CloseResult([str(s.pk) for s in idle[:limit]], [], True)

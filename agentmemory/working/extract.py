@@ -76,7 +76,7 @@ def _turn_texts(session: Session, turns) -> list[TurnText]:
 
 def _existing_memories(user_id: str, turns: list[TurnText], limit: int = 20) -> list[ExistingMemory]:
     """The user's memories most relevant to these turns, for extractors that compare (LLM)."""
-    text = " ".join(t.content for t in turns if t.role == "user")[: int(app_settings.MAX_QUERY_CHARS)].strip()
+    text = " ".join(t.content for t in turns if t.role == "user")[: app_settings.MAX_QUERY_CHARS].strip()
     if not text:
         return []
     try:
@@ -264,13 +264,13 @@ def due_extractions(*, now: dt.datetime | None = None, limit: int = 500) -> list
     EXTRACTION_MAX_RETRIES + 1 attempts (its turns are kept meanwhile).
     """
     now = now or timezone.now()
-    cutoff = now - dt.timedelta(minutes=float(app_settings.SESSION_IDLE_MINUTES))
+    cutoff = now - dt.timedelta(minutes=app_settings.SESSION_IDLE_MINUTES)
     run_ids = []
     for session in Session.objects.idle_since(cutoff).order_by("last_activity_at")[:limit]:
         run = start_extraction(session, trigger=ExtractionRun.Trigger.IDLE)
         if run is not None and run.status != ExtractionRun.Status.SUCCEEDED:
             run_ids.append(run.pk)
-    max_attempts = int(app_settings.EXTRACTION_MAX_RETRIES) + 1
+    max_attempts = app_settings.EXTRACTION_MAX_RETRIES + 1
     for run in ExtractionRun.objects.filter(status=ExtractionRun.Status.FAILED,
                                             attempts__lt=max_attempts).order_by("finished_at")[:limit]:
         backoff = dt.timedelta(minutes=5 * 2 ** max(0, run.attempts - 1))

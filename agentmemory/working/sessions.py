@@ -121,7 +121,7 @@ def append_turn(session: Session | Any, *, role: str, content: str, metadata: di
         locked.turn_count = seq
         locked.last_activity_at = now
         locked.save(update_fields=["turn_count", "last_activity_at"])
-    summary_due = locked.turn_count - locked.summary_covers_seq >= int(app_settings.SUMMARY_TRIGGER_TURNS)
+    summary_due = locked.turn_count - locked.summary_covers_seq >= app_settings.SUMMARY_TRIGGER_TURNS
     memories: list[dict[str, Any]] = []
     run_id = None
     if remember and role == Turn.Role.USER and detect_remember_intent(content):

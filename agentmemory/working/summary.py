@@ -26,12 +26,12 @@ class SummaryResult:
 
 def fold_target(session: Session) -> int:
     """The last turn the summary should cover now: everything older than the window."""
-    return max(0, session.turn_count - int(app_settings.WINDOW_TURNS))
+    return max(0, session.turn_count - app_settings.WINDOW_TURNS)
 
 
 def summary_due(session: Session) -> bool:
     """True when enough turns wait to be folded (SUMMARY_TRIGGER_TURNS not yet summarized)."""
-    return (session.turn_count - session.summary_covers_seq >= int(app_settings.SUMMARY_TRIGGER_TURNS)
+    return (session.turn_count - session.summary_covers_seq >= app_settings.SUMMARY_TRIGGER_TURNS
             and fold_target(session) > session.summary_covers_seq)
 
 
@@ -49,7 +49,7 @@ def update_summary(session_id, *, force: bool = False, summarizer: Summarizer | 
     texts = [TurnText(seq=t.seq, role=t.role, content=t.content, turn_id=t.pk, session_id=str(session.pk))
              for t in turns]
     summarizer = summarizer or get_summarizer()
-    text = redact(summarizer.summarize(session.summary, texts, max_chars=int(app_settings.SUMMARY_MAX_CHARS)))
+    text = redact(summarizer.summarize(session.summary, texts, max_chars=app_settings.SUMMARY_MAX_CHARS))
     # Optimistic apply: only if the summary still covers what we started from (no concurrent fold).
     applied = Session.objects.filter(pk=session.pk, summary_covers_seq=start).update(
         summary=text, summary_covers_seq=target, summary_updated_at=timezone.now())

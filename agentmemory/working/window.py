@@ -16,7 +16,7 @@ def turn_dict(turn: Turn) -> dict[str, Any]:
 
 def window_start(session: Session) -> int:
     """Turns with seq above this are shown verbatim: at least the last WINDOW_TURNS, and all not summarized."""
-    return min(session.summary_covers_seq, max(0, session.turn_count - int(app_settings.WINDOW_TURNS)))
+    return min(session.summary_covers_seq, max(0, session.turn_count - app_settings.WINDOW_TURNS))
 
 
 def get_working_context(session: Session) -> dict[str, Any]:
@@ -29,7 +29,7 @@ def get_working_context(session: Session) -> dict[str, Any]:
     """
     start = window_start(session)
     recent = list(Turn.objects.in_session(session).filter(seq__gt=start))
-    pinned_limit = int(app_settings.PINNED_TURNS)
+    pinned_limit = app_settings.PINNED_TURNS
     pinned = []
     if start and pinned_limit:
         pinned = list(Turn.objects.in_session(session).high_priority().filter(seq__lte=start)

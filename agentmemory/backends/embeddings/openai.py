@@ -22,10 +22,10 @@ class OpenAIEmbedder(Embedder):
     def __init__(self) -> None:
         self.url = app_settings.EMBEDDING_URL
         self.model_name = app_settings.EMBEDDING_MODEL
-        self.dimensions = int(app_settings.EMBEDDING_DIMENSIONS)
+        self.dimensions = app_settings.EMBEDDING_DIMENSIONS
         self.api_key = app_settings.EMBEDDING_API_KEY
-        self.timeout = float(app_settings.EMBEDDING_TIMEOUT)
-        self.batch_size = int(app_settings.EMBEDDING_BATCH_SIZE)
+        self.timeout = app_settings.EMBEDDING_TIMEOUT
+        self.batch_size = app_settings.EMBEDDING_BATCH_SIZE
         if not self.url or not self.model_name:
             raise ConfigurationError(
                 "The OpenAI embedder needs AGENTMEMORY['EMBEDDING_URL'] and AGENTMEMORY['EMBEDDING_MODEL'] "

@@ -16,7 +16,7 @@ class Command(LifecycleCommand):
     def handle(self, *args, dry_run: bool, now: str | None, **options):
         moment = self.moment(now)
         if dry_run:
-            cutoff = moment - dt.timedelta(days=float(app_settings.MEMORY_COLD_AFTER_DAYS))
+            cutoff = moment - dt.timedelta(days=app_settings.MEMORY_COLD_AFTER_DAYS)
             self.stdout.write(f"Would mark {MemoryItem.objects.due_for_decay(moment, cutoff).count()} item(s) cold.")
             return
         with audit_context("command:agentmemory_decay_memories"):

@@ -82,7 +82,7 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Evaluate the saved cases now"), permissions=["evaluate"])
     def evaluate_now(self, request, queryset):
-        from ..tasks.retrieval import evaluate_knowledge_base
+        from ..tasks.search import evaluate_knowledge_base
 
         ids = list(queryset.values_list("pk", flat=True))
         for kb_id in ids:

@@ -35,7 +35,7 @@ def _on_chunks_published(sender, *, knowledge_base_id: int, **kwargs) -> None:
     from ..knowledge.evaluate import request_evaluation
 
     if request_evaluation(knowledge_base_id):
-        send(evaluate_knowledge_base, knowledge_base_id, "import", countdown=float(app_settings.EVAL_AFTER_IMPORT_DELAY))
+        send(evaluate_knowledge_base, knowledge_base_id, "import", countdown=app_settings.EVAL_AFTER_IMPORT_DELAY)
 
 
 def connect_evaluation_trigger() -> None:

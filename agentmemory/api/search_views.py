@@ -9,18 +9,18 @@ from rest_framework.response import Response
 from ..knowledge.evaluate import create_case
 from ..knowledge.search import search_knowledge
 from ..models import EvaluationCase, EvaluationRun
-from ..tasks.retrieval import submit_evaluation
+from ..tasks.search import submit_evaluation
 from .access import admin, read
 from .base import AgentMemoryAPIView
 from .knowledge_views import get_knowledge_base
-from .retrieval_serializers import (
+from .schema import extend_schema
+from .search_serializers import (
     EvaluationCaseSerializer,
     EvaluationRunSerializer,
     MultiSearchRequestSerializer,
     SearchRequestSerializer,
     SearchResponseSerializer,
 )
-from .schema import extend_schema
 
 
 def _search(data: dict, knowledge_bases: list[str] | None) -> Response:
