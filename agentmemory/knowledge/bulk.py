@@ -37,6 +37,7 @@ class _Pending:
 
     item: DocumentInput
     begun: _Begun
+    todo: list[tuple[int, str, str]]  # (pk, heading_path, text) still to embed
     remaining: int
     embedded: int = 0
     failed: bool = False
@@ -63,11 +64,7 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
             pending = _prepare(knowledge_base, item, model, settled)
             if pending is None:
                 continue
-            todo = pending.begun.todo
-            if todo is None:  # a resumed version: what is still missing is in the database
-                todo = list(Chunk.objects.filter(version=pending.begun.version).not_embedded_with(model)
-                            .order_by("pk").values_list("pk", "heading_path", "text"))
-            for pk, path, text in todo:
+            for pk, path, text in pending.todo:
                 if pending.failed:  # a batch of it failed meanwhile: stop sending its chunks
                     break
                 keys.append((pk, pending))
@@ -106,11 +103,9 @@ def _prepare(kb: KnowledgeBase, item: DocumentInput, model: str, settled: deque[
     if begun.action == "unchanged":
         settled.append((item, _result(begun, 0)))
         return None
-    if begun.todo is not None:
-        remaining = len(begun.todo)
-    else:
-        remaining = Chunk.objects.filter(version=begun.version).not_embedded_with(model).count()
-    if remaining == 0:  # every vector reused (or a resumed version whose vectors were all stored)
+    # A new version knows its chunks to embed; a resumed one asks the database what is still missing.
+    todo = begun.todo if begun.todo is not None else list(Chunk.objects.filter(version=begun.version).to_embed(model))
+    if not todo:  # every vector reused (or a resumed version whose vectors were all stored)
         try:
             publish_version(begun.version)
         except AgentMemoryError as exc:
@@ -118,7 +113,7 @@ def _prepare(kb: KnowledgeBase, item: DocumentInput, model: str, settled: deque[
         else:
             settled.append((item, _result(begun, 0)))
         return None
-    return _Pending(item, begun, remaining)
+    return _Pending(item, begun, todo, len(todo))
 
 
 def _settle(keys: list[tuple[int, _Pending]], vectors, model: str) -> list[Outcome]:

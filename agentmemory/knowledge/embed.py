@@ -34,7 +34,7 @@ def embed_chunks(chunks, *, embedder=None, progress: Progress | None = None, bat
     """
     embedder = embedder or get_embedder()
     model = embedder.model_name
-    todo = list(chunks.not_embedded_with(model).order_by("pk").values_list("pk", "heading_path", "text"))
+    todo = list(chunks.to_embed(model))
     total = len(todo)
     step = int(batch_size or getattr(embedder, "batch_size", 0) or app_settings.EMBEDDING_BATCH_SIZE)
     done = 0

@@ -27,8 +27,9 @@ from ..backends import get_embedder
 from ..conf import app_settings
 from ..exceptions import EmbeddingError, InvalidInput
 from ..models import Chunk, Document, DocumentVersion, KnowledgeBase
+from ..progress import Progress
 from .chunk import chunk_document
-from .embed import Progress, embed_chunks, reusable_vectors
+from .embed import embed_chunks, reusable_vectors
 from .jobs import create_import_job, job_progress, run_import_job, run_job
 from .keywords import keyword_index_values
 from .parse import DocumentTooLarge, ParsedDocument, check_format, parse

@@ -17,7 +17,7 @@ from django.utils import timezone
 from ..audit import audit_context, current_actor
 from ..exceptions import AgentMemoryError, EmbeddingError, NotFound
 from ..models import ImportJob, KnowledgeBase
-from .embed import Progress
+from ..progress import Progress
 from .parse import ParsedDocument, check_format
 
 

@@ -9,7 +9,8 @@ from ..audit import current_actor
 from ..backends import get_embedder
 from ..exceptions import EmbeddingModelMismatch
 from ..models import Chunk, ImportJob, KnowledgeBase
-from .embed import Progress, embed_chunks
+from ..progress import Progress
+from .embed import embed_chunks
 from .jobs import run_job
 from .publish import MIXED_MODELS, refresh_embedding_model
 

@@ -6,12 +6,12 @@ import logging
 from collections.abc import Iterator
 
 from django.db import transaction
-from django.db.models import Q
 
 from ..backends import get_embedder
 from ..backends.embeddings.pipeline import embed_batches
 from ..exceptions import EmbeddingError
 from ..models import MemoryItem
+from ..models.memory import stale_vector
 from ..progress import Progress
 from ..signals import memory_embedding_pending
 from ..validation import validate_user_id
@@ -53,14 +53,13 @@ def embed_pending_memories(*, user_id: str | None = None, batch_size: int = 64, 
     """
     embedder = get_embedder()
     model = embedder.model_name
+    stale = stale_vector(model if other_models else None)
     if user_id is not None:
         users = [validate_user_id(user_id)]
-    elif other_models:
-        users = MemoryItem.objects.users_with_stale_vectors(model)
+        total = MemoryItem.objects.for_user(user_id).current().filter(stale).count() if progress else 0
     else:
-        users = MemoryItem.objects.users_with_pending_embeddings()
-    stale = Q(embedding__isnull=True) | (~Q(embedding_model=model) if other_models else Q(pk__in=[]))
-    total = sum(MemoryItem.objects.for_user(uid).current().filter(stale).count() for uid in users) if progress else 0
+        counts = MemoryItem.objects.pending_embedding_counts(model if other_models else None)
+        users, total = list(counts), sum(counts.values())
     counts = {"embedded": 0, "still_pending": 0}
     failing: set[str] = set()
 

@@ -65,6 +65,10 @@ class ChunkQuerySet(models.QuerySet):
         """Chunks whose vector is missing or was made by another model (they need re-embedding)."""
         return self.filter(models.Q(embedding__isnull=True) | ~models.Q(embedding_model=model_name))
 
+    def to_embed(self, model_name: str):
+        """(pk, heading_path, text) of the chunks needing a vector of ``model_name``, in id order."""
+        return self.not_embedded_with(model_name).order_by("pk").values_list("pk", "heading_path", "text")
+
     def without_vectors(self) -> ChunkQuerySet:
         """Defer the vector and tsvector columns (previews and lists never need them)."""
         return self.defer("embedding", "search_vector")

@@ -101,17 +101,12 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
         ``for_user``."""
         return self.get_queryset().filter(pk=memory_id).values_list("user_id", flat=True).first()
 
-    def users_with_pending_embeddings(self) -> list[str]:
-        """User ids having current items stored without a vector (the re-embedding sweep; ids only)."""
-        return list(self.get_queryset().filter(embedding__isnull=True)
-                    .exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
-                    .order_by().values_list("user_id", flat=True).distinct())
-
-    def users_with_stale_vectors(self, model_name: str) -> list[str]:
-        """User ids having current items without a vector or with one of another model (ids only)."""
-        return list(self.get_queryset().exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
-                    .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
-                    .order_by().values_list("user_id", flat=True).distinct())
+    def pending_embedding_counts(self, model_name: str | None = None) -> dict[str, int]:
+        """Per user id, the current items stored without a vector, and with ``model_name`` also those whose
+        vector is of another model (the re-embedding sweep: ids and counts only, one query)."""
+        return dict(self.get_queryset().exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
+                    .filter(stale_vector(model_name)).order_by().values("user_id")
+                    .annotate(n=models.Count("id")).values_list("user_id", "n"))
 
     def vector_models(self) -> list[str]:
         """The embedding models of current vectors (a handful of values; for checks and reports)."""
@@ -123,6 +118,11 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
         return self.get_queryset().filter(status=MemoryItem.Status.ACTIVE).filter(
             Q(last_accessed_at__lt=cutoff) | Q(last_accessed_at__isnull=True, created_at__lt=cutoff)
         )
+
+
+def stale_vector(model_name: str | None = None) -> Q:
+    """Items without a vector; with ``model_name``, also those whose vector another model made."""
+    return Q(embedding__isnull=True) | (~Q(embedding_model=model_name) if model_name else Q(pk__in=[]))
 
 
 @cache

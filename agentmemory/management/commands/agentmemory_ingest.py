@@ -16,7 +16,7 @@ from ...knowledge.ingest import DocumentInput
 from ...knowledge.jobs import create_import_job
 from ...knowledge.parse import EXTENSIONS, check_format
 from ...models import KnowledgeBase
-from ...progress import ProgressMeter, progress_bar  # noqa: F401 - progress_bar: agentmemory_reembed's
+from ...progress import ProgressMeter
 
 
 class _Meter:
