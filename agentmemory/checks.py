@@ -259,14 +259,24 @@ def check_memory_terms_trigger(app_configs=None, databases=None, **kwargs):
 
     try:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM pg_trigger WHERE tgrelid = %s::regclass AND tgname LIKE %s",
-                           [MemoryItem._meta.db_table, "am_memory_terms_%"])
-            found = cursor.fetchone()[0]
+            cursor.execute("SELECT count(*) FILTER (WHERE tgname LIKE %s), count(*) FILTER (WHERE tgname LIKE %s) "
+                           "FROM pg_trigger WHERE tgrelid = %s::regclass",
+                           ["am_memory_terms_%", "am_memory_rev_%", MemoryItem._meta.db_table])
+            found, revisions = cursor.fetchone()
     except Exception:  # no table yet (migrations not run): nothing to check
         return []
+    errors = []
+    if revisions != 2:
+        errors.append(Error(
+            "The trigger that numbers memory revisions is missing: recall's in-process index "
+            "(MEMORY_RECALL_CACHE_MB) could not tell that a user's memories changed.",
+            hint="Create the tables with `manage.py migrate` (migration agentmemory 0011 creates the trigger), or "
+                 "set AGENTMEMORY['MEMORY_RECALL_CACHE_MB'] = 0.",
+            id="agentmemory.E008",
+        ))
     if found == 2:
-        return []
-    return [Error(
+        return errors
+    return errors + [Error(
         "The trigger that keeps long-term memory's keyword postings (agentmemory_memoryterm) is missing: recall's "
         "keyword channel would miss every memory written from now on.",
         hint="Create the tables with `manage.py migrate` (migration agentmemory 0010 creates the trigger); test "

@@ -228,6 +228,11 @@ class AppSettings:
         20000,
         doc='Users with at most this many memories are searched exactly; larger scopes use the HNSW '
             'index.')
+    MEMORY_RECALL_CACHE_MB: Setting[int] = Setting(
+        128, range=(0, 1_000_000),
+        doc="Recall's in-process index: megabytes per process for copies of users' rows (vectors, scope "
+            "columns), kept current by a revision fingerprint read with every question; one user takes at most a "
+            "quarter. 0 = off (every recall reads the user's rows in SQL).")
     MEMORY_DECAY_FLOOR: Setting[float] = Setting(
         0.05, range=(0.0, 1.0),
         doc='Time decay never goes below this factor (an old but exact match still ranks).')

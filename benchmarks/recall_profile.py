@@ -12,7 +12,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import numpy as np
 from django.db import connection
@@ -92,10 +92,16 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-#: recall's steps, timed by name (module attributes recall_memories looks up when it runs).
-STAGES = [("keyword_channel", "keyword statement (overlaps the embedding)"),
-          ("vector_candidates", "candidates statement (vector + windows)"),
+#: recall's steps, timed by name (module attributes recall_memories looks up when it runs): the in-process
+#: index's (fingerprint and postings, a copy (re)loaded, the candidates' rows) and the SQL channels'.
+STAGES = [("postings_and_fingerprint", "fingerprint + postings statement (overlaps the embedding)"),
+          ("load_index", "index (re)load"),
+          ("candidate_rows", "candidates' rows statement"),
+          ("keyword_channel", "SQL path: keyword statement"),
+          ("vector_candidates", "SQL path: candidates statement (vector + windows)"),
           ("_fetch", "rows of the top k")]
+#: the stages that run while the query embeds
+OVERLAPPING = ("postings_and_fingerprint", "keyword_channel")
 
 
 def time_tiers(built: dict[int, list[str]], questions: list[str], *, queries: int, seed: int) -> list[str]:
@@ -116,8 +122,9 @@ def time_tiers(built: dict[int, list[str]], questions: list[str], *, queries: in
             embedded = time.perf_counter()
             embedder.clear_query_cache()
             spent: dict[str, float] = {}
-            with _timed(recall_module, "keyword_channel", spent), _timed(recall_module, "vector_candidates", spent), \
-                    _timed(recall_module, "_fetch", spent):
+            with ExitStack() as stack:
+                for name, _label in STAGES:
+                    stack.enter_context(_timed(recall_module, name, spent))
                 recall_module.recall_memories(user, query, top_k=5, touch=False)
             done = time.perf_counter()
             embeds.append((embedded - started) * 1000)
@@ -125,8 +132,9 @@ def time_tiers(built: dict[int, list[str]], questions: list[str], *, queries: in
             for name, _l in STAGES:
                 stages[name].append(spent.get(name, 0.0))
             # The keyword statement runs while the query embeds; the rest is what no stage accounts for.
-            rest.append(max(0.0, totals[-1] - max(embeds[-1], spent.get("keyword_channel", 0.0))
-                            - spent.get("vector_candidates", 0.0) - spent.get("_fetch", 0.0)))
+            overlapping = sum(spent.get(name, 0.0) for name in OVERLAPPING)
+            rest.append(max(0.0, totals[-1] - max(embeds[-1], overlapping)
+                            - sum(v for name, v in spent.items() if name not in OVERLAPPING)))
         after = [max(0.0, t - e) for t, e in zip(totals, embeds, strict=True)]
         cells = [f"{statistics.median(stages[n]):.1f} / {_pct(stages[n], .95):.1f}" for n, _l in STAGES]
         lines.append(f"| {size:,} | {statistics.median(totals):.1f} / {_pct(totals, .95):.1f} | "

@@ -18,6 +18,7 @@ from ..models import MemoryItem, MemoryTerm
 from ..models.fields import vector_literal
 from ..ranking.bm25 import idf_sql, term_score_params, term_score_sql
 from .priors import speaker_of
+from .snapshot import fingerprint_sql
 
 
 def scope_sql(user_id: str, statuses: list[str], sources: list[str], agent_ids: list[str] | None,
@@ -160,10 +161,7 @@ def vector_candidates(scope: str, params: list, *, vector: list[float] | None, m
         vec = "vec AS (SELECT NULL::bigint AS id, NULL::float8 AS sim WHERE false)"
     sql = f"""
         WITH {vec}
-        SELECT m.id, vec.sim, m.source, m.confidence, coalesce(m.last_accessed_at, m.created_at),
-               m.access_count, m.session_id, m.turn_id,
-               CASE WHEN m.source = '{MemoryItem.Source.SYSTEM_LOG}' THEN left(m.content, 48) ELSE '' END,
-               coalesce(m.valid_from, m.created_at), {window_sql}
+        SELECT m.id, vec.sim, {DETAILS}, {window_sql}
         FROM (SELECT id FROM vec UNION SELECT unnest(%s::bigint[])) c
         JOIN {table} m ON m.id = c.id AND {scope}
         LEFT JOIN vec ON vec.id = c.id"""
@@ -182,8 +180,47 @@ def vector_candidates(scope: str, params: list, *, vector: list[float] | None, m
         cursor.execute(sql, args)
         rows = cursor.fetchall()
     return {
-        row[0]: Candidate(None if row[1] is None else float(row[1]), bm25.get(row[0]), row[2],
-                          float(row[3]), row[4], int(row[5] or 0), row[6], row[7], speaker_of(row[8]), row[9],
-                          None if row[10] is None else float(row[10]))
+        row[0]: Candidate(None if row[1] is None else float(row[1]), bm25.get(row[0]), *_details(row[2:10]),
+                          window_cosine=None if row[10] is None else float(row[10]))
         for row in rows
     }
+
+
+#: What the final score needs of a candidate's row (the columns _details reads, in order).
+DETAILS = (f"m.source, m.confidence, coalesce(m.last_accessed_at, m.created_at), m.access_count, m.session_id, "
+           f"m.turn_id, CASE WHEN m.source = '{MemoryItem.Source.SYSTEM_LOG}' THEN left(m.content, 48) ELSE '' END, "
+           f"coalesce(m.valid_from, m.created_at)")
+
+
+def _details(row) -> tuple:
+    source, confidence, touched, accesses, session, turn, head, when = row
+    return source, float(confidence), touched, int(accesses or 0), session, turn, speaker_of(head), when
+
+
+def postings_and_fingerprint(user_id: str, terms: list[str]) -> tuple[tuple[int, int, int], tuple[list, list, list]]:
+    """For recall's in-process index: the user's revision fingerprint (snapshot.py) and the postings of
+    ``terms`` (memory ids, lexemes, frequencies), in one index-only statement (one snapshot)."""
+    table, terms_table = MemoryItem._meta.db_table, MemoryTerm._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT f.n, f.s, f.x, p.ids, p.lexemes, p.tfs FROM ({fingerprint_sql(table)}) f, "
+            f"(SELECT array_agg(memory_id) AS ids, array_agg(lexeme) AS lexemes, array_agg(tf) AS tfs "
+            f" FROM {terms_table} WHERE user_id = %s AND lexeme = ANY(%s)) p",
+            [user_id, user_id, terms],
+        )
+        n, total, top, ids, lexemes, tfs = cursor.fetchone()
+    return (int(n), int(total), int(top)), (ids or [], lexemes or [], tfs or [])
+
+
+def candidate_rows(scope: str, params: list, ids: list[int], *, vector: dict[int, float], bm25: dict[int, float],
+                   window_cosines: dict[int, float]) -> dict[int, Candidate]:
+    """The rows of candidates found by the in-process index, read again under the scope (the index
+    proposes ids; this statement decides what the user's scope holds now)."""
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT m.id, {DETAILS} FROM {MemoryItem._meta.db_table} m "
+                       f"WHERE m.id = ANY(%s) AND {scope}", [ids, *params])
+        rows = cursor.fetchall()
+    return {row[0]: Candidate(vector.get(row[0]), bm25.get(row[0]), *_details(row[1:]),
+                              window_cosine=window_cosines.get(row[0])) for row in rows}

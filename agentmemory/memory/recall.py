@@ -13,6 +13,7 @@ import logging
 import math
 from collections.abc import Mapping
 
+import numpy as np
 from django.utils import timezone
 
 from ..backends import get_embedder
@@ -24,9 +25,18 @@ from ..text import query_terms
 from ..types import RecalledMemory, RecallResult, ScoreBreakdown
 from ..validation import validate_query, validate_tags, validate_user_id
 from .access import record_access
-from .channels import Candidate, keyword_channel, scope_sql, vector_candidates
+from .channels import (
+    Candidate,
+    candidate_rows,
+    keyword_channel,
+    postings_and_fingerprint,
+    scope_sql,
+    vector_candidates,
+)
 from .decay import decay_factor, frequency_factor
+from .indexed import keyword_scores, scope_mask, vector_scores, window_cosines
 from .priors import in_period, named_period, named_speaker
+from .snapshot import cache_limit, cached_index, fits, load_index
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +90,43 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
         raise InvalidInput("top_k must be an integer between 1 and 100.", field="top_k")
     if as_of is not None and timezone.is_naive(as_of):
         as_of = timezone.make_aware(as_of, dt.UTC)
+    statuses, sources, visible = _filters(include_cold, include_inferred, as_of, agent_id, agent_ids)
+
+    embedder, pending, reason = None, None, ""
+    try:
+        embedder = get_embedder()
+        # The model runs in the background while the keyword channel queries the database.
+        pending = embedder.prefetch_query(query)
+    except EmbeddingError as exc:
+        reason = f"embedder unavailable, keyword search only: {exc}"
+    query_vector = _QueryVector(pending, reason)
+
+    scope, params = scope_sql(user_id, statuses, sources, visible, as_of, tags)
+    candidates = max(app_settings.MEMORY_CANDIDATES, top_k)
+    terms = query_terms(query)
+    channels = None
+    if embedder is not None and not tags and as_of is None and cache_limit() > 0:
+        channels = _indexed_channels(user_id, scope, params, (statuses, sources, visible), terms,
+                                     candidates, embedder, query_vector)
+    if channels is None:
+        channels = _sql_channels(user_id, scope, params, terms, candidates, embedder, query_vector)
+    found, windows = channels
+    mode, reason = ("hybrid", "") if query_vector.vector is not None else ("keyword", query_vector.reason)
+    if mode != "hybrid":
+        logger.warning("memory recall degraded to keyword-only: %s", reason)
+    ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found})[:top_k]
+    if not ranked:
+        return RecallResult((), mode=mode, degraded_reason=reason)
+    rows = _fetch(user_id, [pk for pk, _s in ranked])
+    top = tuple(RecalledMemory(rows[pk], scores) for pk, scores in ranked if pk in rows)
+    if touch and top:
+        record_access(user_id, [r.memory.pk for r in top], timezone.now())
+    return RecallResult(top, mode=mode, degraded_reason=reason)
+
+
+def _filters(include_cold: bool, include_inferred: bool, as_of: dt.datetime | None, agent_id: str | None,
+             agent_ids: list[str] | None) -> tuple[list[str], list[str], list[str] | None]:
+    """The statuses, sources and agents (None: every agent) a recall searches."""
     statuses = [MemoryItem.Status.ACTIVE]
     if include_cold:
         statuses.append(MemoryItem.Status.COLD)
@@ -94,44 +141,68 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
         visible = None if agent_id is None else ["", agent_id]
     if visible is not None and agent_id is not None and agent_id not in visible:
         visible = ["", agent_id]
+    return sorted(set(statuses)), sources, visible
 
-    mode, reason = "hybrid", ""
-    vector = None
-    model_name = ""
-    pending = None
-    try:
-        embedder = get_embedder()
-        model_name = embedder.model_name
-        # The model runs in the background while the keyword channel queries the database.
-        pending = embedder.prefetch_query(query)
-    except EmbeddingError as exc:
-        mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
 
-    scope, params = scope_sql(user_id, sorted(set(statuses)), sources, visible, as_of, tags)
-    candidates = max(app_settings.MEMORY_CANDIDATES, top_k)
-    turns = app_settings.MEMORY_WINDOW_TURNS
-    bm25, windows, user_rows = keyword_channel(
-        user_id, scope, params, query_terms(query), candidates,
-        window=turns if app_settings.MEMORY_WINDOW_WEIGHT > 0 else 0)
-    exact = user_rows <= app_settings.MEMORY_EXACT_SEARCH_MAX
-    if pending is not None:
-        try:
-            vector = [float(x) for x in pending.result()]
-        except EmbeddingError as exc:
-            mode, reason = "keyword", f"embedder unavailable, keyword search only: {exc}"
-    if mode != "hybrid":
-        logger.warning("memory recall degraded to keyword-only: %s", reason)
-    found = vector_candidates(scope, params, vector=vector, model_name=model_name, exact=exact, limit=candidates,
+class _QueryVector:
+    """The question's vector, awaited once from the embedder's background call (None: keyword-only)."""
+
+    def __init__(self, pending, reason: str) -> None:
+        self._pending, self.reason, self._vector = pending, reason, None
+
+    @property
+    def vector(self) -> list[float] | None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            try:
+                self._vector = [float(x) for x in pending.result()]
+            except EmbeddingError as exc:
+                self.reason = f"embedder unavailable, keyword search only: {exc}"
+        return self._vector
+
+
+def _window(weight: float) -> int:
+    return app_settings.MEMORY_WINDOW_TURNS if weight > 0 else 0
+
+
+def _sql_channels(user_id: str, scope: str, params: list, terms: list[str], limit: int, embedder,
+                  query_vector: _QueryVector) -> tuple[dict[int, Candidate], dict[int, float]]:
+    """Both channels in SQL (channels.py): any scope, any size of user."""
+    bm25, windows, user_rows = keyword_channel(user_id, scope, params, terms, limit,
+                                               window=_window(app_settings.MEMORY_WINDOW_WEIGHT))
+    found = vector_candidates(scope, params, vector=query_vector.vector,
+                              model_name=embedder.model_name if embedder is not None else "",
+                              exact=user_rows <= app_settings.MEMORY_EXACT_SEARCH_MAX, limit=limit,
                               bm25=bm25, keyword_ids=set(bm25) | set(windows),
-                              window=turns if app_settings.MEMORY_WINDOW_VECTOR_WEIGHT > 0 else 0)
-    ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found})[:top_k]
-    if not ranked:
-        return RecallResult((), mode=mode, degraded_reason=reason)
-    rows = _fetch(user_id, [pk for pk, _s in ranked])
-    top = tuple(RecalledMemory(rows[pk], scores) for pk, scores in ranked if pk in rows)
-    if touch and top:
-        record_access(user_id, [r.memory.pk for r in top], timezone.now())
-    return RecallResult(top, mode=mode, degraded_reason=reason)
+                              window=_window(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))
+    return found, {pk: v for pk, v in windows.items() if pk in found}
+
+
+def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, terms: list[str], limit: int,
+                      embedder, query_vector: _QueryVector) -> tuple[dict[int, Candidate], dict[int, float]] | None:
+    """Both channels over the in-process index (snapshot.py, indexed.py); None when this call cannot
+    use it (a user too large for it, or a write between its two reads): then the SQL channels answer."""
+    fingerprint, postings = postings_and_fingerprint(user_id, terms)
+    if not fits(fingerprint, int(getattr(embedder, "dimensions", 0) or 384)):
+        return None
+    index = cached_index(user_id, embedder.model_name, fingerprint)
+    if index is None:
+        index = load_index(user_id, embedder.model_name)
+        if index.fingerprint != fingerprint:
+            return None
+    mask = scope_mask(index, *filters)
+    bm25, windows = keyword_scores(index, mask, postings, limit=limit,
+                                   window=_window(app_settings.MEMORY_WINDOW_WEIGHT),
+                                   k1=app_settings.MEMORY_BM25_K1, b=app_settings.MEMORY_BM25_B)
+    vector, sims, cosines = {}, None, {}
+    if query_vector.vector is not None:
+        query = np.asarray(query_vector.vector, dtype=np.float32)
+        vector, sims = vector_scores(index, mask, query / (np.linalg.norm(query) or 1.0), limit=limit)
+    ids = sorted(set(vector) | set(bm25) | set(windows))
+    if sims is not None:
+        cosines = window_cosines(index, ids, sims, _window(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))
+    found = candidate_rows(scope, params, ids, vector=vector, bm25=bm25, window_cosines=cosines)
+    return found, {pk: v for pk, v in windows.items() if pk in found}
 
 
 def _fetch(user_id: str, ids: list[int]) -> dict[int, MemoryItem]:

@@ -202,6 +202,10 @@ class MemoryItem(models.Model):
                                       help_text="Keyword tokens with positions (BM25).")
     term_count = models.PositiveIntegerField("term count", default=0, editable=False,
                                              help_text="Number of keyword tokens (BM25 document length).")
+    # Set by a database trigger (migration 0011) from a sequence on every insert and every change of what
+    # recall's in-process index holds (memory/snapshot.py): a user's (count, sum, max) of it tells that index
+    # whether it is still current. Rows older than the migration keep 0.
+    rev = models.BigIntegerField("revision", default=0, editable=False)
     idempotency_key = models.CharField(
         "idempotency key", max_length=64, blank=True, default="", editable=False, db_index=True,
         help_text="SHA-256 of user, session and normalised content: a retried write is a no-op.",
@@ -221,7 +225,7 @@ class MemoryItem(models.Model):
             # A user's scope read from the index alone (recall's statistics and window lengths), and
             # a dialogue turn's neighbours (the window channels).
             models.Index(fields=["user_id", "session_id", "turn_id"], name="am_memory_scope_idx",
-                         include=["status", "source", "agent_id", "term_count", "id"]),
+                         include=["status", "source", "agent_id", "term_count", "id", "rev"]),
             HnswIndex(name="am_memory_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
                       opclasses=["vector_cosine_ops"]),
             GinIndex(fields=["search_vector"], name="am_memory_search_gin"),

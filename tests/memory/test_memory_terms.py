@@ -76,3 +76,11 @@ def test_a_missing_trigger_is_system_check_e007():
     with connection.cursor() as cursor:  # rolled back with the test's transaction
         cursor.execute("DROP TRIGGER am_memory_terms_update ON agentmemory_memoryitem")
     assert [e.id for e in check_memory_terms_trigger(databases=["default"])] == ["agentmemory.E007"]
+
+
+def test_a_missing_revision_trigger_is_system_check_e008():
+    from agentmemory.checks import check_memory_terms_trigger
+
+    with connection.cursor() as cursor:  # rolled back with the test's transaction
+        cursor.execute("DROP TRIGGER am_memory_rev_update ON agentmemory_memoryitem")
+    assert [e.id for e in check_memory_terms_trigger(databases=["default"])] == ["agentmemory.E008"]

@@ -1,0 +1,148 @@
+"""Recall's channels over the in-process index (snapshot.py): the same scores as channels.py's SQL.
+
+BM25 with the scope's own IDF and average length, the dialogue windows' BM25 (each turn's window: the
+turns of its session within ``window`` turns), the exact cosine top ``limit``, and each dialogue
+turn's mean cosine over its window, computed with numpy from the user's arrays and the postings of
+the question's words read in SQL. tests/memory/test_recall_index.py holds both paths to the same
+results.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..models import MemoryItem
+from .snapshot import UserIndex
+
+LOG = MemoryItem.Source.SYSTEM_LOG
+
+
+def scope_mask(index: UserIndex, statuses: list[str], sources: list[str], agents: list[str] | None) -> np.ndarray:
+    """Rows in the scope (recall's statuses, sources and visible agents; tags and as_of are SQL's).
+    Kept with the copy: a user's questions mostly share one scope."""
+    key = ("mask", tuple(statuses), tuple(sources), None if agents is None else tuple(agents))
+    mask = index._memo.get(key)
+    if mask is None:
+        mask = np.isin(index.status, statuses) & np.isin(index.source, sources)
+        if agents is not None:
+            mask &= np.isin(index.agent, agents)
+        mask.flags.writeable = False
+        index._memo[key] = mask
+    return mask
+
+
+def _top(ids: np.ndarray, scores: np.ndarray, limit: int) -> dict[int, float]:
+    """The ``limit`` best by score, then smallest id (the SQL statements' order)."""
+    order = np.lexsort((ids, -scores))[:limit]
+    return {int(ids[i]): float(scores[i]) for i in order}
+
+
+def _term_scores(idf: np.ndarray, tf: np.ndarray, length: np.ndarray, avg: float, k1: float, b: float) -> np.ndarray:
+    return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
+
+
+def keyword_scores(index: UserIndex, mask: np.ndarray, postings: tuple[list, list, list], *, limit: int,
+                   window: int, k1: float, b: float) -> tuple[dict[int, float], dict[int, float]]:
+    """BM25 top ``limit`` of the scope, and (``window`` > 0) the dialogue windows' BM25 top ``limit``."""
+    ids, lexemes, tfs = postings
+    if not ids:
+        return {}, {}
+    rows, found = index.row_of(np.asarray(ids, dtype=np.int64))
+    keep = found & mask[rows]
+    if not keep.any():
+        return {}, {}
+    rows, tf = rows[keep], np.asarray(tfs, dtype=np.float64)[keep]
+    _names, lex = np.unique(np.asarray(lexemes, dtype=object)[keep], return_inverse=True)
+    n = float(mask.sum())
+    avgdl = max(float(index.term_count[mask].mean()), 1.0)
+    df = np.bincount(lex).astype(np.float64)
+    idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+    docs, inverse = np.unique(rows, return_inverse=True)
+    score = np.bincount(inverse, _term_scores(idf[lex], tf, index.term_count[rows], avgdl, k1, b))
+    bm25 = _top(index.ids[docs], score, limit)
+    if window <= 0:
+        return bm25, {}
+    return bm25, _window_scores(index, mask, rows, lex, tf, idf, window=window, limit=limit, k1=k1, b=b)
+
+
+def _log_turns(index: UserIndex, mask: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The scope's dialogue turns (rows) ordered by session and turn, their packed keys, their windows'
+    lengths and the mean of those (kept with the copy, per scope and window)."""
+    key = ("logs", mask.tobytes(), window)
+    found = index._memo.get(key)
+    if found is None:
+        keys = index.turn_keys()
+        rows = np.flatnonzero(mask & (index.source == LOG) & (keys >= 0))
+        order = np.argsort(keys[rows], kind="stable")
+        rows, log_keys = rows[order], keys[rows[order]]
+        lengths = np.concatenate(([0.0], np.cumsum(index.term_count[rows])))
+        lo, hi = _spans(log_keys, log_keys, window)
+        wlen = lengths[hi] - lengths[lo]
+        found = (rows, log_keys, wlen, max(float(wlen.mean()), 1.0) if len(wlen) else 1.0)
+        index._memo[key] = found
+    return found
+
+
+def _spans(sorted_keys: np.ndarray, keys: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each key, the range [lo, hi) of sorted_keys within ``window`` turns of the same session."""
+    return (np.searchsorted(sorted_keys, keys - window, "left"),
+            np.searchsorted(sorted_keys, keys + window, "right"))
+
+
+def _window_scores(index: UserIndex, mask: np.ndarray, rows: np.ndarray, lex: np.ndarray, tf: np.ndarray,
+                   idf: np.ndarray, *, window: int, limit: int, k1: float, b: float) -> dict[int, float]:
+    logs, log_keys, wlen, avgwl = _log_turns(index, mask, window)
+    if not len(logs):
+        return {}
+    keys = index.turn_keys()[rows]
+    hit = (index.source[rows] == LOG) & (keys >= 0)
+    if not hit.any():
+        return {}
+    lo, hi = _spans(log_keys, keys[hit], window)
+    counts = hi - lo
+    # Every (match, receiving turn) pair: a match counts in the window of each turn around it.
+    starts = np.repeat(lo, counts)
+    receiver = starts + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    pair_lex, pair_tf = np.repeat(lex[hit], counts), np.repeat(tf[hit], counts)
+    width = int(lex.max()) + 1
+    pairs, inverse = np.unique(receiver * width + pair_lex, return_inverse=True)
+    summed = np.bincount(inverse, pair_tf)
+    turn, term = pairs // width, pairs % width
+    contribution = _term_scores(idf[term], summed, wlen[turn], avgwl, k1, b)
+    turns, inverse = np.unique(turn, return_inverse=True)
+    return _top(index.ids[logs[turns]], np.bincount(inverse, contribution), limit)
+
+
+def vector_scores(index: UserIndex, mask: np.ndarray, query: np.ndarray, *, limit: int) -> tuple[dict[int, float], np.ndarray]:
+    """The scope's exact cosine top ``limit``, and the cosine of every row holding a vector."""
+    if not len(index.vector_rows):
+        return {}, np.zeros(0, np.float32)
+    sims = index.vectors @ query
+    inside = mask[index.vector_rows]
+    rows = index.vector_rows[inside]
+    return _top(index.ids[rows], sims[inside].astype(np.float64), limit), sims
+
+
+def window_cosines(index: UserIndex, ids: list[int], sims: np.ndarray, window: int) -> dict[int, float]:
+    """Each dialogue turn's mean cosine over the user's turns of its session within ``window`` turns
+    (any status: the window is the conversation as it happened)."""
+    if window <= 0 or not len(sims) or not ids:
+        return {}
+    keys = index.turn_keys()
+    rows, found = index.row_of(np.asarray(ids, dtype=np.int64))
+    rows = rows[found]
+    turn = rows[(index.source[rows] == LOG) & (keys[rows] >= 0)]
+    if not len(turn):
+        return {}
+    neighbours = index._memo.get("neighbours")
+    if neighbours is None:  # the vectors of dialogue turns, ordered by session and turn
+        turns = np.flatnonzero((index.source[index.vector_rows] == LOG) & (keys[index.vector_rows] >= 0))
+        turns = turns[np.argsort(keys[index.vector_rows][turns], kind="stable")]
+        neighbours = index._memo["neighbours"] = (turns, keys[index.vector_rows][turns])
+    order, sorted_keys = neighbours
+    total = np.concatenate(([0.0], np.cumsum(sims[order].astype(np.float64))))
+    lo, hi = _spans(sorted_keys, keys[turn], window)
+    out = {}
+    for row, a, z in zip(turn, lo, hi, strict=True):
+        if z > a:
+            out[int(index.ids[row])] = float((total[z] - total[a]) / (z - a))
+    return out

@@ -1,0 +1,174 @@
+"""Recall's in-process index (memory/snapshot.py, memory/indexed.py): the same answers as the SQL channels,
+current after every kind of write (ORM, bulk, raw SQL), never another user's rows, bounded in memory."""
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+
+from agentmemory.memory import recall as recall_module
+from agentmemory.memory import snapshot
+from agentmemory.memory.bulk import import_log
+from agentmemory.memory.recall import recall_memories
+from agentmemory.memory.write import write_memory
+from agentmemory.models import MemoryItem
+from agentmemory.types import MemoryDraft
+
+pytestmark = pytest.mark.django_db
+
+SQL_ONLY = {"MEMORY_RECALL_CACHE_MB": 0}
+TURNS = [
+    "Sam: We adopted a rescue puppy last week.",
+    "Alex: Lovely! Did you book the vet appointment yet?",
+    "Sam: Yes, Friday at nine, the clinic on Elm Street.",
+    "Alex: My sister visited us from Denver.",
+    "Sam: 我们周末去杭州看了西湖，天气很好。",
+    "Alex: The quarterly report is due on Monday.",
+    "Sam: I started jogging in the mornings again.",
+    "Alex: 下周三开会讨论预算和 Kubernetes 迁移。",
+]
+QUESTIONS = ["rescue puppy vet appointment", "When is the vet?", "杭州西湖", "Kubernetes 预算会议",
+             "What is due on Monday?", "jogging", "nothing matches zebra"]
+
+
+def _log(user: str, session: str, texts: list[str], start: int = 0) -> list[int]:
+    return import_log(user, [MemoryDraft(content=t, type="event", source="system_log", session_id=session,
+                                         turn_id=start + i) for i, t in enumerate(texts)])
+
+
+def _answer(user: str, question: str, **kwargs) -> list[tuple[int, float, float | None, float | None]]:
+    hits = recall_memories(user, question, top_k=10, touch=False, **kwargs)
+    return [(h.memory.pk, h.scores.final, h.scores.window, h.scores.window_cosine) for h in hits]
+
+
+def _same(indexed: list, sql: list) -> None:
+    assert [row[0] for row in indexed] == [row[0] for row in sql]
+    for a, b in zip(indexed, sql, strict=True):
+        assert a[1] == pytest.approx(b[1], abs=1e-4)
+        for x, y in zip(a[2:], b[2:], strict=True):
+            assert (x is None) == (y is None) and (x is None or x == pytest.approx(y, abs=1e-4))
+
+
+@pytest.fixture
+def loads(monkeypatch) -> list[str]:
+    """The users whose rows the index (re)reads during the test."""
+    seen: list[str] = []
+    original = snapshot.load_index
+
+    def counting(user_id, model_name):
+        seen.append(user_id)
+        return original(user_id, model_name)
+
+    monkeypatch.setattr(recall_module, "load_index", counting)
+    return seen
+
+
+def test_the_index_answers_exactly_as_the_sql_channels():
+    _log("eq", "S1", TURNS)
+    _log("eq", "S2", TURNS[::-1])
+    write_memory("eq", MemoryDraft(content="The user prefers replies in Chinese.", type="preference",
+                                   source="user_stated"))
+    write_memory("eq", MemoryDraft(content="The agent-only note about the vet clinic.", type="fact",
+                                   source="user_stated", agent_id="helper"))
+    for question in QUESTIONS:
+        for kwargs in ({}, {"agent_id": "helper"}, {"include_cold": True}):
+            indexed = _answer("eq", question, **kwargs)
+            with override_settings(AGENTMEMORY=SQL_ONLY):
+                _same(indexed, _answer("eq", question, **kwargs))
+
+
+def test_a_copy_is_reused_until_a_write_changes_the_user(loads):
+    ids = _log("fresh", "S1", TURNS)
+    recall_memories("fresh", "vet appointment", touch=False)
+    recall_memories("fresh", "rescue puppy", touch=True)  # access statistics do not change the copy
+    from agentmemory.memory.access import flush_access
+
+    flush_access()
+    recall_memories("fresh", "jogging", touch=False)
+    assert loads == ["fresh"]
+
+    new = MemoryItem.objects.for_user("fresh").get(pk=write_memory("fresh", MemoryDraft(
+        content="Sam's puppy is called Biscuit.", type="fact", source="user_stated")).memory_id)
+    assert new.pk in [h.memory.pk for h in recall_memories("fresh", "What is the puppy called?", touch=False)]
+    assert loads == ["fresh", "fresh"]
+
+    # Writes that bypass the application (queryset update, raw SQL) are seen as well.
+    MemoryItem.objects.for_user("fresh").filter(pk=new.pk).update(status=MemoryItem.Status.DELETED)
+    assert new.pk not in [h.memory.pk for h in recall_memories("fresh", "What is the puppy called?", touch=False)]
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {MemoryItem._meta.db_table} SET session_id = 'S9' WHERE id = %s", [ids[1]])
+    indexed = _answer("fresh", "rescue puppy vet appointment")
+    with override_settings(AGENTMEMORY=SQL_ONLY):
+        _same(indexed, _answer("fresh", "rescue puppy vet appointment"))
+    assert len(loads) == 4
+
+
+def test_revisions_change_with_what_the_index_holds_only():
+    [pk] = _log("rev", "S1", TURNS[:1])
+
+    def rev() -> int:
+        return MemoryItem.objects.for_user("rev").values_list("rev", flat=True).get(pk=pk)
+
+    first = rev()
+    assert first > 0
+    MemoryItem.objects.for_user("rev").filter(pk=pk).update(access_count=5, confidence=0.4)
+    assert rev() == first
+    MemoryItem.objects.for_user("rev").filter(pk=pk).update(turn_id=7)
+    assert rev() > first
+
+
+def test_the_index_never_proposes_another_users_rows():
+    mine = _log("iso-a", "S1", ["Alex: Good morning.", "Sam: Morning!", "Alex: Nothing new here."])
+    _log("iso-b", "S1", ["Bob: The submarine cable project starts in Lisbon.", "Bob: Lisbon cable kickoff Monday."])
+    recall_memories("iso-b", "submarine cable", touch=False)  # b's copy is in the index too
+    hits = recall_memories("iso-a", "submarine cable project in Lisbon", top_k=5, touch=False)
+    assert {h.memory.pk for h in hits} <= set(mine)
+    assert all(h.scores.bm25 is None and h.scores.window is None for h in hits)
+
+
+def test_a_row_leaving_the_scope_after_the_copy_is_filtered_by_sql(monkeypatch):
+    ids = _log("race", "S1", TURNS)
+    recall_memories("race", "vet appointment", touch=False)
+    # A stale copy (as if a write landed between the fingerprint and the candidates' read) only proposes
+    # ids: the candidates' statement checks the scope again.
+    original = recall_module.cached_index
+    monkeypatch.setattr(recall_module, "cached_index",
+                        lambda user, model, fingerprint: original(user, model, snapshot._cache._items[
+                            snapshot._key(user, model)].fingerprint))
+    MemoryItem.objects.for_user("race").filter(pk=ids[1]).update(status=MemoryItem.Status.DELETED)
+    assert ids[1] not in [h.memory.pk for h in recall_memories("race", "vet appointment", top_k=10, touch=False)]
+
+
+def test_scopes_the_index_does_not_hold_go_to_sql(loads):
+    _log("tags", "S1", TURNS[:3])
+    write_memory("tags", MemoryDraft(content="Billing runs on Java 17.", type="fact", source="user_stated",
+                                     tags={"project": "billing"}))
+    hits = recall_memories("tags", "Java", tags={"project": "billing"}, touch=False)
+    assert [h.memory.content for h in hits] == ["Billing runs on Java 17."]
+    assert loads == []
+    with override_settings(AGENTMEMORY=SQL_ONLY):
+        recall_memories("tags", "vet", touch=False)
+    assert loads == []
+
+
+def test_the_index_stays_within_its_budget(loads):
+    for user in ("lru-a", "lru-b", "lru-c"):
+        _log(user, "S1", TURNS)
+    # Each copy here is a few kilobytes: a 1 MB budget holds all three; none is read twice.
+    with override_settings(AGENTMEMORY={"MEMORY_RECALL_CACHE_MB": 1}):
+        for user in ("lru-a", "lru-b", "lru-c", "lru-a", "lru-b"):
+            recall_memories(user, "vet", touch=False)
+    assert loads == ["lru-a", "lru-b", "lru-c"]
+    # A user whose copy would take over a quarter of the budget (200 rows of 384 floats > 1 MB / 4) is
+    # answered from SQL, and nothing of theirs is kept.
+    _log("lru-big", "S1", [f"Turn {i}: notes about the vet and the budget" for i in range(200)])
+    with override_settings(AGENTMEMORY={"MEMORY_RECALL_CACHE_MB": 1}):
+        assert len(recall_memories("lru-big", "vet budget", top_k=5, touch=False)) == 5
+    assert "lru-big" not in loads
+    # The least recently used copy leaves first.
+    cache = snapshot._Cache()
+    index = snapshot._build([(1, 1, "active", "system_log", "", "S", 0, 3, None)])
+    cache.put(("db", "u1", "m"), index, limit=index.nbytes)
+    cache.put(("db", "u2", "m"), index, limit=index.nbytes)
+    assert cache.get(("db", "u1", "m"), index.fingerprint) is None
+    assert cache.get(("db", "u2", "m"), index.fingerprint) is index
