@@ -276,7 +276,7 @@ def check_memory_terms_trigger(app_configs=None, databases=None, **kwargs):
         ))
     if found == 2:
         return errors
-    return errors + [Error(
+    return [*errors, Error(
         "The trigger that keeps long-term memory's keyword postings (agentmemory_memoryterm) is missing: recall's "
         "keyword channel would miss every memory written from now on.",
         hint="Create the tables with `manage.py migrate` (migration agentmemory 0010 creates the trigger); test "

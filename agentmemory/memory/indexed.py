@@ -113,19 +113,19 @@ def _window_scores(index: UserIndex, mask: np.ndarray, rows: np.ndarray, lex: np
 
 
 def vector_scores(index: UserIndex, mask: np.ndarray, query: np.ndarray, *, limit: int) -> tuple[dict[int, float], np.ndarray]:
-    """The scope's exact cosine top ``limit``, and the cosine of every row holding a vector."""
-    if not len(index.vector_rows):
-        return {}, np.zeros(0, np.float32)
-    sims = index.vectors @ query
-    inside = mask[index.vector_rows]
-    rows = index.vector_rows[inside]
-    return _top(index.ids[rows], sims[inside].astype(np.float64), limit), sims
+    """The scope's exact cosine top ``limit``, and the cosine of every row (meaningful where it has a vector)."""
+    if not index.has_vector.any():
+        return {}, np.zeros(len(index.ids), np.float32)
+    # einsum, not BLAS: one thread, no wake-up of a BLAS thread pool competing with the embedder.
+    sims = np.einsum("ij,j->i", index.vectors, query)
+    rows = np.flatnonzero(mask & index.has_vector)
+    return _top(index.ids[rows], sims[rows].astype(np.float64), limit), sims
 
 
 def window_cosines(index: UserIndex, ids: list[int], sims: np.ndarray, window: int) -> dict[int, float]:
     """Each dialogue turn's mean cosine over the user's turns of its session within ``window`` turns
     (any status: the window is the conversation as it happened)."""
-    if window <= 0 or not len(sims) or not ids:
+    if window <= 0 or not index.has_vector.any() or not ids:
         return {}
     keys = index.turn_keys()
     rows, found = index.row_of(np.asarray(ids, dtype=np.int64))
@@ -134,10 +134,10 @@ def window_cosines(index: UserIndex, ids: list[int], sims: np.ndarray, window: i
     if not len(turn):
         return {}
     neighbours = index._memo.get("neighbours")
-    if neighbours is None:  # the vectors of dialogue turns, ordered by session and turn
-        turns = np.flatnonzero((index.source[index.vector_rows] == LOG) & (keys[index.vector_rows] >= 0))
-        turns = turns[np.argsort(keys[index.vector_rows][turns], kind="stable")]
-        neighbours = index._memo["neighbours"] = (turns, keys[index.vector_rows][turns])
+    if neighbours is None:  # the dialogue turns holding a vector, ordered by session and turn
+        turns = np.flatnonzero(index.has_vector & (index.source == LOG) & (keys >= 0))
+        turns = turns[np.argsort(keys[turns], kind="stable")]
+        neighbours = index._memo["neighbours"] = (turns, keys[turns])
     order, sorted_keys = neighbours
     total = np.concatenate(([0.0], np.cumsum(sims[order].astype(np.float64))))
     lo, hi = _spans(sorted_keys, keys[turn], window)

@@ -33,19 +33,20 @@ _ROW_OVERHEAD = 96  # bytes per row beside its vector (ids, codes, keys)
 
 @dataclass(eq=False)
 class UserIndex:
-    """One user's rows as arrays (row i of every array is the same memory)."""
+    """One user's rows as arrays (row i of every array is the same memory), ordered by id."""
 
     fingerprint: Fingerprint
     ids: np.ndarray  # int64, ascending
+    revs: np.ndarray  # int64
     status: np.ndarray  # object (str)
     source: np.ndarray
     agent: np.ndarray
-    session: np.ndarray  # int32 code, -1 = no session
+    session_names: np.ndarray  # object (str, "" = no session)
     turn: np.ndarray  # int64, meaningful where has_turn
     has_turn: np.ndarray  # bool
     term_count: np.ndarray  # float64
-    vectors: np.ndarray  # float32 (rows with a vector of the model, unit length)
-    vector_rows: np.ndarray  # int64: the row of each vector
+    vectors: np.ndarray  # float32 (n, dims), unit length; zeros where has_vector is False
+    has_vector: np.ndarray  # bool: a vector of the model
     _memo: dict = field(default_factory=dict)
 
     @property
@@ -54,19 +55,28 @@ class UserIndex:
 
     def row_of(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rows of ``ids`` and a mask of the ids found."""
-        pos = np.searchsorted(self.ids, ids)
-        pos = np.minimum(pos, max(len(self.ids) - 1, 0))
-        found = (self.ids[pos] == ids) if len(self.ids) else np.zeros(len(ids), bool)
-        return pos, found
+        if not len(self.ids):
+            return np.zeros(len(ids), np.int64), np.zeros(len(ids), bool)
+        pos = np.minimum(np.searchsorted(self.ids, ids), len(self.ids) - 1)
+        return pos, self.ids[pos] == ids
 
     def turn_keys(self) -> np.ndarray:
         """Session and turn of every row packed into one sortable int64 (-1 where there is none)."""
         keys = self._memo.get("keys")
         if keys is None:
-            keys = np.where(self.has_turn & (self.session >= 0),
-                            (self.session.astype(np.int64) << 33) + self.turn + _TURN_OFFSET, -1)
+            _names, session = np.unique(self.session_names, return_inverse=True)
+            keys = np.where(self.has_turn & (self.session_names != ""),
+                            (session.astype(np.int64) << 33) + self.turn + _TURN_OFFSET, -1)
             self._memo["keys"] = keys
         return keys
+
+    def take(self, rows: np.ndarray) -> UserIndex:
+        """These rows only (a copy's unchanged part, before the changed rows are merged back)."""
+        return UserIndex(self.fingerprint, *(getattr(self, name)[rows] for name in _ARRAYS))
+
+
+_ARRAYS = ("ids", "revs", "status", "source", "agent", "session_names", "turn", "has_turn", "term_count",
+           "vectors", "has_vector")
 
 
 def fingerprint_sql(table: str) -> str:
@@ -90,6 +100,11 @@ class _Cache:
                 return None
             self._items.move_to_end(key)
             return index
+
+    def peek(self, key: tuple[str, str, str]) -> UserIndex | None:
+        """The copy held for ``key``, current or not (the base of an update)."""
+        with self._lock:
+            return self._items.get(key)
 
     def put(self, key: tuple[str, str, str], index: UserIndex, limit: int) -> None:
         with self._lock:
@@ -131,50 +146,81 @@ def cached_index(user_id: str, model_name: str, fingerprint: Fingerprint) -> Use
     return _cache.get(_key(user_id, model_name), fingerprint)
 
 
+_COLUMNS = ("id, rev, status, source, agent_id, session_id, turn_id, term_count, "
+            "CASE WHEN embedding_model = %s AND embedding IS NOT NULL THEN vector_send(embedding) END")
+
+
 def load_index(user_id: str, model_name: str) -> UserIndex:
-    """Read the user's rows (one statement) and keep them in the index."""
+    """Bring the user's copy up to date and keep it: the rows whose revision changed are read again
+    (one index-only statement lists (id, rev), one reads those rows), or all rows for a first copy."""
+    key = _key(user_id, model_name)
+    old = _cache.peek(key)
     table = MemoryItem._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT id, rev, status, source, agent_id, session_id, turn_id, term_count, "
-            f"CASE WHEN embedding_model = %s AND embedding IS NOT NULL THEN vector_send(embedding) END "
-            f"FROM {table} WHERE user_id = %s ORDER BY id",
-            [model_name, user_id],
-        )
-        rows = cursor.fetchall()
-    index = _build(rows)
-    _cache.put(_key(user_id, model_name), index, cache_limit())
+        if old is None or len(old.ids) < 256:  # a first or small copy: one read of every row
+            cursor.execute(f"SELECT {_COLUMNS} FROM {table} WHERE user_id = %s ORDER BY id", [model_name, user_id])
+            index = _build(cursor.fetchall())
+        else:
+            cursor.execute(f"SELECT id, rev FROM {table} WHERE user_id = %s ORDER BY id", [user_id])
+            listed = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 2)
+            pos, found = old.row_of(listed[:, 0])
+            same = found & (old.revs[pos] == listed[:, 1])
+            cursor.execute(f"SELECT {_COLUMNS} FROM {table} WHERE user_id = %s AND id = ANY(%s) ORDER BY id",
+                           [model_name, user_id, listed[~same, 0].tolist()])
+            index = _merge(old.take(pos[same]), _build(cursor.fetchall()))
+    _cache.put(key, index, cache_limit())
     return index
+
+
+def _merge(kept: UserIndex, changed: UserIndex) -> UserIndex:
+    if kept.vectors.shape[1] != changed.vectors.shape[1]:
+        dims = max(kept.vectors.shape[1], changed.vectors.shape[1])
+        kept, changed = (_widen(kept, dims), _widen(changed, dims))
+    order = np.argsort(np.concatenate((kept.ids, changed.ids)), kind="stable")
+    parts = {name: np.concatenate((getattr(kept, name), getattr(changed, name)))[order] for name in _ARRAYS}
+    return UserIndex(_fingerprint(parts["revs"]), **parts)
+
+
+def _widen(index: UserIndex, dims: int) -> UserIndex:
+    """A copy with no vector yet (0 columns) given the other part's width (rows without vectors)."""
+    if index.vectors.shape[1] == dims:
+        return index
+    if index.has_vector.any():
+        raise ValueError("vectors of two widths for one model")
+    index.vectors = np.zeros((len(index.ids), dims), np.float32)
+    return index
+
+
+def _fingerprint(revs: np.ndarray) -> Fingerprint:
+    return (len(revs), int(revs.sum()), int(revs.max(initial=0)))
 
 
 def _build(rows: list[tuple]) -> UserIndex:
     n = len(rows)
-    revs = [r[1] for r in rows]
-    sessions: dict[str, int] = {}
-    session = np.fromiter((sessions.setdefault(r[5], len(sessions)) if r[5] else -1 for r in rows),
-                          np.int32, n)
-    vector_rows = [i for i, r in enumerate(rows) if r[8] is not None]
-    if vector_rows:
+    has_vector = np.fromiter((r[8] is not None for r in rows), bool, n)
+    with_vector = [r[8] for r in rows if r[8] is not None]
+    dims = (len(bytes(with_vector[0])) - 4) // 4 if with_vector else 0
+    vectors = np.zeros((n, dims), np.float32)
+    if with_vector:
         # pgvector's binary form: int16 dimensions, int16 unused, then big-endian float4s.
-        raw = b"".join(bytes(rows[i][8])[4:] for i in vector_rows)
-        vectors = np.frombuffer(raw, dtype=">f4").astype(np.float32).reshape(len(vector_rows), -1)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        vectors /= np.where(norms > 0, norms, 1.0)
-    else:
-        vectors = np.zeros((0, 0), np.float32)
+        raw = np.frombuffer(b"".join(bytes(v)[4:] for v in with_vector), dtype=">f4").reshape(-1, dims)
+        norms = np.linalg.norm(raw, axis=1, keepdims=True)
+        vectors[has_vector] = raw / np.where(norms > 0, norms, 1.0)
     turns = [r[6] for r in rows]
+    revs = np.fromiter((r[1] for r in rows), np.int64, n)
     return UserIndex(
-        fingerprint=(n, int(sum(revs)), int(max(revs, default=0))),
+        fingerprint=_fingerprint(revs),
         ids=np.fromiter((r[0] for r in rows), np.int64, n),
+        revs=revs,
         status=np.array([r[2] for r in rows], dtype=object),
         source=np.array([r[3] for r in rows], dtype=object),
         agent=np.array([r[4] for r in rows], dtype=object),
-        session=session,
+        session_names=np.array([r[5] or "" for r in rows], dtype=object),
         turn=np.fromiter((t if t is not None else 0 for t in turns), np.int64, n),
         has_turn=np.fromiter((t is not None and abs(t) < _TURN_OFFSET for t in turns), bool, n),
         term_count=np.fromiter((r[7] for r in rows), np.float64, n),
         vectors=vectors,
-        vector_rows=np.asarray(vector_rows, dtype=np.int64),
+        has_vector=has_vector,
     )
 
 

@@ -172,3 +172,24 @@ def test_the_index_stays_within_its_budget(loads):
     cache.put(("db", "u2", "m"), index, limit=index.nbytes)
     assert cache.get(("db", "u1", "m"), index.fingerprint) is None
     assert cache.get(("db", "u2", "m"), index.fingerprint) is index
+
+
+def test_a_large_copy_is_updated_by_its_changed_rows_only():
+    from django.test.utils import CaptureQueriesContext
+
+    ids = _log("inc", "S1", [f"Turn {i}: {TURNS[i % len(TURNS)]}" for i in range(300)])
+    recall_memories("inc", "vet appointment", touch=False)
+    added = _log("inc", "S2", ["Sam: The puppy graduated from obedience school today."])
+    MemoryItem.objects.for_user("inc").filter(pk=ids[3]).update(status=MemoryItem.Status.COLD)
+    MemoryItem.objects.for_user("inc").filter(pk=ids[5]).delete()
+    with CaptureQueriesContext(connection) as queries:
+        indexed = _answer("inc", "puppy obedience school vet appointment")
+    reads = [q["sql"] for q in queries.captured_queries if "vector_send" in q["sql"]]
+    assert len(reads) == 1 and "id = ANY" in reads[0]  # only the changed rows were read again
+    assert added[0] == indexed[0][0]
+    with override_settings(AGENTMEMORY=SQL_ONLY):
+        _same(indexed, _answer("inc", "puppy obedience school vet appointment"))
+    for kwargs in ({"include_cold": True}, {}):
+        indexed = _answer("inc", "When is the vet?", **kwargs)
+        with override_settings(AGENTMEMORY=SQL_ONLY):
+            _same(indexed, _answer("inc", "When is the vet?", **kwargs))
