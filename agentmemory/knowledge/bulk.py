@@ -1,8 +1,9 @@
 """Import many documents at the embedder's speed (``agentmemory_ingest``, the ingest benchmark).
 
 The steps and guarantees are ``ingest_document``'s for each document; what changes is the rhythm:
-- documents are prepared (parsed text validated, versioned, chunked, keyword-indexed: one short
-  transaction each) while the embedder works on the batch before (backends/embeddings/pipeline.py);
+- documents are prepared (parsed text validated, versioned, chunked, keyword-indexed) in groups of
+  about one embedding batch, one short transaction and one statement per table for each group
+  (prepare.py), while the embedder works on the batch before (backends/embeddings/pipeline.py);
 - chunks of consecutive documents fill embedding batches of the embedder's batch size, so short
   documents do not each pay for a call, and a long one spans several batches;
 - each batch's vectors, and the publishing of every document whose last chunk is in it, are one
@@ -25,7 +26,8 @@ from ..models import Chunk, KnowledgeBase
 from ..progress import Progress
 from .chunk import embedding_text
 from .embed import store_vectors
-from .ingest import DocumentInput, IngestResult, _begin, _Begun, _fail, _result
+from .ingest import DocumentInput, IngestResult, _Begun, _fail, _result
+from .prepare import begin_documents
 from .publish import publish_version, publish_versions
 
 Outcome = tuple[DocumentInput, IngestResult | AgentMemoryError]
@@ -60,22 +62,23 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
         keys: list[tuple[int, _Pending]] = []
         texts: list[str] = []
         started = False
-        for item in items:
-            pending = _prepare(knowledge_base, item, model, settled)
-            if pending is None:
-                continue
-            for pk, path, text in pending.todo:
-                if pending.failed:  # a batch of it failed meanwhile: stop sending its chunks
-                    break
-                keys.append((pk, pending))
-                texts.append(embedding_text(path, text))
-                if len(texts) == size:
-                    yield keys, texts
-                    keys, texts = [], []
-            counts["known"] += pending.remaining
-            if texts and not counts["done"] and not started:
-                # The first batch leaves with the first document: the embedder starts at once instead
-                # of waiting for a whole batch of documents to be prepared.
+        for group in _groups(items, knowledge_base, size):
+            for item, begun in zip(group, begin_documents(knowledge_base, group, model), strict=True):
+                pending = _pending(item, begun, model, settled)
+                if pending is None:
+                    continue
+                for pk, path, text in pending.todo:
+                    if pending.failed:  # a batch of it failed meanwhile: stop sending its chunks
+                        break
+                    keys.append((pk, pending))
+                    texts.append(embedding_text(path, text))
+                    if len(texts) == size:
+                        yield keys, texts
+                        keys, texts = [], []
+                counts["known"] += pending.remaining
+            if texts and not started:
+                # The first batch leaves with the first group (one document): the embedder starts at
+                # once instead of waiting for a whole batch of documents to be prepared.
                 started = True
                 yield keys, texts
                 keys, texts = [], []
@@ -93,12 +96,26 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
         yield settled.popleft()
 
 
-def _prepare(kb: KnowledgeBase, item: DocumentInput, model: str, settled: deque[Outcome]) -> _Pending | None:
+def _groups(items: Iterable[DocumentInput], kb: KnowledgeBase, size: int) -> Iterator[list[DocumentInput]]:
+    """The inputs in groups prepared together: the first alone, then about one embedding batch of
+    chunks each (estimated from the text's length), at most 64 documents."""
+    group: list[DocumentInput] = []
+    estimate, first = 0, True
+    for item in items:
+        group.append(item)
+        estimate += max(1, -(-len(item.parsed.text) // max(kb.chunk_size - kb.chunk_overlap, 1)))
+        if first or estimate >= size or len(group) >= 64:
+            yield group
+            group, estimate, first = [], 0, False
+    if group:
+        yield group
+
+
+def _pending(item: DocumentInput, begun: _Begun | AgentMemoryError, model: str,
+             settled: deque[Outcome]) -> _Pending | None:
     """The document's pending version, or None when its outcome is already known (then in ``settled``)."""
-    try:
-        begun = _begin(kb, item, model)
-    except AgentMemoryError as exc:
-        settled.append((item, exc))
+    if isinstance(begun, AgentMemoryError):
+        settled.append((item, begun))
         return None
     if begun.action == "unchanged":
         settled.append((item, _result(begun, 0)))
