@@ -146,7 +146,8 @@ def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], dep
                 """,
                 [knowledge_base_id, sign, ids],
             )
-        cur.execute(f"DELETE FROM {term_t} WHERE knowledge_base_id = %s AND df <= 0", [knowledge_base_id])
+        if deprecated:  # only a deprecation lowers a frequency (this scans the base's terms)
+            cur.execute(f"DELETE FROM {term_t} WHERE knowledge_base_id = %s AND df <= 0", [knowledge_base_id])
         cur.execute(
             f"UPDATE {stats_t} SET chunk_count = GREATEST(chunk_count + %s, 0), "
             f"total_terms = GREATEST(total_terms + %s, 0), updated_at = now() WHERE knowledge_base_id = %s",
