@@ -114,7 +114,7 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     mode, reason = ("hybrid", "") if query_vector.vector is not None else ("keyword", query_vector.reason)
     if mode != "hybrid":
         logger.warning("memory recall degraded to keyword-only: %s", reason)
-    ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found})[:top_k]
+    ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found}, top_k)
     if not ranked:
         return RecallResult((), mode=mode, degraded_reason=reason)
     rows = _fetch(user_id, [pk for pk, _s in ranked])
@@ -226,8 +226,9 @@ def _priors(query: str, found: dict[int, Candidate]) -> dict[int, float]:
     return out
 
 
-def _rank(query: str, found: dict[int, Candidate], windows: dict[int, float]) -> list[tuple[int, ScoreBreakdown]]:
-    """Every candidate with its score breakdown, best first (final, then relevance, then newest id)."""
+def _rank(query: str, found: dict[int, Candidate], windows: dict[int, float],
+          top_k: int) -> list[tuple[int, ScoreBreakdown]]:
+    """The best ``top_k`` candidates with their score breakdown (final, then relevance, then newest id)."""
     vec_scores = {pk: c.vector for pk, c in found.items() if c.vector is not None}
     bm_scores = {pk: c.bm25 for pk, c in found.items() if c.bm25 is not None}
     window_cosines = {pk: c.window_cosine for pk, c in found.items() if c.window_cosine is not None}
@@ -254,16 +255,16 @@ def _rank(query: str, found: dict[int, Candidate], windows: dict[int, float]) ->
         decay = decay_factor(cand.last_touch, now, half_life_days=half_life, floor=floor)
         weight = float(weights.get(cand.source, 1.0))
         frequency = frequency_factor(cand.access_count, weight=access_weight, saturation=saturation)
-        final = rel * decay * weight * cand.confidence * frequency
-        ranked.append((final, rel, pk, ScoreBreakdown(
-            vector=_round(vec_scores.get(pk)), bm25=_round(bm_scores.get(pk)), vector_norm=_round(vn[pk]),
-            bm25_norm=_round(bn[pk]), relevance=_round(rel), context=_round(ctx - relevance[pk]),
-            decay=_round(decay), source_weight=weight,
-            confidence=cand.confidence, frequency=_round(frequency), final=_round(final),
-            window=_round(windows.get(pk)), window_cosine=_round(window_cosines.get(pk)), prior=_round(priors.get(pk, 1.0)),
-        )))
+        ranked.append((rel * decay * weight * cand.confidence * frequency, rel, pk, ctx, decay, weight, frequency))
     ranked.sort(key=lambda r: (-r[0], -r[1], -r[2]))
-    return [(pk, scores) for _f, _r, pk, scores in ranked]
+    # The breakdown only for what is returned (every candidate is scored, a few are shown).
+    return [(pk, ScoreBreakdown(
+        vector=_round(vec_scores.get(pk)), bm25=_round(bm_scores.get(pk)), vector_norm=_round(vn[pk]),
+        bm25_norm=_round(bn[pk]), relevance=_round(rel), context=_round(ctx - relevance[pk]),
+        decay=_round(decay), source_weight=weight, confidence=found[pk].confidence,
+        frequency=_round(frequency), final=_round(final), window=_round(windows.get(pk)),
+        window_cosine=_round(window_cosines.get(pk)), prior=_round(priors.get(pk, 1.0)),
+    )) for final, rel, pk, ctx, decay, weight, frequency in ranked[:top_k]]
 
 
 def _round(value: float | None) -> float | None:
