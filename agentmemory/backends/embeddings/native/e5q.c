@@ -119,11 +119,15 @@ static inline float hsum256(__m256 v) {
 }
 #endif
 
+/* Below this many tokens (a query) the light passes -- quantization, layer norms, GELU, attention,
+ * embeddings, pooling -- run on the calling thread: each is a few microseconds of work, less than
+ * waking the team and joining it; only the matrix products are shared. */
+#define SMALL_T 64
 /* Quantize activations X[L,nin] to per-block int8 (Q8_0). */
 static void quantize_acts(const float *RESTRICT X, int L, int nin,
                           int8_t *RESTRICT q, float *RESTRICT d, int32_t *RESTRICT s) {
     int nb = nin / QK;
-#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel())
+#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel() && L >= SMALL_T)
     for (int t = 0; t < L; t++) {
         for (int b = 0; b < nb; b++) {
             const float *x = X + (size_t)t * nin + b * QK;
@@ -399,27 +403,33 @@ tile_vnni(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad
 }
 #endif
 
-/* Y[L,nout] = X * W^T + bias over tiled weights; X already quantized. Work items are
- * (row tile, block of GEMM_TOKENS tokens): a thread keeps its tile's weights hot in cache
- * while the tokens stream through. */
+/* Y[m][L,nout] = X * W[m]^T + bias[m] over tiled weights, m < n matrices of the same input (Q, K
+ * and V: one parallel region, not three); X already quantized. Work items are (matrix, block of
+ * GEMM_TOKENS tokens, row tile): a thread keeps its tile's weights hot in cache while the tokens
+ * stream through. */
+static void matmul_tiled_n(const tiled_t *const *P, const float *const *bias, const int8_t *aq, const float *ad,
+                           const int32_t *as, float *const *Y, int n, int L) {
+    const int G = P[0]->nout / TR, NTB = (L + GEMM_TOKENS - 1) / GEMM_TOKENS, items = n * NTB * G;
+#pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel())
+    for (int i = 0; i < items; i++) {
+        const int m = i / (NTB * G), tb = i % (NTB * G) / G, g = i % G;
+        const int t0 = tb * GEMM_TOKENS, t1 = t0 + GEMM_TOKENS < L ? t0 + GEMM_TOKENS : L;
+#ifdef HAVE_VNNI_KERNEL
+        if (use_vnni) { tile_vnni(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1); continue; }
+#endif
+        tile_avx2(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1);
+    }
+}
+
 static void matmul_tiled(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
                          const int32_t *as, float *Y, int L) {
-    const int G = P->nout / TR, NTB = (L + GEMM_TOKENS - 1) / GEMM_TOKENS;
-#pragma omp parallel for schedule(dynamic, 1) collapse(2) if (!omp_in_parallel())
-    for (int tb = 0; tb < NTB; tb++)
-        for (int g = 0; g < G; g++) {
-            int t0 = tb * GEMM_TOKENS, t1 = t0 + GEMM_TOKENS < L ? t0 + GEMM_TOKENS : L;
-#ifdef HAVE_VNNI_KERNEL
-            if (use_vnni) { tile_vnni(P, bias, aq, ad, as, Y, g, t0, t1); continue; }
-#endif
-            tile_avx2(P, bias, aq, ad, as, Y, g, t0, t1);
-        }
+    matmul_tiled_n(&P, &bias, aq, ad, as, &Y, 1, L);
 }
 
 /* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place. */
 static void add_layernorm(float *x, const float *y, const float *w,
                           const float *b, int L, int H, float eps) {
-#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel())
+#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel() && L >= SMALL_T)
     for (int t = 0; t < L; t++) {
         float *r = x + (size_t)t * H;
         const float *yy = y ? y + (size_t)t * H : NULL;
@@ -461,7 +471,7 @@ static inline __m256 exp_neg_ps(__m256 x) {
 
 /* x = gelu(x) = 0.5 x (1 + erf(x / sqrt 2)) over n floats */
 static void gelu_inplace(float *x, size_t n) {
-#pragma omp parallel for schedule(dynamic, 16) if (!omp_in_parallel())
+#pragma omp parallel for schedule(dynamic, 16) if (!omp_in_parallel() && n >= (size_t)SMALL_T * 1536)  /* FF = 1536 */
     for (size_t i0 = 0; i0 < n; i0 += 256) {
         size_t i1 = i0 + 256 < n ? i0 + 256 : n, i = i0;
 #if defined(__AVX2__)
@@ -604,7 +614,7 @@ static void attention(const float *q, const float *k, const float *v, float *ctx
                       int nseg, int H, int NH, int hd, int maxp) {
     const float scale = 1.f / sqrtf((float)hd);
     const int np = (maxp + 15) & ~15;
-#pragma omp parallel if (!omp_in_parallel())
+#pragma omp parallel if (!omp_in_parallel() && segoff[nseg] >= SMALL_T)
     {
         float *kt = (float *)aligned_alloc(32, sizeof(float) * (size_t)hd * np);
         float *vt = (float *)aligned_alloc(32, sizeof(float) * (size_t)hd * np);
@@ -849,7 +859,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
 #define MAT(P, B, Y) matmul_tiled(&(ly->t##P), (B), aq, ad, as, (Y), T)
 
     /* embeddings: word + position + token_type(0), then LayerNorm */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (T >= SMALL_T)
     for (int t = 0; t < T; t++) {
         deq_row(m->word + (size_t)ids[t] * m->nb_word, H, x + (size_t)t * H);
         const float *pp = m->pos + (size_t)pos[t] * H;
@@ -862,9 +872,12 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     for (int l = 0; l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
         QUANT(x, H);                       /* Q/K/V share the same input */
-        MAT(q, ly->qb, q);
-        MAT(k, ly->kb, k);
-        MAT(v, ly->vb, v);
+        {
+            const tiled_t *P3[3] = { &ly->tq, &ly->tk, &ly->tv };
+            const float *B3[3] = { ly->qb, ly->kb, ly->vb };
+            float *Y3[3] = { q, k, v };
+            matmul_tiled_n(P3, B3, aq, ad, as, Y3, 3, T);
+        }
         /* scaled dot-product attention, restricted to each text's own tokens; the loop below is
          * the stock engine's, for builds without AVX2 (setup.py always has it) */
 #if defined(__AVX2__)
@@ -910,7 +923,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
 
     {
         /* mean pool each segment (raw; L2-normalization happens in embed_n) */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (T >= SMALL_T)
         for (int sgi = 0; sgi < nseg; sgi++) {
             float *o = out + (size_t)sgi * H;
             for (int i = 0; i < H; i++) o[i] = 0.f;
