@@ -255,7 +255,7 @@ def check_memory_terms_trigger(app_configs=None, databases=None, **kwargs):
         return []
     from django.db import connection
 
-    from .models import MemoryItem
+    from .models import MemoryItem, MemoryTerm
 
     try:
         with connection.cursor() as cursor:
@@ -263,10 +263,18 @@ def check_memory_terms_trigger(app_configs=None, databases=None, **kwargs):
                            "FROM pg_trigger WHERE tgrelid = %s::regclass",
                            ["am_memory_terms_%", "am_memory_rev_%", MemoryItem._meta.db_table])
             found, revisions = cursor.fetchone()
+            # A column or table the migration adds with its trigger: without it, the migration is still to
+            # run (`migrate` itself runs these checks first) rather than skipped.
+            cursor.execute("SELECT to_regclass(%s) IS NOT NULL, EXISTS (SELECT 1 FROM pg_attribute WHERE "
+                           "attrelid = %s::regclass AND attname = 'rev' AND NOT attisdropped)",
+                           [MemoryTerm._meta.db_table, MemoryItem._meta.db_table])
+            has_terms, has_rev = cursor.fetchone()
     except Exception:  # no table yet (migrations not run): nothing to check
         return []
+    if not has_terms:
+        found = 2
     errors = []
-    if revisions != 2:
+    if has_rev and revisions != 2:
         errors.append(Error(
             "The trigger that numbers memory revisions is missing: recall's in-process index "
             "(MEMORY_RECALL_CACHE_MB) could not tell that a user's memories changed.",

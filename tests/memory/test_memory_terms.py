@@ -84,3 +84,15 @@ def test_a_missing_revision_trigger_is_system_check_e008():
     with connection.cursor() as cursor:  # rolled back with the test's transaction
         cursor.execute("DROP TRIGGER am_memory_rev_update ON agentmemory_memoryitem")
     assert [e.id for e in check_memory_terms_trigger(databases=["default"])] == ["agentmemory.E008"]
+
+
+def test_migrate_is_not_blocked_by_the_checks_of_a_migration_it_is_about_to_run():
+    # `migrate` runs the database checks first: a table still without migration 0011 (no rev column, no
+    # trigger) is a pending migration, not an error.
+    from agentmemory.checks import check_memory_terms_trigger
+
+    with connection.cursor() as cursor:  # rolled back with the test's transaction
+        cursor.execute("DROP TRIGGER am_memory_rev_update ON agentmemory_memoryitem")
+        cursor.execute("DROP TRIGGER am_memory_rev_insert ON agentmemory_memoryitem")
+        cursor.execute("ALTER TABLE agentmemory_memoryitem DROP COLUMN rev")
+    assert check_memory_terms_trigger(databases=["default"]) == []
