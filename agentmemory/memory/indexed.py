@@ -32,6 +32,11 @@ def scope_mask(index: UserIndex, statuses: list[str], sources: list[str], agents
 
 def _top(ids: np.ndarray, scores: np.ndarray, limit: int) -> dict[int, float]:
     """The ``limit`` best by score, then smallest id (the SQL statements' order)."""
+    if len(scores) > limit:
+        # Only what can be in the top: every score at least the limit-th best (ties at the edge kept).
+        edge = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+        keep = scores >= edge
+        ids, scores = ids[keep], scores[keep]
     order = np.lexsort((ids, -scores))[:limit]
     return {int(ids[i]): float(scores[i]) for i in order}
 
