@@ -14,6 +14,7 @@ from ..models import AuditEvent, DeletionReceipt, MemoryItem
 from ..validation import validate_user_id
 from . import cache
 from .rows import lock_user
+from .snapshot import drop_user
 
 SCRUBBED = {"scrubbed": True}
 
@@ -57,6 +58,9 @@ def delete_memory(user_id: str, memory_id: int, *, reason: str = "") -> Deletion
                      after={"receipt_id": receipt.pk, "deleted_ids": ids}, reason=reason)
         cache.invalidate_user(user_id)
         transaction.on_commit(lambda: cache.invalidate_user(user_id))
+        # This process's copy for recall goes now; another process's is replaced at that process's next
+        # recall of the user (its fingerprint no longer matches) or leaves its LRU.
+        transaction.on_commit(lambda: drop_user(user_id))
     return receipt
 
 
@@ -97,4 +101,7 @@ def forget_user(user_id: str, *, reason: str = "") -> DeletionReceipt:
                      after={"counts": receipt.counts}, reason=reason)
         cache.invalidate_user(user_id)
         transaction.on_commit(lambda: cache.invalidate_user(user_id))
+        # This process's copy for recall goes now; another process's is replaced at that process's next
+        # recall of the user (its fingerprint no longer matches) or leaves its LRU.
+        transaction.on_commit(lambda: drop_user(user_id))
     return receipt

@@ -117,6 +117,11 @@ class _Cache:
                 _key, dropped = self._items.popitem(last=False)
                 self._bytes -= dropped.nbytes
 
+    def drop(self, user_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._items if k[1] == user_id]:
+                self._bytes -= self._items.pop(key).nbytes
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
@@ -129,6 +134,11 @@ _cache = _Cache()
 def clear_recall_index() -> None:
     """Forget every copy held by this process (tests, after restoring a database)."""
     _cache.clear()
+
+
+def drop_user(user_id: str) -> None:
+    """Forget this process's copies of one user (after forgetting the user)."""
+    _cache.drop(user_id)
 
 
 def cache_limit() -> int:

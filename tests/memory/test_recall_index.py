@@ -193,3 +193,17 @@ def test_a_large_copy_is_updated_by_its_changed_rows_only():
         indexed = _answer("inc", "When is the vet?", **kwargs)
         with override_settings(AGENTMEMORY=SQL_ONLY):
             _same(indexed, _answer("inc", "When is the vet?", **kwargs))
+
+
+def test_forgetting_a_user_drops_this_processs_copy(django_capture_on_commit_callbacks):
+    from agentmemory.backends import get_embedder
+    from agentmemory.memory.forget import forget_user
+
+    _log("gone", "S1", TURNS[:3])
+    recall_memories("gone", "vet", touch=False)
+    key = snapshot._key("gone", get_embedder().model_name)
+    assert snapshot._cache.peek(key) is not None
+    with django_capture_on_commit_callbacks(execute=True):
+        forget_user("gone")
+    assert snapshot._cache.peek(key) is None
+    assert len(recall_memories("gone", "vet", touch=False)) == 0
