@@ -509,10 +509,16 @@ static void gelu_inplace(float *x, size_t n) {
  * is the stock engine's (scaled dot product, max-subtracted softmax, fp32);
  * only the order of additions differs. */
 #define AQ 8                                   /* most queries per block */
+#ifndef ATT_PQ
+#define ATT_PQ 6
+#endif
+#ifndef ATT_PVV
+#define ATT_PVV 2
+#endif
 
 static inline __attribute__((always_inline)) void
 attend_head_body(const float *q, const float *k, const float *v, float *ctx, int H, int hd, int s0, int n,
-                 int h, float scale, float *kt, float *vt, float *sc, const int QB, const int PB) {
+                 int h, float scale, float *kt, float *vt, float *sc, const int QB, const int PQ, const int PVV) {
     const int np = (n + 15) & ~15;             /* keys padded to whole pairs of vectors */
     /* K^T in panels of 16 keys ([e][16] each, 2 KB): the score loop reads one panel front to back */
     for (int j = 0; j < n; j++) {
@@ -524,8 +530,10 @@ attend_head_body(const float *q, const float *k, const float *v, float *ctx, int
         float *dst = kt + (size_t)(j >> 4) * hd * 16 + (j & 15);
         for (int e = 0; e < hd; e++) dst[e * 16] = 0.f;
     }
-    /* V's head columns copied contiguous ([n][hd]): P x V streams them from L2 without the H stride */
+    /* V's head columns copied contiguous ([np][hd], the padding keys' rows zero): P x V streams them
+     * from L1/L2 without the H stride, over whole panels of keys */
     for (int j = 0; j < n; j++) memcpy(vt + (size_t)j * hd, v + (size_t)(s0 + j) * H + h * hd, sizeof(float) * hd);
+    memset(vt + (size_t)n * hd, 0, sizeof(float) * (size_t)(np - n) * hd);
     for (int i0 = 0; i0 < n; i0 += QB) {
         const int nq = n - i0 < QB ? n - i0 : QB;
         const float *qr[AQ];
@@ -543,51 +551,67 @@ attend_head_body(const float *q, const float *k, const float *v, float *ctx, int
                     acc[r][1] = _mm256_fmadd_ps(qb, k1, acc[r][1]);
                 }
             }
+            /* scale read from memory here: held in a register across the loop, it would push two
+             * of the sums onto the stack */
+            const float *scp = &scale;
+            __asm__("" : "+r"(scp));
+            const __m256 sv = _mm256_broadcast_ss(scp);
             for (int r = 0; r < QB; r++) {
-                _mm256_storeu_ps(sc + (size_t)r * np + j, _mm256_mul_ps(acc[r][0], _mm256_set1_ps(scale)));
-                _mm256_storeu_ps(sc + (size_t)r * np + j + 8, _mm256_mul_ps(acc[r][1], _mm256_set1_ps(scale)));
+                _mm256_store_ps(sc + (size_t)r * np + j, _mm256_mul_ps(acc[r][0], sv));
+                _mm256_store_ps(sc + (size_t)r * np + j + 8, _mm256_mul_ps(acc[r][1], sv));
             }
         }
+        /* softmax numerators over whole vectors, no scalar tail: the padding keys score -1e30, so
+         * their exp is 1.6e-38 (exp_neg_ps clamps at -87), against a zero row of V; the row max is
+         * exact, the stock engine's; 1 / row sum kept for the output */
         float inv[AQ];
         for (int r = 0; r < nq; r++) {
-            float *s = sc + (size_t)r * np, mx = -1e30f;
-            for (int j = 0; j < n; j++) mx = s[j] > mx ? s[j] : mx;
+            float *s = sc + (size_t)r * np;
+            for (int j = n; j < np; j++) s[j] = -1e30f;
+            __m256 m0 = _mm256_load_ps(s), m1 = _mm256_load_ps(s + 8);
+            for (int j = 16; j < np; j += 16) {
+                m0 = _mm256_max_ps(m0, _mm256_load_ps(s + j));
+                m1 = _mm256_max_ps(m1, _mm256_load_ps(s + j + 8));
+            }
+            m0 = _mm256_max_ps(m0, m1);
+            __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m0), _mm256_extractf128_ps(m0, 1));
+            m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+            m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+            const __m256 mv = _mm256_set1_ps(_mm_cvtss_f32(m4));
             __m256 sum = _mm256_setzero_ps();
-            const __m256 mv = _mm256_set1_ps(mx);
-            int j = 0;
-            for (; j + 8 <= n; j += 8) {
-                __m256 e = exp_neg_ps(_mm256_sub_ps(_mm256_loadu_ps(s + j), mv));
-                _mm256_storeu_ps(s + j, e); sum = _mm256_add_ps(sum, e);
+            for (int j = 0; j < np; j += 8) {
+                const __m256 e = exp_neg_ps(_mm256_sub_ps(_mm256_load_ps(s + j), mv));
+                _mm256_store_ps(s + j, e); sum = _mm256_add_ps(sum, e);
             }
-            float tail = 0.f;
-            for (; j < n; j++) { s[j] = expf(s[j] - mx); tail += s[j]; }
-            inv[r] = 1.f / (hsum256(sum) + tail);
+            inv[r] = 1.f / hsum256(sum);
         }
-        /* ctx rows = P x V, PB queries at a time, hd = 32 outputs as 4 vectors each */
-        for (int r0 = 0; r0 < nq; r0 += PB) {
-            const int np_ = nq - r0 < PB ? nq - r0 : PB;
-            __m256 o[4][4];
-            const float *pr[4];
-            for (int a = 0; a < PB; a++) {
-                pr[a] = sc + (size_t)(r0 + (a < np_ ? a : 0)) * np;
-                for (int c = 0; c < 4; c++) o[a][c] = _mm256_setzero_ps();
-            }
-            for (int j = 0; j < n; j++) {
-                const float *vr = vt + (size_t)j * hd;
-                const __m256 v0 = _mm256_loadu_ps(vr), v1 = _mm256_loadu_ps(vr + 8);
-                const __m256 v2 = _mm256_loadu_ps(vr + 16), v3 = _mm256_loadu_ps(vr + 24);
-                for (int a = 0; a < PB; a++) {
-                    const __m256 pb = _mm256_broadcast_ss(pr[a] + j);
-                    o[a][0] = _mm256_fmadd_ps(pb, v0, o[a][0]); o[a][1] = _mm256_fmadd_ps(pb, v1, o[a][1]);
-                    o[a][2] = _mm256_fmadd_ps(pb, v2, o[a][2]); o[a][3] = _mm256_fmadd_ps(pb, v3, o[a][3]);
+        /* ctx rows = P x V: PQ queries x PVV vectors of the head's outputs at a time, the V vectors
+         * held in registers across the queries */
+        for (int c0 = 0; c0 < 4; c0 += PVV)
+            for (int r0 = 0; r0 < nq; r0 += PQ) {
+                const int nr = nq - r0 < PQ ? nq - r0 : PQ;
+                __m256 o[16];                  /* [a][c], flat: GCC keeps a 512-byte array in registers */
+                const float *pr[AQ];
+                for (int a = 0; a < PQ; a++) {
+                    pr[a] = sc + (size_t)(r0 + (a < nr ? a : 0)) * np;
+                    for (int c = 0; c < PVV; c++) o[a * PVV + c] = _mm256_setzero_ps();
+                }
+                const float *vr = vt + 8 * c0;
+                for (int j = 0; j < np; j++, vr += hd) {
+                    __m256 vv[4];
+                    for (int c = 0; c < PVV; c++) vv[c] = _mm256_load_ps(vr + 8 * c);
+                    for (int a = 0; a < PQ; a++) {
+                        const __m256 pb = _mm256_broadcast_ss(pr[a] + j);
+                        for (int c = 0; c < PVV; c++) o[a * PVV + c] = _mm256_fmadd_ps(pb, vv[c], o[a * PVV + c]);
+                    }
+                }
+                for (int a = 0; a < PQ; a++) {     /* constant indices: o stays in registers */
+                    if (a >= nr) break;
+                    float *out = ctx + (size_t)(s0 + i0 + r0 + a) * H + h * hd + 8 * c0;
+                    const __m256 iv = _mm256_set1_ps(inv[r0 + a]);
+                    for (int c = 0; c < PVV; c++) _mm256_storeu_ps(out + 8 * c, _mm256_mul_ps(o[a * PVV + c], iv));
                 }
             }
-            for (int a = 0; a < np_; a++) {
-                float *out = ctx + (size_t)(s0 + i0 + r0 + a) * H + h * hd;
-                const __m256 iv = _mm256_set1_ps(inv[r0 + a]);
-                for (int c = 0; c < 4; c++) _mm256_storeu_ps(out + 8 * c, _mm256_mul_ps(o[a][c], iv));
-            }
-        }
     }
 }
 
@@ -597,7 +621,7 @@ attend_head_body(const float *q, const float *k, const float *v, float *ctx, int
  * 2 of P x V. The same sums in the same order, so the same vectors. */
 static void attend_head(const float *q, const float *k, const float *v, float *ctx, int H, int hd, int s0,
                         int n, int h, float scale, float *kt, float *vt, float *sc) {
-    attend_head_body(q, k, v, ctx, H, hd, s0, n, h, scale, kt, vt, sc, 6, 3);
+    attend_head_body(q, k, v, ctx, H, hd, s0, n, h, scale, kt, vt, sc, 6, ATT_PQ, ATT_PVV);
 }
 
 #if defined(HAVE_VNNI_KERNEL)
@@ -605,7 +629,7 @@ static void attend_head(const float *q, const float *k, const float *v, float *c
 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl"))) static void
 attend_head_wide(const float *q, const float *k, const float *v, float *ctx, int H, int hd, int s0,
                  int n, int h, float scale, float *kt, float *vt, float *sc) {
-    attend_head_body(q, k, v, ctx, H, hd, s0, n, h, scale, kt, vt, sc, 8, 4);
+    attend_head_body(q, k, v, ctx, H, hd, s0, n, h, scale, kt, vt, sc, 8, 4, 4);
 }
 #endif
 
