@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
 
+from ..conf import app_settings
 from ..exceptions import AgentMemoryError, InvalidInput
 from ..models import Chunk, Document, DocumentVersion, KnowledgeBase
 from .chunk import chunk_document
 from .embed import reusable_vectors
 from .keywords import keyword_index_values
-from .parse import ParsedDocument, check_format
+from .parse import DocumentTooLarge, ParsedDocument, check_format
 
 
 def content_hash(text: str) -> str:
@@ -28,9 +29,6 @@ def content_hash(text: str) -> str:
 
 
 def validate_text(text: str, *, max_chars: int | None = None) -> None:
-    from ..conf import app_settings
-    from .parse import DocumentTooLarge
-
     max_chars = int(max_chars or app_settings.MAX_DOCUMENT_CHARS)
     if not text or not text.strip():
         raise InvalidInput("The document is empty (no text could be extracted).", field="content")

@@ -134,6 +134,23 @@ def keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
         return scores, windows, size
 
 
+#: Times as epoch seconds: a float becomes a datetime in C, a timestamp's text in Python (2 ms a recall).
+DETAILS = (f"m.source, m.confidence, extract(epoch FROM coalesce(m.last_accessed_at, m.created_at))::float8, "
+           f"m.access_count, m.session_id, m.turn_id, "
+           f"CASE WHEN m.source = '{MemoryItem.Source.SYSTEM_LOG}' THEN left(m.content, 48) ELSE '' END, "
+           f"extract(epoch FROM coalesce(m.valid_from, m.created_at))::float8")
+
+
+def _details(row) -> tuple:
+    source, confidence, touched, accesses, session, turn, head, when = row
+    return (source, float(confidence), _moment(touched), int(accesses or 0), session, turn, speaker_of(head),
+            _moment(when))
+
+
+def _moment(epoch: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC)
+
+
 def vector_candidates(scope: str, params: list, *, vector: list[float] | None, model_name: str,
                       exact: bool, limit: int, bm25: dict[int, float], keyword_ids: set[int],
                       window: int = 0) -> dict[int, Candidate]:
@@ -187,23 +204,6 @@ def vector_candidates(scope: str, params: list, *, vector: list[float] | None, m
 
 
 #: What the final score needs of a candidate's row (the columns _details reads, in order).
-#: Times as epoch seconds: a float becomes a datetime in C, a timestamp's text in Python (2 ms a recall).
-DETAILS = (f"m.source, m.confidence, extract(epoch FROM coalesce(m.last_accessed_at, m.created_at))::float8, "
-           f"m.access_count, m.session_id, m.turn_id, "
-           f"CASE WHEN m.source = '{MemoryItem.Source.SYSTEM_LOG}' THEN left(m.content, 48) ELSE '' END, "
-           f"extract(epoch FROM coalesce(m.valid_from, m.created_at))::float8")
-
-
-def _details(row) -> tuple:
-    source, confidence, touched, accesses, session, turn, head, when = row
-    return (source, float(confidence), _moment(touched), int(accesses or 0), session, turn, speaker_of(head),
-            _moment(when))
-
-
-def _moment(epoch: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC)
-
-
 def postings_and_fingerprint(user_id: str, terms: list[str]) -> tuple[tuple[int, int, int], tuple[list, list, list]]:
     """For recall's in-process index: the user's revision fingerprint (snapshot.py) and the postings of
     ``terms`` (memory ids, lexemes, frequencies), in one index-only statement (one snapshot)."""
