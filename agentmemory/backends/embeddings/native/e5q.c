@@ -123,14 +123,12 @@ static inline float hsum256(__m256 v) {
  * embeddings, pooling -- run on the calling thread: each is a few microseconds of work, less than
  * waking the team and joining it; only the matrix products are shared. */
 #define SMALL_T 64
-/* Quantize activations X[L,nin] to per-block int8 (Q8_0). */
-static void quantize_acts(const float *RESTRICT X, int L, int nin,
-                          int8_t *RESTRICT q, float *RESTRICT d, int32_t *RESTRICT s) {
+/* Quantize one row x[nin] to per-block int8 (Q8_0): q[nin], d and s[nin / QK]. */
+static inline __attribute__((always_inline)) void
+quant_row(const float *RESTRICT X, int nin, int8_t *RESTRICT q, float *RESTRICT d, int32_t *RESTRICT s) {
     int nb = nin / QK;
-#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel() && L >= SMALL_T)
-    for (int t = 0; t < L; t++) {
         for (int b = 0; b < nb; b++) {
-            const float *x = X + (size_t)t * nin + b * QK;
+            const float *x = X + b * QK;
 #if defined(__AVX2__)
             /* 8 lanes at a time; cvtps rounds to nearest even, as lrintf does */
             const __m256 sign = _mm256_set1_ps(-0.f);
@@ -152,25 +150,33 @@ static void quantize_acts(const float *RESTRICT X, int L, int nin,
             s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
             __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3));
             p = _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-            _mm256_storeu_si256((__m256i *)(q + ((size_t)t * nb + b) * QK), p);
-            d[(size_t)t * nb + b] = ddv;
-            s[(size_t)t * nb + b] = _mm_cvtsi128_si32(s4);
+            _mm256_storeu_si256((__m256i *)(q + b * QK), p);
+            d[b] = ddv;
+            s[b] = _mm_cvtsi128_si32(s4);
             continue;
 #endif
             float amax = 0.f;
             for (int j = 0; j < QK; j++) { float a = fabsf(x[j]); if (a > amax) amax = a; }
             float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
-            int8_t *qq = q + ((size_t)t * nb + b) * QK;
+            int8_t *qq = q + b * QK;
             int32_t sum = 0;
             for (int j = 0; j < QK; j++) {
                 int v = (int)lrintf(x[j] * id);
                 if (v > 127) v = 127; else if (v < -128) v = -128;
                 qq[j] = (int8_t)v; sum += v;
             }
-            d[(size_t)t * nb + b] = dd;
-            s[(size_t)t * nb + b] = sum;
+            d[b] = dd;
+            s[b] = sum;
         }
-    }
+}
+
+/* Quantize activations X[L,nin] to per-block int8 (Q8_0). */
+static void quantize_acts(const float *RESTRICT X, int L, int nin,
+                          int8_t *RESTRICT q, float *RESTRICT d, int32_t *RESTRICT s) {
+    int nb = nin / QK;
+#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel() && L >= SMALL_T)
+    for (int t = 0; t < L; t++)
+        quant_row(X + (size_t)t * nin, nin, q + (size_t)t * nin, d + (size_t)t * nb, s + (size_t)t * nb);
 }
 
 #if defined(__AVX2__) && defined(__GNUC__) && !defined(__clang__)
@@ -426,13 +432,8 @@ static void matmul_tiled(const tiled_t *P, const float *bias, const int8_t *aq, 
     matmul_tiled_n(&P, &bias, aq, ad, as, &Y, 1, L);
 }
 
-/* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place. */
-static void add_layernorm(float *x, const float *y, const float *w,
-                          const float *b, int L, int H, float eps) {
-#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel() && L >= SMALL_T)
-    for (int t = 0; t < L; t++) {
-        float *r = x + (size_t)t * H;
-        const float *yy = y ? y + (size_t)t * H : NULL;
+static inline __attribute__((always_inline)) void
+layernorm_row(float *r, const float *yy, const float *w, const float *b, int H, float eps) {
         float mean = 0.f;
         for (int i = 0; i < H; i++) { if (yy) r[i] += yy[i]; mean += r[i]; }
         mean /= H;
@@ -441,7 +442,25 @@ static void add_layernorm(float *x, const float *y, const float *w,
         var /= H;
         float inv = 1.f / sqrtf(var + eps);
         for (int i = 0; i < H; i++) r[i] = (r[i] - mean) * inv * w[i] + b[i];
+}
+
+/* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place. If q != NULL, also quantize each
+ * row of the result (as quantize_acts) while it is in L1: one pass over x and one parallel region
+ * (one barrier) instead of two; the same numbers. */
+static void add_layernorm_q(float *x, const float *y, const float *w,
+                            const float *b, int L, int H, float eps, int8_t *q, float *qd, int32_t *qs) {
+    const int nb = H / QK;
+#pragma omp parallel for schedule(dynamic, 8) if (!omp_in_parallel() && L >= SMALL_T)
+    for (int t = 0; t < L; t++) {
+        float *r = x + (size_t)t * H;
+        layernorm_row(r, y ? y + (size_t)t * H : NULL, w, b, H, eps);
+        if (q) quant_row(r, H, q + (size_t)t * H, qd + (size_t)t * nb, qs + (size_t)t * nb);
     }
+}
+
+static void add_layernorm(float *x, const float *y, const float *w,
+                          const float *b, int L, int H, float eps) {
+    add_layernorm_q(x, y, w, b, L, H, eps, NULL, NULL, NULL);
 }
 
 static inline float gelu(float x) {
@@ -469,14 +488,12 @@ static inline __m256 exp_neg_ps(__m256 x) {
 }
 #endif
 
-/* x = gelu(x) = 0.5 x (1 + erf(x / sqrt 2)) over n floats */
-static void gelu_inplace(float *x, size_t n) {
-#pragma omp parallel for schedule(dynamic, 16) if (!omp_in_parallel() && n >= (size_t)SMALL_T * 1536)  /* FF = 1536 */
-    for (size_t i0 = 0; i0 < n; i0 += 256) {
-        size_t i1 = i0 + 256 < n ? i0 + 256 : n, i = i0;
+/* out[i] = gelu(x[i]) = 0.5 x (1 + erf(x / sqrt 2)), i < n (out may be x) */
+static inline __attribute__((always_inline)) void gelu_span(const float *x, float *out, size_t n) {
+        size_t i = 0;
 #if defined(__AVX2__)
         const __m256 sign = _mm256_set1_ps(-0.f);
-        for (; i + 8 <= i1; i += 8) {
+        for (; i + 8 <= n; i += 8) {
             __m256 v = _mm256_loadu_ps(x + i);
             __m256 z = _mm256_mul_ps(v, _mm256_set1_ps(0.70710678118654752440f));
             __m256 az = _mm256_andnot_ps(sign, z);
@@ -490,11 +507,27 @@ static void gelu_inplace(float *x, size_t n) {
             __m256 e = exp_neg_ps(_mm256_mul_ps(_mm256_mul_ps(az, az), _mm256_set1_ps(-1.f)));
             __m256 erf_abs = _mm256_fnmadd_ps(p, e, _mm256_set1_ps(1.f));
             __m256 erf = _mm256_or_ps(erf_abs, _mm256_and_ps(sign, z));
-            _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v),
-                                                  _mm256_add_ps(_mm256_set1_ps(1.f), erf)));
+            _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v),
+                                                    _mm256_add_ps(_mm256_set1_ps(1.f), erf)));
         }
 #endif
-        for (; i < i1; i++) x[i] = gelu(x[i]);
+        for (; i < n; i++) out[i] = gelu(x[i]);
+}
+
+/* Quantize gelu(X)[L,nin] (as quantize_acts) without writing gelu(X) back: each row goes through a
+ * buffer in L1. The FFN's 1536-wide activations (70 MB for 32 passages) are read once instead of
+ * read, written and read again, in one parallel region instead of two; the same numbers. */
+static void gelu_quantize(const float *X, int L, int nin, int8_t *q, float *d, int32_t *s) {
+    const int nb = nin / QK;
+#pragma omp parallel if (!omp_in_parallel() && L >= SMALL_T)
+    {
+        float *row = (float *)aligned_alloc(64, ((size_t)nin * sizeof(float) + 63) & ~(size_t)63);
+#pragma omp for schedule(dynamic, 8)
+        for (int t = 0; t < L; t++) {
+            gelu_span(X + (size_t)t * nin, row, (size_t)nin);
+            quant_row(row, nin, q + (size_t)t * nin, d + (size_t)t * nb, s + (size_t)t * nb);
+        }
+        free(row);
     }
 }
 
@@ -867,18 +900,24 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
                          const int *segoff, int nseg, int T, float *out) {
     int H = m->H, FF = m->FF, NH = m->NH, hd = m->hd;
     size_t TH = (size_t)T * H;
-    float *x   = (float *)malloc(TH * sizeof(float));
-    float *q   = (float *)malloc(TH * sizeof(float));
-    float *k   = (float *)malloc(TH * sizeof(float));
-    float *v   = (float *)malloc(TH * sizeof(float));
-    float *ctx = (float *)malloc(TH * sizeof(float));
-    float *ao  = (float *)malloc(TH * sizeof(float));
-    float *mid = (float *)malloc((size_t)T * FF * sizeof(float));
-    float *fo  = (float *)malloc(TH * sizeof(float));
+    /* Cache-line aligned: a GEMM work item writes 32 floats (two lines) of each of its tokens' rows,
+     * and at two threads the neighbouring tile of the same tokens is usually the other thread's.
+     * With malloc's 16-byte offset those segments spanned three lines, the outer two shared with
+     * the neighbours (false sharing on output rows); no gain above the noise of 2 shared vCPUs. */
+#define ALLOC64(n) aligned_alloc(64, ((n) + 63) & ~(size_t)63)
+    float *x   = (float *)ALLOC64(TH * sizeof(float));
+    float *q   = (float *)ALLOC64(TH * sizeof(float));
+    float *k   = (float *)ALLOC64(TH * sizeof(float));
+    float *v   = (float *)ALLOC64(TH * sizeof(float));
+    float *ctx = (float *)ALLOC64(TH * sizeof(float));
+    float *ao  = (float *)ALLOC64(TH * sizeof(float));
+    float *mid = (float *)ALLOC64((size_t)T * FF * sizeof(float));
+    float *fo  = (float *)ALLOC64(TH * sizeof(float));
     int nbmax = FF / QK;
-    int8_t  *aq = (int8_t *)malloc((size_t)T * FF);
-    float   *ad = (float *)malloc((size_t)T * nbmax * sizeof(float));
-    int32_t *as = (int32_t *)malloc((size_t)T * nbmax * sizeof(int32_t));
+    int8_t  *aq = (int8_t *)ALLOC64((size_t)T * FF);
+    float   *ad = (float *)ALLOC64((size_t)T * nbmax * sizeof(float));
+    int32_t *as = (int32_t *)ALLOC64((size_t)T * nbmax * sizeof(int32_t));
+#undef ALLOC64
 #define QUANT(X, NIN) quantize_acts((X), T, (NIN), aq, ad, as)
 #define MAT(P, B, Y) matmul_tiled(&(ly->t##P), (B), aq, ad, as, (Y), T)
 
@@ -895,13 +934,14 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     float scale = 1.f / sqrtf((float)hd);
     for (int l = 0; l < m->NL; l++) {
         layer_t *ly = &m->layers[l];
-        QUANT(x, H);                       /* Q/K/V share the same input */
+        if (l == 0) QUANT(x, H);   /* Q/K/V share the same input; later layers: the LN quantized it */
         {
             const tiled_t *P3[3] = { &ly->tq, &ly->tk, &ly->tv };
             const float *B3[3] = { ly->qb, ly->kb, ly->vb };
             float *Y3[3] = { q, k, v };
             matmul_tiled_n(P3, B3, aq, ad, as, Y3, 3, T);
         }
+
         /* scaled dot-product attention, restricted to each text's own tokens; the loop below is
          * the stock engine's, for builds without AVX2 (setup.py always has it) */
 #if defined(__AVX2__)
@@ -937,12 +977,13 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
             free(prob);
         }
         QUANT(ctx, H); MAT(ao, ly->aob, ao);
-        add_layernorm(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps);   /* x = LN(x+attn) */
-
-        QUANT(x, H); MAT(fi, ly->fib, mid);
-        gelu_inplace(mid, (size_t)T * FF);
-        QUANT(mid, FF); MAT(fo, ly->fob, fo);
-        add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);   /* x = LN(x+ffn) */
+        add_layernorm_q(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps, aq, ad, as);   /* x = LN(x+attn) */
+        MAT(fi, ly->fib, mid);
+        gelu_quantize(mid, T, FF, aq, ad, as);
+        MAT(fo, ly->fob, fo);
+        /* x = LN(x+ffn), quantized for the next layer's Q/K/V */
+        if (l + 1 < m->NL) add_layernorm_q(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps, aq, ad, as);
+        else add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);
     }
 
     {
