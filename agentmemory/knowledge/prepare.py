@@ -14,6 +14,7 @@ import hashlib
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Count
 
 from ..conf import app_settings
 from ..exceptions import AgentMemoryError, InvalidInput
@@ -147,6 +148,7 @@ def _documents(kb: KnowledgeBase, group: list[_Checked]) -> tuple[dict[str, Docu
         Document.objects.bulk_create(new)
     # Locked in id order, so two imports of overlapping groups cannot deadlock.
     locked = (Document.objects.select_for_update(of=("self",)).select_related("active_version")
+              .defer("active_version__source_text", "active_version__structure")
               .filter(knowledge_base=kb, external_id__in=wanted).order_by("pk"))
     return {d.external_id: d for d in locked}, {d.external_id for d in new}
 
@@ -166,29 +168,40 @@ def _update_fields(document: Document, c: _Checked) -> None:
 
 def _prepare_locked(kb: KnowledgeBase, group: list[_Checked], model_name: str) -> list[_Begun]:
     documents, created = _documents(kb, group)
+    # A version's text can be megabytes: what deciding needs is its hash, number and status.
     latest = {v.document_id: v for v in DocumentVersion.objects.filter(document__in=documents.values())
-              .order_by("document_id", "-number").distinct("document_id")}
+              .defer("source_text", "structure").order_by("document_id", "-number").distinct("document_id")}
     out: dict[str, _Begun] = {}
     fresh: list[tuple[_Checked, Document, DocumentVersion]] = []
+    existing: list[_Begun] = []  # unchanged or resumed: their chunks exist
     for c in group:
         document = documents[c.external_id]
         _update_fields(document, c)
         active, last = document.active_version, latest.get(document.pk)
         action = "created" if c.external_id in created or active is None else "updated"
         if active is not None and active.content_hash == c.digest and document.status == Document.Status.ACTIVE:
-            out[c.external_id] = _Begun(active, "unchanged", c.external_id, active.chunks.count(), 0)
+            out[c.external_id] = _Begun(active, "unchanged", c.external_id, 0, 0)
+            existing.append(out[c.external_id])
         elif last is not None and last.content_hash == c.digest and last.status in (
                 DocumentVersion.Status.PENDING, DocumentVersion.Status.FAILED):
             # Resume: the rows exist, the vectors computed before the failure are kept.
             last.status, last.error = DocumentVersion.Status.PENDING, ""
-            last.save(update_fields=["status", "error"])
-            out[c.external_id] = _Begun(last, action, c.external_id, last.chunks.count(), 0)
+            out[c.external_id] = _Begun(last, action, c.external_id, 0, 0)
+            existing.append(out[c.external_id])
         else:
             fresh.append((c, document, DocumentVersion(
                 document=document, number=(last.number if last else 0) + 1, content_hash=c.digest,
                 source_text=c.item.parsed.text, structure=c.item.parsed.structure(),
                 status=DocumentVersion.Status.PENDING)))
             out[c.external_id] = _Begun(fresh[-1][2], action, c.external_id, 0, 0)
+    resumed = [b.version.pk for b in existing if b.action != "unchanged"]
+    if resumed:
+        DocumentVersion.objects.filter(pk__in=resumed).update(status=DocumentVersion.Status.PENDING, error="")
+    if existing:  # the chunk counts of unchanged and resumed versions, in one query
+        counts = dict(Chunk.objects.filter(version__in=[b.version.pk for b in existing]).values("version")
+                      .annotate(n=Count("pk")).values_list("version", "n"))
+        for begun in existing:
+            begun.chunks = counts.get(begun.version.pk, 0)
     if fresh:
         DocumentVersion.objects.bulk_create([v for _c, _d, v in fresh])
         _create_chunks(kb, fresh, out, model_name)

@@ -122,18 +122,8 @@ class _Cache:
             for key in [k for k in self._items if k[1] == user_id]:
                 self._bytes -= self._items.pop(key).nbytes
 
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self._bytes = 0
-
 
 _cache = _Cache()
-
-
-def clear_recall_index() -> None:
-    """Forget every copy held by this process (tests, after restoring a database)."""
-    _cache.clear()
 
 
 def drop_user(user_id: str) -> None:

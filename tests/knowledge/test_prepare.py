@@ -30,6 +30,9 @@ def test_a_group_costs_the_same_statements_as_one_document(kb):
     many = statements([doc(f"g-{i}", f"第{i}号通知：办公室第{i}层的打印机已经修好。") for i in range(12)])
     assert many == one
     assert Chunk.objects.filter(knowledge_base=kb, document__external_id__startswith="g-").count() == 12
+    # Preparing them again resumes the pending versions: still no statement per document.
+    again = statements([doc(f"g-{i}", f"第{i}号通知：办公室第{i}层的打印机已经修好。") for i in range(12)])
+    assert again == statements([doc("solo", "第一份通知：打印机已经修好。")])
 
 
 def test_each_document_of_a_group_gets_its_own_outcome(kb):
