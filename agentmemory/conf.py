@@ -231,7 +231,7 @@ class AppSettings:
     MEMORY_RECALL_CACHE_MB: Setting[int] = Setting(
         128, range=(0, 1_000_000),
         doc="Recall's in-process index: megabytes per process for copies of users' rows (vectors, scope "
-            "columns), kept current by a revision fingerprint read with every question; one user takes at most a "
+            "columns, keyword postings), kept current by a revision fingerprint read with every question; one user takes at most a "
             "quarter. 0 = off (every recall reads the user's rows in SQL).")
     MEMORY_DECAY_FLOOR: Setting[float] = Setting(
         0.05, range=(0.0, 1.0),

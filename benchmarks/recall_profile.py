@@ -95,15 +95,16 @@ def _pct(values: list[float], q: float) -> float:
 
 
 #: recall's steps, timed by name (module attributes recall_memories looks up when it runs): the in-process
-#: index's (fingerprint and postings, a copy (re)loaded, the candidates' rows) and the SQL channels'.
-STAGES = [("postings_and_fingerprint", "fingerprint + postings statement (overlaps the embedding)"),
+#: index's (the fingerprint, a copy (re)loaded, the candidates' access statistics) and the SQL channels'.
+STAGES = [("read_fingerprint", "fingerprint statement (overlaps the embedding)"),
           ("load_index", "index (re)load"),
-          ("candidate_rows", "candidates' rows statement"),
+          ("access_in_scope", "candidates' access statistics statement"),
+          ("candidate_rows", "candidates' rows statement (after a concurrent write)"),
           ("keyword_channel", "SQL path: keyword statement"),
           ("vector_candidates", "SQL path: candidates statement (vector + windows)"),
           ("_fetch", "rows of the top k")]
 #: the stages that run while the query embeds
-OVERLAPPING = ("postings_and_fingerprint", "keyword_channel")
+OVERLAPPING = ("read_fingerprint", "keyword_channel")
 
 
 def time_tiers(built: dict[int, list[str]], questions: list[str], *, queries: int, seed: int) -> list[str]:

@@ -2,15 +2,17 @@
 
 BM25 with the scope's own IDF and average length, the dialogue windows' BM25 (each turn's window: the
 turns of its session within ``window`` turns), the exact cosine top ``limit``, and each dialogue
-turn's mean cosine over its window, computed with numpy from the user's arrays and the postings of
-the question's words read in SQL. tests/memory/test_recall_index.py holds both paths to the same
-results.
+turn's mean cosine over its window, computed with numpy from the user's arrays and postings.
+tests/memory/test_recall_index.py holds both paths to the same results.
 """
 from __future__ import annotations
+
+import datetime as dt
 
 import numpy as np
 
 from ..models import MemoryItem
+from .channels import Candidate
 from .snapshot import UserIndex
 
 LOG = MemoryItem.Source.SYSTEM_LOG
@@ -45,21 +47,24 @@ def _term_scores(idf: np.ndarray, tf: np.ndarray, length: np.ndarray, avg: float
     return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
 
 
-def keyword_scores(index: UserIndex, mask: np.ndarray, postings: tuple[list, list, list], *, limit: int,
+def keyword_scores(index: UserIndex, mask: np.ndarray, terms: list[str], *, limit: int,
                    window: int, k1: float, b: float) -> tuple[dict[int, float], dict[int, float]]:
-    """BM25 top ``limit`` of the scope, and (``window`` > 0) the dialogue windows' BM25 top ``limit``."""
-    ids, lexemes, tfs = postings
-    if not ids:
+    """BM25 top ``limit`` of the scope, and (``window`` > 0) the dialogue windows' BM25 top ``limit``,
+    from the copy's postings of ``terms``."""
+    vocabulary, starts, post_rows, post_tfs = index.postings()
+    spans = [(starts[n], starts[n + 1]) for n in (vocabulary.get(t) for t in dict.fromkeys(terms)) if n is not None]
+    if not spans:
         return {}, {}
-    rows, found = index.row_of(np.asarray(ids, dtype=np.int64))
-    keep = found & mask[rows]
+    rows = np.concatenate([post_rows[a:z] for a, z in spans])
+    tf = np.concatenate([post_tfs[a:z] for a, z in spans])
+    lex = np.repeat(np.arange(len(spans)), [z - a for a, z in spans])
+    keep = mask[rows]
     if not keep.any():
         return {}, {}
-    rows, tf = rows[keep], np.asarray(tfs, dtype=np.float64)[keep]
-    _names, lex = np.unique(np.asarray(lexemes, dtype=object)[keep], return_inverse=True)
+    rows, tf, lex = rows[keep], tf[keep], lex[keep]
     n = float(mask.sum())
     avgdl = max(float(index.term_count[mask].mean()), 1.0)
-    df = np.bincount(lex).astype(np.float64)
+    df = np.bincount(lex, minlength=len(spans)).astype(np.float64)
     idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
     docs, inverse = np.unique(rows, return_inverse=True)
     score = np.bincount(inverse, _term_scores(idf[lex], tf, index.term_count[rows], avgdl, k1, b))
@@ -67,6 +72,27 @@ def keyword_scores(index: UserIndex, mask: np.ndarray, postings: tuple[list, lis
     if window <= 0:
         return bm25, {}
     return bm25, _window_scores(index, mask, rows, lex, tf, idf, window=window, limit=limit, k1=k1, b=b)
+
+
+def candidates(index: UserIndex, ids: list[int], live: dict[int, tuple[int, float]], *, vector: dict[int, float],
+               bm25: dict[int, float], window_cosines: dict[int, float]) -> dict[int, Candidate]:
+    """What the final score needs of each proposed id: from the copy, but the access statistics
+    (``live``: access count and last touch as epoch seconds, read in SQL with every question)."""
+    rows = index.row_of(np.asarray(ids, dtype=np.int64))[0]
+    columns = zip(ids, *(getattr(index, name)[rows].tolist()
+                         for name in ("source", "confidence", "session_names", "turn", "has_turn", "speaker", "when")),
+                  strict=True)
+    out = {}
+    for pk, source, confidence, session, turn, has_turn, speaker, when in columns:
+        accesses, touched = live[pk]
+        out[pk] = Candidate(vector.get(pk), bm25.get(pk), source, confidence, _moment(touched), accesses, session,
+                            turn if has_turn or turn else None, speaker, _moment(when),
+                            window_cosine=window_cosines.get(pk))
+    return out
+
+
+def _moment(epoch: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC)
 
 
 def _log_turns(index: UserIndex, mask: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:

@@ -27,16 +27,17 @@ from ..validation import validate_query, validate_tags, validate_user_id
 from .access import record_access
 from .channels import (
     Candidate,
+    access_in_scope,
     candidate_rows,
     keyword_channel,
-    postings_and_fingerprint,
     scope_sql,
     vector_candidates,
 )
 from .decay import decay_factor, frequency_factor
+from .indexed import candidates as indexed_candidates
 from .indexed import keyword_scores, scope_mask, vector_scores, window_cosines
 from .priors import in_period, named_period, named_speaker
-from .snapshot import cache_limit, cached_index, fits, load_index
+from .snapshot import cache_limit, cached_index, fits, load_index, read_fingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -181,8 +182,14 @@ def _sql_channels(user_id: str, scope: str, params: list, terms: list[str], limi
 def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, terms: list[str], limit: int,
                       embedder, query_vector: _QueryVector) -> tuple[dict[int, Candidate], dict[int, float]] | None:
     """Both channels over the in-process index (snapshot.py, indexed.py); None when this call cannot
-    use it (a user too large for it, or a write between its two reads): then the SQL channels answer."""
-    fingerprint, postings = postings_and_fingerprint(user_id, terms)
+    use it (a user too large for it, or a write between its two reads): then the SQL channels answer.
+
+    The copy proposes the candidates and knows what their scores need but their access statistics,
+    which recalls raise without a new revision: one statement reads those, under the scope again,
+    so SQL decides what the user's scope holds now. When a candidate has left it since the
+    fingerprint (a concurrent write), every candidate's row is read again as the SQL channels read them.
+    """
+    fingerprint = read_fingerprint(user_id)
     if not fits(fingerprint, int(getattr(embedder, "dimensions", 0) or 384)):
         return None
     index = cached_index(user_id, embedder.model_name, fingerprint)
@@ -191,7 +198,7 @@ def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, te
         if index.fingerprint != fingerprint:
             return None
     mask = scope_mask(index, *filters)
-    bm25, windows = keyword_scores(index, mask, postings, limit=limit,
+    bm25, windows = keyword_scores(index, mask, terms, limit=limit,
                                    window=_window(app_settings.MEMORY_WINDOW_WEIGHT),
                                    k1=app_settings.MEMORY_BM25_K1, b=app_settings.MEMORY_BM25_B)
     vector, sims, cosines = {}, None, {}
@@ -201,7 +208,11 @@ def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, te
     ids = sorted(set(vector) | set(bm25) | set(windows))
     if sims is not None:
         cosines = window_cosines(index, ids, sims, _window(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))
-    found = candidate_rows(scope, params, ids, vector=vector, bm25=bm25, window_cosines=cosines)
+    live = access_in_scope(scope, params, ids)
+    if len(live) == len(ids):
+        found = indexed_candidates(index, ids, live, vector=vector, bm25=bm25, window_cosines=cosines)
+    else:
+        found = candidate_rows(scope, params, ids, vector=vector, bm25=bm25, window_cosines=cosines)
     return found, {pk: v for pk, v in windows.items() if pk in found}
 
 

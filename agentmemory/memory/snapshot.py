@@ -14,7 +14,9 @@ user and embedding model.
 """
 from __future__ import annotations
 
+import math
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -23,12 +25,13 @@ from django.db import connection
 
 from ..conf import app_settings
 from ..models import MemoryItem
+from .priors import speaker_of
 
 Fingerprint = tuple[int, int, int]
 
 #: Turn numbers are packed with their session into one int64 key (session << 33 | turn + 2**32).
 _TURN_OFFSET = 1 << 32
-_ROW_OVERHEAD = 96  # bytes per row beside its vector (ids, codes, keys)
+_ROW_OVERHEAD = 1700  # bytes per row beside its vector (ids, codes, keys, postings: measured 3.2 KB a row in all)
 
 
 @dataclass(eq=False)
@@ -47,11 +50,33 @@ class UserIndex:
     term_count: np.ndarray  # float64
     vectors: np.ndarray  # float32 (n, dims), unit length; zeros where has_vector is False
     has_vector: np.ndarray  # bool: a vector of the model
+    confidence: np.ndarray  # float64
+    speaker: np.ndarray  # object (str): a dialogue turn's speaker, "" for other rows
+    when: np.ndarray  # float64 epoch: valid_from, else created_at
+    lexemes: np.ndarray  # object: each row's tuple of keyword lexemes (its tsvector's)
+    tfs: np.ndarray  # object: each row's tuple of their frequencies
     _memo: dict = field(default_factory=dict)
 
     @property
     def nbytes(self) -> int:
         return int(self.vectors.nbytes + len(self.ids) * _ROW_OVERHEAD)
+
+    def postings(self) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
+        """The keyword postings by lexeme: its number, and per number a slice [start, end) of rows and
+        frequencies (built once per copy)."""
+        found = self._memo.get("postings")
+        if found is None:
+            vocabulary: dict[str, int] = {}
+            number = vocabulary.setdefault
+            terms = [number(lexeme, len(vocabulary)) for row in self.lexemes for lexeme in row]
+            counts = np.fromiter((len(row) for row in self.lexemes), np.int64, len(self.lexemes))
+            rows = np.repeat(np.arange(len(self.ids), dtype=np.int64), counts)
+            tfs = np.fromiter((tf for row in self.tfs for tf in row), np.float64, len(terms))
+            order = np.argsort(np.asarray(terms, dtype=np.int64), kind="stable")
+            starts = np.concatenate(([0], np.cumsum(np.bincount(np.asarray(terms, dtype=np.int64)[order],
+                                                                 minlength=len(vocabulary)))))
+            found = self._memo["postings"] = (vocabulary, starts, rows[order], tfs[order])
+        return found
 
     def row_of(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rows of ``ids`` and a mask of the ids found."""
@@ -76,13 +101,38 @@ class UserIndex:
 
 
 _ARRAYS = ("ids", "revs", "status", "source", "agent", "session_names", "turn", "has_turn", "term_count",
-           "vectors", "has_vector")
+           "vectors", "has_vector", "confidence", "speaker", "when", "lexemes", "tfs")
 
 
-def fingerprint_sql(table: str) -> str:
-    """The user's revision fingerprint (count, sum, max of rev) as a subquery with one %s (the user)."""
-    return (f"SELECT count(*) AS n, coalesce(sum(rev), 0)::bigint AS s, coalesce(max(rev), 0) AS x "
-            f"FROM {table} WHERE user_id = %s")
+def read_fingerprint(user_id: str) -> Fingerprint:
+    """The user's revision fingerprint (count, sum, max of rev), read from the covering scope index alone."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*), coalesce(sum(rev), 0)::bigint, coalesce(max(rev), 0) "
+                       f"FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id])
+        n, total, top = cursor.fetchone()
+    return int(n), int(total), int(top)
+
+
+_TRIGGER_RECHECK = 60.0  # seconds before a database found without migration 0012 is asked again
+_trigger_ok: dict[str, float] = {}  # database name -> when it was last found wanting (inf: it is current)
+
+
+def trigger_current() -> bool:
+    """Whether this database's revision trigger watches all a copy holds (migration 0012); until it
+    does, recall answers from SQL (a copy could miss an edit of a memory's words)."""
+    name = str(connection.settings_dict.get("NAME"))
+    seen = _trigger_ok.get(name)
+    if seen == math.inf:
+        return True
+    if seen is not None and time.monotonic() - seen < _TRIGGER_RECHECK:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT coalesce(bool_or(pg_get_triggerdef(oid) LIKE %s), false) FROM pg_trigger "
+                       "WHERE tgname = 'am_memory_rev_update' AND tgrelid = %s::regclass",
+                       ["%search_vector%", MemoryItem._meta.db_table])
+        current = bool(cursor.fetchone()[0])
+    _trigger_ok[name] = math.inf if current else time.monotonic()
+    return current
 
 
 class _Cache:
@@ -139,7 +189,7 @@ def cache_limit() -> int:
 def fits(fingerprint: Fingerprint, dims: int) -> bool:
     """Whether a user of this many rows may take a place in the index (at most a quarter of it)."""
     limit = cache_limit()
-    return limit > 0 and fingerprint[0] * (dims * 4 + _ROW_OVERHEAD) <= limit // 4
+    return limit > 0 and fingerprint[0] * (dims * 4 + _ROW_OVERHEAD) <= limit // 4 and trigger_current()
 
 
 def cached_index(user_id: str, model_name: str, fingerprint: Fingerprint) -> UserIndex | None:
@@ -147,7 +197,12 @@ def cached_index(user_id: str, model_name: str, fingerprint: Fingerprint) -> Use
 
 
 _COLUMNS = ("id, rev, status, source, agent_id, session_id, turn_id, term_count, "
-            "CASE WHEN embedding_model = %s AND embedding IS NOT NULL THEN vector_send(embedding) END")
+            "CASE WHEN embedding_model = %s AND embedding IS NOT NULL THEN vector_send(embedding) END, "
+            f"confidence, CASE WHEN source = '{MemoryItem.Source.SYSTEM_LOG}' THEN left(content, 48) ELSE '' END, "
+            "extract(epoch FROM coalesce(valid_from, created_at))::float8, "
+            # The postings as migration 0010's trigger writes them (same row, same statement: one snapshot).
+            "ARRAY(SELECT u.lexeme FROM unnest(search_vector) u), "
+            "ARRAY(SELECT coalesce(array_length(u.positions, 1), 1) FROM unnest(search_vector) u)")
 
 
 def load_index(user_id: str, model_name: str) -> UserIndex:
@@ -221,7 +276,17 @@ def _build(rows: list[tuple]) -> UserIndex:
         term_count=np.fromiter((r[7] for r in rows), np.float64, n),
         vectors=vectors,
         has_vector=has_vector,
+        confidence=np.fromiter((r[9] for r in rows), np.float64, n),
+        speaker=np.array([speaker_of(r[10]) if r[10] else "" for r in rows], dtype=object),
+        when=np.fromiter((r[11] for r in rows), np.float64, n),
+        lexemes=_objects([tuple(r[12] or ()) for r in rows]),
+        tfs=_objects([tuple(r[13] or ()) for r in rows]),
     )
+
+
+def _objects(items: list) -> np.ndarray:
+    """A 1-d object array of these items (np.array would make a 2-d one of equal-length tuples)."""
+    return np.fromiter(items, dtype=object, count=len(items))
 
 
 def _key(user_id: str, model_name: str) -> tuple[str, str, str]:

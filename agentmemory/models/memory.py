@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 from functools import cache
+from typing import Any
 
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
@@ -90,10 +91,21 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
         """One user's items with these ids, without their vector and tsvector (loaded if touched).
 
         Recall reads its top items this way on every call: one prepared SQL text, where the ORM
-        spent about 0.4 ms compiling the same query each time.
+        spent about 0.4 ms compiling the same query each time (and a raw queryset about 1 ms mapping
+        its columns): the rows become instances here, through the fields' own converters.
         """
         _require_scope(user_id)
-        return list(super().raw(_by_ids_sql(), [user_id, list(ids)]))
+        names, converters = _by_ids_columns()
+        with connection.cursor() as cursor:
+            cursor.execute(_by_ids_sql(), [user_id, list(ids)])
+            rows = cursor.fetchall()
+        items = []
+        for row in rows:
+            values = list(row)
+            for i, convert, column in converters:
+                values[i] = convert(values[i], column, connection)
+            items.append(MemoryItem.from_db(connection.alias, names, values))
+        return items
 
     def owner_of(self, memory_id: int) -> str | None:
         """The user id a memory belongs to, nothing else: for APIs addressed by memory id alone (the
@@ -125,11 +137,24 @@ def stale_vector(model_name: str | None = None) -> Q:
     return Q(embedding__isnull=True) | (~Q(embedding_model=model_name) if model_name else Q(pk__in=[]))
 
 
+def _by_ids_fields() -> list:
+    return [f for f in MemoryItem._meta.concrete_fields if f.name not in ("embedding", "search_vector")]
+
+
 @cache
 def _by_ids_sql() -> str:
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in MemoryItem._meta.concrete_fields
-                        if f.name not in ("embedding", "search_vector"))
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in _by_ids_fields())
     return f"SELECT {columns} FROM {MemoryItem._meta.db_table} WHERE user_id = %s AND id = ANY(%s)"
+
+
+@cache
+def _by_ids_columns() -> tuple[list[str], list[tuple[int, Any, Any]]]:
+    """The attribute names of _by_ids_sql's columns, and (position, converter, column) for each value a
+    field converts from its database form (JSON, say), as a queryset would."""
+    fields = _by_ids_fields()
+    converters = [(i, convert, f.get_col(MemoryItem._meta.db_table))
+                  for i, f in enumerate(fields) for convert in f.get_db_converters(connection)]
+    return [f.attname for f in fields], converters
 
 
 class MemoryItem(models.Model):

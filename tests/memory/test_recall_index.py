@@ -2,13 +2,17 @@
 current after every kind of write (ORM, bulk, raw SQL), never another user's rows, bounded in memory."""
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from django.db import connection
 from django.test import override_settings
+from django.utils import timezone
 
 from agentmemory.memory import recall as recall_module
 from agentmemory.memory import snapshot
 from agentmemory.memory.bulk import import_log
+from agentmemory.memory.keywords import keyword_fields
 from agentmemory.memory.recall import recall_memories
 from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem
@@ -111,10 +115,22 @@ def test_revisions_change_with_what_the_index_holds_only():
 
     first = rev()
     assert first > 0
-    MemoryItem.objects.for_user("rev").filter(pk=pk).update(access_count=5, confidence=0.4)
+    # Recalls raise the access statistics: no new revision (copies stay current across recalls).
+    moment = timezone.now()
+    MemoryItem.objects.for_user("rev").filter(pk=pk).update(access_count=5, last_accessed_at=moment)
     assert rev() == first
     MemoryItem.objects.for_user("rev").filter(pk=pk).update(turn_id=7)
     assert rev() > first
+    # What a copy holds and scores with (the access statistics are read live with every question).
+    changes = [{"confidence": 0.4}, {"content": "Sam: The vet moved the appointment."}, {"valid_from": moment},
+               {"created_at": moment - dt.timedelta(days=3)}]
+    for change in changes:
+        before = rev()
+        MemoryItem.objects.for_user("rev").filter(pk=pk).update(**change)
+        assert rev() > before, change
+    before = rev()
+    MemoryItem.objects.for_user("rev").filter(pk=pk).update(access_count=0, last_accessed_at=None)
+    assert rev() == before
 
 
 def test_the_index_never_proposes_another_users_rows():
@@ -167,7 +183,7 @@ def test_the_index_stays_within_its_budget(loads):
     assert "lru-big" not in loads
     # The least recently used copy leaves first.
     cache = snapshot._Cache()
-    index = snapshot._build([(1, 1, "active", "system_log", "", "S", 0, 3, None)])
+    index = snapshot._build([(1, 1, "active", "system_log", "", "S", 0, 3, None, 0.8, "Sam: hi", 0.0, ["hi"], [1])])
     cache.put(("db", "u1", "m"), index, limit=index.nbytes)
     cache.put(("db", "u2", "m"), index, limit=index.nbytes)
     assert cache.get(("db", "u1", "m"), index.fingerprint) is None
@@ -207,3 +223,73 @@ def test_forgetting_a_user_drops_this_processs_copy(django_capture_on_commit_cal
         forget_user("gone")
     assert snapshot._cache.peek(key) is None
     assert len(recall_memories("gone", "vet", touch=False)) == 0
+
+
+def test_access_statistics_that_grew_after_the_copy_rank_as_in_sql(loads):
+    """Recall raises access statistics without a new revision, so the copy does not hold them: they are
+    read live, and items used since the copy was made (in another process, say) rank as in SQL."""
+    ids = _log("use", "S1", TURNS)
+    _log("use", "S2", TURNS[::-1])
+    recall_memories("use", "vet", touch=False)
+    now = timezone.now()
+    # Raised without a new revision, as record_access raises them: the copy is not reloaded.
+    for i, pk in enumerate(ids):
+        MemoryItem.objects.for_user("use").filter(pk=pk).update(
+            access_count=40 * (i % 3), last_accessed_at=now - dt.timedelta(days=60 * (i % 4)))
+    for question in QUESTIONS:
+        for top_k in (1, 3, 10):
+            indexed = recall_memories("use", question, top_k=top_k, touch=False)
+            with override_settings(AGENTMEMORY=SQL_ONLY):
+                sql = recall_memories("use", question, top_k=top_k, touch=False)
+            assert [h.memory.pk for h in indexed] == [h.memory.pk for h in sql]
+            for a, b in zip(indexed, sql, strict=True):
+                assert a.scores.frequency == b.scores.frequency
+                assert a.scores.decay == pytest.approx(b.scores.decay, abs=1e-4)  # a few ms later
+                assert a.scores.final == pytest.approx(b.scores.final, abs=1e-4)
+    assert loads == ["use"]
+
+
+def test_a_question_costs_three_statements_on_a_current_copy():
+    from django.test.utils import CaptureQueriesContext
+
+    _log("few", "S1", [f"Turn {i}: {TURNS[i % len(TURNS)]}" for i in range(120)])
+    recall_memories("few", "vet appointment", touch=False)
+    with CaptureQueriesContext(connection) as queries:
+        hits = recall_memories("few", "rescue puppy vet appointment", top_k=3, touch=False)
+    assert len(hits) == 3
+    # The fingerprint, the candidates' access statistics (the scope checked again), the rows of the top 3.
+    statements = [q["sql"] for q in queries.captured_queries]
+    assert len(statements) == 3, statements
+    assert "access_count" in statements[1] and "m.status" in statements[1]
+
+
+def test_an_edit_of_the_words_reaches_the_copy(loads):
+    ids = _log("edit", "S1", TURNS)
+    assert ids[5] not in [h.memory.pk for h in recall_memories("edit", "saxophone lessons", touch=False)]
+    text = "Alex: I take saxophone lessons today."  # as many terms as the turn it replaces
+    fields = keyword_fields(text)
+    assert fields["term_count"] == keyword_fields(TURNS[5])["term_count"]
+    def keyword_hit() -> bool:
+        hits = recall_memories("edit", "saxophone lessons", top_k=10, touch=False)
+        return any(h.memory.pk == ids[5] and h.scores.bm25 is not None for h in hits)
+
+    with connection.cursor() as cursor:  # as a host's own SQL would: the content first, then its words
+        cursor.execute("UPDATE agentmemory_memoryitem SET content = %s WHERE id = %s", [text, ids[5]])
+        assert not keyword_hit()
+        cursor.execute("UPDATE agentmemory_memoryitem SET search_vector = %s::tsvector WHERE id = %s",
+                       [fields["search_vector"], ids[5]])
+    assert keyword_hit() and loads == ["edit"] * 3
+    indexed = _answer("edit", "saxophone lessons")
+    with override_settings(AGENTMEMORY=SQL_ONLY):
+        _same(indexed, _answer("edit", "saxophone lessons"))
+
+
+def test_a_database_without_the_current_trigger_is_answered_from_sql(loads, monkeypatch):
+    _log("old-db", "S1", TURNS)
+    monkeypatch.setattr(snapshot, "_trigger_ok", {})
+    with connection.cursor() as cursor:  # the trigger as migration 0011 left it
+        cursor.execute("DROP TRIGGER am_memory_rev_update ON agentmemory_memoryitem; "
+                       "CREATE TRIGGER am_memory_rev_update BEFORE UPDATE OF status ON agentmemory_memoryitem "
+                       "FOR EACH ROW EXECUTE FUNCTION am_memory_rev_next()")
+    assert len(recall_memories("old-db", "vet appointment", touch=False)) > 0
+    assert loads == []
