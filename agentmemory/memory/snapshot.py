@@ -1,16 +1,17 @@
-"""Recall's in-process index: a copy of one user's rows (ids, scope columns, vectors) kept between calls.
+"""Recall's in-process index: a copy of one user's rows (ids, scope columns, vectors, keyword postings, what
+scoring needs but the access statistics) kept between calls.
 
 Recall's SQL channels read every row of the user for each question (exact vector distances, the
 scope's BM25 statistics, the dialogue windows' lengths): their cost grows with the user. With this
-index a question costs one index-only statement (the user's revision fingerprint and the postings of
-its words), arithmetic in numpy, and the fetch of the candidates' rows, which checks the scope again
-in SQL: the index only proposes ids, it never decides what a user may see.
+index a question costs one index-only statement (the user's revision fingerprint), arithmetic in
+numpy, and a read of the candidates' access statistics, which checks the scope again in SQL: the
+index only proposes ids, it never decides what a user may see.
 
 Freshness: every row carries ``rev`` (a sequence value a trigger gives on insert and on any change of
-what is copied here, migration 0011). A user's (count, sum, max) of ``rev`` is read with every question,
-in the same statement as the postings; a copy with another fingerprint is rebuilt. The copies live in
-an LRU of at most ``MEMORY_RECALL_CACHE_MB`` per process (0 turns the index off), keyed by database,
-user and embedding model.
+what is copied here, migrations 0011 and 0012). A user's (count, sum, max) of ``rev`` is read with every
+question; a copy with another fingerprint is updated from its changed rows. The copies live in an LRU
+of at most ``MEMORY_RECALL_CACHE_MB`` per process (0 turns the index off), keyed by database, user and
+embedding model.
 """
 from __future__ import annotations
 
