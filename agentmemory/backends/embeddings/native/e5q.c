@@ -190,16 +190,24 @@ static void quantize_acts(const float *RESTRICT X, int L, int nin,
 #define HAVE_VNNI_KERNEL 1
 #endif
 
-static int use_vnni = 0;   /* set by e5_parse, before any kernel runs */
+/* Set by e5_parse, before any kernel runs. use_vnni: AVX-512 VNNI (Ice Lake, Zen 4 and later);
+ * use_bw: AVX-512BW without VNNI (Skylake-SP, Cascade Lake without VNNI exposed). Either also
+ * means 32 vector registers for the attention. E5_NO_VNNI skips the first, E5_NO_AVX512 both
+ * (the AVX2 kernels), for A/B comparisons on one machine. */
+static int use_vnni = 0, use_bw = 0;
 
 static void choose_kernel(void) {
 #ifdef HAVE_VNNI_KERNEL
     __builtin_cpu_init();
-    use_vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
-               && getenv("E5_NO_VNNI") == NULL;
+    const int avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+                       && getenv("E5_NO_AVX512") == NULL;
+    use_vnni = avx512 && __builtin_cpu_supports("avx512vnni") && getenv("E5_NO_VNNI") == NULL;
+    use_bw = avx512 && !use_vnni;
 #endif
-
 }
+
+/* The kernel e5_parse chose, for benchmarks and health reports. */
+const char *e5_kernel(void) { return use_vnni ? "avx512vnni" : use_bw ? "avx512bw" : "avx2"; }
 
 
 /* ---- passage GEMM (agentmemory) ----------------------------------------
@@ -414,6 +422,83 @@ tile_vnni(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad
     default: break;
     }
 }
+
+/* AVX-512BW without VNNI: tile_vnni_nt's blocking (32 rows = two 16-lane vectors x NT tokens), each
+ * vpdpbusd replaced by a vpmaddubsw summed in int16 over the block's 8 steps and one vpmaddwd per
+ * block, as tile_avx2_nt does (the same bound: 8 * 2 * 15 * 128 < 32767, so the same integers). */
+#ifndef BW_NT                   /* tokens per register block, -D to experiment */
+#define BW_NT 4
+#endif
+__attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl"), always_inline)) static inline void
+tile_bw_nt(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad, const int32_t *as,
+           float *Y, int g, int t0, const int NT, const int NIN) {
+    const int nin = NIN ? NIN : P->nin, nb = nin / QK, nout = P->nout;
+    __m512 f[2][BW_NT];
+    for (int v = 0; v < 2; v++) for (int t = 0; t < NT; t++) f[v][t] = _mm512_setzero_ps();
+    const int8_t *ab = aq + (size_t)t0 * nin;
+    const uint8_t *wb = P->w + (size_t)g * nb * TR * QK;
+    const float *dw = P->d + (size_t)g * nb * TR;
+    for (int b = 0; b < nb; b++, ab += QK, wb += TR * QK, dw += TR) {
+        __m512i acc[2][BW_NT];
+#pragma GCC unroll 8
+        for (int s = 0; s < QK / 4; s++) {
+            const __m512i w0 = _mm512_load_si512((const void *)(wb + s * TR * 4));
+            const __m512i w1 = _mm512_load_si512((const void *)(wb + s * TR * 4 + 64));
+            for (int t = 0; t < NT; t++) {
+                int32_t a4; memcpy(&a4, ab + (size_t)t * nin + 4 * s, 4);
+                const __m512i a = _mm512_set1_epi32(a4);
+                const __m512i p0 = _mm512_maddubs_epi16(w0, a), p1 = _mm512_maddubs_epi16(w1, a);
+                acc[0][t] = s == 0 ? p0 : _mm512_add_epi16(acc[0][t], p0);
+                acc[1][t] = s == 0 ? p1 : _mm512_add_epi16(acc[1][t], p1);
+                /* one chain per register, as in tile_avx2_nt */
+                __asm__("" : "+v"(acc[0][t]), "+v"(acc[1][t]));
+            }
+        }
+        const __m512i ones = _mm512_set1_epi16(1);
+        const __m512 d0 = _mm512_load_ps(dw), d1 = _mm512_load_ps(dw + 16);
+        for (int t = 0; t < NT; t++) {
+            const size_t tb = (size_t)(t0 + t) * nb + b;
+            const __m512 da = _mm512_set1_ps(ad[tb]);
+            const __m512i c = _mm512_set1_epi32(8 * as[tb]);
+            const __m512i i0 = _mm512_sub_epi32(_mm512_madd_epi16(acc[0][t], ones), c);
+            const __m512i i1 = _mm512_sub_epi32(_mm512_madd_epi16(acc[1][t], ones), c);
+            f[0][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i0), _mm512_mul_ps(d0, da), f[0][t]);
+            f[1][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i1), _mm512_mul_ps(d1, da), f[1][t]);
+        }
+    }
+    const int row = g * TR;
+    const __m512 b0 = bias ? _mm512_loadu_ps(bias + row) : _mm512_setzero_ps();
+    const __m512 b1 = bias ? _mm512_loadu_ps(bias + row + 16) : _mm512_setzero_ps();
+    for (int t = 0; t < NT; t++) {
+        _mm512_storeu_ps(Y + (size_t)(t0 + t) * nout + row, _mm512_add_ps(f[0][t], b0));
+        _mm512_storeu_ps(Y + (size_t)(t0 + t) * nout + row + 16, _mm512_add_ps(f[1][t], b1));
+    }
+}
+
+#define BW_CALL(NT, NIN) tile_bw_nt(P, bias, aq, ad, as, Y, g, t, NT, NIN)
+#define BW_ROWS(NIN) do {                                                        \
+        int t = t0;                                                              \
+        for (; t + BW_NT <= t1; t += BW_NT) BW_CALL(BW_NT, NIN);                 \
+        switch (t1 - t) {                                                        \
+        case 7: if (BW_NT > 7) BW_CALL(7 % BW_NT, NIN); break;                   \
+        case 6: if (BW_NT > 6) BW_CALL(6 % BW_NT, NIN); break;                   \
+        case 5: if (BW_NT > 5) BW_CALL(5 % BW_NT, NIN); break;                   \
+        case 4: if (BW_NT > 4) BW_CALL(4 % BW_NT, NIN); break;                   \
+        case 3: if (BW_NT > 3) BW_CALL(3 % BW_NT, NIN); break;                   \
+        case 2: if (BW_NT > 2) BW_CALL(2 % BW_NT, NIN); break;                   \
+        case 1: BW_CALL(1, NIN); break;                                          \
+        default: break;                                                          \
+        }                                                                        \
+    } while (0)
+__attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl"))) static void
+tile_bw(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
+        const int32_t *as, float *Y, int g, int t0, int t1) {
+    if (P->nin == 384) BW_ROWS(384);
+    else if (P->nin == 1536) BW_ROWS(1536);
+    else BW_ROWS(0);
+}
+#undef BW_ROWS
+#undef BW_CALL
 #endif
 
 /* Y[m][L,nout] = X * W[m]^T + bias[m] over tiled weights, m < n matrices of the same input (Q, K
@@ -429,6 +514,7 @@ static void matmul_tiled_n(const tiled_t *const *P, const float *const *bias, co
         const int t0 = tb * GEMM_TOKENS, t1 = t0 + GEMM_TOKENS < L ? t0 + GEMM_TOKENS : L;
 #ifdef HAVE_VNNI_KERNEL
         if (use_vnni) { tile_vnni(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1); continue; }
+        if (use_bw) { tile_bw(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1); continue; }
 #endif
         tile_avx2(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1);
     }
@@ -688,7 +774,7 @@ static void attention(const float *q, const float *k, const float *v, float *ctx
             for (int h = 0; h < NH; h++)
             {
 #if defined(HAVE_VNNI_KERNEL)
-                if (use_vnni) {
+                if (use_vnni || use_bw) {
                     attend_head_wide(q, k, v, ctx, H, hd, segoff[sg], segoff[sg + 1] - segoff[sg], h, scale, kt, vt, sc);
                     continue;
                 }
