@@ -501,28 +501,43 @@ tile_bw(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
 #undef BW_CALL
 #endif
 
+static inline void gelu_span(const float *x, float *out, size_t n);
+
 /* Y[m][L,nout] = X * W[m]^T + bias[m] over tiled weights, m < n matrices of the same input (Q, K
  * and V: one parallel region, not three); X already quantized. Work items are (matrix, block of
  * GEMM_TOKENS tokens, row tile): a thread keeps its tile's weights hot in cache while the tokens
- * stream through. */
+ * stream through. With gq (n = 1), also gelu(Y) quantized as quantize_acts into gq: a tile's 32
+ * outputs of a token are exactly one Q8_0 block, so each work item finishes its blocks while they
+ * are in L1. That was a pass of its own over Y, serial for a query (a tenth of a query's time on
+ * the Skylake-SP machine) and a parallel region for passages; the same numbers. */
+typedef struct { int8_t *q; float *d; int32_t *s; } quant_out;
 static void matmul_tiled_n(const tiled_t *const *P, const float *const *bias, const int8_t *aq, const float *ad,
-                           const int32_t *as, float *const *Y, int n, int L) {
+                           const int32_t *as, float *const *Y, int n, int L, const quant_out *gq) {
     const int G = P[0]->nout / TR, NTB = (L + GEMM_TOKENS - 1) / GEMM_TOKENS, items = n * NTB * G;
 #pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel())
     for (int i = 0; i < items; i++) {
         const int m = i / (NTB * G), tb = i % (NTB * G) / G, g = i % G;
         const int t0 = tb * GEMM_TOKENS, t1 = t0 + GEMM_TOKENS < L ? t0 + GEMM_TOKENS : L;
 #ifdef HAVE_VNNI_KERNEL
-        if (use_vnni) { tile_vnni(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1); continue; }
-        if (use_bw) { tile_bw(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1); continue; }
+        if (use_vnni) tile_vnni(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1);
+        else if (use_bw) tile_bw(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1);
+        else
 #endif
         tile_avx2(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1);
+        if (gq) {
+            const int nout = P[m]->nout, nb = nout / QK;
+            for (int t = t0; t < t1; t++) {
+                float *y = Y[m] + (size_t)t * nout + g * TR;
+                gelu_span(y, y, TR);
+                quant_row(y, TR, gq->q + (size_t)t * nout + g * TR, gq->d + (size_t)t * nb + g, gq->s + (size_t)t * nb + g);
+            }
+        }
     }
 }
 
 static void matmul_tiled(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
                          const int32_t *as, float *Y, int L) {
-    matmul_tiled_n(&P, &bias, aq, ad, as, &Y, 1, L);
+    matmul_tiled_n(&P, &bias, aq, ad, as, &Y, 1, L, NULL);
 }
 
 static inline __attribute__((always_inline)) void
@@ -605,23 +620,6 @@ static inline __attribute__((always_inline)) void gelu_span(const float *x, floa
         }
 #endif
         for (; i < n; i++) out[i] = gelu(x[i]);
-}
-
-/* Quantize gelu(X)[L,nin] (as quantize_acts) without writing gelu(X) back: each row goes through a
- * buffer in L1. The FFN's 1536-wide activations (70 MB for 32 passages) are read once instead of
- * read, written and read again, in one parallel region instead of two; the same numbers. */
-static void gelu_quantize(const float *X, int L, int nin, int8_t *q, float *d, int32_t *s) {
-    const int nb = nin / QK;
-#pragma omp parallel if (!omp_in_parallel() && L >= SMALL_T)
-    {
-        float *row = (float *)aligned_alloc(64, ((size_t)nin * sizeof(float) + 63) & ~(size_t)63);
-#pragma omp for schedule(dynamic, 8)
-        for (int t = 0; t < L; t++) {
-            gelu_span(X + (size_t)t * nin, row, (size_t)nin);
-            quant_row(row, nin, q + (size_t)t * nin, d + (size_t)t * nb, s + (size_t)t * nb);
-        }
-        free(row);
-    }
 }
 
 #if defined(__AVX2__)
@@ -759,12 +757,14 @@ attend_head_wide(const float *q, const float *k, const float *v, float *ctx, int
 }
 #endif
 
-/* ctx = softmax(q k^T / sqrt(hd)) v within each segment, all heads. */
+/* ctx = softmax(q k^T / sqrt(hd)) v within each segment, all heads. Shared by the team even for a
+ * query, unlike the other light passes: 12 heads of a 16-token query are 80 us a layer on the
+ * Skylake-SP machine, worth the fork (measured: 3 % of a query). */
 static void attention(const float *q, const float *k, const float *v, float *ctx, const int *segoff,
                       int nseg, int H, int NH, int hd, int maxp) {
     const float scale = 1.f / sqrtf((float)hd);
     const int np = (maxp + 15) & ~15;
-#pragma omp parallel if (!omp_in_parallel() && segoff[nseg] >= SMALL_T)
+#pragma omp parallel if (!omp_in_parallel())
     {
         float *kt = (float *)aligned_alloc(32, sizeof(float) * (size_t)hd * np);
         float *vt = (float *)aligned_alloc(32, sizeof(float) * (size_t)hd * np);
@@ -1010,6 +1010,9 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     int8_t  *aq = (int8_t *)ALLOC64((size_t)T * FF);
     float   *ad = (float *)ALLOC64((size_t)T * nbmax * sizeof(float));
     int32_t *as = (int32_t *)ALLOC64((size_t)T * nbmax * sizeof(int32_t));
+    int8_t  *aq2 = (int8_t *)ALLOC64((size_t)T * FF);
+    float   *ad2 = (float *)ALLOC64((size_t)T * nbmax * sizeof(float));
+    int32_t *as2 = (int32_t *)ALLOC64((size_t)T * nbmax * sizeof(int32_t));
 #undef ALLOC64
 #define QUANT(X, NIN) quantize_acts((X), T, (NIN), aq, ad, as)
 #define MAT(P, B, Y) matmul_tiled(&(ly->t##P), (B), aq, ad, as, (Y), T)
@@ -1032,7 +1035,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
             const tiled_t *P3[3] = { &ly->tq, &ly->tk, &ly->tv };
             const float *B3[3] = { ly->qb, ly->kb, ly->vb };
             float *Y3[3] = { q, k, v };
-            matmul_tiled_n(P3, B3, aq, ad, as, Y3, 3, T);
+            matmul_tiled_n(P3, B3, aq, ad, as, Y3, 3, T, NULL);
         }
 
         /* scaled dot-product attention, restricted to each text's own tokens; the loop below is
@@ -1071,9 +1074,13 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         }
         QUANT(ctx, H); MAT(ao, ly->aob, ao);
         add_layernorm_q(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps, aq, ad, as);   /* x = LN(x+attn) */
-        MAT(fi, ly->fib, mid);
-        gelu_quantize(mid, T, FF, aq, ad, as);
-        MAT(fo, ly->fob, fo);
+        {   /* gelu(mid) quantized by the work items into the second buffers: the first are FI's input */
+            const tiled_t *fi = &ly->tfi;
+            const float *fib = ly->fib;
+            const quant_out gq = { aq2, ad2, as2 };
+            matmul_tiled_n(&fi, &fib, aq, ad, as, &mid, 1, T, &gq);
+        }
+        matmul_tiled(&ly->tfo, ly->fob, aq2, ad2, as2, fo, T);
         /* x = LN(x+ffn), quantized for the next layer's Q/K/V */
         if (l + 1 < m->NL) add_layernorm_q(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps, aq, ad, as);
         else add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);
@@ -1096,7 +1103,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     }
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-    free(aq); free(ad); free(as);
+    free(aq); free(ad); free(as); free(aq2); free(ad2); free(as2);
     return 0;
 #undef QUANT
 #undef MAT
