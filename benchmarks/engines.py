@@ -95,7 +95,7 @@ def compare_engines(passages: list[str], questions: list[str], *, batch_size: in
     else:
         log("engines: packed GEMM")
         gemm = PackedEngine(path, model, threads=threads)
-        runs.append(measure("packed GEMM (installed)", gemm.encode, passages, questions, batch_size))
+        runs.append(measure(f"packed GEMM (installed, {gemm.kernel})", gemm.encode, passages, questions, batch_size))
     reference = runs[0].vectors
     for run in runs[1:]:
         if run.vectors is not None:

@@ -188,15 +188,33 @@ def test_an_unloadable_packed_engine_falls_back_under_auto(monkeypatch, tmp_path
 
 
 @needs_packed
-def test_avx2_kernels_match_the_stock_engine_too(engines, monkeypatch):
-    """CPUs without AVX-512 VNNI take the AVX2 kernels (chosen when a model loads; E5_NO_VNNI forces
-    them here). They must compute the same vectors."""
+@pytest.mark.parametrize(("env", "kernels"), [
+    # E5_NO_AVX512: the AVX2 kernels on any CPU.
+    ("E5_NO_AVX512", {"avx2"}),
+    # E5_NO_VNNI: the AVX-512BW kernels where the CPU has AVX-512BW (Skylake-SP, or a VNNI CPU told
+    # not to use VNNI), else AVX2.
+    ("E5_NO_VNNI", {"avx512bw"} if {"avx512bw", "avx512vl"} <= engine_module._cpu_flags() else {"avx2"}),
+])
+def test_every_kernel_matches_the_stock_engine(engines, monkeypatch, env, kernels):
+    """Each CPU takes the best kernels it has (chosen when a model loads): AVX-512 VNNI, AVX-512BW,
+    else AVX2; the environment variables force the slower ones here. All compute the same vectors."""
     stock, _packed = engines
     passages = [*TEXTS[:4], LONG]
-    monkeypatch.setenv("E5_NO_VNNI", "1")
-    avx2 = PackedEngine(engine_module.packed_engine_path(), threads=1)
-    vectors = avx2.encode(passages, False)
-    monkeypatch.delenv("E5_NO_VNNI")
+    monkeypatch.setenv(env, "1")
+    forced = PackedEngine(engine_module.packed_engine_path(), threads=1)
+    assert forced.kernel in kernels
+    vectors = forced.encode(passages, False)
+    query = forced.encode([TEXTS[0]], True)[0]
+    monkeypatch.delenv(env)
     PackedEngine(engine_module.packed_engine_path(), threads=1)  # the choice is process-wide: restore it
     cosines = (stock.encode(passages, False) * vectors).sum(axis=1)
     assert cosines.min() >= 0.9998, cosines
+    assert float(np.dot(stock.encode(TEXTS[0], True), query)) >= 0.9998
+
+
+@needs_packed
+def test_the_default_kernel_is_the_best_the_cpu_has(engines):
+    flags = engine_module._cpu_flags()
+    expected = ("avx512vnni" if {"avx512vnni", "avx512bw", "avx512vl"} <= flags
+                else "avx512bw" if {"avx512bw", "avx512vl"} <= flags else "avx2")
+    assert engines[1].kernel == expected

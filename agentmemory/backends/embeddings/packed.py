@@ -60,6 +60,12 @@ class PackedEngine:
             raise RuntimeError(f"the packed engine could not load {path}")
         lib.e5_set_pinning(self._handle, int(pin_threads))
         self.dim = int(lib.e5_dim(self._handle))
+        #: The matrix kernels chosen for this CPU when the model loaded ("avx512vnni", "avx512bw" or
+        #: "avx2"); None for a build without e5_kernel (benchmarks rebuild older engines).
+        self.kernel: str | None = None
+        if hasattr(lib, "e5_kernel"):
+            lib.e5_kernel.restype = ctypes.c_char_p
+            self.kernel = lib.e5_kernel().decode()
 
     def encode(self, texts: list[str], is_query: bool) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)

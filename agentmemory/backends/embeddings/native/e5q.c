@@ -15,8 +15,8 @@
  *   - every linear layer is an int8 GEMM over tiled weights (matmul_tiled): the 4-bit weights
  *     are expanded to 8 bits once at load, in tiles of 32 output rows whose int32 lanes are
  *     output rows, so a block of tokens runs through each weight load (passages) and a query
- *     needs no horizontal sums; AVX-512 VNNI (vpdpbusd, 16 rows a vector) or AVX2, chosen at
- *     run time;
+ *     needs no horizontal sums; AVX-512 VNNI (vpdpbusd, 16 rows a vector), AVX-512BW
+ *     (vpmaddubsw, 16 rows a vector) or AVX2, chosen at run time;
  *   - attention scores and P x V are blocked over queries with the keys transposed per head
  *     (attend_head), a row of scores per query, never n x n;
  *   - activation quantization and GELU's erf run 8 lanes at a time.
@@ -190,16 +190,24 @@ static void quantize_acts(const float *RESTRICT X, int L, int nin,
 #define HAVE_VNNI_KERNEL 1
 #endif
 
-static int use_vnni = 0;   /* set by e5_parse, before any kernel runs */
+/* Set by e5_parse, before any kernel runs. use_vnni: AVX-512 VNNI (Ice Lake, Zen 4 and later);
+ * use_bw: AVX-512BW without VNNI (Skylake-SP, Cascade Lake without VNNI exposed). Either also
+ * means 32 vector registers for the attention. E5_NO_VNNI skips the first, E5_NO_AVX512 both
+ * (the AVX2 kernels), for A/B comparisons on one machine. */
+static int use_vnni = 0, use_bw = 0;
 
 static void choose_kernel(void) {
 #ifdef HAVE_VNNI_KERNEL
     __builtin_cpu_init();
-    use_vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
-               && getenv("E5_NO_VNNI") == NULL;
+    const int avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+                       && getenv("E5_NO_AVX512") == NULL;
+    use_vnni = avx512 && __builtin_cpu_supports("avx512vnni") && getenv("E5_NO_VNNI") == NULL;
+    use_bw = avx512 && !use_vnni;
 #endif
-
 }
+
+/* The kernel e5_parse chose, for benchmarks and health reports. */
+const char *e5_kernel(void) { return use_vnni ? "avx512vnni" : use_bw ? "avx512bw" : "avx2"; }
 
 
 /* ---- passage GEMM (agentmemory) ----------------------------------------
@@ -414,29 +422,127 @@ tile_vnni(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad
     default: break;
     }
 }
+
+/* AVX-512BW without VNNI: tile_vnni_nt's blocking (32 rows = two 16-lane vectors x NT tokens), each
+ * vpdpbusd replaced by a vpmaddubsw summed in int16 over the block's 8 steps and one vpmaddwd per
+ * block, as tile_avx2_nt does (the same bound: 8 * 2 * 15 * 128 < 32767, so the same integers). */
+#ifndef BW_NT                   /* tokens per register block, -D to experiment */
+#define BW_NT 4
 #endif
+__attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl"), always_inline)) static inline void
+tile_bw_nt(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad, const int32_t *as,
+           float *Y, int g, int t0, const int NT, const int NIN, const int pf) {
+    const int nin = NIN ? NIN : P->nin, nb = nin / QK, nout = P->nout;
+    __m512 f[2][BW_NT];
+    for (int v = 0; v < 2; v++) for (int t = 0; t < NT; t++) f[v][t] = _mm512_setzero_ps();
+    const int8_t *ab = aq + (size_t)t0 * nin;
+    const uint8_t *wb = P->w + (size_t)g * nb * TR * QK;
+    const float *dw = P->d + (size_t)g * nb * TR;
+    for (int b = 0; b < nb; b++, ab += QK, wb += TR * QK, dw += TR) {
+        __m512i acc[2][BW_NT];
+        /* The first token group of a work item brings the tile from memory (a query's 21 MB of
+         * weights do not stay in this machine's share of L3), and the hardware prefetchers stop at
+         * each 4 KB page: fetch the block two ahead (-6 % query time; 1 to 3 ahead about the same). */
+        if (pf)
+            for (int j = 0; j < TR * QK; j += 64) _mm_prefetch((const char *)(wb + 2 * TR * QK + j), _MM_HINT_T0);
+#pragma GCC unroll 8
+        for (int s = 0; s < QK / 4; s++) {
+            const __m512i w0 = _mm512_load_si512((const void *)(wb + s * TR * 4));
+            const __m512i w1 = _mm512_load_si512((const void *)(wb + s * TR * 4 + 64));
+            for (int t = 0; t < NT; t++) {
+                int32_t a4; memcpy(&a4, ab + (size_t)t * nin + 4 * s, 4);
+                const __m512i a = _mm512_set1_epi32(a4);
+                const __m512i p0 = _mm512_maddubs_epi16(w0, a), p1 = _mm512_maddubs_epi16(w1, a);
+                acc[0][t] = s == 0 ? p0 : _mm512_add_epi16(acc[0][t], p0);
+                acc[1][t] = s == 0 ? p1 : _mm512_add_epi16(acc[1][t], p1);
+                /* one chain per register, as in tile_avx2_nt */
+                __asm__("" : "+v"(acc[0][t]), "+v"(acc[1][t]));
+            }
+        }
+        const __m512i ones = _mm512_set1_epi16(1);
+        const __m512 d0 = _mm512_load_ps(dw), d1 = _mm512_load_ps(dw + 16);
+        for (int t = 0; t < NT; t++) {
+            const size_t tb = (size_t)(t0 + t) * nb + b;
+            const __m512 da = _mm512_set1_ps(ad[tb]);
+            const __m512i c = _mm512_set1_epi32(8 * as[tb]);
+            const __m512i i0 = _mm512_sub_epi32(_mm512_madd_epi16(acc[0][t], ones), c);
+            const __m512i i1 = _mm512_sub_epi32(_mm512_madd_epi16(acc[1][t], ones), c);
+            f[0][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i0), _mm512_mul_ps(d0, da), f[0][t]);
+            f[1][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i1), _mm512_mul_ps(d1, da), f[1][t]);
+        }
+    }
+    const int row = g * TR;
+    const __m512 b0 = bias ? _mm512_loadu_ps(bias + row) : _mm512_setzero_ps();
+    const __m512 b1 = bias ? _mm512_loadu_ps(bias + row + 16) : _mm512_setzero_ps();
+    for (int t = 0; t < NT; t++) {
+        _mm512_storeu_ps(Y + (size_t)(t0 + t) * nout + row, _mm512_add_ps(f[0][t], b0));
+        _mm512_storeu_ps(Y + (size_t)(t0 + t) * nout + row + 16, _mm512_add_ps(f[1][t], b1));
+    }
+}
+
+#define BW_CALL(NT, NIN) tile_bw_nt(P, bias, aq, ad, as, Y, g, t, NT, NIN, t == t0)
+#define BW_ROWS(NIN) do {                                                        \
+        int t = t0;                                                              \
+        for (; t + BW_NT <= t1; t += BW_NT) BW_CALL(BW_NT, NIN);                 \
+        switch (t1 - t) {                                                        \
+        case 7: if (BW_NT > 7) BW_CALL(7 % BW_NT, NIN); break;                   \
+        case 6: if (BW_NT > 6) BW_CALL(6 % BW_NT, NIN); break;                   \
+        case 5: if (BW_NT > 5) BW_CALL(5 % BW_NT, NIN); break;                   \
+        case 4: if (BW_NT > 4) BW_CALL(4 % BW_NT, NIN); break;                   \
+        case 3: if (BW_NT > 3) BW_CALL(3 % BW_NT, NIN); break;                   \
+        case 2: if (BW_NT > 2) BW_CALL(2 % BW_NT, NIN); break;                   \
+        case 1: BW_CALL(1, NIN); break;                                          \
+        default: break;                                                          \
+        }                                                                        \
+    } while (0)
+__attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl"))) static void
+tile_bw(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
+        const int32_t *as, float *Y, int g, int t0, int t1) {
+    if (P->nin == 384) BW_ROWS(384);
+    else if (P->nin == 1536) BW_ROWS(1536);
+    else BW_ROWS(0);
+}
+#undef BW_ROWS
+#undef BW_CALL
+#endif
+
+static inline void gelu_span(const float *x, float *out, size_t n);
 
 /* Y[m][L,nout] = X * W[m]^T + bias[m] over tiled weights, m < n matrices of the same input (Q, K
  * and V: one parallel region, not three); X already quantized. Work items are (matrix, block of
  * GEMM_TOKENS tokens, row tile): a thread keeps its tile's weights hot in cache while the tokens
- * stream through. */
+ * stream through. With gq (n = 1), also gelu(Y) quantized as quantize_acts into gq: a tile's 32
+ * outputs of a token are exactly one Q8_0 block, so each work item finishes its blocks while they
+ * are in L1. That was a pass of its own over Y, serial for a query (a tenth of a query's time on
+ * the Skylake-SP machine) and a parallel region for passages; the same numbers. */
+typedef struct { int8_t *q; float *d; int32_t *s; } quant_out;
 static void matmul_tiled_n(const tiled_t *const *P, const float *const *bias, const int8_t *aq, const float *ad,
-                           const int32_t *as, float *const *Y, int n, int L) {
+                           const int32_t *as, float *const *Y, int n, int L, const quant_out *gq) {
     const int G = P[0]->nout / TR, NTB = (L + GEMM_TOKENS - 1) / GEMM_TOKENS, items = n * NTB * G;
 #pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel())
     for (int i = 0; i < items; i++) {
         const int m = i / (NTB * G), tb = i % (NTB * G) / G, g = i % G;
         const int t0 = tb * GEMM_TOKENS, t1 = t0 + GEMM_TOKENS < L ? t0 + GEMM_TOKENS : L;
 #ifdef HAVE_VNNI_KERNEL
-        if (use_vnni) { tile_vnni(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1); continue; }
+        if (use_vnni) tile_vnni(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1);
+        else if (use_bw) tile_bw(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1);
+        else
 #endif
         tile_avx2(P[m], bias[m], aq, ad, as, Y[m], g, t0, t1);
+        if (gq) {
+            const int nout = P[m]->nout, nb = nout / QK;
+            for (int t = t0; t < t1; t++) {
+                float *y = Y[m] + (size_t)t * nout + g * TR;
+                gelu_span(y, y, TR);
+                quant_row(y, TR, gq->q + (size_t)t * nout + g * TR, gq->d + (size_t)t * nb + g, gq->s + (size_t)t * nb + g);
+            }
+        }
     }
 }
 
 static void matmul_tiled(const tiled_t *P, const float *bias, const int8_t *aq, const float *ad,
                          const int32_t *as, float *Y, int L) {
-    matmul_tiled_n(&P, &bias, aq, ad, as, &Y, 1, L);
+    matmul_tiled_n(&P, &bias, aq, ad, as, &Y, 1, L, NULL);
 }
 
 static inline __attribute__((always_inline)) void
@@ -519,23 +625,6 @@ static inline __attribute__((always_inline)) void gelu_span(const float *x, floa
         }
 #endif
         for (; i < n; i++) out[i] = gelu(x[i]);
-}
-
-/* Quantize gelu(X)[L,nin] (as quantize_acts) without writing gelu(X) back: each row goes through a
- * buffer in L1. The FFN's 1536-wide activations (70 MB for 32 passages) are read once instead of
- * read, written and read again, in one parallel region instead of two; the same numbers. */
-static void gelu_quantize(const float *X, int L, int nin, int8_t *q, float *d, int32_t *s) {
-    const int nb = nin / QK;
-#pragma omp parallel if (!omp_in_parallel() && L >= SMALL_T)
-    {
-        float *row = (float *)aligned_alloc(64, ((size_t)nin * sizeof(float) + 63) & ~(size_t)63);
-#pragma omp for schedule(dynamic, 8)
-        for (int t = 0; t < L; t++) {
-            gelu_span(X + (size_t)t * nin, row, (size_t)nin);
-            quant_row(row, nin, q + (size_t)t * nin, d + (size_t)t * nb, s + (size_t)t * nb);
-        }
-        free(row);
-    }
 }
 
 #if defined(__AVX2__)
@@ -673,12 +762,14 @@ attend_head_wide(const float *q, const float *k, const float *v, float *ctx, int
 }
 #endif
 
-/* ctx = softmax(q k^T / sqrt(hd)) v within each segment, all heads. */
+/* ctx = softmax(q k^T / sqrt(hd)) v within each segment, all heads. Shared by the team even for a
+ * query, unlike the other light passes: 12 heads of a 16-token query are 80 us a layer on the
+ * Skylake-SP machine, worth the fork (measured: 3 % of a query). */
 static void attention(const float *q, const float *k, const float *v, float *ctx, const int *segoff,
                       int nseg, int H, int NH, int hd, int maxp) {
     const float scale = 1.f / sqrtf((float)hd);
     const int np = (maxp + 15) & ~15;
-#pragma omp parallel if (!omp_in_parallel() && segoff[nseg] >= SMALL_T)
+#pragma omp parallel if (!omp_in_parallel())
     {
         float *kt = (float *)aligned_alloc(32, sizeof(float) * (size_t)hd * np);
         float *vt = (float *)aligned_alloc(32, sizeof(float) * (size_t)hd * np);
@@ -688,7 +779,7 @@ static void attention(const float *q, const float *k, const float *v, float *ctx
             for (int h = 0; h < NH; h++)
             {
 #if defined(HAVE_VNNI_KERNEL)
-                if (use_vnni) {
+                if (use_vnni || use_bw) {
                     attend_head_wide(q, k, v, ctx, H, hd, segoff[sg], segoff[sg + 1] - segoff[sg], h, scale, kt, vt, sc);
                     continue;
                 }
@@ -924,6 +1015,9 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     int8_t  *aq = (int8_t *)ALLOC64((size_t)T * FF);
     float   *ad = (float *)ALLOC64((size_t)T * nbmax * sizeof(float));
     int32_t *as = (int32_t *)ALLOC64((size_t)T * nbmax * sizeof(int32_t));
+    int8_t  *aq2 = (int8_t *)ALLOC64((size_t)T * FF);
+    float   *ad2 = (float *)ALLOC64((size_t)T * nbmax * sizeof(float));
+    int32_t *as2 = (int32_t *)ALLOC64((size_t)T * nbmax * sizeof(int32_t));
 #undef ALLOC64
 #define QUANT(X, NIN) quantize_acts((X), T, (NIN), aq, ad, as)
 #define MAT(P, B, Y) matmul_tiled(&(ly->t##P), (B), aq, ad, as, (Y), T)
@@ -946,7 +1040,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
             const tiled_t *P3[3] = { &ly->tq, &ly->tk, &ly->tv };
             const float *B3[3] = { ly->qb, ly->kb, ly->vb };
             float *Y3[3] = { q, k, v };
-            matmul_tiled_n(P3, B3, aq, ad, as, Y3, 3, T);
+            matmul_tiled_n(P3, B3, aq, ad, as, Y3, 3, T, NULL);
         }
 
         /* scaled dot-product attention, restricted to each text's own tokens; the loop below is
@@ -985,9 +1079,13 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         }
         QUANT(ctx, H); MAT(ao, ly->aob, ao);
         add_layernorm_q(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps, aq, ad, as);   /* x = LN(x+attn) */
-        MAT(fi, ly->fib, mid);
-        gelu_quantize(mid, T, FF, aq, ad, as);
-        MAT(fo, ly->fob, fo);
+        {   /* gelu(mid) quantized by the work items into the second buffers: the first are FI's input */
+            const tiled_t *fi = &ly->tfi;
+            const float *fib = ly->fib;
+            const quant_out gq = { aq2, ad2, as2 };
+            matmul_tiled_n(&fi, &fib, aq, ad, as, &mid, 1, T, &gq);
+        }
+        matmul_tiled(&ly->tfo, ly->fob, aq2, ad2, as2, fo, T);
         /* x = LN(x+ffn), quantized for the next layer's Q/K/V */
         if (l + 1 < m->NL) add_layernorm_q(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps, aq, ad, as);
         else add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);
@@ -1010,7 +1108,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     }
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-    free(aq); free(ad); free(as);
+    free(aq); free(ad); free(as); free(aq2); free(ad2); free(as2);
     return 0;
 #undef QUANT
 #undef MAT
