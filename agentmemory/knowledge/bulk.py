@@ -2,8 +2,9 @@
 
 The steps and guarantees are ``ingest_document``'s for each document; what changes is the rhythm:
 - documents are prepared (parsed text validated, versioned, chunked, keyword-indexed) in groups of
-  about one embedding batch, one short transaction and one statement per table for each group
-  (prepare.py), while the embedder works on the batch before (backends/embeddings/pipeline.py);
+  about one embedding batch (the first groups smaller: the embedder starts with the first document),
+  one short transaction and one statement per table for each group (prepare.py), while the embedder
+  works on the batch before (backends/embeddings/pipeline.py);
 - chunks of consecutive documents fill embedding batches of the embedder's batch size, so short
   documents do not each pay for a call, and a long one spans several batches;
 - each batch's vectors, and the publishing of every document whose last chunk is in it, are one
@@ -61,8 +62,7 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
     def batches() -> Iterator[tuple[list[tuple[int, _Pending]], list[str]]]:
         keys: list[tuple[int, _Pending]] = []
         texts: list[str] = []
-        started = False
-        for group in _groups(items, knowledge_base, size):
+        for number, group in enumerate(_groups(items, knowledge_base, size)):
             for item, begun in zip(group, begin_documents(knowledge_base, group, model), strict=True):
                 pending = _pending(item, begun, model, settled)
                 if pending is None:
@@ -76,10 +76,10 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
                         yield keys, texts
                         keys, texts = [], []
                 counts["known"] += pending.remaining
-            if texts and not started:
-                # The first batch leaves with the first group (one document): the embedder starts at
-                # once instead of waiting for a whole batch of documents to be prepared.
-                started = True
+            if texts and number < _RAMP:
+                # The first groups are small and each leaves as its own batch (one document, then
+                # about size/8, size/4, size/2 chunks): the embedder starts at once and always has the
+                # next batch before it finishes one, instead of waiting for a whole batch of documents.
                 yield keys, texts
                 keys, texts = [], []
         if texts:
@@ -96,17 +96,22 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
         yield settled.popleft()
 
 
+#: The first groups that leave as batches of their own (bulk.batches), growing to the embedder's batch size.
+_RAMP = 4
+
+
 def _groups(items: Iterable[DocumentInput], kb: KnowledgeBase, size: int) -> Iterator[list[DocumentInput]]:
-    """The inputs in groups prepared together: the first alone, then about one embedding batch of
-    chunks each (estimated from the text's length), at most 64 documents."""
+    """The inputs in groups prepared together: the first alone, then about size/8, size/4 and size/2
+    chunks (estimated from the text's length), then about one embedding batch each, at most 64 documents."""
     group: list[DocumentInput] = []
-    estimate, first = 0, True
+    estimate, number = 0, 0
     for item in items:
         group.append(item)
         estimate += max(1, -(-len(item.parsed.text) // max(kb.chunk_size - kb.chunk_overlap, 1)))
-        if first or estimate >= size or len(group) >= 64:
+        wanted = 0 if number == 0 else max(1, size >> max(0, _RAMP - number))
+        if estimate >= wanted or len(group) >= 64:
             yield group
-            group, estimate, first = [], 0, False
+            group, estimate, number = [], 0, number + 1
     if group:
         yield group
 

@@ -1,13 +1,14 @@
 """Embed a version's chunks, batch by batch, each batch committed; reuse vectors of identical chunks."""
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from ..backends import get_embedder
 from ..backends.embeddings.pipeline import embed_batches
 from ..conf import app_settings
 from ..exceptions import EmbeddingError
 from ..models import Chunk, KnowledgeBase
+from ..models.fields import vector_literal
 from ..progress import Progress
 from .chunk import embedding_text
 
@@ -54,9 +55,17 @@ def embed_chunks(chunks, *, embedder=None, progress: Progress | None = None, bat
 
 
 def store_vectors(pks: list[int], vectors, model: str) -> None:
-    """Write one batch of vectors (one statement, one commit)."""
+    """Write one batch of vectors (one statement, one commit).
+
+    One UPDATE from arrays of ids and vectors: bulk_update's CASE per row cost the import's thread
+    ~40 ms of Python a batch, taken from the embedder's threads on a small machine.
+    """
     if not pks:
         return
-    updates = [Chunk(pk=pk, embedding=vector, embedding_model=model) for pk, vector in zip(pks, vectors, strict=True)]
-    with transaction.atomic():
-        Chunk.objects.bulk_update(updates, ["embedding", "embedding_model"])
+    if len(pks) != len(vectors):
+        raise ValueError("one vector per chunk")
+    table = Chunk._meta.db_table
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {table} SET embedding = v.e::vector, embedding_model = %s "
+                       f"FROM unnest(%s::bigint[], %s::text[]) AS v(id, e) WHERE {table}.id = v.id",
+                       [model, list(pks), [vector_literal(v) for v in vectors]])

@@ -47,9 +47,10 @@ def test_short_documents_share_embedding_batches_and_all_publish(kb, counting_em
     chunks = Chunk.objects.filter(knowledge_base=kb)
     assert set(chunks.values_list("status", flat=True)) == {"active"}
     assert not chunks.filter(embedding__isnull=True).exists()
-    # ten one-chunk documents: the first leaves alone (the embedder starts at once), then batches of
-    # four chunks across documents, not one call per document
-    assert calls == [1, 4, 4, 1]
+    # ten one-chunk documents: the first leaves alone (the embedder starts at once), then growing
+    # batches (size/8, size/4, size/2: 1, 1, 2 at size 4) so the next is ready before the embedder
+    # finishes one, then batches of four chunks across documents, not one call per document
+    assert calls == [1, 1, 1, 2, 4, 1]
     assert seen[-1] == (10, 10) and [d for d, _t in seen] == sorted(d for d, _t in seen)
 
 
