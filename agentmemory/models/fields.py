@@ -17,5 +17,6 @@ def embedding_field(**kwargs) -> VectorField:
 
 
 def vector_literal(vector) -> str:
-    """A vector as pgvector text (``'[0.1,0.2,...]'``) for raw SQL: 7 significant digits, float32's precision."""
-    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+    """A vector as pgvector text (``'[0.1,0.2,...]'``) for raw SQL: 9 significant digits, so that every
+    float32 reads back exactly (stored vectors are written this way)."""
+    return "[" + ",".join(f"{float(x):.9g}" for x in vector) + "]"

@@ -84,3 +84,20 @@ def test_a_failed_batch_fails_its_documents_and_a_rerun_resumes(kb, counting_emb
     assert {k for k, o in again.items() if o.action == "unchanged"} == published
     assert {k for k, o in again.items() if o.action == "created"} == failed
     assert len(counting_embedder.texts) == 1  # only what had failed is embedded again
+
+
+def test_stored_vectors_read_back_exactly(kb):
+    import numpy as np
+
+    from agentmemory.knowledge.embed import store_vectors
+
+    list(ingest_documents(knowledge_base=kb, items=inputs(3)))
+    pks = list(Chunk.objects.filter(knowledge_base=kb).order_by("id").values_list("id", flat=True))
+    vectors = np.random.default_rng(7).standard_normal((len(pks), 384)).astype(np.float32)
+    store_vectors(pks, vectors, "another-model")
+    stored = dict(Chunk.objects.filter(pk__in=pks).values_list("id", "embedding"))
+    for pk, vector in zip(pks, vectors, strict=True):
+        assert np.array_equal(np.asarray(stored[pk], dtype=np.float32), vector)
+    assert set(Chunk.objects.filter(pk__in=pks).values_list("embedding_model", flat=True)) == {"another-model"}
+    with pytest.raises(ValueError):
+        store_vectors(pks, vectors[:1], "another-model")
