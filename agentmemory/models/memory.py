@@ -152,8 +152,12 @@ def _by_ids_columns() -> tuple[list[str], list[tuple[int, Any, Any]]]:
     """The attribute names of _by_ids_sql's columns, and (position, converter, column) for each value a
     field converts from its database form (JSON, say), as a queryset would."""
     fields = _by_ids_fields()
-    converters = [(i, convert, f.get_col(MemoryItem._meta.db_table))
-                  for i, f in enumerate(fields) for convert in f.get_db_converters(connection)]
+    converters = []
+    for i, f in enumerate(fields):
+        column = f.get_col(MemoryItem._meta.db_table)
+        # The backend's converters first, then the field's: the order a queryset's compiler applies them.
+        for convert in [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)]:
+            converters.append((i, convert, column))
     return [f.attname for f in fields], converters
 
 

@@ -293,3 +293,14 @@ def test_a_database_without_the_current_trigger_is_answered_from_sql(loads, monk
                        "FOR EACH ROW EXECUTE FUNCTION am_memory_rev_next()")
     assert len(recall_memories("old-db", "vet appointment", touch=False)) > 0
     assert loads == []
+
+
+def test_recalled_items_are_whole_model_instances():
+    write_memory("whole", MemoryDraft(content="The user's billing service runs on Java 17.", type="fact",
+                                      source="user_stated", value={"java": 17}, tags={"project": "billing"}))
+    [hit] = recall_memories("whole", "Java billing service", top_k=1, touch=False)
+    item = hit.memory
+    assert item.value == {"java": 17} and item.tags == {"project": "billing"}  # JSON fields parsed
+    assert item.created_at.tzinfo is not None and item.user_id == "whole"
+    assert item.embedding is not None  # deferred, loaded when touched
+    assert MemoryItem.objects.for_user("whole").get(pk=item.pk).content == item.content
