@@ -142,11 +142,12 @@ DETAILS = (f"m.source, m.confidence, extract(epoch FROM coalesce(m.last_accessed
 
 def _details(row) -> tuple:
     source, confidence, touched, accesses, session, turn, head, when = row
-    return (source, float(confidence), _moment(touched), int(accesses or 0), session, turn, speaker_of(head),
-            _moment(when))
+    return (source, float(confidence), moment(touched), int(accesses or 0), session, turn, speaker_of(head),
+            moment(when))
 
 
-def _moment(epoch: float) -> dt.datetime:
+def moment(epoch: float) -> dt.datetime:
+    """An epoch-seconds time (how recall reads times) as an aware datetime."""
     return dt.datetime.fromtimestamp(epoch, dt.UTC)
 
 

@@ -7,12 +7,10 @@ tests/memory/test_recall_index.py holds both paths to the same results.
 """
 from __future__ import annotations
 
-import datetime as dt
-
 import numpy as np
 
 from ..models import MemoryItem
-from .channels import Candidate
+from .channels import Candidate, moment
 from .snapshot import UserIndex
 
 LOG = MemoryItem.Source.SYSTEM_LOG
@@ -85,14 +83,10 @@ def candidates(index: UserIndex, ids: list[int], live: dict[int, tuple[int, floa
     out = {}
     for pk, source, confidence, session, turn, has_turn, speaker, when in columns:
         accesses, touched = live[pk]
-        out[pk] = Candidate(vector.get(pk), bm25.get(pk), source, confidence, _moment(touched), accesses, session,
-                            turn if has_turn or turn else None, speaker, _moment(when),
+        out[pk] = Candidate(vector.get(pk), bm25.get(pk), source, confidence, moment(touched), accesses, session,
+                            turn if has_turn or turn else None, speaker, moment(when),
                             window_cosine=window_cosines.get(pk))
     return out
-
-
-def _moment(epoch: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC)
 
 
 def _log_turns(index: UserIndex, mask: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
