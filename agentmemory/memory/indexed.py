@@ -14,6 +14,7 @@ from .channels import Candidate, moment
 from .snapshot import UserIndex
 
 LOG = MemoryItem.Source.SYSTEM_LOG
+_DENSE_PAIRS = 1 << 20  # (turn, term) cells summed in a dense table (8 MB) rather than by sorting
 
 
 def scope_mask(index: UserIndex, statuses: list[str], sources: list[str], agents: list[str] | None) -> np.ndarray:
@@ -64,9 +65,11 @@ def keyword_scores(index: UserIndex, mask: np.ndarray, terms: list[str], *, limi
     avgdl = max(float(index.term_count[mask].mean()), 1.0)
     df = np.bincount(lex, minlength=len(spans)).astype(np.float64)
     idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
-    docs, inverse = np.unique(rows, return_inverse=True)
-    score = np.bincount(inverse, _term_scores(idf[lex], tf, index.term_count[rows], avgdl, k1, b))
-    bm25 = _top(index.ids[docs], score, limit)
+    # Dense sums over the user's rows: O(rows), where np.unique sorted the matches.
+    score = np.bincount(rows, _term_scores(idf[lex], tf, index.term_count[rows], avgdl, k1, b),
+                        minlength=len(index.ids))
+    docs = np.flatnonzero(np.bincount(rows, minlength=len(index.ids)))
+    bm25 = _top(index.ids[docs], score[docs], limit)
     if window <= 0:
         return bm25, {}
     return bm25, _window_scores(index, mask, rows, lex, tf, idf, window=window, limit=limit, k1=k1, b=b)
@@ -129,12 +132,20 @@ def _window_scores(index: UserIndex, mask: np.ndarray, rows: np.ndarray, lex: np
     receiver = starts + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
     pair_lex, pair_tf = np.repeat(lex[hit], counts), np.repeat(tf[hit], counts)
     width = int(lex.max()) + 1
-    pairs, inverse = np.unique(receiver * width + pair_lex, return_inverse=True)
-    summed = np.bincount(inverse, pair_tf)
+    # Each (receiving turn, term)'s summed frequency, dense when that table is small enough.
+    flat = receiver * width + pair_lex
+    if len(logs) * width <= _DENSE_PAIRS:
+        summed = np.bincount(flat, pair_tf, minlength=len(logs) * width)
+        pairs = np.flatnonzero(np.bincount(flat, minlength=len(logs) * width))
+        summed = summed[pairs]
+    else:
+        pairs, inverse = np.unique(flat, return_inverse=True)
+        summed = np.bincount(inverse, pair_tf)
     turn, term = pairs // width, pairs % width
     contribution = _term_scores(idf[term], summed, wlen[turn], avgwl, k1, b)
-    turns, inverse = np.unique(turn, return_inverse=True)
-    return _top(index.ids[logs[turns]], np.bincount(inverse, contribution), limit)
+    per_turn = np.bincount(turn, contribution, minlength=len(logs))
+    turns = np.flatnonzero(np.bincount(turn, minlength=len(logs)))
+    return _top(index.ids[logs[turns]], per_turn[turns], limit)
 
 
 def vector_scores(index: UserIndex, mask: np.ndarray, query: np.ndarray, *, limit: int) -> tuple[dict[int, float], np.ndarray]:

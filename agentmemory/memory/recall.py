@@ -37,7 +37,7 @@ from .decay import decay_factor, frequency_factor
 from .indexed import candidates as indexed_candidates
 from .indexed import keyword_scores, scope_mask, vector_scores, window_cosines
 from .priors import in_period, named_period, named_speaker
-from .snapshot import cache_limit, cached_index, fits, load_index, read_fingerprint
+from .snapshot import cache_limit, cached_index, fits, load_index, read_fingerprint, read_rows, small_copy
 
 logger = logging.getLogger(__name__)
 
@@ -60,10 +60,15 @@ def with_neighbour_context(relevance: dict[int, float], positions: dict[int, tup
         return relevance
     out = dict(relevance)
     for turns in by_session.values():
+        if len(turns) == 1:  # no neighbour: relevance + weight x 0
+            continue
         for turn, pk in turns.items():
-            best = max((relevance[turns[t]] for t in range(turn - window, turn + window + 1)
-                        if t != turn and t in turns), default=0.0)
-            out[pk] = relevance[pk] + weight * best
+            best = None  # the neighbours' best relevance (a plain loop: ~120 candidates per recall)
+            for t in range(turn - window, turn + window + 1):
+                other = turns.get(t) if t != turn else None
+                if other is not None and (best is None or relevance[other] > best):
+                    best = relevance[other]
+            out[pk] = relevance[pk] + weight * (0.0 if best is None else best)
     return out
 
 
@@ -110,15 +115,18 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
         channels = _indexed_channels(user_id, scope, params, (statuses, sources, visible), terms,
                                      candidates, embedder, query_vector)
     if channels is None:
-        channels = _sql_channels(user_id, scope, params, terms, candidates, embedder, query_vector)
-    found, windows = channels
+        channels = (*_sql_channels(user_id, scope, params, terms, candidates, embedder, query_vector), None)
+    found, windows, whole = channels
     mode, reason = ("hybrid", "") if query_vector.vector is not None else ("keyword", query_vector.reason)
     if mode != "hybrid":
         logger.warning("memory recall degraded to keyword-only: %s", reason)
     ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found}, top_k)
     if not ranked:
         return RecallResult((), mode=mode, degraded_reason=reason)
-    rows = _fetch(user_id, [pk for pk, _s in ranked])
+    if whole is not None:  # a small user's rows, read whole while the query embedded
+        rows = {m.pk: m for m in MemoryItem.objects.from_rows([whole[pk][3:] for pk, _s in ranked], epoch_times=True)}
+    else:
+        rows = _fetch(user_id, [pk for pk, _s in ranked])
     top = tuple(RecalledMemory(rows[pk], scores) for pk, scores in ranked if pk in rows)
     if touch and top:
         record_access(user_id, [r.memory.pk for r in top], timezone.now())
@@ -180,16 +188,24 @@ def _sql_channels(user_id: str, scope: str, params: list, terms: list[str], limi
 
 
 def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, terms: list[str], limit: int,
-                      embedder, query_vector: _QueryVector) -> tuple[dict[int, Candidate], dict[int, float]] | None:
-    """Both channels over the in-process index (snapshot.py, indexed.py); None when this call cannot
-    use it (a user too large for it, or a write between its two reads): then the SQL channels answer.
+                      embedder, query_vector: _QueryVector
+                      ) -> tuple[dict[int, Candidate], dict[int, float], dict[int, tuple] | None] | None:
+    """Both channels over the in-process index (snapshot.py, indexed.py), and a small user's rows read
+    whole; None when this call cannot use it (a user too large for it, or a write between its two
+    reads): then the SQL channels answer.
 
     The copy proposes the candidates and knows what their scores need but their access statistics,
     which recalls raise without a new revision: one statement reads those, under the scope again,
     so SQL decides what the user's scope holds now. When a candidate has left it since the
     fingerprint (a concurrent write), every candidate's row is read again as the SQL channels read them.
+    A small user's rows are all read in the fingerprint's own statement, while the query embeds: when
+    the copy matches them, it is exactly those rows, and nothing is left to read after the ranking.
     """
-    fingerprint = read_fingerprint(user_id)
+    whole = None
+    if small_copy(user_id, embedder.model_name):
+        fingerprint, whole = read_rows(user_id)
+    else:
+        fingerprint = read_fingerprint(user_id)
     if not fits(fingerprint, int(getattr(embedder, "dimensions", 0) or 384)):
         return None
     index = cached_index(user_id, embedder.model_name, fingerprint)
@@ -208,12 +224,17 @@ def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, te
     ids = sorted(set(vector) | set(bm25) | set(windows))
     if sims is not None:
         cosines = window_cosines(index, ids, sims, _window(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))
-    live = access_in_scope(scope, params, ids)
+    if whole is not None:  # the copy's fingerprint is these rows': each candidate's revision must agree
+        revs = index.revs[index.row_of(np.asarray(ids, dtype=np.int64))[0]].tolist()
+        live = {pk: (int(whole[pk][1] or 0), whole[pk][2]) for pk, rev in zip(ids, revs, strict=True)
+                if pk in whole and whole[pk][0] == rev}
+    else:
+        live = access_in_scope(scope, params, ids)
     if len(live) == len(ids):
         found = indexed_candidates(index, ids, live, vector=vector, bm25=bm25, window_cosines=cosines)
     else:
-        found = candidate_rows(scope, params, ids, vector=vector, bm25=bm25, window_cosines=cosines)
-    return found, {pk: v for pk, v in windows.items() if pk in found}
+        found, whole = candidate_rows(scope, params, ids, vector=vector, bm25=bm25, window_cosines=cosines), None
+    return found, {pk: v for pk, v in windows.items() if pk in found}, whole
 
 
 def _fetch(user_id: str, ids: list[int]) -> dict[int, MemoryItem]:
@@ -253,7 +274,7 @@ def _rank(query: str, found: dict[int, Candidate], windows: dict[int, float],
         window=app_settings.MEMORY_CONTEXT_WINDOW, weight=app_settings.MEMORY_CONTEXT_WEIGHT,
     )
     priors = _priors(query, found)
-    now = timezone.now()
+    now = dt.datetime.now(dt.UTC)  # candidates' times are aware (epoch seconds), whatever USE_TZ says
     weights = app_settings.MEMORY_SOURCE_WEIGHTS
     half_life = app_settings.MEMORY_HALF_LIFE_DAYS
     floor = app_settings.MEMORY_DECAY_FLOOR

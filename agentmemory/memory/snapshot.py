@@ -26,6 +26,7 @@ from django.db import connection
 
 from ..conf import app_settings
 from ..models import MemoryItem
+from ..models.memory import row_columns
 from .priors import speaker_of
 
 Fingerprint = tuple[int, int, int]
@@ -112,6 +113,30 @@ def read_fingerprint(user_id: str) -> Fingerprint:
                        f"FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id])
         n, total, top = cursor.fetchone()
     return int(n), int(total), int(top)
+
+
+#: A user with at most this many rows in their copy is read whole with every question (``read_rows``).
+SMALL_USER = 128
+
+
+def small_copy(user_id: str, model_name: str) -> bool:
+    """Whether this process holds a copy of the user with at most SMALL_USER rows."""
+    index = _cache.peek(_key(user_id, model_name))
+    return index is not None and len(index.ids) <= SMALL_USER
+
+
+def read_rows(user_id: str) -> tuple[Fingerprint, dict[int, tuple]]:
+    """A small user's fingerprint and every row, in one statement (one snapshot): by id, (rev, access
+    count, last touch as epoch seconds, then ``row_columns(epoch_times=True)``, for ``from_rows``).
+
+    It replaces the fingerprint statement while the query embeds, so what recall would read after the
+    ranking (the candidates' access statistics, the top k's rows) is already here."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id, rev, access_count, extract(epoch FROM coalesce(last_accessed_at, created_at))"
+                       f"::float8, {row_columns(epoch_times=True)} FROM {MemoryItem._meta.db_table} WHERE user_id = %s",
+                       [user_id])
+        rows = cursor.fetchall()
+    return _fingerprint(np.fromiter((r[1] for r in rows), np.int64, len(rows))), {r[0]: r[1:] for r in rows}
 
 
 _TRIGGER_RECHECK = 60.0  # seconds before a database found without migration 0012 is asked again

@@ -5,6 +5,7 @@ import datetime as dt
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import connection, models
@@ -95,13 +96,25 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
         its columns): the rows become instances here, through the fields' own converters.
         """
         _require_scope(user_id)
-        names, converters = _by_ids_columns()
         with connection.cursor() as cursor:
             cursor.execute(_by_ids_sql(), [user_id, list(ids)])
-            rows = cursor.fetchall()
+            return self.from_rows(cursor.fetchall())
+
+    def from_rows(self, rows: list[tuple], *, epoch_times: bool = False) -> list[MemoryItem]:
+        """Instances from rows of ``row_columns(epoch_times)`` read by a statement that holds the user scope
+        itself (recall reads a small user's rows whole), through the fields' converters."""
+        names, converters = _by_ids_columns()
+        times = _time_positions() if epoch_times else ()
+        # As the database adapter gives times: aware in UTC, or naive in TIME_ZONE where a host has USE_TZ off.
+        local = None if settings.USE_TZ else timezone.get_default_timezone()
         items = []
         for row in rows:
             values = list(row)
+            for i in times:
+                if values[i] is not None:
+                    values[i] = _EPOCH + dt.timedelta(microseconds=values[i])
+                    if local is not None:
+                        values[i] = timezone.make_naive(values[i], local)
             for i, convert, column in converters:
                 values[i] = convert(values[i], column, connection)
             items.append(MemoryItem.from_db(connection.alias, names, values))
@@ -141,10 +154,31 @@ def _by_ids_fields() -> list:
     return [f for f in MemoryItem._meta.concrete_fields if f.name not in ("embedding", "search_vector")]
 
 
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+@cache
+def row_columns(epoch_times: bool = False) -> str:
+    """The columns ``from_rows`` reads, in its order: all but the vector and the tsvector. With
+    ``epoch_times`` the times come as integer microseconds since the epoch: exact, and much cheaper to read
+    than timestamps for a reader that converts few of many rows (a hundred rows: 1.6 ms against 2.9)."""
+    columns = []
+    for f in _by_ids_fields():
+        name = connection.ops.quote_name(f.column)
+        if epoch_times and isinstance(f, models.DateTimeField):
+            name = f"(extract(epoch FROM {name}) * 1000000)::bigint"
+        columns.append(name)
+    return ", ".join(columns)
+
+
+@cache
+def _time_positions() -> tuple[int, ...]:
+    return tuple(i for i, f in enumerate(_by_ids_fields()) if isinstance(f, models.DateTimeField))
+
+
 @cache
 def _by_ids_sql() -> str:
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in _by_ids_fields())
-    return f"SELECT {columns} FROM {MemoryItem._meta.db_table} WHERE user_id = %s AND id = ANY(%s)"
+    return f"SELECT {row_columns()} FROM {MemoryItem._meta.db_table} WHERE user_id = %s AND id = ANY(%s)"
 
 
 @cache

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from django.test import override_settings
 
 from agentmemory.memory.access import flush_access
 from agentmemory.memory.bulk import import_log
@@ -20,10 +21,13 @@ def _log(user: str, n: int) -> None:
 def test_recall_uses_the_same_few_queries_at_any_size(size, django_assert_num_queries):
     _log(f"qc-{size}", size)
     recall_memories(f"qc-{size}", "warm the embedder", top_k=5, touch=False)
-    # keyword channel (+ count), candidates, rows; no query per hit.
-    with django_assert_num_queries(3):
+    # In-process index (the default), a small user: every row read whole with the fingerprint.
+    with django_assert_num_queries(1):
         hits = recall_memories(f"qc-{size}", "When is the retro?", top_k=10, touch=False)
     assert len(hits) == min(10, size)
+    # SQL channels: keyword channel (+ count), candidates, rows; no query per hit.
+    with override_settings(AGENTMEMORY={"MEMORY_RECALL_CACHE_MB": 0}), django_assert_num_queries(3):
+        assert len(recall_memories(f"qc-{size}", "When is the retro?", top_k=10, touch=False)) == min(10, size)
     flush_access()
 
 

@@ -53,6 +53,15 @@ def _same(indexed: list, sql: list) -> None:
             assert (x is None) == (y is None) and (x is None or x == pytest.approx(y, abs=1e-4))
 
 
+@pytest.fixture(autouse=True, params=["small users read whole", "every user by fingerprint"])
+def small_user(request, monkeypatch) -> int:
+    """Every test runs twice: with small users' rows read whole in the fingerprint's statement (the
+    default), and with every user on the fingerprint, access statistics and rows statements."""
+    limit = snapshot.SMALL_USER if request.param == "small users read whole" else 0
+    monkeypatch.setattr(snapshot, "SMALL_USER", limit)
+    return limit
+
+
 @pytest.fixture
 def loads(monkeypatch) -> list[str]:
     """The users whose rows the index (re)reads during the test."""
@@ -249,7 +258,7 @@ def test_access_statistics_that_grew_after_the_copy_rank_as_in_sql(loads):
     assert loads == ["use"]
 
 
-def test_a_question_costs_three_statements_on_a_current_copy():
+def test_a_question_costs_three_statements_on_a_current_copy(small_user):
     from django.test.utils import CaptureQueriesContext
 
     _log("few", "S1", [f"Turn {i}: {TURNS[i % len(TURNS)]}" for i in range(120)])
@@ -257,8 +266,14 @@ def test_a_question_costs_three_statements_on_a_current_copy():
     with CaptureQueriesContext(connection) as queries:
         hits = recall_memories("few", "rescue puppy vet appointment", top_k=3, touch=False)
     assert len(hits) == 3
-    # The fingerprint, the candidates' access statistics (the scope checked again), the rows of the top 3.
+    assert all(h.memory.content.startswith("Turn ") and h.memory.tags == {} for h in hits)
     statements = [q["sql"] for q in queries.captured_queries]
+    if small_user:
+        # 120 rows: read whole with their revisions in one statement, while the query embeds.
+        assert len(statements) == 1, statements
+        assert "access_count" in statements[0] and "rev" in statements[0]
+        return
+    # The fingerprint, the candidates' access statistics (the scope checked again), the rows of the top 3.
     assert len(statements) == 3, statements
     assert "access_count" in statements[1] and "m.status" in statements[1]
 
@@ -298,9 +313,30 @@ def test_a_database_without_the_current_trigger_is_answered_from_sql(loads, monk
 def test_recalled_items_are_whole_model_instances():
     write_memory("whole", MemoryDraft(content="The user's billing service runs on Java 17.", type="fact",
                                       source="user_stated", value={"java": 17}, tags={"project": "billing"}))
-    [hit] = recall_memories("whole", "Java billing service", top_k=1, touch=False)
-    item = hit.memory
-    assert item.value == {"java": 17} and item.tags == {"project": "billing"}  # JSON fields parsed
-    assert item.created_at.tzinfo is not None and item.user_id == "whole"
-    assert item.embedding is not None  # deferred, loaded when touched
-    assert MemoryItem.objects.for_user("whole").get(pk=item.pk).content == item.content
+    stored = MemoryItem.objects.for_user("whole").get()
+    MemoryItem.objects.for_user("whole").update(  # times with microseconds, before and after 1970's epoch
+        valid_from=dt.datetime(1969, 7, 20, 20, 17, 40, 123457, tzinfo=dt.UTC),
+        last_accessed_at=dt.datetime(2026, 11, 30, 23, 59, 59, 999999, tzinfo=dt.UTC), access_count=3)
+    stored.refresh_from_db()
+    for _attempt in range(2):  # the first call makes the copy; the second reads a small user whole
+        [hit] = recall_memories("whole", "Java billing service", top_k=1, touch=False)
+        item = hit.memory
+        assert item.value == {"java": 17} and item.tags == {"project": "billing"}  # JSON fields parsed
+        assert item.created_at.tzinfo is not None and item.user_id == "whole"
+        for field in MemoryItem._meta.concrete_fields:
+            if field.name not in ("embedding", "search_vector"):
+                assert getattr(item, field.attname) == getattr(stored, field.attname), field.name
+        assert item.embedding is not None  # deferred, loaded when touched
+
+
+def test_a_small_users_times_read_as_the_orm_reads_them_with_use_tz_off():
+    """A host with USE_TZ off gets naive local times from the ORM; a small user's rows, read whole as
+    epoch microseconds, must come back the same."""
+    write_memory("naive", MemoryDraft(content="The user's billing service runs on Java 17.", type="fact",
+                                      source="user_stated"))
+    with override_settings(USE_TZ=False, TIME_ZONE="Asia/Shanghai"):
+        stored = MemoryItem.objects.for_user("naive").get()
+        assert stored.created_at.tzinfo is None
+        for _attempt in range(2):
+            [hit] = recall_memories("naive", "Java billing service", top_k=1, touch=False)
+            assert hit.memory.created_at == stored.created_at and hit.memory.updated_at == stored.updated_at
