@@ -5,7 +5,9 @@ Recall's SQL channels read every row of the user for each question (exact vector
 scope's BM25 statistics, the dialogue windows' lengths): their cost grows with the user. With this
 index a question costs one index-only statement (the user's revision fingerprint), arithmetic in
 numpy, and a read of the candidates' access statistics, which checks the scope again in SQL: the
-index only proposes ids, it never decides what a user may see.
+index only proposes ids, it never decides what a user may see. A small user (at most SMALL_USER rows)
+is read whole in one statement instead, revisions included, while the query embeds: the copy must
+match those rows, and their access statistics and the top k's columns come from the same snapshot.
 
 Freshness: every row carries ``rev`` (a sequence value a trigger gives on insert and on any change of
 what is copied here, migrations 0011 and 0012). A user's (count, sum, max) of ``rev`` is read with every
