@@ -57,8 +57,8 @@ def embed_chunks(chunks, *, embedder=None, progress: Progress | None = None, bat
 def store_vectors(pks: list[int], vectors, model: str) -> None:
     """Write one batch of vectors (one statement, one commit).
 
-    One UPDATE from arrays of ids and vectors: bulk_update's CASE per row cost the import's thread
-    ~40 ms of Python a batch, taken from the embedder's threads on a small machine.
+    One UPDATE from arrays of ids and vectors: bulk_update's CASE per row cost the import's thread about
+    70 ms of Python a batch of 32 (docs/knowledge.md), taken from the embedder's threads on a small machine.
     """
     if not pks:
         return

@@ -37,7 +37,16 @@ from .decay import decay_factor, frequency_factor
 from .indexed import candidates as indexed_candidates
 from .indexed import keyword_scores, scope_mask, vector_scores, window_cosines
 from .priors import in_period, named_period, named_speaker
-from .snapshot import cache_limit, cached_index, fits, load_index, read_fingerprint, read_rows, small_copy
+from .snapshot import (
+    WholeRow,
+    cache_limit,
+    cached_index,
+    fits,
+    load_index,
+    read_fingerprint,
+    read_rows,
+    small_copy,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +133,7 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     if not ranked:
         return RecallResult((), mode=mode, degraded_reason=reason)
     if whole is not None:  # a small user's rows, read whole while the query embedded
-        rows = {m.pk: m for m in MemoryItem.objects.from_rows([whole[pk][3:] for pk, _s in ranked], epoch_times=True)}
+        rows = {m.pk: m for m in MemoryItem.objects.from_rows([whole[pk].columns for pk, _s in ranked], epoch_times=True)}
     else:
         rows = _fetch(user_id, [pk for pk, _s in ranked])
     top = tuple(RecalledMemory(rows[pk], scores) for pk, scores in ranked if pk in rows)
@@ -189,7 +198,7 @@ def _sql_channels(user_id: str, scope: str, params: list, terms: list[str], limi
 
 def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, terms: list[str], limit: int,
                       embedder, query_vector: _QueryVector
-                      ) -> tuple[dict[int, Candidate], dict[int, float], dict[int, tuple] | None] | None:
+                      ) -> tuple[dict[int, Candidate], dict[int, float], dict[int, WholeRow] | None] | None:
     """Both channels over the in-process index (snapshot.py, indexed.py), and a small user's rows read
     whole; None when this call cannot use it (a user too large for it, or a write between its two
     reads): then the SQL channels answer.
@@ -226,8 +235,8 @@ def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, te
         cosines = window_cosines(index, ids, sims, _window(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))
     if whole is not None:  # the copy's fingerprint is these rows': each candidate's revision must agree
         revs = index.revs[index.row_of(np.asarray(ids, dtype=np.int64))[0]].tolist()
-        live = {pk: (int(whole[pk][1] or 0), whole[pk][2]) for pk, rev in zip(ids, revs, strict=True)
-                if pk in whole and whole[pk][0] == rev}
+        live = {pk: (whole[pk].accesses, whole[pk].touched) for pk, rev in zip(ids, revs, strict=True)
+                if pk in whole and whole[pk].rev == rev}
     else:
         live = access_in_scope(scope, params, ids)
     if len(live) == len(ids):

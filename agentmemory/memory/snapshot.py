@@ -22,6 +22,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from django.db import connection
@@ -127,9 +128,17 @@ def small_copy(user_id: str, model_name: str) -> bool:
     return index is not None and len(index.ids) <= SMALL_USER
 
 
-def read_rows(user_id: str) -> tuple[Fingerprint, dict[int, tuple]]:
-    """A small user's fingerprint and every row, in one statement (one snapshot): by id, (rev, access
-    count, last touch as epoch seconds, then ``row_columns(epoch_times=True)``, for ``from_rows``).
+class WholeRow(NamedTuple):
+    """One row of a small user, as ``read_rows`` reads it."""
+
+    rev: int
+    accesses: int
+    touched: float  # epoch seconds: last access, else created_at
+    columns: tuple  # row_columns(epoch_times=True), for MemoryItem.objects.from_rows
+
+
+def read_rows(user_id: str) -> tuple[Fingerprint, dict[int, WholeRow]]:
+    """A small user's fingerprint and every row by id, in one statement (one snapshot).
 
     It replaces the fingerprint statement while the query embeds, so what recall would read after the
     ranking (the candidates' access statistics, the top k's rows) is already here."""
@@ -138,7 +147,8 @@ def read_rows(user_id: str) -> tuple[Fingerprint, dict[int, tuple]]:
                        f"::float8, {row_columns(epoch_times=True)} FROM {MemoryItem._meta.db_table} WHERE user_id = %s",
                        [user_id])
         rows = cursor.fetchall()
-    return _fingerprint(np.fromiter((r[1] for r in rows), np.int64, len(rows))), {r[0]: r[1:] for r in rows}
+    whole = {r[0]: WholeRow(r[1], int(r[2] or 0), r[3], r[4:]) for r in rows}
+    return _fingerprint(np.fromiter((r.rev for r in whole.values()), np.int64, len(whole))), whole
 
 
 _TRIGGER_RECHECK = 60.0  # seconds before a database found without migration 0012 is asked again

@@ -340,3 +340,15 @@ def test_a_small_users_times_read_as_the_orm_reads_them_with_use_tz_off():
         for _attempt in range(2):
             [hit] = recall_memories("naive", "Java billing service", top_k=1, touch=False)
             assert hit.memory.created_at == stored.created_at and hit.memory.updated_at == stored.updated_at
+
+
+def test_window_sums_agree_between_the_dense_table_and_the_sorted_fallback(monkeypatch):
+    """Above _DENSE_PAIRS (turn, term) cells the windows' BM25 sums by sorting instead: same scores."""
+    from agentmemory.memory import indexed
+
+    _log("dense", "S1", [f"Turn {i}: {TURNS[i % len(TURNS)]}" for i in range(60)])
+    dense = [_answer("dense", question) for question in QUESTIONS]
+    monkeypatch.setattr(indexed, "_DENSE_PAIRS", 0)
+    assert any(row[2] is not None for answer in dense for row in answer)  # the window channel scored
+    for question, expected in zip(QUESTIONS, dense, strict=True):
+        _same(_answer("dense", question), expected)
