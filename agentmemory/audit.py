@@ -58,10 +58,19 @@ def current_reason() -> str:
 def record_event(action: str, *, object_type: str, object_id: Any, user_id: str = "",
                  before: Any = None, after: Any = None, reason: str = "", actor: str = ""):
     """Write one audit event; call inside the write's transaction so both commit or neither."""
+    event = audit_event(action, object_type=object_type, object_id=object_id, user_id=user_id, before=before,
+                        after=after, reason=reason, actor=actor)
+    event.save(force_insert=True)
+    return event
+
+
+def audit_event(action: str, *, object_type: str, object_id: Any, user_id: str = "",
+                before: Any = None, after: Any = None, reason: str = "", actor: str = ""):
+    """An unsaved audit event (redacted, attributed to the current actor) for ``record_events``."""
     from .memory.redact import redact, redact_json
     from .models import AuditEvent
 
-    return AuditEvent.objects.create(
+    return AuditEvent(
         actor=actor or current_actor(),
         action=action,
         reason=redact((reason or current_reason())[:500]),
@@ -71,6 +80,14 @@ def record_event(action: str, *, object_type: str, object_id: Any, user_id: str 
         before=redact_json(before),
         after=redact_json(after),
     )
+
+
+def record_events(events: list) -> None:
+    """Write several ``audit_event`` events in one statement (a bulk import's publishes, one per document)."""
+    from .models import AuditEvent
+
+    if events:
+        AuditEvent.objects.bulk_create(events)
 
 
 @contextlib.contextmanager

@@ -93,12 +93,16 @@ def _lock_stats(cur, stats_t: str, knowledge_base_id: int) -> None:
 
 
 def _insert_postings(cur, chunk_t: str, where: str, params: list) -> None:
+    # The chunks are locked (a publish holds them already from its status update): postings have no
+    # foreign key (migration 0013), so a DELETE of a chunk meanwhile must wait for this transaction,
+    # whose postings its trigger then deletes, instead of leaving postings of a chunk that is gone.
     cur.execute(
         f"""
         INSERT INTO {_posting_table()} (knowledge_base_id, term, chunk_id, tf, length)
         SELECT c.knowledge_base_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.term_count
         FROM {chunk_t} c CROSS JOIN LATERAL unnest(c.search_vector) u
         WHERE {where} AND c.search_vector IS NOT NULL
+        FOR KEY SHARE OF c
         ON CONFLICT DO NOTHING
         """,
         params,

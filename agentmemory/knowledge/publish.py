@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from ..audit import record_event
+from ..audit import audit_event, record_event, record_events
 from ..exceptions import InvalidInput, NotFound
 from ..models import Chunk, Document, DocumentVersion, KnowledgeBase
 from .keywords import on_chunks_published
@@ -68,6 +68,7 @@ def publish_versions(versions: list[DocumentVersion], *, action: str = "publish"
                                 deprecated_ids=changes["deprecated"][kb_id])
             refresh_embedding_model(kb_id, activated_ids=changes["activated"][kb_id])
         out: list[PublishResult | InvalidInput] = []
+        events = []
         for version in versions:
             if missing.get(version.pk):
                 out.append(InvalidInput(
@@ -76,10 +77,11 @@ def publish_versions(versions: list[DocumentVersion], *, action: str = "publish"
                 continue
             document, before = documents[version.document_id], previous.get(changes["was_active"][version.pk])
             activated, deprecated = changes["per_version"][version.pk]
-            record_event(f"document.{action}", object_type="document", object_id=document.pk,
-                         before={"version": before},
-                         after={"version": version.number, "activated": activated, "deprecated": deprecated})
+            events.append(audit_event(
+                f"document.{action}", object_type="document", object_id=document.pk, before={"version": before},
+                after={"version": version.number, "activated": activated, "deprecated": deprecated}))
             out.append(PublishResult(document.pk, version.number, before, activated, deprecated))
+        record_events(events)
     return out
 
 

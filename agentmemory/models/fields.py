@@ -1,6 +1,8 @@
 """Shared field definitions. The vector dimension is fixed here and in the migrations."""
 from __future__ import annotations
 
+import functools
+
 from pgvector.django import VectorField
 
 #: Dimension of every stored embedding. Changing the embedding model to one of another dimension is
@@ -19,4 +21,12 @@ def embedding_field(**kwargs) -> VectorField:
 def vector_literal(vector) -> str:
     """A vector as pgvector text (``'[0.1,0.2,...]'``) for raw SQL: 9 significant digits, so that every
     float32 reads back exactly (stored vectors are written this way)."""
-    return "[" + ",".join(f"{float(x):.9g}" for x in vector) + "]"
+    values = vector.tolist() if hasattr(vector, "tolist") else [float(x) for x in vector]
+    # One %-format for the whole vector: a quarter of the time of formatting each value (an import
+    # writes every chunk's vector this way).
+    return _vector_format(len(values)) % tuple(values)
+
+
+@functools.lru_cache(maxsize=8)
+def _vector_format(dimensions: int) -> str:
+    return "[" + ",".join(["%.9g"] * dimensions) + "]"

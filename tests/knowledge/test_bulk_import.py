@@ -52,6 +52,12 @@ def test_short_documents_share_embedding_batches_and_all_publish(kb, counting_em
     # finishes one, then batches of four chunks across documents, not one call per document
     assert calls == [1, 1, 1, 2, 4, 1]
     assert seen[-1] == (10, 10) and [d for d, _t in seen] == sorted(d for d, _t in seen)
+    # one audit event per document, written per batch in one statement (audit.record_events)
+    from agentmemory.models import AuditEvent
+
+    events = AuditEvent.objects.filter(action="document.publish", object_type="document")
+    assert sorted(events.values_list("object_id", flat=True)) == sorted(str(o.document_id) for _i, o in outcomes)
+    assert {e.after["version"] for e in events} == {1} and all(e.actor for e in events)
 
 
 def test_a_document_spanning_batches_publishes_only_whole(kb, counting_embedder):

@@ -138,6 +138,61 @@ def test_postings_hold_exactly_the_active_chunks_through_publish_rollback_delete
     assert not KeywordPosting.objects.filter(knowledge_base_id=other.pk).exists()
 
 
+def test_deleting_chunks_in_sql_deletes_their_postings_without_a_foreign_key():
+    """Postings carry no foreign key (its per-row check was most of a publish's cost, migration 0013):
+    a statement trigger deletes them with their chunks, whoever deletes the chunks."""
+    from agentmemory.models import KeywordPosting
+
+    kb = build_kb("postings-sql", [("a", "甲", "全文检索 倒排索引。"), ("b", "乙", "向量检索 近邻。")])
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'f'",
+                    [KeywordPosting._meta.db_table])
+        assert cur.fetchone()[0] == 0
+    gone = Chunk.objects.get(knowledge_base=kb, status="active", document__external_id="a")
+    kept = Chunk.objects.get(knowledge_base=kb, status="active", document__external_id="b")
+    assert KeywordPosting.objects.filter(chunk=gone).exists()
+    with connection.cursor() as cur:
+        cur.execute(f"DELETE FROM {Chunk._meta.db_table} WHERE id = %s", [gone.pk])
+    assert not KeywordPosting.objects.filter(chunk_id=gone.pk).exists()
+    assert KeywordPosting.objects.filter(chunk=kept).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_chunk_deleted_while_its_postings_are_written_leaves_none_behind():
+    """The writer locks the chunks it indexes: a concurrent DELETE waits for it, then its trigger sees the
+    postings (with no foreign key, nothing else would stop a posting from outliving its chunk)."""
+    import threading
+
+    from django.db import connections, transaction
+
+    from agentmemory.knowledge.keywords import rebuild_keyword_stats
+    from agentmemory.models import KeywordPosting
+
+    kb = build_kb("postings-race", [("a", "甲", "全文检索 倒排索引。")])
+    chunk = Chunk.objects.get(knowledge_base=kb, status="active")
+    deleted = threading.Event()
+    started = threading.Event()
+
+    def delete_chunk():
+        try:
+            started.set()
+            with connections["default"].cursor() as cur:  # this thread's own connection
+                cur.execute(f"DELETE FROM {Chunk._meta.db_table} WHERE id = %s", [chunk.pk])
+            deleted.set()
+        finally:
+            connections["default"].close()
+
+    with transaction.atomic():
+        rebuild_keyword_stats(knowledge_base_id=kb.pk)  # deletes and re-inserts the postings, chunks locked
+        other = threading.Thread(target=delete_chunk)
+        other.start()
+        started.wait(5)
+        assert not deleted.wait(0.5), "the DELETE must wait for the transaction writing the chunk's postings"
+    other.join(10)
+    assert deleted.is_set()
+    assert not KeywordPosting.objects.filter(chunk_id=chunk.pk).exists()
+
+
 def test_keyword_search_applies_filters_before_the_limit():
     from agentmemory.models import Document
 
