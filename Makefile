@@ -8,7 +8,7 @@ PORT ?= 8000
 
 .PHONY: install browser run test lint worker beat bench clean-data
 
-$(VENV)/.installed: pyproject.toml setup.py agentmemory/backends/embeddings/native/e5q.c
+$(VENV)/.installed: pyproject.toml setup.py agentmemory/backends/embeddings/native/e5q.c agentmemory/text/_segment.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
