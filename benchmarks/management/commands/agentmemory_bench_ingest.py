@@ -44,12 +44,17 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true", help="Keep the knowledge base afterwards.")
         parser.add_argument("--round", type=int, default=100, dest="rounds",
                             help="Documents per round; rounds alternate import and bare embedding (default 100).")
+        parser.add_argument("--repeat", type=int, default=3,
+                            help="Times the whole corpus is imported (into a fresh knowledge base each time) and "
+                                 "embedded alone, the order of the two swapped every round (default 3): the "
+                                 "machine's speed drifts by ~10%% over seconds, one pair of rounds cannot "
+                                 "resolve a few per cent.")
         parser.add_argument("--sequential", action="store_true",
                             help="Import one job per document as the API and task do (default: the pipelined "
                                  "bulk path of agentmemory_ingest).")
 
     def handle(self, *args, corpus: str, limit: int, format: str, kb: str, keep: bool, sequential: bool,
-               rounds: int, engines: int, questions: int, **options):
+               rounds: int, engines: int, questions: int, repeat: int, **options):
         from agentmemory.backends import get_embedder
         from agentmemory.knowledge.bulk import ingest_documents
         from agentmemory.knowledge.chunk import embedding_text
@@ -59,8 +64,7 @@ class Command(BaseCommand):
             prepare_document,
             run_import_job,
         )
-        from agentmemory.knowledge.publish import delete_document
-        from agentmemory.models import Chunk, Document, KnowledgeBase
+        from agentmemory.models import Chunk, KnowledgeBase
         from agentmemory.text import keyword_tokens
 
         path = Path(corpus)
@@ -78,7 +82,6 @@ class Command(BaseCommand):
         if engines:
             self._engines(path, engines, questions)
         slug = kb or f"bench-ingest-{int(time.time())}"
-        knowledge_base, _ = KnowledgeBase.objects.get_or_create(slug=slug, defaults={"name": f"benchmark {path.name}"})
         embedder = get_embedder()
         embedder.embed_passages(["预热 warm-up"])  # load the model outside the timings
 
@@ -93,13 +96,7 @@ class Command(BaseCommand):
                 title = str((row.get("meta") or {}).get("title") or row["id"])
                 yield DocumentInput(parsed=parsed, title=title, fmt=format, external_id=str(row["id"]))
 
-        # Rounds alternate the import and the bare embedder on the same documents, so that both see
-        # the same machine load (on a shared machine the load drifts over minutes).
-        ingest_wall = ingest_cpu = embed_wall = embed_cpu = 0.0
-        n = 0
-        mean_lengths: list[int] = []
-        for start in range(0, len(rows), rounds):
-            batch = rows[start:start + rounds]
+        def import_round(knowledge_base, batch) -> tuple[float, float]:
             wall, cpu = time.perf_counter(), time.process_time()
             if sequential:
                 # The API/task path: one import job per document, each embedded before the next starts.
@@ -117,39 +114,79 @@ class Command(BaseCommand):
                     if isinstance(outcome, Exception):
                         raise CommandError(f"import failed: {outcome}")
                     latencies.append(time.perf_counter() - t0)
-            ingest_wall += time.perf_counter() - wall
-            ingest_cpu += time.process_time() - cpu
+            return time.perf_counter() - wall, time.process_time() - cpu
 
-            chunks = list(Chunk.objects.in_knowledge_base(knowledge_base).active()
-                          .filter(document__external_id__in=[str(r["id"]) for r in batch])
-                          .values_list("heading_path", "text"))
-            texts = [embedding_text(h, t) for h, t in chunks]
+        def embed_round(texts: list[str]) -> tuple[float, float]:
             wall, cpu = time.perf_counter(), time.process_time()
             embedder.embed_passages(texts)
-            embed_wall += time.perf_counter() - wall
-            embed_cpu += time.process_time() - cpu
-            n += len(texts)
-            mean_lengths.extend(len(t) for _h, t in chunks)
-            self.stderr.write(f"{min(start + rounds, len(rows))}/{len(rows)} documents")
+            return time.perf_counter() - wall, time.process_time() - cpu
+
+        # Rounds alternate the import and the bare embedder on the same documents, so that both see the
+        # same machine load (on a shared machine the load drifts over seconds and minutes); each repeat
+        # imports the corpus again into a fresh knowledge base, and the order within a round alternates
+        # (import first, then the embedder first), so neither side always runs in the same place.
+        totals = {"ingest_wall": 0.0, "ingest_cpu": 0.0, "embed_wall": 0.0, "embed_cpu": 0.0, "chunks": 0}
+        per_repeat: list[float] = []
+        texts_of: dict[int, list[str]] = {}  # round start -> the chunk texts the import embedded
+        mean_lengths: list[int] = []
+        knowledge_base = None
+        for rep in range(max(1, repeat)):
+            knowledge_base, _ = KnowledgeBase.objects.get_or_create(
+                slug=slug if rep == 0 else f"{slug}-{rep}", defaults={"name": f"benchmark {path.name}"})
+            rep_ingest = rep_embed = 0.0
+            for number, start in enumerate(range(0, len(rows), rounds)):
+                batch = rows[start:start + rounds]
+                embed_first = (rep + number) % 2 == 1 and start in texts_of
+                if embed_first:
+                    e_wall, e_cpu = embed_round(texts_of[start])
+                i_wall, i_cpu = import_round(knowledge_base, batch)
+                chunks = list(Chunk.objects.in_knowledge_base(knowledge_base).active()
+                              .filter(document__external_id__in=[str(r["id"]) for r in batch])
+                              .order_by("id").values_list("heading_path", "text"))
+                texts = [embedding_text(h, t) for h, t in chunks]
+                if start in texts_of and texts != texts_of[start]:
+                    raise CommandError("a repeat imported other chunks than the first")
+                texts_of[start] = texts
+                if not embed_first:
+                    e_wall, e_cpu = embed_round(texts)
+                totals["ingest_wall"] += i_wall
+                totals["ingest_cpu"] += i_cpu
+                totals["embed_wall"] += e_wall
+                totals["embed_cpu"] += e_cpu
+                totals["chunks"] += len(texts)
+                rep_ingest += i_wall
+                rep_embed += e_wall
+                if rep == 0:
+                    mean_lengths.extend(len(t) for _h, t in chunks)
+                self.stderr.write(f"repeat {rep + 1}/{repeat}: {min(start + rounds, len(rows))}/{len(rows)} documents")
+            per_repeat.append(rep_embed / rep_ingest)
+            if rep + 1 < repeat and not keep:
+                self._purge(knowledge_base)
 
         started = time.perf_counter()
         for _item, _outcome in ingest_documents(knowledge_base=knowledge_base, items=items(rows)):
             pass
         noop_seconds = time.perf_counter() - started
 
-        ingest_rate, embed_rate = n / ingest_wall, n / embed_wall
+        n = totals["chunks"]
+        ingest_rate, embed_rate = n / totals["ingest_wall"], n / totals["embed_wall"]
+        per_doc_chunks = n // max(1, repeat)
         lines = [
-            f"Ingestion benchmark: {len(rows)} documents, {chars} characters, {n} chunks "
+            f"Ingestion benchmark: {len(rows)} documents, {chars} characters, {per_doc_chunks} chunks "
             f"(chunk size {knowledge_base.chunk_size}, overlap {knowledge_base.chunk_overlap}), "
             f"embedder {embedder.model_name} batch {embedder.batch_size}, "
-            f"path: {'sequential jobs (API/task)' if sequential else 'pipelined bulk (agentmemory_ingest)'}",
+            f"path: {'sequential jobs (API/task)' if sequential else 'pipelined bulk (agentmemory_ingest)'}, "
+            f"{repeat} repeat(s) in rounds of {rounds} documents",
             "",
             "| measure | import | embedder alone (same texts) | ratio |",
             "|---|---|---|---|",
-            f"| wall seconds | {ingest_wall:.2f} | {embed_wall:.2f} | |",
+            f"| wall seconds | {totals['ingest_wall']:.2f} | {totals['embed_wall']:.2f} | |",
             f"| chunks/s (wall) | {ingest_rate:.2f} | {embed_rate:.2f} | {ingest_rate / embed_rate:.1%} |",
-            f"| CPU seconds (all threads) | {ingest_cpu:.2f} | {embed_cpu:.2f} | {embed_cpu / ingest_cpu:.1%} |",
-            f"| documents/s | {len(rows) / ingest_wall:.2f} | | |",
+            f"| ratio per repeat (median) | | | {', '.join(f'{r:.1%}' for r in per_repeat)} "
+            f"({statistics.median(per_repeat):.1%}) |",
+            f"| CPU seconds (all threads) | {totals['ingest_cpu']:.2f} | {totals['embed_cpu']:.2f} | "
+            f"{totals['embed_cpu'] / totals['ingest_cpu']:.1%} |",
+            f"| documents/s | {len(rows) * max(1, repeat) / totals['ingest_wall']:.2f} | | |",
             f"| per document p50 / p95 (ms{'' if sequential else ', round start to published'}) | {_pct(latencies, .5) * 1000:.0f} / {_pct(latencies, .95) * 1000:.0f} | | |",
             f"| no-op re-import, documents/s | {len(rows) / noop_seconds:.2f} | | |",
             f"| mean chunk length (chars) | {statistics.mean(mean_lengths):.0f} | | |",
@@ -157,9 +194,15 @@ class Command(BaseCommand):
         self.stdout.write("\n".join(lines))
         self.stdout.flush()
         if not keep:
-            for document in Document.objects.filter(knowledge_base=knowledge_base):
-                delete_document(document, purge=True)
-            knowledge_base.delete()
+            self._purge(knowledge_base)
+
+    def _purge(self, knowledge_base) -> None:
+        from agentmemory.knowledge.publish import delete_document
+        from agentmemory.models import Document
+
+        for document in Document.objects.filter(knowledge_base=knowledge_base):
+            delete_document(document, purge=True)
+        knowledge_base.delete()
 
     def _engines(self, path: Path, count: int, questions: int) -> None:
         from agentmemory.backends import get_embedder
