@@ -78,22 +78,94 @@ class Embedder:
         Searches call this first and do their keyword work while the model runs (the bundled model
         and HTTP backends release the GIL); ``embed_query`` for the same text then waits for this
         computation instead of starting another. The future raises EmbeddingError on failure.
+        An embedder with a thread of its own (``_query_submitter``) gets the question straight on that
+        thread, without a hop through the prefetch pool.
         """
-        return _prefetcher().submit(self.embed_query, text)
+        submit = self._query_submitter()
+        if submit is None or self.query_cache_size <= 0:
+            return _prefetcher().submit(self.embed_query, text)
+        lock, cache, inflight, failures = self._query_state()
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with lock:
+            if text in cache:
+                cache.move_to_end(text)
+                future.set_result(cache[text])
+                return future
+            try:
+                self._raise_recent_failure(failures, text)
+            except EmbeddingError as exc:
+                future.set_exception(exc)
+                return future
+            event = inflight.get(text)
+            if event is None:
+                event = inflight[text] = threading.Event()
+                owner = True
+            else:
+                owner = False
+        if not owner:  # another caller is computing it: wait for theirs as embed_query does
+            return _prefetcher().submit(self.embed_query, text)
+
+        def finish(raw: concurrent.futures.Future) -> None:
+            try:
+                vector = self._unit(self._validated(raw.result, 1))[0]
+            except EmbeddingError as exc:
+                self._remember_failure(text, exc)
+                future.set_exception(exc)
+            else:
+                future.set_result(self._remember(text, vector))
+            finally:
+                with lock:
+                    inflight.pop(text, None)
+                event.set()
+
+        try:
+            submitted = submit(text)
+        except Exception as exc:  # e.g. the thread's executor shut down: fail as a computation would
+            submitted = concurrent.futures.Future()
+            submitted.set_exception(exc)
+        submitted.add_done_callback(finish)
+        return future
+
+    def _query_submitter(self):
+        """A callable(text) -> Future of the raw (1, dimensions) vectors of one question, computed on the
+        embedder's own thread; None (the default) when it has none (the prefetch pool calls embed_query)."""
+        return None
 
     #: Seconds a failed query embedding is remembered: the layers of one request that all need the
     #: vector then share one failure instead of each waiting out the backend's timeout again.
     failure_memory_seconds: float = 5.0
 
+    def _query_state(self) -> tuple[threading.Lock, OrderedDict, dict, dict]:
+        """The query cache's lock, vectors (LRU), computations in flight and recent failures."""
+        state = self.__dict__.get("_query_cache_state")
+        if state is None:
+            state = self.__dict__.setdefault("_query_cache_state", (threading.Lock(), OrderedDict(), {}))
+        failures = self.__dict__.setdefault("_query_failures", {})
+        return (*state, failures)
+
+    def _remember(self, text: str, vector: np.ndarray) -> np.ndarray:
+        """Cache a computed query vector (read-only) and forget an earlier failure of it."""
+        lock, cache, _inflight, failures = self._query_state()
+        vector.setflags(write=False)
+        with lock:
+            failures.pop(text, None)
+            cache[text] = vector
+            while len(cache) > self.query_cache_size:
+                cache.popitem(last=False)
+        return vector
+
+    def _remember_failure(self, text: str, exc: EmbeddingError) -> None:
+        lock, _cache, _inflight, failures = self._query_state()
+        with lock:
+            failures[text] = (time.monotonic(), str(exc))
+            if len(failures) > self.query_cache_size:
+                failures.pop(next(iter(failures)))
+
     def embed_query(self, text: str) -> np.ndarray:
         """One query's vector (read-only), computed once per process for repeated and concurrent calls."""
         if self.query_cache_size <= 0:
             return self.embed_queries([text])[0]
-        state = self.__dict__.get("_query_cache_state")
-        if state is None:
-            state = self.__dict__.setdefault("_query_cache_state", (threading.Lock(), OrderedDict(), {}))
-        lock, cache, inflight = state
-        failures = self.__dict__.setdefault("_query_failures", {})
+        lock, cache, inflight, failures = self._query_state()
         with lock:
             if text in cache:
                 cache.move_to_end(text)
@@ -113,19 +185,10 @@ class Embedder:
         try:
             vector = self.embed_queries([text])[0]
         except EmbeddingError as exc:
-            with lock:
-                failures[text] = (time.monotonic(), str(exc))
-                if len(failures) > self.query_cache_size:
-                    failures.pop(next(iter(failures)))
+            self._remember_failure(text, exc)
             raise
         else:
-            vector.setflags(write=False)
-            with lock:
-                failures.pop(text, None)
-                cache[text] = vector
-                while len(cache) > self.query_cache_size:
-                    cache.popitem(last=False)
-            return vector
+            return self._remember(text, vector)
         finally:
             with lock:
                 inflight.pop(text, None)
@@ -144,19 +207,27 @@ class Embedder:
         parts = []
         for start in range(0, len(texts), self.batch_size):
             chunk = texts[start : start + self.batch_size]
-            try:
-                vectors = np.asarray(self._embed(chunk, is_query), dtype=np.float32)
-            except EmbeddingError:
-                raise
-            except Exception as exc:  # any backend failure becomes the one error type callers handle
-                raise EmbeddingError(f"{type(self).__name__} failed: {exc}") from exc
-            if vectors.shape != (len(chunk), self.dimensions):
-                raise EmbeddingError(
-                    f"{self.model_name} returned vectors of shape {vectors.shape}, "
-                    f"expected ({len(chunk)}, {self.dimensions})"
-                )
-            parts.append(vectors)
-        out = np.vstack(parts)
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
+            parts.append(self._validated(lambda chunk=chunk: self._embed(chunk, is_query), len(chunk)))
+        return self._unit(np.vstack(parts))
+
+    def _validated(self, compute, count: int) -> np.ndarray:
+        """``compute()``'s vectors as float32, checked to be ``count`` of the model's dimension; any backend
+        failure becomes the one error type callers handle."""
+        try:
+            vectors = np.asarray(compute(), dtype=np.float32)
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(f"{type(self).__name__} failed: {exc}") from exc
+        if vectors.shape != (count, self.dimensions):
+            raise EmbeddingError(
+                f"{self.model_name} returned vectors of shape {vectors.shape}, "
+                f"expected ({count}, {self.dimensions})"
+            )
+        return vectors
+
+    @staticmethod
+    def _unit(vectors: np.ndarray) -> np.ndarray:
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        return out / norms
+        return vectors / norms
