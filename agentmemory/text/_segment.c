@@ -189,23 +189,38 @@ static int lookup(PyObject *freq, PyObject *text, Py_ssize_t a, Py_ssize_t b, in
 }
 
 typedef struct { Py_ssize_t x; double logf; } edge;
+typedef struct { edge *items; Py_ssize_t used, cap; } edges_t;
+
+static int push_edge(edges_t *e, Py_ssize_t x, double logf) {
+    if (e->used == e->cap) {
+        Py_ssize_t cap = e->cap * 2;
+        edge *grown = (edge *)PyMem_Realloc(e->items, sizeof(edge) * (size_t)cap);
+        if (!grown) { PyErr_NoMemory(); return -1; }
+        e->items = grown;
+        e->cap = cap;
+    }
+    e->items[e->used].x = x;
+    e->items[e->used].logf = logf;
+    e->used++;
+    return 0;
+}
 
 /* Tokenizer.__cut_DAG(text[a:b]) for a block of han characters. Returns 0, -1 on error, 1 when the
  * dictionary holds something this code does not reproduce (a non-positive frequency): then jieba. */
 static int dag_cut(PyObject *out, PyObject *text, int kind, const void *data, Py_ssize_t a, Py_ssize_t b,
                    PyObject *freq, double logtotal) {
     const Py_ssize_t N = b - a;
-    Py_ssize_t cap = N * 4 + 16, used = 0;
-    edge *edges = (edge *)PyMem_Malloc(sizeof(edge) * (size_t)cap);
+    edges_t dag = { NULL, 0, N * 4 + 16 };
+    dag.items = (edge *)PyMem_Malloc(sizeof(edge) * (size_t)dag.cap);
     Py_ssize_t *first = (Py_ssize_t *)PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(N + 1));
     double *route_p = (double *)PyMem_Malloc(sizeof(double) * (size_t)(N + 1));
     Py_ssize_t *route_x = (Py_ssize_t *)PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(N + 1));
     int rc = -1;
-    if (!edges || !first || !route_p || !route_x) { PyErr_NoMemory(); goto done; }
+    if (!dag.items || !first || !route_p || !route_x) { PyErr_NoMemory(); goto done; }
 
     /* get_DAG: for each start k, every end i whose fragment has a (truthy) frequency */
     for (Py_ssize_t k = 0; k < N; k++) {
-        first[k] = used;
+        first[k] = dag.used;
         for (Py_ssize_t i = k; i < N; i++) {
             int present = 0;
             double f = 0.0;
@@ -214,30 +229,13 @@ static int dag_cut(PyObject *out, PyObject *text, int kind, const void *data, Py
             if (!present) break;
             if (truth) {
                 if (!(f > 0.0)) { rc = 1; goto done; }
-                if (used == cap) {
-                    cap *= 2;
-                    edge *grown = (edge *)PyMem_Realloc(edges, sizeof(edge) * (size_t)cap);
-                    if (!grown) { PyErr_NoMemory(); goto done; }
-                    edges = grown;
-                }
-                edges[used].x = i;
-                edges[used].logf = log(f);
-                used++;
+                if (push_edge(&dag, i, log(f)) < 0) goto done;
             }
         }
-        if (used == first[k]) { /* no word starts here: the character alone, log(FREQ.get(c) or 1) = 0 */
-            if (used == cap) {
-                cap *= 2;
-                edge *grown = (edge *)PyMem_Realloc(edges, sizeof(edge) * (size_t)cap);
-                if (!grown) { PyErr_NoMemory(); goto done; }
-                edges = grown;
-            }
-            edges[used].x = k;
-            edges[used].logf = 0.0;
-            used++;
-        }
+        /* no word starts here: the character alone, log(FREQ.get(c) or 1) = 0 */
+        if (dag.used == first[k] && push_edge(&dag, k, 0.0) < 0) goto done;
     }
-    first[N] = used;
+    first[N] = dag.used;
 
     /* calc: the best route from the end, max over (log p, x) tuples (a tie goes to the longer word) */
     route_p[N] = 0.0;
@@ -246,8 +244,8 @@ static int dag_cut(PyObject *out, PyObject *text, int kind, const void *data, Py
         double best = 0.0;
         Py_ssize_t bx = -1;
         for (Py_ssize_t e = first[idx]; e < first[idx + 1]; e++) {
-            const Py_ssize_t x = edges[e].x;
-            const double p = edges[e].logf - logtotal + route_p[x + 1];
+            const Py_ssize_t x = dag.items[e].x;
+            const double p = dag.items[e].logf - logtotal + route_p[x + 1];
             if (bx < 0 || p > best || (p == best && x > bx)) { best = p; bx = x; }
         }
         route_p[idx] = best;
@@ -289,7 +287,7 @@ static int dag_cut(PyObject *out, PyObject *text, int kind, const void *data, Py
     }
     rc = 0;
 done:
-    PyMem_Free(edges);
+    PyMem_Free(dag.items);
     PyMem_Free(first);
     PyMem_Free(route_p);
     PyMem_Free(route_x);

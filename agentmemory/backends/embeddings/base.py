@@ -104,6 +104,7 @@ class Embedder:
                 owner = False
         if not owner:  # another caller is computing it: wait for theirs as embed_query does
             return _prefetcher().submit(self.embed_query, text)
+        future.set_running_or_notify_cancel()  # running, as an executor's: no cancel() between it and its result
 
         def finish(raw: concurrent.futures.Future) -> None:
             try:
