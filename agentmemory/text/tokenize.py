@@ -184,6 +184,9 @@ def query_terms(text: str) -> list[str]:
 
 
 _WORD_RE = re.compile(r"[A-Za-z0-9]+")
+# Neither white space, nor alphanumeric, nor CJK: re's \s and \w are str.isspace and str.isalnum (or "_")
+# character for character, so this counts what a loop over the characters would, in one scan.
+_OTHER_RE = re.compile(rf"[^\s\w{_CJK}]|_")
 
 
 def count_tokens(text: str) -> int:
@@ -195,5 +198,5 @@ def count_tokens(text: str) -> int:
         return 0
     cjk = len(_CJK_RE.findall(text))
     words = len(_WORD_RE.findall(text))
-    other = sum(1 for ch in text if not ch.isspace() and not ch.isalnum() and not _CJK_RE.match(ch))
+    other = len(_OTHER_RE.findall(text))
     return cjk + math.ceil(words * 1.3) + math.ceil(other / 2)

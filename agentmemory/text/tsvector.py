@@ -32,7 +32,8 @@ def tsvector_fields(tokens: list[str]) -> dict:
     """``search_vector`` (tsvector literal) and ``term_count`` (what it holds: the BM25 length)."""
     positions: dict[str, list[int]] = defaultdict(list)
     for index, token in enumerate(tokens, start=1):
-        if token and len(token.encode("utf-8")) <= MAX_LEXEME_BYTES:
+        # A character is at most 4 bytes of UTF-8: only a long token needs encoding to be measured.
+        if token and (len(token) <= MAX_LEXEME_BYTES // 4 or len(token.encode("utf-8")) <= MAX_LEXEME_BYTES):
             positions[token].append(index)
     parts = []
     count = 0
