@@ -79,6 +79,8 @@ class Command(BaseCommand):
                     break
         if not rows:
             raise CommandError("The corpus is empty.")
+        if repeat < 1 or rounds < 1:
+            raise CommandError("--repeat and --round take a whole number of at least 1.")
         if engines:
             self._engines(path, engines, questions)
         slug = kb or f"bench-ingest-{int(time.time())}"
@@ -130,7 +132,7 @@ class Command(BaseCommand):
         texts_of: dict[int, list[str]] = {}  # round start -> the chunk texts the import embedded
         mean_lengths: list[int] = []
         knowledge_base = None
-        for rep in range(max(1, repeat)):
+        for rep in range(repeat):
             knowledge_base, _ = KnowledgeBase.objects.get_or_create(
                 slug=slug if rep == 0 else f"{slug}-{rep}", defaults={"name": f"benchmark {path.name}"})
             rep_ingest = rep_embed = 0.0
@@ -170,7 +172,7 @@ class Command(BaseCommand):
 
         n = totals["chunks"]
         ingest_rate, embed_rate = n / totals["ingest_wall"], n / totals["embed_wall"]
-        per_doc_chunks = n // max(1, repeat)
+        per_doc_chunks = n // repeat
         lines = [
             f"Ingestion benchmark: {len(rows)} documents, {chars} characters, {per_doc_chunks} chunks "
             f"(chunk size {knowledge_base.chunk_size}, overlap {knowledge_base.chunk_overlap}), "
@@ -186,7 +188,7 @@ class Command(BaseCommand):
             f"({statistics.median(per_repeat):.1%}) |",
             f"| CPU seconds (all threads) | {totals['ingest_cpu']:.2f} | {totals['embed_cpu']:.2f} | "
             f"{totals['embed_cpu'] / totals['ingest_cpu']:.1%} |",
-            f"| documents/s | {len(rows) * max(1, repeat) / totals['ingest_wall']:.2f} | | |",
+            f"| documents/s | {len(rows) * repeat / totals['ingest_wall']:.2f} | | |",
             f"| per document p50 / p95 (ms{'' if sequential else ', round start to published'}) | {_pct(latencies, .5) * 1000:.0f} / {_pct(latencies, .95) * 1000:.0f} | | |",
             f"| no-op re-import, documents/s | {len(rows) / noop_seconds:.2f} | | |",
             f"| mean chunk length (chars) | {statistics.mean(mean_lengths):.0f} | | |",
