@@ -2,8 +2,8 @@
 
 Migration 0004 made ``chunk_id`` reference the chunk ON DELETE CASCADE. The foreign key checked
 every posting inserted with a lookup of its chunk (a row-level trigger): publishing a batch of ~20
-chunks inserts ~3,000 postings, and those checks were most of the import's database time (measured
-in docs/knowledge.md). The cascade itself is kept as a statement-level trigger: a DELETE of chunks
+chunks inserts ~2,500 postings (about 114 a cmrc2018 chunk), and those checks were most of the
+import's database time (measured in docs/knowledge.md). The cascade itself is kept as a statement-level trigger: a DELETE of chunks
 (a purged document, a deleted knowledge base, raw SQL) deletes their postings in the same statement's
 transaction, through the (chunk_id, term) index. What the foreign key also guaranteed, that no posting
 names a chunk deleted meanwhile, is kept by the writers: postings are inserted only from the chunk
