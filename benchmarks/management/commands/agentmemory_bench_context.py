@@ -23,8 +23,10 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import connection, transaction
+
+from benchmarks.command import BenchCommand
 
 KB_SLUG = "bench-context"
 USER_PREFIX = "bench-ctx-"
@@ -68,7 +70,7 @@ def _perturb(rng: np.random.Generator, base: np.ndarray, scale: float = 0.03) ->
     return v / np.linalg.norm(v)
 
 
-class Command(BaseCommand):
+class Command(BenchCommand):
     help = "p50/p95 of the context endpoint over HTTP, uncached and cached, at a given scale."
 
     def add_arguments(self, parser):

@@ -19,7 +19,9 @@ import statistics
 import time
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+
+from benchmarks.command import BenchCommand
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -29,7 +31,7 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-class Command(BaseCommand):
+class Command(BenchCommand):
     help = "Import a JSONL corpus ({id, text, meta}) and print ingestion vs embedder throughput."
 
     def add_arguments(self, parser):

@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import connection
+
+from benchmarks.command import BenchCommand
 
 ENDPOINTS = ("session", "turn", "memory_write", "memory_search", "context")
 QUERIES = ["我们的预算是多少？", "上次说的项目进展如何？", "What did I say about the deadline?", "我喜欢什么样的回答？"]
@@ -173,7 +175,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-class Command(BaseCommand):
+class Command(BenchCommand):
     help = "Concurrent clients against gunicorn and a real Celery worker: latency per endpoint, errors, lost turns."
 
     def add_arguments(self, parser):

@@ -25,7 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.test import override_settings
 from django.utils import timezone
@@ -37,6 +37,7 @@ from agentmemory.memory.keywords import keyword_fields
 from agentmemory.memory.recall import recall_memories
 from agentmemory.models import MemoryItem
 from agentmemory.types import MemoryDraft
+from benchmarks.command import BenchCommand
 
 PREFIX = "bench:"
 # The recall weights --loco tunes (the other settings stay at their values).
@@ -67,7 +68,7 @@ def _create_hnsw_index() -> None:
                        f"USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
 
 
-class Command(BaseCommand):
+class Command(BenchCommand):
     help = "Benchmark memory recall: latency over many users, and retrieval quality on LoCoMo."
 
     def add_arguments(self, parser):

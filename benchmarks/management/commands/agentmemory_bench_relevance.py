@@ -21,7 +21,7 @@ import random
 import time
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.test import override_settings
 
 from agentmemory.conf import app_settings
@@ -31,6 +31,7 @@ from agentmemory.knowledge.off_topic import OFF_TOPIC_QUESTIONS
 from agentmemory.memory.write import write_memory
 from agentmemory.models import Document, MemoryItem
 from agentmemory.types import MemoryDraft
+from benchmarks.command import BenchCommand
 
 USER = "bench:relevance"
 # Profile facts (high confidence: always in the profile) and events recall has to find (below the profile's bar).
@@ -61,7 +62,7 @@ OFF_DEFAULTS = {"KNOWLEDGE_FLOOR": {"cosine": None, "bm25": None, "bm25_min_cosi
                 "CONTEXT_SMALL_TALK_FLOOR": False, "CONTEXT_MEMORY_FLOOR": None}
 
 
-class Command(BaseCommand):
+class Command(BenchCommand):
     help = "Relevance of /context/: in-domain knowledge recall and off-topic contexts with nothing retrieved."
 
     def add_arguments(self, parser):

@@ -18,8 +18,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import connection, transaction
+
+from benchmarks.command import BenchCommand
 
 DEFAULT_DATA = "/work/shared/bench/cmrc2018-dev"
 
@@ -60,7 +62,7 @@ def import_corpus(slug: str, corpus: list[dict], log):
     return kb
 
 
-class Command(BaseCommand):
+class Command(BenchCommand):
     help = "Benchmark knowledge search quality (CMRC 2018), BM25 agreement with bm25s, and latency per mode."
 
     def add_arguments(self, parser):

@@ -18,13 +18,14 @@ from collections import defaultdict
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.module_loading import import_string
 
 from agentmemory.audit import audit_context
 from agentmemory.conf import app_settings
 from agentmemory.working.extract import run_extraction
 from agentmemory.working.sessions import append_turn, create_session, end_session
+from benchmarks.command import BenchCommand
 
 EXTRACTORS = {
     "rules": "agentmemory.backends.extractors.rules.RuleBasedExtractor",
@@ -48,7 +49,7 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-class Command(BaseCommand):
+class Command(BenchCommand):
     help = "Replay LoCoMo conversations through sessions; print append speed, extraction time and recall."
 
     def add_arguments(self, parser):
