@@ -151,12 +151,15 @@ def _settle(keys: list[tuple[int, _Pending]], vectors, model: str) -> list[Outco
                 out.append((pending.item, vectors))
         return out
     with transaction.atomic():
-        store_vectors([pk for pk, _p in keys], vectors, model)
         for _pk, pending in keys:
             pending.remaining -= 1
             pending.embedded += 1
         complete = [p for p in documents if not p.remaining and not p.failed]
-        for pending, result in zip(complete, publish_versions([p.begun.version for p in complete]), strict=True):
+        # The chunks of a document this batch completes turn active with their vectors (one write each).
+        activate = {pk for pk, p in keys if not p.remaining and not p.failed}
+        store_vectors([pk for pk, _p in keys], vectors, model, activate=activate)
+        published = publish_versions([p.begun.version for p in complete], activated=activate)
+        for pending, result in zip(complete, published, strict=True):
             out.append((pending.item, result if isinstance(result, AgentMemoryError)
                         else _result(pending.begun, pending.embedded)))
     return out

@@ -1,6 +1,8 @@
 """Embed a version's chunks, batch by batch, each batch committed; reuse vectors of identical chunks."""
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.db import connection, transaction
 
 from ..backends import get_embedder
@@ -54,18 +56,29 @@ def embed_chunks(chunks, *, embedder=None, progress: Progress | None = None, bat
     return total
 
 
-def store_vectors(pks: list[int], vectors, model: str) -> None:
-    """Write one batch of vectors (one statement, one commit).
+def store_vectors(pks: list[int], vectors, model: str, *, activate: Collection[int] = ()) -> None:
+    """Write one batch of vectors (one statement, one commit); the chunks in ``activate`` turn active too.
 
     One UPDATE from arrays of ids and vectors: bulk_update's CASE per row cost the import's thread about
     70 ms of Python a batch of 32 (docs/knowledge.md), taken from the embedder's threads on a small machine.
+    ``activate`` is for the publish that follows in the same transaction (publish_versions' ``activated``):
+    a chunk's status is an indexed column, so a second UPDATE would insert every chunk into the HNSW index
+    a second time, about a third of the first insert's cost (docs/knowledge.md).
     """
     if not pks:
         return
     if len(pks) != len(vectors):
         raise ValueError("one vector per chunk")
     table = Chunk._meta.db_table
+    literals = [vector_literal(v) for v in vectors]
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {table} SET embedding = v.e::vector, embedding_model = %s "
-                       f"FROM unnest(%s::bigint[], %s::text[]) AS v(id, e) WHERE {table}.id = v.id",
-                       [model, list(pks), [vector_literal(v) for v in vectors]])
+        if activate:
+            cursor.execute(
+                f"UPDATE {table} SET embedding = v.e::vector, embedding_model = %s, "
+                f"status = CASE WHEN v.a THEN %s ELSE {table}.status END "
+                f"FROM unnest(%s::bigint[], %s::text[], %s::boolean[]) AS v(id, e, a) WHERE {table}.id = v.id",
+                [model, Chunk.Status.ACTIVE, list(pks), literals, [pk in activate for pk in pks]])
+        else:
+            cursor.execute(f"UPDATE {table} SET embedding = v.e::vector, embedding_model = %s "
+                           f"FROM unnest(%s::bigint[], %s::text[]) AS v(id, e) WHERE {table}.id = v.id",
+                           [model, list(pks), literals])

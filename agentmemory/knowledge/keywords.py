@@ -92,29 +92,32 @@ def _lock_stats(cur, stats_t: str, knowledge_base_id: int) -> None:
     cur.execute(f"SELECT id FROM {stats_t} WHERE knowledge_base_id = %s FOR UPDATE", [knowledge_base_id])
 
 
-def _insert_postings(cur, chunk_t: str, where: str, params: list) -> None:
-    # The chunks are locked (a publish holds them already from its status update): postings have no
-    # foreign key (migration 0013), so a DELETE of a chunk meanwhile must wait for this transaction,
-    # whose postings its trigger then deletes, instead of leaving postings of a chunk that is gone.
+def _insert_postings(cur, chunk_t: str, where: str, params: list, *, locked: bool = False) -> None:
+    # The chunks must be locked: postings have no foreign key (migration 0013), so a DELETE of a chunk
+    # meanwhile must wait for this transaction, whose postings its trigger then deletes, instead of
+    # leaving postings of a chunk that is gone. A publish holds them already (``locked``: it updated
+    # them in this transaction); locking again would lock each chunk once per term, ~100 times.
     cur.execute(
         f"""
         INSERT INTO {_posting_table()} (knowledge_base_id, term, chunk_id, tf, length)
         SELECT c.knowledge_base_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.term_count
         FROM {chunk_t} c CROSS JOIN LATERAL unnest(c.search_vector) u
         WHERE {where} AND c.search_vector IS NOT NULL
-        FOR KEY SHARE OF c
+        {"" if locked else "FOR KEY SHARE OF c"}
         ON CONFLICT DO NOTHING
         """,
         params,
     )
 
 
-def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], deprecated_ids: list[int]) -> None:
+def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], deprecated_ids: list[int],
+                        locked: bool = False) -> None:
     """Keep document frequencies and corpus statistics current after a publish.
 
     Call inside the publish transaction, once per publish, with the chunks that became active and
     those that stopped being active. Only these chunks are read, so the cost is proportional to the
-    change, not to the knowledge base.
+    change, not to the knowledge base. ``locked``: the transaction has updated (so row-locked) every
+    activated chunk already, as a publish's status switch does.
     """
     activated = sorted({int(i) for i in activated_ids or []})
     deprecated = sorted({int(i) for i in deprecated_ids or []})
@@ -134,7 +137,7 @@ def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], dep
             )
             n, length = cur.fetchone()
             if sign > 0:
-                _insert_postings(cur, chunk_t, "c.id = ANY(%s)", [ids])
+                _insert_postings(cur, chunk_t, "c.id = ANY(%s)", [ids], locked=locked)
             else:
                 cur.execute(f"DELETE FROM {_posting_table()} WHERE chunk_id = ANY(%s)", [ids])
             delta_n += sign * n

@@ -8,10 +8,11 @@ running meanwhile sees either the old version or the new one, never both or neit
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from ..audit import audit_event, record_event, record_events
@@ -43,11 +44,14 @@ def publish_version(version: DocumentVersion, *, action: str = "publish") -> Pub
 
 
 def publish_versions(versions: list[DocumentVersion], *, action: str = "publish",
-                     ) -> list[PublishResult | InvalidInput]:
+                     activated: Collection[int] = ()) -> list[PublishResult | InvalidInput]:
     """Publish several versions (of different documents) in one transaction, each switch whole.
 
     The bulk import's way: the statements are per batch, not per document. A version with a chunk
     lacking its vector is not published; its place in the returned list holds the InvalidInput.
+    ``activated``: chunks of these versions the caller already turned active in this transaction
+    (embed.store_vectors' ``activate``); they are counted as activated, and turned pending again if
+    their version cannot be published.
     """
     if not versions:
         return []
@@ -62,10 +66,13 @@ def publish_versions(versions: list[DocumentVersion], *, action: str = "publish"
         missing = dict(Chunk.objects.filter(version__in=list(locked), embedding__isnull=True).order_by()
                        .values("version").annotate(n=Count("id")).values_list("version", "n"))
         ready = [locked[v.pk] for v in versions if not missing.get(v.pk)]
-        changes = _switch(ready, documents)
+        if activated and len(ready) < len(versions):
+            Chunk.objects.filter(pk__in=list(activated), version__in=[v.pk for v in versions if missing.get(v.pk)],
+                                 ).update(status=Chunk.Status.PENDING)
+        changes = _switch(ready, documents, set(activated))
         for kb_id in {documents[v.document_id].knowledge_base_id for v in ready}:
             on_chunks_published(knowledge_base_id=kb_id, activated_ids=changes["activated"][kb_id],
-                                deprecated_ids=changes["deprecated"][kb_id])
+                                deprecated_ids=changes["deprecated"][kb_id], locked=True)
             refresh_embedding_model(kb_id, activated_ids=changes["activated"][kb_id])
         out: list[PublishResult | InvalidInput] = []
         events = []
@@ -85,17 +92,22 @@ def publish_versions(versions: list[DocumentVersion], *, action: str = "publish"
     return out
 
 
-def _switch(versions: list[DocumentVersion], documents: dict[int, Document]) -> dict:
-    """Flip chunks, versions and documents for ``versions`` (locked, complete): a few statements in all."""
+def _switch(versions: list[DocumentVersion], documents: dict[int, Document], already: set[int]) -> dict:
+    """Flip chunks, versions and documents for ``versions`` (locked, complete): a few statements in all.
+
+    ``already``: chunks the caller turned active in this transaction (counted, not updated again).
+    """
     chosen = {v.document_id: v for v in versions}
-    activated = list(Chunk.objects.filter(version__in=versions).exclude(status=Chunk.Status.ACTIVE)
+    inactive = ~Q(status=Chunk.Status.ACTIVE)
+    activated = list(Chunk.objects.filter(version__in=versions).filter(inactive | Q(pk__in=already) if already
+                                                                        else inactive)
                      .values_list("pk", "version_id", "knowledge_base_id"))
     deprecated = list(Chunk.objects.filter(document__in=list(chosen), status=Chunk.Status.ACTIVE)
                       .exclude(version__in=versions).values_list("pk", "document_id", "knowledge_base_id"))
     if deprecated:
         Chunk.objects.filter(pk__in=[pk for pk, _d, _k in deprecated]).update(status=Chunk.Status.DEPRECATED)
-    if activated:
-        Chunk.objects.filter(pk__in=[pk for pk, _v, _k in activated]).update(status=Chunk.Status.ACTIVE)
+    if flip := [pk for pk, _v, _k in activated if pk not in already]:
+        Chunk.objects.filter(pk__in=flip).update(status=Chunk.Status.ACTIVE)
     DocumentVersion.objects.filter(document__in=list(chosen), status=DocumentVersion.Status.ACTIVE).exclude(
         pk__in=[v.pk for v in versions]).update(status=DocumentVersion.Status.DEPRECATED)
     now = timezone.now()

@@ -67,8 +67,8 @@ class KnowledgeBaseStats(models.Model):
 class KnowledgeTermStat(models.Model):
     """Document frequency of one keyword term among a knowledge base's active chunks."""
 
-    knowledge_base = models.ForeignKey(
-        "agentmemory.KnowledgeBase", on_delete=models.CASCADE, related_name="term_stats",
+    knowledge_base = models.ForeignKey(  # indexed by the unique (knowledge_base, term)
+        "agentmemory.KnowledgeBase", on_delete=models.CASCADE, related_name="term_stats", db_index=False,
         verbose_name="knowledge base", help_text="Knowledge base of the term.",
     )
     term = models.TextField("term", help_text="A keyword token, as stored in chunk search vectors.")

@@ -107,3 +107,41 @@ def test_stored_vectors_read_back_exactly(kb):
     assert set(Chunk.objects.filter(pk__in=pks).values_list("embedding_model", flat=True)) == {"another-model"}
     with pytest.raises(ValueError):
         store_vectors(pks, vectors[:1], "another-model")
+
+
+def test_one_document_twice_in_an_import_ends_with_the_later_text_only(kb, counting_embedder):
+    def twice():
+        for text in ("第一版：打印机在三楼。", "第二版：打印机搬到了五楼。"):
+            yield DocumentInput(parsed=prepare_document(fmt="text", content=text), title="", fmt="text",
+                                external_id="moved")
+        yield from inputs(2)
+
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}):
+        outcomes = list(ingest_documents(knowledge_base=kb, items=twice()))
+    assert [type(o).__name__ for _i, o in outcomes] == ["IngestResult"] * 4
+    document = Document.objects.get(knowledge_base=kb, external_id="moved")
+    assert document.active_version.number == 2
+    active = Chunk.objects.filter(document=document, status="active")
+    assert [c.text for c in active] == ["第二版：打印机搬到了五楼。"]
+    assert list(document.versions.order_by("number").values_list("status", flat=True)) == ["deprecated", "active"]
+    # the keyword index holds the active text only
+    from agentmemory.models import KeywordPosting
+
+    assert set(KeywordPosting.objects.filter(chunk__document=document).values_list("chunk_id", flat=True)) == {
+        active[0].pk}
+
+
+def test_chunks_become_active_with_their_vectors_in_one_write(kb, counting_embedder):
+    # A document whose chunks all embed in one batch gets its vectors and its active status in one
+    # UPDATE (each chunk enters the vector index once); a document spanning batches is flipped at publish.
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 3}):
+        outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(4, long=2)))
+    assert all(not isinstance(o, Exception) for _i, o in outcomes)
+    assert set(Chunk.objects.filter(knowledge_base=kb).values_list("status", flat=True)) == {"active"}
+    from agentmemory.models import KeywordPosting, KnowledgeBaseStats
+
+    chunks = Chunk.objects.filter(knowledge_base=kb)
+    stats = KnowledgeBaseStats.objects.get(knowledge_base=kb)
+    assert stats.chunk_count == chunks.count()
+    assert set(KeywordPosting.objects.filter(knowledge_base=kb).values_list("chunk_id", flat=True)) == set(
+        chunks.values_list("id", flat=True))
