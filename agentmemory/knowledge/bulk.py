@@ -83,6 +83,12 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
                 yield keys, texts
                 keys, texts = [], []
         if texts:
+            # The last batch's vectors are stored after the embedder has nothing left to do: a short
+            # last batch keeps that write short, while the batch before it is stored as it embeds.
+            cut = len(texts) - _tail(size)
+            if cut >= _tail(size):
+                yield keys[:cut], texts[:cut]
+                keys, texts = keys[cut:], texts[cut:]
             yield keys, texts
 
     for keys, vectors in embed_batches(batches(), embedder.embed_passages):
@@ -98,6 +104,11 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
 
 #: The first groups that leave as batches of their own (bulk.batches), growing to the embedder's batch size.
 _RAMP = 4
+
+
+def _tail(size: int) -> int:
+    """Chunks of the import's last embedding batch at most (an eighth of a batch, as the first ramp step)."""
+    return max(1, size // 8)
 
 
 def _groups(items: Iterable[DocumentInput], kb: KnowledgeBase, size: int) -> Iterator[list[DocumentInput]]:

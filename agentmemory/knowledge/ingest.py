@@ -10,8 +10,9 @@ The write path, in order:
 3. Embeds the chunks still without a vector, batch by batch, each batch committed, so an import
    killed mid-way resumes where it stopped. On an embedding failure the version is marked failed
    with the reason and the previous version stays active.
-4. ``publish.publish_version`` flips the new version's chunks active and the old ones deprecated in
-   one transaction.
+4. ``publish.publish_versions`` flips the new version's chunks active and the old ones deprecated in
+   one transaction, the one that stores the last batch's vectors.
+Steps 2-4 are ``bulk.ingest_documents``' with one document.
 Import jobs (``jobs.create_import_job`` / ``jobs.run_import_job``) carry the same call through Celery;
 ``bulk.ingest_documents`` runs the same steps for many documents at the embedder's speed.
 Embedding a version's chunks is ``embed.py``'s; the front door of an upload or a text is ``imports.py``.
@@ -20,16 +21,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..backends import get_embedder
 from ..conf import app_settings
-from ..exceptions import AgentMemoryError, EmbeddingError
-from ..models import Chunk, DocumentVersion, KnowledgeBase
+from ..exceptions import AgentMemoryError
+from ..models import DocumentVersion, KnowledgeBase
 from ..progress import Progress
 from .embed import embed_chunks, reusable_vectors
 from .jobs import create_import_job, job_progress, run_import_job, run_job
 from .parse import DocumentTooLarge, ParsedDocument, check_format, parse
-from .prepare import DocumentInput, _Begun, begin_documents, content_hash, default_title, validate_text
-from .publish import publish_version
+from .prepare import DocumentInput, _Begun, content_hash, default_title, validate_text
 
 # Imported from here before embed.py and jobs.py held them (benchmarks, docs/knowledge.md).
 __all__ = [
@@ -67,14 +66,6 @@ def prepare_document(*, fmt: str, content: str | bytes, max_chars: int | None = 
     return parsed
 
 
-def _begin(kb: KnowledgeBase, item: DocumentInput, model_name: str) -> _Begun:
-    """Validate one input, then find/create its document and the version to publish (one transaction)."""
-    [begun] = begin_documents(kb, [item], model_name)
-    if isinstance(begun, AgentMemoryError):
-        raise begun
-    return begun
-
-
 def _fail(version: DocumentVersion, exc: Exception) -> None:
     """Mark a version failed with the reason; the previous version stays active."""
     DocumentVersion.objects.filter(pk=version.pk).update(status=DocumentVersion.Status.FAILED, error=str(exc)[:2000])
@@ -95,18 +86,19 @@ def ingest_document(
     metadata: dict | None = None,
     progress: Progress | None = None,
 ) -> IngestResult:
-    """Create or update one document from parsed text; see the module docstring for the steps."""
-    embedder = get_embedder()
-    begun = _begin(knowledge_base, DocumentInput(parsed, title, fmt, external_id, metadata), embedder.model_name)
-    if begun.action == "unchanged":
-        return _result(begun, 0)
-    try:
-        embedded = embed_chunks(Chunk.objects.filter(version=begun.version), embedder=embedder, progress=progress)
-    except EmbeddingError as exc:
-        _fail(begun.version, exc)
-        raise
-    publish_version(begun.version)
-    return _result(begun, embedded)
+    """Create or update one document from parsed text; see the module docstring for the steps.
+
+    The bulk import's path with one document (bulk.py): its batches pipelined, each committed, and the
+    chunks of the batch that completes it turned active with their vectors. Raises what the bulk
+    path reports for the document (InvalidInput, EmbeddingError after marking the version failed).
+    """
+    from .bulk import ingest_documents  # bulk.py builds on this module's names
+
+    item = DocumentInput(parsed, title, fmt, external_id, metadata)
+    [(_item, outcome)] = list(ingest_documents(knowledge_base=knowledge_base, items=[item], progress=progress))
+    if isinstance(outcome, AgentMemoryError):
+        raise outcome
+    return outcome
 
 
 def __getattr__(name: str):

@@ -145,3 +145,24 @@ def test_chunks_become_active_with_their_vectors_in_one_write(kb, counting_embed
     assert stats.chunk_count == chunks.count()
     assert set(KeywordPosting.objects.filter(knowledge_base=kb).values_list("chunk_id", flat=True)) == set(
         chunks.values_list("id", flat=True))
+
+
+def test_the_last_batch_is_short_so_the_write_after_the_embedder_is(kb, counting_embedder):
+    calls = []
+    original = counting_embedder.embed_passages
+
+    def recording(self, texts):
+        calls.append(len(list(texts)))
+        return original(self, texts)
+
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}):
+        counting_embedder.embed_passages = recording
+        try:
+            outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(13)))
+        finally:
+            counting_embedder.embed_passages = original
+    assert len(outcomes) == 13 and all(o.action == "created" for _i, o in outcomes)
+    # ramp 1, 1, 2, 4; the five chunks left leave as 4 + 1: the last settle, which nothing overlaps,
+    # stores one chunk while the four before it are stored during its embedding
+    assert calls == [1, 1, 2, 4, 4, 1]
+    assert not Chunk.objects.filter(knowledge_base=kb).exclude(status="active").exists()
