@@ -50,8 +50,8 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
                      progress: Progress | None = None) -> Iterator[Outcome]:
     """Import ``items``; yields (input, result or error) per document as each is settled.
 
-    ``progress(chunks_embedded, chunks_known)`` is called after every batch (the total grows as
-    documents are prepared: the items may be a lazy iterator).
+    ``progress(chunks_embedded, chunks_known)`` is called after every group of documents is prepared
+    and after every batch (the total grows as documents are prepared: the items may be a lazy iterator).
     """
     embedder = get_embedder()
     model = embedder.model_name
@@ -63,10 +63,13 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
         keys: list[tuple[int, _Pending]] = []
         texts: list[str] = []
         for number, group in enumerate(_groups(items, knowledge_base, size)):
-            for item, begun in zip(group, begin_documents(knowledge_base, group, model), strict=True):
-                pending = _pending(item, begun, model, settled)
-                if pending is None:
-                    continue
+            prepared = [p for item, begun in zip(group, begin_documents(knowledge_base, group, model), strict=True)
+                        if (p := _pending(item, begun, model, settled)) is not None]
+            counts["known"] += sum(p.remaining for p in prepared)
+            if progress and prepared:
+                # The chunks known so far, before they embed: a job shows its total from the start.
+                progress(counts["done"], counts["known"])
+            for pending in prepared:
                 for pk, path, text in pending.todo:
                     if pending.failed:  # a batch of it failed meanwhile: stop sending its chunks
                         break
@@ -75,7 +78,6 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
                     if len(texts) == size:
                         yield keys, texts
                         keys, texts = [], []
-                counts["known"] += pending.remaining
             if texts and number < _RAMP:
                 # The first groups are small and each leaves as its own batch (one document, then
                 # about size/8, size/4, size/2 chunks): the embedder starts at once and always has the

@@ -166,3 +166,18 @@ def test_the_last_batch_is_short_so_the_write_after_the_embedder_is(kb, counting
     # stores one chunk while the four before it are stored during its embedding
     assert calls == [1, 1, 2, 4, 4, 1]
     assert not Chunk.objects.filter(knowledge_base=kb).exclude(status="active").exists()
+
+
+def test_one_document_reports_its_total_before_it_embeds(kb, counting_embedder):
+    from agentmemory.knowledge.ingest import ingest_document
+
+    [long_input] = [i for n, i in enumerate(inputs(2, long=1)) if n == 1]
+    seen = []
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 3}):
+        result = ingest_document(knowledge_base=kb, parsed=long_input.parsed, title="", fmt="text",
+                                 external_id="long", progress=lambda done, total: seen.append((done, total)))
+    assert result.action == "created" and result.embedded == result.chunks > 3
+    assert seen[0] == (0, result.chunks)  # the total is known once the version is prepared
+    assert seen[-1] == (result.chunks, result.chunks)
+    assert [d for d, _t in seen] == sorted(d for d, _t in seen)
+    assert Chunk.objects.filter(document_id=result.document_id, status="active").count() == result.chunks
