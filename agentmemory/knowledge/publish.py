@@ -53,8 +53,35 @@ def publish_versions(versions: list[DocumentVersion], *, action: str = "publish"
     (embed.store_vectors' ``activate``); they are counted as activated, and turned pending again if
     their version cannot be published.
     """
-    if not versions:
-        return []
+    # Two versions of one document (an import holding one external id twice, both completed by one
+    # batch) are published one after the other, as two imports would be: the later one active, the
+    # earlier one deprecated by it. Each round holds a document at most once.
+    rounds: list[list[int]] = []
+    seen: dict[int, int] = {}
+    for i, version in enumerate(versions):
+        seen[version.document_id] = number = seen.get(version.document_id, -1) + 1
+        if number == len(rounds):
+            rounds.append([])
+        rounds[number].append(i)
+    out: list[PublishResult | InvalidInput | None] = [None] * len(versions)
+    waiting = set(activated)  # turned active by the caller, not yet published by a round
+    version_of = dict(Chunk.objects.filter(pk__in=list(waiting)).values_list("pk", "version_id")) if (
+        len(rounds) > 1 and waiting) else {}
+    with transaction.atomic():
+        for indexes in rounds:
+            batch = [versions[i] for i in indexes]
+            results = _publish_round(batch, action=action, activated=waiting)
+            for i, result in zip(indexes, results, strict=True):
+                out[i] = result
+            if version_of:
+                done = {v.pk for v in batch}
+                waiting = {pk for pk in waiting if version_of.get(pk) not in done}
+    return out  # type: ignore[return-value]
+
+
+def _publish_round(versions: list[DocumentVersion], *, action: str, activated: Collection[int],
+                   ) -> list[PublishResult | InvalidInput]:
+    """publish_versions for versions of distinct documents."""
     with transaction.atomic():
         documents = {d.pk: d for d in Document.objects.select_for_update().filter(
             pk__in=[v.document_id for v in versions]).order_by("pk")}
@@ -83,11 +110,11 @@ def publish_versions(versions: list[DocumentVersion], *, action: str = "publish"
                     "to complete it.", field="version"))
                 continue
             document, before = documents[version.document_id], previous.get(changes["was_active"][version.pk])
-            activated, deprecated = changes["per_version"][version.pk]
+            turned_on, turned_off = changes["per_version"][version.pk]
             events.append(audit_event(
                 f"document.{action}", object_type="document", object_id=document.pk, before={"version": before},
-                after={"version": version.number, "activated": activated, "deprecated": deprecated}))
-            out.append(PublishResult(document.pk, version.number, before, activated, deprecated))
+                after={"version": version.number, "activated": turned_on, "deprecated": turned_off}))
+            out.append(PublishResult(document.pk, version.number, before, turned_on, turned_off))
         record_events(events)
     return out
 
@@ -102,8 +129,13 @@ def _switch(versions: list[DocumentVersion], documents: dict[int, Document], alr
     activated = list(Chunk.objects.filter(version__in=versions).filter(inactive | Q(pk__in=already) if already
                                                                         else inactive)
                      .values_list("pk", "version_id", "knowledge_base_id"))
-    deprecated = list(Chunk.objects.filter(document__in=list(chosen), status=Chunk.Status.ACTIVE)
-                      .exclude(version__in=versions).values_list("pk", "document_id", "knowledge_base_id"))
+    # Chunks the caller turned active for a later round (another version of the document) were never
+    # published: not deprecated here.
+    active_elsewhere = Chunk.objects.filter(document__in=list(chosen), status=Chunk.Status.ACTIVE).exclude(
+        version__in=versions)
+    if already:
+        active_elsewhere = active_elsewhere.exclude(pk__in=already)
+    deprecated = list(active_elsewhere.values_list("pk", "document_id", "knowledge_base_id"))
     if deprecated:
         Chunk.objects.filter(pk__in=[pk for pk, _d, _k in deprecated]).update(status=Chunk.Status.DEPRECATED)
     if flip := [pk for pk, _v, _k in activated if pk not in already]:

@@ -181,3 +181,45 @@ def test_one_document_reports_its_total_before_it_embeds(kb, counting_embedder):
     assert seen[-1] == (result.chunks, result.chunks)
     assert [d for d, _t in seen] == sorted(d for d, _t in seen)
     assert Chunk.objects.filter(document_id=result.document_id, status="active").count() == result.chunks
+
+
+def test_one_document_twice_in_one_batch_publishes_in_order(kb, counting_embedder):
+    # Past the ramp both versions of "moved" fall in one embedding batch and complete together: they
+    # are published one after the other, as two imports would be.
+    def items():
+        yield from inputs(12)
+        for text in ("第一版：打印机在三楼。", "第二版：打印机搬到了五楼。"):
+            yield DocumentInput(parsed=prepare_document(fmt="text", content=text), title="", fmt="text",
+                                external_id="moved")
+        for i in range(3):
+            yield DocumentInput(parsed=prepare_document(fmt="text", content=f"尾部文档{i}号。"), title="", fmt="text",
+                                external_id=f"tail-{i}")
+
+    calls = []
+    original = counting_embedder.embed_passages
+
+    def recording(self, texts):
+        calls.append(list(texts))
+        return original(self, texts)
+
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}):
+        counting_embedder.embed_passages = recording
+        try:
+            outcomes = [(i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=items())]
+        finally:
+            counting_embedder.embed_passages = original
+    assert any(sum("打印机" in t for t in batch) == 2 for batch in calls)  # the case: one batch holds both
+    moved = [o for external_id, o in outcomes if external_id == "moved"]
+    assert [o.version for o in moved] == [1, 2]  # both "created": the document is new to this import
+    document = Document.objects.get(knowledge_base=kb, external_id="moved")
+    assert document.active_version.number == 2
+    assert list(Chunk.objects.filter(document=document, status="active").values_list("text", flat=True)) == [
+        "第二版：打印机搬到了五楼。"]
+    assert list(document.versions.order_by("number").values_list("status", flat=True)) == ["deprecated", "active"]
+    from agentmemory.models import AuditEvent, KeywordPosting, KnowledgeBaseStats
+
+    assert KnowledgeBaseStats.objects.get(knowledge_base=kb).chunk_count == Chunk.objects.filter(
+        knowledge_base=kb, status="active").count()
+    assert not KeywordPosting.objects.filter(chunk__document=document, chunk__status="deprecated").exists()
+    events = AuditEvent.objects.filter(action="document.publish", object_id=str(document.pk)).order_by("id")
+    assert [(e.before["version"], e.after["version"]) for e in events] == [(None, 1), (1, 2)]
