@@ -71,7 +71,7 @@ def store_vectors(pks: list[int], vectors, model: str, *, activate: Collection[i
         raise ValueError("one vector per chunk")
     table = Chunk._meta.db_table
     literals = [vector_literal(v) for v in vectors]
-    with transaction.atomic(), connection.cursor() as cursor:
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         if activate:
             cursor.execute(
                 f"UPDATE {table} SET embedding = v.e::vector, embedding_model = %s, "

@@ -124,7 +124,7 @@ def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], dep
     if not activated and not deprecated:
         return
     chunk_t, term_t, stats_t = _tables()
-    with transaction.atomic(), connection.cursor() as cur:
+    with transaction.atomic(savepoint=False), connection.cursor() as cur:
         _lock_stats(cur, stats_t, knowledge_base_id)
         delta_n = 0
         delta_len = 0

@@ -67,7 +67,8 @@ def publish_versions(versions: list[DocumentVersion], *, action: str = "publish"
     waiting = set(activated)  # turned active by the caller, not yet published by a round
     version_of = dict(Chunk.objects.filter(pk__in=list(waiting)).values_list("pk", "version_id")) if (
         len(rounds) > 1 and waiting) else {}
-    with transaction.atomic():
+    # No savepoint of its own inside a caller's transaction (the import's): nothing here is retried.
+    with transaction.atomic(savepoint=False):
         for indexes in rounds:
             batch = [versions[i] for i in indexes]
             results = _publish_round(batch, action=action, activated=waiting)
@@ -81,41 +82,40 @@ def publish_versions(versions: list[DocumentVersion], *, action: str = "publish"
 
 def _publish_round(versions: list[DocumentVersion], *, action: str, activated: Collection[int],
                    ) -> list[PublishResult | InvalidInput]:
-    """publish_versions for versions of distinct documents."""
-    with transaction.atomic():
-        documents = {d.pk: d for d in Document.objects.select_for_update().filter(
-            pk__in=[v.document_id for v in versions]).order_by("pk")}
-        locked = {v.pk: v for v in DocumentVersion.objects.select_for_update().filter(
-            pk__in=[v.pk for v in versions]).order_by("pk")}
-        previous = dict(DocumentVersion.objects.filter(
-            pk__in=[d.active_version_id for d in documents.values() if d.active_version_id])
-            .values_list("pk", "number"))
-        missing = dict(Chunk.objects.filter(version__in=list(locked), embedding__isnull=True).order_by()
-                       .values("version").annotate(n=Count("id")).values_list("version", "n"))
-        ready = [locked[v.pk] for v in versions if not missing.get(v.pk)]
-        if activated and len(ready) < len(versions):
-            Chunk.objects.filter(pk__in=list(activated), version__in=[v.pk for v in versions if missing.get(v.pk)],
-                                 ).update(status=Chunk.Status.PENDING)
-        changes = _switch(ready, documents, set(activated))
-        for kb_id in {documents[v.document_id].knowledge_base_id for v in ready}:
-            on_chunks_published(knowledge_base_id=kb_id, activated_ids=changes["activated"][kb_id],
-                                deprecated_ids=changes["deprecated"][kb_id], locked=True)
-            refresh_embedding_model(kb_id, activated_ids=changes["activated"][kb_id])
-        out: list[PublishResult | InvalidInput] = []
-        events = []
-        for version in versions:
-            if missing.get(version.pk):
-                out.append(InvalidInput(
-                    f"Version {version.number} has {missing[version.pk]} chunk(s) without an embedding; re-import "
-                    "to complete it.", field="version"))
-                continue
-            document, before = documents[version.document_id], previous.get(changes["was_active"][version.pk])
-            turned_on, turned_off = changes["per_version"][version.pk]
-            events.append(audit_event(
-                f"document.{action}", object_type="document", object_id=document.pk, before={"version": before},
-                after={"version": version.number, "activated": turned_on, "deprecated": turned_off}))
-            out.append(PublishResult(document.pk, version.number, before, turned_on, turned_off))
-        record_events(events)
+    """publish_versions for versions of distinct documents, inside its transaction."""
+    documents = {d.pk: d for d in Document.objects.select_for_update().filter(
+        pk__in=[v.document_id for v in versions]).order_by("pk")}
+    locked = {v.pk: v for v in DocumentVersion.objects.select_for_update().filter(
+        pk__in=[v.pk for v in versions]).order_by("pk")}
+    previous = dict(DocumentVersion.objects.filter(
+        pk__in=[d.active_version_id for d in documents.values() if d.active_version_id])
+        .values_list("pk", "number"))
+    missing = dict(Chunk.objects.filter(version__in=list(locked), embedding__isnull=True).order_by()
+                   .values("version").annotate(n=Count("id")).values_list("version", "n"))
+    ready = [locked[v.pk] for v in versions if not missing.get(v.pk)]
+    if activated and len(ready) < len(versions):
+        Chunk.objects.filter(pk__in=list(activated), version__in=[v.pk for v in versions if missing.get(v.pk)],
+                             ).update(status=Chunk.Status.PENDING)
+    changes = _switch(ready, documents, set(activated))
+    for kb_id in {documents[v.document_id].knowledge_base_id for v in ready}:
+        on_chunks_published(knowledge_base_id=kb_id, activated_ids=changes["activated"][kb_id],
+                            deprecated_ids=changes["deprecated"][kb_id], locked=True)
+        refresh_embedding_model(kb_id, activated_ids=changes["activated"][kb_id])
+    out: list[PublishResult | InvalidInput] = []
+    events = []
+    for version in versions:
+        if missing.get(version.pk):
+            out.append(InvalidInput(
+                f"Version {version.number} has {missing[version.pk]} chunk(s) without an embedding; re-import "
+                "to complete it.", field="version"))
+            continue
+        document, before = documents[version.document_id], previous.get(changes["was_active"][version.pk])
+        turned_on, turned_off = changes["per_version"][version.pk]
+        events.append(audit_event(
+            f"document.{action}", object_type="document", object_id=document.pk, before={"version": before},
+            after={"version": version.number, "activated": turned_on, "deprecated": turned_off}))
+        out.append(PublishResult(document.pk, version.number, before, turned_on, turned_off))
+    record_events(events)
     return out
 
 
