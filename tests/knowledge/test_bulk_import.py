@@ -5,6 +5,8 @@ Real database, the bundled model (counting or failing on purpose, tests/knowledg
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 from django.test import override_settings
 
@@ -26,22 +28,30 @@ def inputs(n: int, *, long: int | None = None):
                             external_id=f"doc-{i}")
 
 
-def test_short_documents_share_embedding_batches_and_all_publish(kb, counting_embedder):
-    calls = []
+@contextmanager
+def recorded_batches(counting_embedder):
+    """The texts of each embedding call made inside the block."""
+    calls: list[list[str]] = []
     original = counting_embedder.embed_passages
 
     def recording(self, texts):
-        calls.append(len(list(texts)))
+        calls.append(list(texts))
         return original(self, texts)
 
+    counting_embedder.embed_passages = recording
+    try:
+        yield calls
+    finally:
+        counting_embedder.embed_passages = original
+
+
+def test_short_documents_share_embedding_batches_and_all_publish(kb, counting_embedder):
     seen = []
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 4}):
-        counting_embedder.embed_passages = recording
-        try:
-            outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(10),
-                                             progress=lambda done, total: seen.append((done, total))))
-        finally:
-            counting_embedder.embed_passages = original
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 4}), \
+            recorded_batches(counting_embedder) as batches:
+        outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(10),
+                                         progress=lambda done, total: seen.append((done, total))))
+    calls = [len(b) for b in batches]
     assert [o.action for _i, o in outcomes] == ["created"] * 10
     assert sorted(i.external_id for i, _o in outcomes) == sorted(f"doc-{i}" for i in range(10))
     chunks = Chunk.objects.filter(knowledge_base=kb)
@@ -148,19 +158,10 @@ def test_chunks_become_active_with_their_vectors_in_one_write(kb, counting_embed
 
 
 def test_the_last_batch_is_short_so_the_write_after_the_embedder_is(kb, counting_embedder):
-    calls = []
-    original = counting_embedder.embed_passages
-
-    def recording(self, texts):
-        calls.append(len(list(texts)))
-        return original(self, texts)
-
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}):
-        counting_embedder.embed_passages = recording
-        try:
-            outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(13)))
-        finally:
-            counting_embedder.embed_passages = original
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}), \
+            recorded_batches(counting_embedder) as batches:
+        outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(13)))
+    calls = [len(b) for b in batches]
     assert len(outcomes) == 13 and all(o.action == "created" for _i, o in outcomes)
     # ramp 1, 1, 2, 4; the five chunks left leave as 4 + 1: the last settle, which nothing overlaps,
     # stores one chunk while the four before it are stored during its embedding
@@ -195,19 +196,9 @@ def test_one_document_twice_in_one_batch_publishes_in_order(kb, counting_embedde
             yield DocumentInput(parsed=prepare_document(fmt="text", content=f"尾部文档{i}号。"), title="", fmt="text",
                                 external_id=f"tail-{i}")
 
-    calls = []
-    original = counting_embedder.embed_passages
-
-    def recording(self, texts):
-        calls.append(list(texts))
-        return original(self, texts)
-
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}):
-        counting_embedder.embed_passages = recording
-        try:
-            outcomes = [(i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=items())]
-        finally:
-            counting_embedder.embed_passages = original
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}), \
+            recorded_batches(counting_embedder) as calls:
+        outcomes = [(i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=items())]
     assert any(sum("打印机" in t for t in batch) == 2 for batch in calls)  # the case: one batch holds both
     moved = [o for external_id, o in outcomes if external_id == "moved"]
     assert [o.version for o in moved] == [1, 2]  # both "created": the document is new to this import
