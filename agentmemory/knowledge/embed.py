@@ -70,15 +70,10 @@ def store_vectors(pks: list[int], vectors, model: str, *, activate: Collection[i
     if len(pks) != len(vectors):
         raise ValueError("one vector per chunk")
     table = Chunk._meta.db_table
-    literals = [vector_literal(v) for v in vectors]
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-        if activate:
-            cursor.execute(
-                f"UPDATE {table} SET embedding = v.e::vector, embedding_model = %s, "
-                f"status = CASE WHEN v.a THEN %s ELSE {table}.status END "
-                f"FROM unnest(%s::bigint[], %s::text[], %s::boolean[]) AS v(id, e, a) WHERE {table}.id = v.id",
-                [model, Chunk.Status.ACTIVE, list(pks), literals, [pk in activate for pk in pks]])
-        else:
-            cursor.execute(f"UPDATE {table} SET embedding = v.e::vector, embedding_model = %s "
-                           f"FROM unnest(%s::bigint[], %s::text[]) AS v(id, e) WHERE {table}.id = v.id",
-                           [model, list(pks), literals])
+        cursor.execute(
+            f"UPDATE {table} SET embedding = v.e::vector, embedding_model = %s, "
+            f"status = CASE WHEN v.a THEN %s ELSE {table}.status END "
+            f"FROM unnest(%s::bigint[], %s::text[], %s::boolean[]) AS v(id, e, a) WHERE {table}.id = v.id",
+            [model, Chunk.Status.ACTIVE, list(pks), [vector_literal(v) for v in vectors],
+             [pk in activate for pk in pks]])

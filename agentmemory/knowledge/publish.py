@@ -64,25 +64,21 @@ def publish_versions(versions: list[DocumentVersion], *, action: str = "publish"
             rounds.append([])
         rounds[number].append(i)
     out: list[PublishResult | InvalidInput | None] = [None] * len(versions)
-    waiting = set(activated)  # turned active by the caller, not yet published by a round
-    version_of = dict(Chunk.objects.filter(pk__in=list(waiting)).values_list("pk", "version_id")) if (
-        len(rounds) > 1 and waiting) else {}
     # No savepoint of its own inside a caller's transaction (the import's): nothing here is retried.
     with transaction.atomic(savepoint=False):
-        for indexes in rounds:
-            batch = [versions[i] for i in indexes]
-            results = _publish_round(batch, action=action, activated=waiting)
+        for number, indexes in enumerate(rounds):
+            later = [versions[i].pk for round_ in rounds[number + 1:] for i in round_]
+            results = _publish_round([versions[i] for i in indexes], action=action, activated=activated, later=later)
             for i, result in zip(indexes, results, strict=True):
                 out[i] = result
-            if version_of:
-                done = {v.pk for v in batch}
-                waiting = {pk for pk in waiting if version_of.get(pk) not in done}
     return out  # type: ignore[return-value]
 
 
 def _publish_round(versions: list[DocumentVersion], *, action: str, activated: Collection[int],
-                   ) -> list[PublishResult | InvalidInput]:
-    """publish_versions for versions of distinct documents, inside its transaction."""
+                   later: list[int]) -> list[PublishResult | InvalidInput]:
+    """publish_versions for versions of distinct documents, inside its transaction; ``later``: the
+    versions of the rounds after this one (their chunks, which the caller may have turned active, are
+    not deprecated by this round)."""
     documents = {d.pk: d for d in Document.objects.select_for_update().filter(
         pk__in=[v.document_id for v in versions]).order_by("pk")}
     locked = {v.pk: v for v in DocumentVersion.objects.select_for_update().filter(
@@ -96,7 +92,7 @@ def _publish_round(versions: list[DocumentVersion], *, action: str, activated: C
     if activated and len(ready) < len(versions):
         Chunk.objects.filter(pk__in=list(activated), version__in=[v.pk for v in versions if missing.get(v.pk)],
                              ).update(status=Chunk.Status.PENDING)
-    changes = _switch(ready, documents, set(activated))
+    changes = _switch(ready, documents, set(activated), later)
     for kb_id in {documents[v.document_id].knowledge_base_id for v in ready}:
         on_chunks_published(knowledge_base_id=kb_id, activated_ids=changes["activated"][kb_id],
                             deprecated_ids=changes["deprecated"][kb_id], locked=True)
@@ -119,23 +115,20 @@ def _publish_round(versions: list[DocumentVersion], *, action: str, activated: C
     return out
 
 
-def _switch(versions: list[DocumentVersion], documents: dict[int, Document], already: set[int]) -> dict:
+def _switch(versions: list[DocumentVersion], documents: dict[int, Document], already: set[int],
+            later: list[int]) -> dict:
     """Flip chunks, versions and documents for ``versions`` (locked, complete): a few statements in all.
 
-    ``already``: chunks the caller turned active in this transaction (counted, not updated again).
+    ``already``: chunks the caller turned active in this transaction (counted, not updated again);
+    ``later``: versions published after these in the same call (their chunks are left alone).
     """
     chosen = {v.document_id: v for v in versions}
     inactive = ~Q(status=Chunk.Status.ACTIVE)
     activated = list(Chunk.objects.filter(version__in=versions).filter(inactive | Q(pk__in=already) if already
                                                                         else inactive)
                      .values_list("pk", "version_id", "knowledge_base_id"))
-    # Chunks the caller turned active for a later round (another version of the document) were never
-    # published: not deprecated here.
-    active_elsewhere = Chunk.objects.filter(document__in=list(chosen), status=Chunk.Status.ACTIVE).exclude(
-        version__in=versions)
-    if already:
-        active_elsewhere = active_elsewhere.exclude(pk__in=already)
-    deprecated = list(active_elsewhere.values_list("pk", "document_id", "knowledge_base_id"))
+    deprecated = list(Chunk.objects.filter(document__in=list(chosen), status=Chunk.Status.ACTIVE)
+                      .exclude(version__in=[*versions, *later]).values_list("pk", "document_id", "knowledge_base_id"))
     if deprecated:
         Chunk.objects.filter(pk__in=[pk for pk, _d, _k in deprecated]).update(status=Chunk.Status.DEPRECATED)
     if flip := [pk for pk, _v, _k in activated if pk not in already]:
