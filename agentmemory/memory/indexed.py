@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models import MemoryItem
-from .channels import Candidate, moment
+from .channels import Candidate
 from .snapshot import UserIndex
 
 LOG = MemoryItem.Source.SYSTEM_LOG
@@ -86,8 +86,8 @@ def candidates(index: UserIndex, ids: list[int], live: dict[int, tuple[int, floa
     out = {}
     for pk, source, confidence, session, turn, has_turn, speaker, when in columns:
         accesses, touched = live[pk]
-        out[pk] = Candidate(vector.get(pk), bm25.get(pk), source, confidence, moment(touched), accesses, session,
-                            turn if has_turn or turn else None, speaker, moment(when),
+        out[pk] = Candidate(vector.get(pk), bm25.get(pk), source, confidence, touched, accesses, session,
+                            turn if has_turn or turn else None, speaker, when,
                             window_cosine=window_cosines.get(pk))
     return out
 

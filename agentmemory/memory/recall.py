@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
+import time
 from collections.abc import Mapping
 
 import numpy as np
@@ -24,28 +25,32 @@ from ..ranking.fusion import fuse_channels
 from ..text import query_terms
 from ..types import RecalledMemory, RecallResult, ScoreBreakdown
 from ..validation import validate_query, validate_tags, validate_user_id
+from . import snapshot
 from .access import record_access
 from .channels import (
     Candidate,
     access_in_scope,
     candidate_rows,
     keyword_channel,
+    moment,
     scope_sql,
     vector_candidates,
 )
-from .decay import decay_factor, frequency_factor
+from .decay import decay_of_age, frequency_factor
 from .indexed import candidates as indexed_candidates
 from .indexed import keyword_scores, scope_mask, vector_scores, window_cosines
 from .priors import in_period, named_period, named_speaker
 from .snapshot import (
-    WholeRow,
+    LiveRow,
+    UserIndex,
     cache_limit,
     cached_index,
     fits,
     load_index,
     read_fingerprint,
-    read_rows,
+    read_live,
     small_copy,
+    whole_rows,
 )
 
 logger = logging.getLogger(__name__)
@@ -132,8 +137,10 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     ranked = _rank(query, found, {pk: v for pk, v in windows.items() if pk in found}, top_k)
     if not ranked:
         return RecallResult((), mode=mode, degraded_reason=reason)
-    if whole is not None:  # a small user's rows, read whole while the query embedded
-        rows = {m.pk: m for m in MemoryItem.objects.from_rows([whole[pk].columns for pk, _s in ranked], epoch_times=True)}
+    if whole is not None:  # a small user's rows: the copy's, with the access statistics read as the query embedded
+        index, live = whole
+        ids = [pk for pk, _s in ranked]
+        rows = {m.pk: m for m in MemoryItem.objects.from_rows(whole_rows(index, live, ids), epoch_times=True)}
     else:
         rows = _fetch(user_id, [pk for pk, _s in ranked])
     top = tuple(RecalledMemory(rows[pk], scores) for pk, scores in ranked if pk in rows)
@@ -198,28 +205,30 @@ def _sql_channels(user_id: str, scope: str, params: list, terms: list[str], limi
 
 def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, terms: list[str], limit: int,
                       embedder, query_vector: _QueryVector
-                      ) -> tuple[dict[int, Candidate], dict[int, float], dict[int, WholeRow] | None] | None:
-    """Both channels over the in-process index (snapshot.py, indexed.py), and a small user's rows read
-    whole; None when this call cannot use it (a user too large for it, or a write between its two
-    reads): then the SQL channels answer.
+                      ) -> tuple[dict[int, Candidate], dict[int, float],
+                                 tuple[UserIndex, dict[int, LiveRow]] | None] | None:
+    """Both channels over the in-process index (snapshot.py, indexed.py), and a small user's copy with
+    the live columns of its rows; None when this call cannot use it (a user too large for it, or a
+    write between its two reads): then the SQL channels answer.
 
     The copy proposes the candidates and knows what their scores need but their access statistics,
     which recalls raise without a new revision: one statement reads those, under the scope again,
     so SQL decides what the user's scope holds now. When a candidate has left it since the
     fingerprint (a concurrent write), every candidate's row is read again as the SQL channels read them.
-    A small user's rows are all read in the fingerprint's own statement, while the query embeds: when
-    the copy matches them, it is exactly those rows, and nothing is left to read after the ranking.
+    A small user's copy holds the rows whole, and the revisions and access statistics of all of them
+    are read in the fingerprint's own statement, while the query embeds: when the copy matches those
+    revisions, nothing is left to read after the ranking.
     """
-    whole = None
+    live = None
     if small_copy(user_id, embedder.model_name):
-        fingerprint, whole = read_rows(user_id)
+        fingerprint, live = read_live(user_id)
     else:
         fingerprint = read_fingerprint(user_id)
     if not fits(fingerprint, int(getattr(embedder, "dimensions", 0) or 384)):
         return None
     index = cached_index(user_id, embedder.model_name, fingerprint)
     if index is None:
-        index = load_index(user_id, embedder.model_name)
+        index = load_index(user_id, embedder.model_name, whole=fingerprint[0] <= snapshot.SMALL_USER)
         if index.fingerprint != fingerprint:
             return None
     mask = scope_mask(index, *filters)
@@ -233,17 +242,17 @@ def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, te
     ids = sorted(set(vector) | set(bm25) | set(windows))
     if sims is not None:
         cosines = window_cosines(index, ids, sims, _window(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))
-    if whole is not None:  # the copy's fingerprint is these rows': each candidate's revision must agree
+    if live is not None and index.whole:  # the copy's fingerprint is these rows': each candidate's revision must agree
         revs = index.revs[index.row_of(np.asarray(ids, dtype=np.int64))[0]].tolist()
-        live = {pk: (whole[pk].accesses, whole[pk].touched) for pk, rev in zip(ids, revs, strict=True)
-                if pk in whole and whole[pk].rev == rev}
+        stats = {pk: (live[pk].accesses, live[pk].touched) for pk, rev in zip(ids, revs, strict=True)
+                 if pk in live and live[pk].rev == rev}
     else:
-        live = access_in_scope(scope, params, ids)
-    if len(live) == len(ids):
-        found = indexed_candidates(index, ids, live, vector=vector, bm25=bm25, window_cosines=cosines)
+        live, stats = None, access_in_scope(scope, params, ids)
+    if len(stats) == len(ids):
+        found = indexed_candidates(index, ids, stats, vector=vector, bm25=bm25, window_cosines=cosines)
     else:
-        found, whole = candidate_rows(scope, params, ids, vector=vector, bm25=bm25, window_cosines=cosines), None
-    return found, {pk: v for pk, v in windows.items() if pk in found}, whole
+        found, live = candidate_rows(scope, params, ids, vector=vector, bm25=bm25, window_cosines=cosines), None
+    return found, {pk: v for pk, v in windows.items() if pk in found}, (index, live) if live is not None else None
 
 
 def _fetch(user_id: str, ids: list[int]) -> dict[int, MemoryItem]:
@@ -261,7 +270,7 @@ def _priors(query: str, found: dict[int, Candidate]) -> dict[int, float]:
         factor = 1.0
         if speaker and cand.speaker == speaker:
             factor *= 1.0 + speaker_weight
-        if (months or years) and in_period(cand.when, months, years):
+        if (months or years) and cand.when is not None and in_period(moment(cand.when), months, years):
             factor *= 1.0 + date_weight
         out[pk] = factor
     return out
@@ -283,7 +292,7 @@ def _rank(query: str, found: dict[int, Candidate], windows: dict[int, float],
         window=app_settings.MEMORY_CONTEXT_WINDOW, weight=app_settings.MEMORY_CONTEXT_WEIGHT,
     )
     priors = _priors(query, found)
-    now = dt.datetime.now(dt.UTC)  # candidates' times are aware (epoch seconds), whatever USE_TZ says
+    now = time.time()  # candidates' times are epoch seconds, whatever USE_TZ says
     weights = app_settings.MEMORY_SOURCE_WEIGHTS
     half_life = app_settings.MEMORY_HALF_LIFE_DAYS
     floor = app_settings.MEMORY_DECAY_FLOOR
@@ -293,7 +302,7 @@ def _rank(query: str, found: dict[int, Candidate], windows: dict[int, float],
     for pk, ctx in context.items():
         cand = found[pk]
         rel = ctx * priors.get(pk, 1.0)
-        decay = decay_factor(cand.last_touch, now, half_life_days=half_life, floor=floor)
+        decay = decay_of_age(now - cand.last_touch, half_life_days=half_life, floor=floor)
         weight = float(weights.get(cand.source, 1.0))
         frequency = frequency_factor(cand.access_count, weight=access_weight, saturation=saturation)
         ranked.append((rel * decay * weight * cand.confidence * frequency, rel, pk, ctx, decay, weight, frequency))

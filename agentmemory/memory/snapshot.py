@@ -5,12 +5,12 @@ Recall's SQL channels read every row of the user for each question (exact vector
 scope's BM25 statistics, the dialogue windows' lengths): their cost grows with the user. With this
 index a question costs one index-only statement (the user's revision fingerprint), arithmetic in
 numpy, and a read of the candidates' access statistics, which checks the scope again in SQL: the
-index only proposes ids, it never decides what a user may see. A small user (at most SMALL_USER rows)
-is read whole in one statement instead, revisions included, while the query embeds: the copy must
-match those rows, and their access statistics and the top k's columns come from the same snapshot.
+index only proposes ids, it never decides what a user may see. A small user's copy (at most SMALL_USER
+rows) also holds the rows whole: each question then reads the revisions and access statistics of all
+their rows in one index-scan statement while the query embeds, and the top k are built from the copy.
 
-Freshness: every row carries ``rev`` (a sequence value a trigger gives on insert and on any change of
-what is copied here, migrations 0011 and 0012). A user's (count, sum, max) of ``rev`` is read with every
+Freshness: every row carries ``rev`` (a sequence value a trigger gives on insert and on any change of a
+column but the access statistics, migrations 0011, 0012 and 0015). A user's (count, sum, max) of ``rev`` is read with every
 question; a copy with another fingerprint is updated from its changed rows. The copies live in an LRU
 of at most ``MEMORY_RECALL_CACHE_MB`` per process (0 turns the index off), keyed by database, user and
 embedding model.
@@ -22,6 +22,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -60,11 +61,21 @@ class UserIndex:
     when: np.ndarray  # float64 epoch: valid_from, else created_at
     lexemes: np.ndarray  # object: each row's tuple of keyword lexemes (its tsvector's)
     tfs: np.ndarray  # object: each row's tuple of their frequencies
+    rows: np.ndarray  # object: a small user's rows whole (row_columns(epoch_times=True) tuples), else None
     _memo: dict = field(default_factory=dict)
 
     @property
     def nbytes(self) -> int:
-        return int(self.vectors.nbytes + len(self.ids) * _ROW_OVERHEAD)
+        held = self._memo.get("row_bytes")
+        if held is None:  # the whole rows' texts and a tuple of objects each
+            held = self._memo["row_bytes"] = sum(
+                _WHOLE_OVERHEAD + sum(len(v) for v in row if isinstance(v, str)) for row in self.rows if row is not None)
+        return int(self.vectors.nbytes + len(self.ids) * _ROW_OVERHEAD + held)
+
+    @property
+    def whole(self) -> bool:
+        """Whether this copy holds every row whole (a small user's)."""
+        return len(self.rows) > 0 and self.rows[0] is not None
 
     def postings(self) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
         """The keyword postings by lexeme: its number, and per number a slice [start, end) of rows and
@@ -106,7 +117,8 @@ class UserIndex:
 
 
 _ARRAYS = ("ids", "revs", "status", "source", "agent", "session_names", "turn", "has_turn", "term_count",
-           "vectors", "has_vector", "confidence", "speaker", "when", "lexemes", "tfs")
+           "vectors", "has_vector", "confidence", "speaker", "when", "lexemes", "tfs", "rows")
+_WHOLE_OVERHEAD = 1200  # bytes of a whole row's tuple and its values beside the length of its texts
 
 
 def read_fingerprint(user_id: str) -> Fingerprint:
@@ -118,37 +130,57 @@ def read_fingerprint(user_id: str) -> Fingerprint:
     return int(n), int(total), int(top)
 
 
-#: A user with at most this many rows in their copy is read whole with every question (``read_rows``).
+#: A user with at most this many rows has them copied whole, and their live columns read with every
+#: question in one statement (``read_live``).
 SMALL_USER = 128
 
 
 def small_copy(user_id: str, model_name: str) -> bool:
-    """Whether this process holds a copy of the user with at most SMALL_USER rows."""
+    """Whether this process holds a whole copy of the user (a small user's)."""
     index = _cache.peek(_key(user_id, model_name))
-    return index is not None and len(index.ids) <= SMALL_USER
+    return index is not None and index.whole
 
 
-class WholeRow(NamedTuple):
-    """One row of a small user, as ``read_rows`` reads it."""
+class LiveRow(NamedTuple):
+    """What a small user's row holds that a copy cannot: its revision and access statistics, as
+    ``read_live`` reads them."""
 
     rev: int
     accesses: int
     touched: float  # epoch seconds: last access, else created_at
-    columns: tuple  # row_columns(epoch_times=True), for MemoryItem.objects.from_rows
+    last_access: int | None  # epoch microseconds (row_columns(epoch_times=True)'s form)
 
 
-def read_rows(user_id: str) -> tuple[Fingerprint, dict[int, WholeRow]]:
-    """A small user's fingerprint and every row by id, in one statement (one snapshot).
+def read_live(user_id: str) -> tuple[Fingerprint, dict[int, LiveRow]]:
+    """A small user's fingerprint and every row's live columns by id, in one statement (one snapshot).
 
     It replaces the fingerprint statement while the query embeds, so what recall would read after the
-    ranking (the candidates' access statistics, the top k's rows) is already here."""
+    ranking (the candidates' access statistics) is already here, and the top k's rows are the copy's
+    when it matches these revisions."""
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT id, rev, access_count, extract(epoch FROM coalesce(last_accessed_at, created_at))"
-                       f"::float8, {row_columns(epoch_times=True)} FROM {MemoryItem._meta.db_table} WHERE user_id = %s",
-                       [user_id])
+                       f"::float8, (extract(epoch FROM last_accessed_at) * 1000000)::bigint "
+                       f"FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id])
         rows = cursor.fetchall()
-    whole = {r[0]: WholeRow(r[1], int(r[2] or 0), r[3], r[4:]) for r in rows}
-    return _fingerprint(np.fromiter((r.rev for r in whole.values()), np.int64, len(whole))), whole
+    live = {r[0]: LiveRow(r[1], int(r[2] or 0), r[3], r[4]) for r in rows}
+    return _fingerprint(np.fromiter((r[1] for r in rows), np.int64, len(rows))), live
+
+
+def whole_rows(index: UserIndex, live: dict[int, LiveRow], ids: list[int]) -> list[tuple]:
+    """The copy's rows of ``ids`` with their live access statistics, for MemoryItem.objects.from_rows."""
+    count, last = _access_positions()
+    out = []
+    for pk, row in zip(ids, index.rows[index.row_of(np.asarray(ids, dtype=np.int64))[0]].tolist(), strict=True):
+        values = list(row)
+        values[count], values[last] = live[pk].accesses, live[pk].last_access
+        out.append(tuple(values))
+    return out
+
+
+@cache
+def _access_positions() -> tuple[int, int]:
+    names = [name.strip().strip('"') for name in row_columns().split(",")]
+    return names.index("access_count"), names.index("last_accessed_at")
 
 
 _TRIGGER_RECHECK = 60.0  # seconds before a database found without migration 0012 is asked again
@@ -156,8 +188,8 @@ _trigger_ok: dict[str, float] = {}  # database name -> when it was last found wa
 
 
 def trigger_current() -> bool:
-    """Whether this database's revision trigger watches all a copy holds (migration 0012); until it
-    does, recall answers from SQL (a copy could miss an edit of a memory's words)."""
+    """Whether this database's revision trigger watches all a copy holds (migration 0015); until it
+    does, recall answers from SQL (a copy could miss an edit of a memory's words or tags)."""
     name = str(connection.settings_dict.get("NAME"))
     seen = _trigger_ok.get(name)
     if seen == math.inf:
@@ -167,7 +199,7 @@ def trigger_current() -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT coalesce(bool_or(pg_get_triggerdef(oid) LIKE %s), false) FROM pg_trigger "
                        "WHERE tgname = 'am_memory_rev_update' AND tgrelid = %s::regclass",
-                       ["%search_vector%", MemoryItem._meta.db_table])
+                       ["%provenance%", MemoryItem._meta.db_table])
         current = bool(cursor.fetchone()[0])
     _trigger_ok[name] = math.inf if current else time.monotonic()
     return current
@@ -243,22 +275,24 @@ _COLUMNS = ("id, rev, status, source, agent_id, session_id, turn_id, term_count,
             "ARRAY(SELECT coalesce(array_length(u.positions, 1), 1) FROM unnest(search_vector) u)")
 
 
-def load_index(user_id: str, model_name: str) -> UserIndex:
+def load_index(user_id: str, model_name: str, *, whole: bool = False) -> UserIndex:
     """Bring the user's copy up to date and keep it: the rows whose revision changed are read again
-    (one index-only statement lists (id, rev), one reads those rows), or all rows for a first copy."""
+    (one index-only statement lists (id, rev), one reads those rows), or all rows for a first copy.
+    ``whole`` (a small user, by the fingerprint's count) copies the rows whole too."""
     key = _key(user_id, model_name)
     old = _cache.peek(key)
     table = MemoryItem._meta.db_table
+    columns = f"{_COLUMNS}, {row_columns(epoch_times=True)}" if whole else _COLUMNS
     with connection.cursor() as cursor:
-        if old is None or len(old.ids) < 256:  # a first or small copy: one read of every row
-            cursor.execute(f"SELECT {_COLUMNS} FROM {table} WHERE user_id = %s ORDER BY id", [model_name, user_id])
+        if old is None or len(old.ids) < 256 or whole or old.whole:  # one read of every row
+            cursor.execute(f"SELECT {columns} FROM {table} WHERE user_id = %s ORDER BY id", [model_name, user_id])
             index = _build(cursor.fetchall())
         else:
             cursor.execute(f"SELECT id, rev FROM {table} WHERE user_id = %s ORDER BY id", [user_id])
             listed = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 2)
             pos, found = old.row_of(listed[:, 0])
             same = found & (old.revs[pos] == listed[:, 1])
-            cursor.execute(f"SELECT {_COLUMNS} FROM {table} WHERE user_id = %s AND id = ANY(%s) ORDER BY id",
+            cursor.execute(f"SELECT {columns} FROM {table} WHERE user_id = %s AND id = ANY(%s) ORDER BY id",
                            [model_name, user_id, listed[~same, 0].tolist()])
             index = _merge(old.take(pos[same]), _build(cursor.fetchall()))
     _cache.put(key, index, cache_limit())
@@ -319,6 +353,7 @@ def _build(rows: list[tuple]) -> UserIndex:
         when=np.fromiter((r[11] for r in rows), np.float64, n),
         lexemes=_objects([tuple(r[12] or ()) for r in rows]),
         tfs=_objects([tuple(r[13] or ()) for r in rows]),
+        rows=_objects([r[14:] or None for r in rows]),
     )
 
 

