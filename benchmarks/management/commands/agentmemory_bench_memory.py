@@ -149,7 +149,9 @@ class Command(BenchCommand):
         total = users * per_user
         table = MemoryItem._meta.db_table
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT count(*) FROM {table} WHERE user_id LIKE %s", [PREFIX + "%"])
+            # The --tiers users share the prefix and are kept or rebuilt on their own (recall_profile.build_tiers).
+            cursor.execute(f"SELECT count(*) FROM {table} WHERE user_id LIKE %s AND user_id NOT LIKE %s",
+                           [PREFIX + "%", PREFIX + "tier%"])
             existing = cursor.fetchone()[0]
         if existing == total:  # kept by an earlier run with --keep: measure again without rebuilding
             self.stdout.write(f"reusing {total} bench memories over {users} users (--keep)")
