@@ -183,7 +183,7 @@ def _access_positions() -> tuple[int, int]:
     return names.index("access_count"), names.index("last_accessed_at")
 
 
-_TRIGGER_RECHECK = 60.0  # seconds before a database found without migration 0012 is asked again
+_TRIGGER_RECHECK = 60.0  # seconds before a database found without migration 0015 is asked again
 _trigger_ok: dict[str, float] = {}  # database name -> when it was last found wanting (inf: it is current)
 
 
