@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.dispatch import Signal
 
 from ..text import keyword_tokens
@@ -97,17 +97,21 @@ def _insert_postings(cur, chunk_t: str, where: str, params: list, *, locked: boo
     # meanwhile must wait for this transaction, whose postings its trigger then deletes, instead of
     # leaving postings of a chunk that is gone. A publish holds them already (``locked``: it updated
     # them in this transaction); locking again would lock each chunk once per term, ~100 times.
-    cur.execute(
-        f"""
+    sql = f"""
         INSERT INTO {_posting_table()} (knowledge_base_id, term, chunk_id, tf, length)
         SELECT c.knowledge_base_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.term_count
         FROM {chunk_t} c CROSS JOIN LATERAL unnest(c.search_vector) u
         WHERE {where} AND c.search_vector IS NOT NULL
         {"" if locked else "FOR KEY SHARE OF c"}
-        ON CONFLICT DO NOTHING
-        """,
-        params,
-    )
+        """
+    # A chunk turning active has no postings (a deprecation or a rebuild deleted them), so a plain INSERT:
+    # ON CONFLICT's speculative insertion cost a third more (170-180 ms against 240-265 for 200 documents'
+    # 35,708 postings). Should one exist all the same (a host's own SQL), the INSERT is redone skipping it.
+    try:
+        with transaction.atomic():
+            cur.execute(sql, params)
+    except IntegrityError:
+        cur.execute(sql + " ON CONFLICT DO NOTHING", params)
 
 
 def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], deprecated_ids: list[int],

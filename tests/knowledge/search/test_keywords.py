@@ -216,3 +216,19 @@ def test_a_stale_posting_never_surfaces_a_deprecated_chunk():
     assert old.pk in [h.chunk_id for h in keyword_search(kb.pk, ["x-200"], limit=10).hits]  # the stale row
     result = search_knowledge("X-200", knowledge_bases=["stale"], mode="keyword")
     assert [h.document_external_id for h in result.hits] == ["b"]
+
+
+def test_a_chunk_turning_active_over_a_posting_left_behind_publishes_all_the_same():
+    """Postings are inserted plainly (no conflict check) when chunks turn active; a posting that a host's SQL
+    left on a deprecated chunk must not fail the rollback that re-activates it."""
+    from agentmemory.knowledge.publish import rollback_document
+    from agentmemory.models import Document, KeywordPosting
+
+    kb = build_kb("leftover", [("a", "甲", "向量数据库 存储 向量。")])
+    old = Chunk.objects.get(knowledge_base=kb, status="active")
+    ingest(kb, "a", "甲", "关系数据库 保存 表格。")  # v2: v1's chunk deprecated, its postings deleted
+    KeywordPosting.objects.create(knowledge_base=kb, term="存储", chunk=old, tf=9, length=old.term_count)
+    rollback_document(Document.objects.get(knowledge_base=kb, external_id="a"), version_number=1)
+    assert Chunk.objects.get(pk=old.pk).status == "active"
+    postings = _postings(kb)
+    assert postings.keys() == _expected_postings(kb).keys() and ("向量", old.pk) in postings
