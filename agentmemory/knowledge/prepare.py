@@ -15,10 +15,13 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
+from django.utils import timezone
 
 from ..conf import app_settings
 from ..exceptions import AgentMemoryError, InvalidInput
 from ..models import Chunk, Document, DocumentVersion, KnowledgeBase
+from ..models.fields import vector_literal
+from ..models.rows import insert_rows
 from .chunk import chunk_document
 from .embed import reusable_vectors
 from .keywords import keyword_index_values
@@ -213,19 +216,24 @@ def _create_chunks(kb: KnowledgeBase, fresh: list[tuple[_Checked, Document, Docu
     drafts = {c.external_id: chunk_document(c.item.parsed, chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap)
               for c, _d, _v in fresh}
     vectors = reusable_vectors(kb, [d.content_hash for ds in drafts.values() for d in ds], model_name=model_name)
-    rows: dict[str, list[Chunk]] = {}
+    rows: list[dict] = []
     for c, document, version in fresh:
-        rows[c.external_id] = [Chunk(
-            knowledge_base=kb, document=document, version=version, position=d.position,
-            heading_path=d.heading_path, char_start=d.char_start, char_end=d.char_end,
-            text=d.text, content_hash=d.content_hash, token_count=d.token_count,
-            status=Chunk.Status.PENDING, embedding=vectors.get(d.content_hash),
-            embedding_model=model_name if d.content_hash in vectors else "",
-            **keyword_index_values(d.heading_path, d.text, knowledge_base=kb),
-        ) for d in drafts[c.external_id]]
-    Chunk.objects.bulk_create([chunk for chunks in rows.values() for chunk in chunks], batch_size=500)
+        for d in drafts[c.external_id]:
+            reused = vectors.get(d.content_hash)
+            rows.append({
+                "knowledge_base": kb.pk, "document": document.pk, "version": version.pk, "position": d.position,
+                "heading_path": d.heading_path, "char_start": d.char_start, "char_end": d.char_end,
+                "text": d.text, "content_hash": d.content_hash, "token_count": d.token_count,
+                "status": Chunk.Status.PENDING,
+                "embedding": None if reused is None else vector_literal(reused),
+                "embedding_model": model_name if reused is not None else "",
+                **keyword_index_values(d.heading_path, d.text, knowledge_base=kb),
+            })
+    pks = iter(insert_rows(Chunk, rows, constants={"created_at": timezone.now()}))
     for c, _d, _v in fresh:
-        begun, chunks = out[c.external_id], rows[c.external_id]
-        begun.chunks = len(chunks)
-        begun.reused = sum(1 for d in drafts[c.external_id] if d.content_hash in vectors)
-        begun.todo = [(ch.pk, ch.heading_path, ch.text) for ch in chunks if ch.embedding is None]
+        begun, chunk_drafts = out[c.external_id], drafts[c.external_id]
+        ids = [next(pks) for _ in chunk_drafts]
+        begun.chunks = len(chunk_drafts)
+        begun.reused = sum(1 for d in chunk_drafts if d.content_hash in vectors)
+        begun.todo = [(pk, d.heading_path, d.text) for pk, d in zip(ids, chunk_drafts, strict=True)
+                      if d.content_hash not in vectors]

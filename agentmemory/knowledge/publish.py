@@ -18,6 +18,7 @@ from django.utils import timezone
 from ..audit import audit_event, record_event, record_events
 from ..exceptions import InvalidInput, NotFound
 from ..models import Chunk, Document, DocumentVersion, KnowledgeBase
+from ..models.rows import update_rows
 from .keywords import on_chunks_published
 
 MIXED_MODELS = "(mixed)"
@@ -143,7 +144,8 @@ def _switch(versions: list[DocumentVersion], documents: dict[int, Document], alr
         version.status, version.error, version.published_at = DocumentVersion.Status.ACTIVE, "", now
         document = documents[version.document_id]
         document.active_version, document.status, document.updated_at = version, Document.Status.ACTIVE, now
-    Document.objects.bulk_update([documents[d] for d in chosen], ["active_version", "status", "updated_at"])
+    update_rows(Document, list(chosen), {"active_version": [chosen[d].pk for d in chosen]},
+                constants={"status": Document.Status.ACTIVE, "updated_at": now})
     per_version = {v.pk: (sum(1 for _c, vid, _k in activated if vid == v.pk),
                           sum(1 for _c, did, _k in deprecated if did == v.document_id)) for v in versions}
     by_kb: dict[str, dict[int, list[int]]] = {"activated": defaultdict(list), "deprecated": defaultdict(list)}
