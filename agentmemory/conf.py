@@ -66,9 +66,15 @@ class AppSettings:
             "host's JWT or OAuth classes. The host's REST_FRAMEWORK settings never apply to the app's "
             'views.')
     USER_ID_RESOLVER: Setting[str] = Setting(
-        "agentmemory.api.access.username_as_user_id",
+        "agentmemory.api.access.pk_as_user_id",
         doc='Dotted path of a callable(user) -> str | None giving the memory user id a logged-in, '
-            'non-staff Django user acts as (default: the username). None: that user may not use the API.')
+            'non-staff Django user acts as (default: the primary key, which never changes or returns to '
+            'another account; "agentmemory.api.access.username_as_user_id" was the earlier default: '
+            'agentmemory_migrate_user_ids moves such memories). None: that user may not use the API.')
+    FORGET_ON_USER_DELETE: Setting[bool] = Setting(
+        True,
+        doc="Deleting a Django user of the host forgets their memory user (USER_ID_RESOLVER's id), with a "
+            "deletion receipt, in the same transaction.")
     THROTTLE_RATE: Setting[str] = Setting(
         "",
         doc='Requests per principal (key, user or address) and period, e.g. "600/min"; "" = no '
@@ -304,6 +310,21 @@ class AppSettings:
     EXTRACTION_MAX_RETRIES: Setting[int] = Setting(
         5, range=(0, 100),
         doc='Retries of an extraction task whose backend failed (the turns are kept meanwhile).')
+    EXTRACTION_EPISODES: Setting[bool] = Setting(
+        True,
+        doc="Keep each user message that discloses something about the user as an episode memory (the "
+            "user's words, redacted, with its session and turn), decided by the shipped disclosure "
+            "classifier, beside whatever slots the extractor fills (docs/memory.md, \"What is kept\").")
+    EXTRACTION_AGENT_PRIVATE: Setting[bool] = Setting(
+        False,
+        doc="Memories extracted from an agent's sessions belong to that agent only. False (default): they are "
+            "shared by all of the user's agents, so a newer statement heard by any agent supersedes the older "
+            "one heard by another (one truth about the user).")
+    EXTRACTION_SLOTS: Setting[list[Any]] = Setting(
+        [],
+        doc='Slots an operator adds to the rule-based extractor without code: a list of {"name", "type", '
+            '"zh", "en", "patterns": [regular expressions with a (?P<v>...) group], "multi"} '
+            '(docs/memory.md, "Your own slots").')
     # --- context assembly ----------------------------------------------------------------------
     CONTEXT_TOKEN_BUDGET: Setting[int] = Setting(4000, range=(50, 1000000))
     CONTEXT_MEMORY_SHARE: Setting[float] = Setting(0.25, range=(0.0, 1.0))

@@ -24,6 +24,21 @@ def connect_receivers() -> None:
 
     memory_embedding_pending.connect(_embed_later, dispatch_uid="agentmemory.embed_pending_memories")
 
+    from django.contrib.auth import get_user_model
+    from django.db.models.signals import post_delete
+
+    def _forget_deleted_account(*, instance, **kwargs) -> None:
+        from .audit import audit_context
+        from .conf import app_settings
+        from .memory.forget import forget_account
+
+        if app_settings.FORGET_ON_USER_DELETE:
+            with audit_context("system:account_deleted", "the site's user account was deleted"):
+                forget_account(instance)
+
+    post_delete.connect(_forget_deleted_account, sender=get_user_model(),
+                        dispatch_uid="agentmemory.forget_deleted_account")
+
     from .tasks.search import connect_evaluation_trigger  # retrieval: evaluate saved cases after imports
 
     connect_evaluation_trigger()

@@ -22,7 +22,7 @@ class MemoryDraft:
     """A candidate long-term memory, before redaction, quality gate, dedup and conflict resolution."""
 
     content: str
-    type: str  # fact | preference | decision | event | feedback
+    type: str  # fact | preference | decision | event | feedback | episode
     source: str  # user_stated | model_inferred | system_log
     key: str = ""
     value: Any = None
@@ -36,13 +36,16 @@ class MemoryDraft:
     valid_from: dt.datetime | None = None
     # The user's existing item this one restates or updates, as an extractor judged it (LLM "existing").
     existing_id: int | None = None
+    # Current items of the user this statement corrects (an episode correcting earlier episodes): superseded
+    # by it when they are the user's words too.
+    supersedes_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
 class WriteResult:
     """What the write path did with one draft."""
 
-    action: str  # created | merged | superseded_previous | rejected | unchanged
+    action: str  # created | merged | superseded_previous | rejected | unchanged | quarantined
     memory_id: int | None = None
     reason: str = ""
     superseded_ids: tuple[int, ...] = ()

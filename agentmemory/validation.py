@@ -34,6 +34,11 @@ def validate_user_id(user_id: Any) -> str:
     if "\x00" in user_id or any(0xD800 <= ord(c) <= 0xDFFF for c in user_id):
         # PostgreSQL text cannot hold NUL, and a lone surrogate is not text at all.
         raise InvalidInput("user_id must not contain NUL or unpaired surrogate characters.", field="user_id")
+    if "/" in user_id:
+        # A user id is a path segment of the API (users/{user_id}/...) and of the user's page: a slash
+        # would address another endpoint, so it is refused where the id first appears.
+        raise InvalidInput("user_id must not contain '/' (it is a segment of URL paths such as "
+                           "users/{user_id}/); map such ids to another form.", field="user_id")
     return user_id
 
 

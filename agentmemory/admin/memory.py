@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from ..memory.forget import delete_memory
 from ..memory.profile import set_profile_summary
 from ..memory.quality import assess_quality
+from ..memory.review import approve_memory, reject_memory
 from ..memory.write import update_memory, write_memory
 from ..models import AuditEvent, DeletionReceipt, MemoryItem, MemoryProfile, Turn
 from ..types import MemoryDraft
@@ -116,7 +117,8 @@ class MemoryItemAdmin(admin.ModelAdmin):
     readonly_fields = ["history", "source_turn", "provenance", "session_id", "turn_id", "excerpt", "supersedes_link",
                        "superseded_at", "created_at", "updated_at", "access_count", "last_accessed_at",
                        "embedding_model"]
-    actions = ["confirm", "correct", "mark_cold", "reactivate", "rerun_extraction"]
+    actions = ["confirm", "correct", "mark_cold", "reactivate", "approve_quarantined", "reject_quarantined",
+               "rerun_extraction"]
 
     def get_queryset(self, request):
         # Staff see every user's memories here; vectors are never loaded or rendered.
@@ -133,7 +135,8 @@ class MemoryItemAdmin(admin.ModelAdmin):
         return ["user_id", *self.readonly_fields]
 
     def has_change_permission(self, request, obj=None) -> bool:
-        if obj is not None and obj.status in (MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED):
+        if obj is not None and obj.status in (MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED,
+                                              MemoryItem.Status.QUARANTINED):
             return False  # history is read-only: edit the current version
         return super().has_change_permission(request, obj)
 
@@ -239,6 +242,29 @@ class MemoryItemAdmin(admin.ModelAdmin):
         count = self._update_each(request, queryset.filter(status=MemoryItem.Status.COLD),
                                   {"status": MemoryItem.Status.ACTIVE}, "reactivated by an operator")
         self.message_user(request, f"Reactivated {count} memory item(s).")
+
+    def has_review_permission(self, request) -> bool:
+        return request.user.has_perm("agentmemory.review_memoryitem")
+
+    @admin.action(description=_("Approve selected quarantined memories (kept quoted as the user's words)"),
+                  permissions=["review"])
+    def approve_quarantined(self, request, queryset):
+        count = 0
+        with as_operator(request, "approved in review"):
+            for pk, user_id in queryset.filter(status=MemoryItem.Status.QUARANTINED).values_list("pk", "user_id"):
+                approve_memory(user_id, pk, reason="approved in review by an operator")
+                count += 1
+        self.message_user(request, f"Approved {count} quarantined memory item(s): active, quoted as the user's words.")
+
+    @admin.action(description=_("Reject selected quarantined memories (deleted with a receipt)"),
+                  permissions=["review"])
+    def reject_quarantined(self, request, queryset):
+        count = 0
+        with as_operator(request, "rejected in review"):
+            for pk, user_id in queryset.filter(status=MemoryItem.Status.QUARANTINED).values_list("pk", "user_id"):
+                reject_memory(user_id, pk, reason="rejected in review by an operator")
+                count += 1
+        self.message_user(request, f"Rejected {count} quarantined memory item(s).")
 
     @admin.action(description=_("Confirm selected inferred memories (the user confirmed them)"), permissions=["change"])
     def confirm(self, request, queryset):

@@ -8,6 +8,7 @@ what each threshold removed, timings, degradations). Chosen hits can be saved as
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -56,7 +57,10 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
-        return request.user.is_active and request.user.is_staff
+        return False  # nothing here is edited; the page is hit testing, guarded by the view permission
+
+    def has_save_case_permission(self, request) -> bool:
+        return request.user.has_perm("agentmemory.add_evaluationcase")
 
     @admin.display(description=_("active chunks"))
     def active_chunks(self, obj):
@@ -100,9 +104,15 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
         return redirect("admin:agentmemory_hit_test", object_id=object_id)
 
     def hit_test_view(self, request, object_id: int):
+        # Chunk text is what the page shows: the proxy's view permission ("Can view knowledge base
+        # retrieval (hit testing)"), as for any admin page; saving a case needs add_evaluationcase.
+        if not self.has_view_permission(request):
+            raise PermissionDenied("You lack the permission agentmemory.view_knowledgebaseretrieval.")
         kb = get_object_or_404(KnowledgeBaseRetrieval, pk=object_id)
         data = request.POST if request.method == "POST" else request.GET
         if request.method == "POST" and data.get("action") == "save_case":
+            if not self.has_save_case_permission(request):
+                raise PermissionDenied("You lack the permission agentmemory.add_evaluationcase.")
             return self._save_case(request, kb, data)
         form = {
             "query": data.get("query", ""),
@@ -143,6 +153,7 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
             "max_top_k": MAX_TOP_K,
             "result": result,
             "error": error,
+            "can_save_case": self.has_save_case_permission(request),
             "cases": EvaluationCase.objects.for_knowledge_base(kb).order_by("-id")[:10],
             "case_count": EvaluationCase.objects.for_knowledge_base(kb).count(),
             "latest_run": _latest_run(kb),

@@ -7,7 +7,7 @@ Three kinds of principal reach the app's views:
 - a **staff** Django user: Django model permissions (``agentmemory.view_memoryitem``, ...,
   ``agentmemory.forget_user``), for any end user; superusers have them all;
 - a **non-staff** Django user: acts only as their own memory user (``AGENTMEMORY['USER_ID_RESOLVER']``,
-  default the username), on the endpoints a rule marks ``self_service``; never knowledge writes.
+  default the primary key), on the endpoints a rule marks ``self_service``; never knowledge writes.
 
 Each view declares one :class:`Rule` per HTTP method; :class:`AgentMemoryPermission` checks it, and the
 view checks the end user and agent of each request with :func:`require_user` / :func:`require_agent`.
@@ -17,18 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.utils.module_loading import import_string
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 
-from ..conf import app_settings
-from ..exceptions import InvalidInput, NotFound
-from ..models import ApiKey, MemoryItem
-
-
-def username_as_user_id(user: Any) -> str | None:
-    """The default USER_ID_RESOLVER: a Django user's memory user id is their username."""
-    return user.get_username() or None
+from ..exceptions import AccessDenied, InvalidInput, NotFound
+from ..identity import pk_as_user_id, resolve_user_id, username_as_user_id  # noqa: F401 (settings name these paths)
+from ..models import ApiKey, MemoryItem, Session
 
 
 @dataclass(frozen=True)
@@ -111,10 +106,8 @@ def principal_of(request) -> Principal:
         if user.is_staff or user.is_superuser:
             principal = Principal(kind="staff", actor=f"staff:{user.get_username()}", user=user)
         else:
-            resolver = import_string(app_settings.USER_ID_RESOLVER)
-            own = resolver(user)
-            principal = Principal(kind="user", actor=f"user:{user.get_username()}", user=user,
-                                  own_user_id=str(own) if own else None)
+            principal = Principal(kind="user", actor=f"user:{user.pk}", user=user,
+                                  own_user_id=resolve_user_id(user))
     else:
         principal = ANONYMOUS
     request._agentmemory_principal = principal
@@ -226,12 +219,54 @@ def single_agent(request, agent_id: str | None) -> str | None:
 
     None when the caller is not limited to agents and named none (every agent's view).
     """
-    limit = principal_of(request).agent_limit
+    return agent_view(principal_of(request), agent_id)
+
+
+def agent_view(principal: Principal, agent_id: str | None) -> str | None:
+    """The agent whose view of a user ``principal`` reads (profile, summary, facts): ``single_agent`` for
+    any entry point (REST, the MCP profile resource, pages) given the principal."""
+    limit = principal.agent_limit
     if limit is None:
         return agent_id
     if agent_id is None and len(limit) == 1:
         agent_id = limit[0]
     elif agent_id is None:
         raise InvalidInput("this API key is limited to several agents: pass ?agent_id=.", field="agent_id")
-    require_agent(request, agent_id)
+    if not principal.may_use_agent(agent_id):
+        raise AccessDenied(f"This API key may not act for agent {agent_id or '(shared)'!r}.")
     return agent_id
+
+
+def require_session(principal: Principal, user_id: str, session_id, *, not_found: str | None = None) -> None:
+    """The session ``session_id`` of ``user_id`` is one ``principal`` may see: its user and its agent.
+
+    The one session check of every entry point that takes a session id beside a user id (REST
+    ``context/``, the ``get_context`` and ``append_turn`` tools, MCP): a session of another user, or of an
+    agent outside an API key's agents, is answered as unknown (404 ``not_found``), never as forbidden.
+    An id that is not a session id at all is left to the service, which says so (400).
+    """
+    if session_id in (None, "") or principal.agent_limit is None:
+        return  # the session's user is checked where it is loaded; an unlimited caller sees every agent
+    detail = not_found or f"No session {session_id} for user {user_id!r}"
+    try:
+        agent_ids = list(Session.objects.for_user(user_id).filter(pk=session_id).values_list("agent_id", flat=True))
+    except (DjangoValidationError, ValueError, TypeError):
+        return  # not a session id: the service answers 400
+    if agent_ids and not principal.may_use_agent(agent_ids[0] or None):
+        raise NotFound(detail)
+
+
+def context_arguments(principal: Principal, data: dict) -> dict:
+    """The arguments of a context request as ``principal`` may make it (REST, tools and MCP alike).
+
+    The user must be one the caller acts for (403), the agent defaults to a one-agent key's agent and
+    must be one of the key's (403), and the session must be the user's and of a visible agent (404).
+    """
+    data = dict(data)
+    if not principal.may_act_for(data["user_id"]):
+        raise AccessDenied(f"You may not act for user {data['user_id']!r}.")
+    data["agent_id"] = principal.default_agent(data.get("agent_id"))
+    if not principal.may_use_agent(data["agent_id"]):
+        raise AccessDenied(f"This API key may not act for agent {data['agent_id'] or '(shared)'!r}.")
+    require_session(principal, data["user_id"], data.get("session_id"))
+    return data

@@ -30,7 +30,8 @@ from .base import AgentMemoryAPIView
 from .schema import extend_schema
 
 _USER_PARAM = OpenApiParameter("user_id", str, required=True, description="The end user.")
-EVENTS = {"created": "ADD", "superseded_previous": "UPDATE", "merged": "NONE", "unchanged": "NONE"}
+EVENTS = {"created": "ADD", "superseded_previous": "UPDATE", "merged": "NONE", "unchanged": "NONE",
+          "quarantined": "NONE"}
 _VIEW = "agentmemory.view_memoryitem"
 
 

@@ -228,11 +228,13 @@ class ProfileSummaryView(AgentMemoryAPIView):
         summary = request.data.get("summary") if isinstance(request.data, dict) else None
         if not isinstance(summary, str) or len(summary) > 10_000:
             raise InvalidInput("summary (a text of at most 10,000 characters) is required.", field="summary")
+        require_every_agent(request, "write the profile summary, which every agent of the user reads")
         set_profile_summary(user_id, summary, reason="set through the API")
         return Response(get_profile(user_id))
 
     @extend_schema(request=None, responses={200: dict})
     def post(self, request, user_id: str):
+        require_every_agent(request, "rewrite the profile summary, which every agent of the user reads")
         result = distill_profile(user_id)
         return Response({"action": result.action, "method": result.method, "sources": result.sources,
                          "profile": get_profile(user_id)})

@@ -1,6 +1,7 @@
 """Foundation endpoints: who am I (an authenticated ping that shows what the caller may do) and health."""
 from __future__ import annotations
 
+from django.db import DatabaseError
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiParameter, inline_serializer
@@ -10,6 +11,7 @@ from rest_framework.response import Response
 from .. import __version__
 from ..api_keys import describe_key
 from ..health import pgvector_version
+from .access import principal_of
 from .base import AgentMemoryAPIView
 from .errors import error_body
 from .schema import extend_schema
@@ -47,22 +49,37 @@ class WhoAmIView(AgentMemoryAPIView):
 
 
 class HealthView(AgentMemoryAPIView):
-    """Liveness of the API and its database; open to anyone, reveals nothing."""
+    """Liveness of the API and its database. Anonymous callers learn only ``ok`` or ``unavailable``; the
+    versions (the app's and pgvector's) and, with ``?vectors=1``, the stored vectors' models go to
+    authenticated callers (an API key or a logged-in user), never to the open internet."""
 
-    authentication_classes: list = []
     permission_classes: list = []
 
-    def get_authenticators(self):
-        return []
+    def perform_authentication(self, request):
+        try:
+            request.user  # noqa: B018 - resolves the key or session now
+        except Exception:  # a wrong or expired key on a probe: answered as anonymous, never 401
+            request._authenticator, request.user, request.auth = None, None, None
 
-    @extend_schema(auth=[], parameters=[OpenApiParameter("vectors", bool, description=(
-        "Also report stored vectors of another embedding model (after a switch, until re-embedded)."))],
+    @extend_schema(parameters=[OpenApiParameter("vectors", bool, description=(
+        "Authenticated callers only: also report stored vectors of another embedding model (after a "
+        "switch, until re-embedded)."))],
         responses={200: inline_serializer("Health", {
-            "status": serializers.CharField(), "pgvector": serializers.CharField(allow_null=True),
-            "version": serializers.CharField(), "vectors": serializers.DictField(required=False),
-        })})
+            "status": serializers.ChoiceField(choices=["ok", "unavailable"]),
+            "pgvector": serializers.CharField(allow_null=True, required=False,
+                                              help_text="Authenticated callers only."),
+            "version": serializers.CharField(required=False, help_text="Authenticated callers only."),
+            "vectors": serializers.DictField(required=False),
+        }), 503: inline_serializer("HealthUnavailable", {"status": serializers.CharField(), "error": serializers.CharField(), "detail": serializers.CharField()})})
     def get(self, request):
-        body = {"status": "ok", "pgvector": pgvector_version(), "version": __version__}
+        try:
+            pgvector = pgvector_version()
+        except DatabaseError:  # the database does not answer
+            return Response({"status": "unavailable", **error_body("database_unavailable",
+                                                                    "The database does not answer.")}, status=503)
+        if principal_of(request).kind == "anonymous":
+            return Response({"status": "ok"})
+        body = {"status": "ok", "pgvector": pgvector, "version": __version__}
         if request.query_params.get("vectors") in ("1", "true"):
             # ?vectors=1: whether stored vectors come from another model than the configured embedder's
             # (counts only; a scan of the memory table, so not on the default, polled path).

@@ -48,6 +48,9 @@ _PERSONAL = [
     r"\bi (?:told|said|mentioned)\b", r"\bremember (?:when|that|what|my|me)\b", r"\bdo you remember\b",
     r"\babout me\b", r"\bmy (?:preferences?|company|budget|name|team|project|job|style)\b", r"\blast time\b",
     r"\bfor me\b", r"\bmy own\b", r"\bwhat do you know about me\b",
+    # A question about the user, as the user asks it ("我的猫叫什么") or as an agent asks about them
+    # ("用户的猫叫什么名字？", "What is the user's side project?"): the user's memories answer it.
+    r"用户", r"我的", r"我家", r"\bthe user\b", r"\buser'?s\b", r"\bmy\b", r"\bme\b",
 ]
 _KNOWLEDGE = [
     r"怎么(?:做|办|用|设置|配置|处理|申请|写|操作)", r"如何", r"什么是", r"是什么", r"为什么", r"步骤", r"流程", r"规定",

@@ -35,8 +35,15 @@ class DistillResult:
 
 
 def _lines(user_id: str) -> list[MemoryLine]:
-    """Current user-stated and logged memories, newest first, one per slot."""
-    items = (MemoryItem.objects.for_user(user_id).active().exclude(source=MemoryItem.Source.MODEL_INFERRED)
+    """Current user-stated and logged memories shared by all agents, newest first, one per slot.
+
+    The summary is one text every caller of the user's profile reads, so it is written only from what
+    every agent may see: an agent's own memories (``agent_id`` set) never enter it; they reach that
+    agent's prompts as its profile facts and recalled memories. Episodes (the user's own words) reach
+    prompts through recall, not through the summary.
+    """
+    items = (MemoryItem.objects.for_user(user_id).active().filter(agent_id="")
+             .exclude(source=MemoryItem.Source.MODEL_INFERRED).exclude(type=MemoryItem.Type.EPISODE)
              .only("id", "type", "key", "content", "created_at").order_by("-created_at", "-id"))
     seen: set[tuple[str, str]] = set()
     lines = []

@@ -49,10 +49,11 @@ def delete_memory(user_id: str, memory_id: int, *, reason: str = "") -> Deletion
         )
         scrubbed = (AuditEvent.objects.for_user(user_id).filter(object_type="memory", object_id__in=[str(i) for i in ids])
                     .update(before=SCRUBBED, after=SCRUBBED))
+        admin_log = delete_admin_log_entries({MemoryItem: ids})
         receipt = DeletionReceipt.objects.create(
             kind=DeletionReceipt.Kind.MEMORY, subject_digest=subject_digest(user_id), reason=reason[:500],
             actor=current_actor(), counts={"memory_items": count, "audit_events_scrubbed": scrubbed,
-                                           "memory_ids": ids},
+                                           "admin_log_entries": admin_log, "memory_ids": ids},
         )
         record_event("delete", object_type="memory", object_id=item.pk, user_id=user_id,
                      after={"receipt_id": receipt.pk, "deleted_ids": ids}, reason=reason)
@@ -76,17 +77,72 @@ def user_models() -> list:
     return found
 
 
+def delete_admin_log_entries(objects: dict) -> int:
+    """Delete Django admin's log entries (``django_admin_log``) about these objects: ``{model: [pk, ...]}``.
+
+    An operator's edit in the admin leaves the object's text in the entry's ``object_repr`` ("[zed] 我的车牌
+    是 …") and the changed fields in its message; erasing the object erases them. Nothing when the host
+    has no ``django.contrib.admin``.
+    """
+    if not apps.is_installed("django.contrib.admin"):
+        return 0
+    from django.contrib.admin.models import LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    total = 0
+    for model, pks in objects.items():
+        if not pks:
+            continue
+        content_type = ContentType.objects.get_for_model(model, for_concrete_model=False)
+        concrete = ContentType.objects.get_for_model(model)
+        ids = [str(pk) for pk in pks]
+        for start in range(0, len(ids), 5000):
+            deleted, _ = LogEntry.objects.filter(content_type__in={content_type, concrete},
+                                                 object_id__in=ids[start:start + 5000]).delete()
+            total += deleted
+    return total
+
+
+def _user_objects(user_id: str) -> dict:
+    """The primary keys of every row the user has in the app's models (before they are deleted)."""
+    return {model: list(model._base_manager.filter(user_id=user_id).values_list("pk", flat=True))
+            for model in user_models()}
+
+
+def holds_data(user_id: str) -> bool:
+    """Whether any model of the app has a row of ``user_id``."""
+    return any(model._base_manager.filter(user_id=user_id).exists() for model in user_models())
+
+
+def forget_account(user, *, reason: str = "the site's user account was deleted") -> DeletionReceipt | None:
+    """Forget the memory user of a Django user (USER_ID_RESOLVER), when that user has data: the receipt.
+
+    Connected to the deletion of the host's users (``FORGET_ON_USER_DELETE``, on by default), so a
+    deleted account leaves nothing behind and its id can never hand the data to a later account.
+    """
+    from ..identity import resolve_user_id
+
+    user_id = resolve_user_id(user)
+    if user_id is None or not holds_data(user_id):
+        return None
+    return forget_user(user_id, reason=reason)
+
+
 def forget_user(user_id: str, *, reason: str = "") -> DeletionReceipt:
     """Remove everything agentmemory holds about ``user_id`` and return a receipt (counts, no content).
 
     Generic on purpose: rows of every agentmemory model with a ``user_id`` field are deleted (with
-    their cascades, e.g. turns of sessions), audit events included, then the user's cache entries.
+    their cascades, e.g. turns of sessions), audit events included, with the Django admin's log entries
+    about those rows, then the user's cache entries.
     The receipt names the user only by a SHA-256 digest and survives the deletion.
     """
     validate_user_id(user_id)
     counts: Counter[str] = Counter()
     with transaction.atomic():
         lock_user(user_id)
+        admin_log = delete_admin_log_entries(_user_objects(user_id))
+        if admin_log:
+            counts["admin_log_entries"] = admin_log
         for model in user_models():
             _total, per_model = model._base_manager.filter(user_id=user_id).delete()
             for label, n in per_model.items():

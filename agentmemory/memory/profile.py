@@ -45,12 +45,22 @@ def build_profile(user_id: str, *, agent_id: str | None = None) -> dict:
             best[slot] = item
     facts = tuple(sorted((_fact(i) for i in best.values()), key=lambda f: (f.key, f.memory_id)))
     row = MemoryProfile.objects.filter(user_id=user_id).first()
-    if row is None:
+    if row is None or not summary_visible(user_id, row, agent_id):
         return Profile(user_id=user_id, facts=facts).as_dict()
     # With the summary, its provenance: how it was written and from which memories.
     return Profile(user_id=user_id, summary=row.summary, summary_updated_at=row.updated_at.isoformat(),
                    summary_method=row.summary_method, summary_sources=list(row.summary_sources),
                    facts=facts).as_dict()
+
+
+def summary_visible(user_id: str, row: MemoryProfile, agent_id: str | None) -> bool:
+    """Whether a caller limited to ``agent_id`` may read the summary: none of its sources is another
+    agent's own memory (distillation writes it from shared memories only; a summary written before that,
+    or by hand from another agent's memories, is withheld rather than shown across agents)."""
+    if agent_id is None or not row.summary_sources:
+        return True
+    return not (MemoryItem.objects.for_user(user_id).filter(pk__in=list(row.summary_sources))
+                .exclude(agent_id__in=["", agent_id]).exists())
 
 
 def get_profile(user_id: str, *, agent_id: str | None = None) -> dict:

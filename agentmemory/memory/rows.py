@@ -131,8 +131,12 @@ def after_commit(user_id: str) -> None:
 def decide_conflicts(user_id: str, draft: MemoryDraft, tags_key: str, now: dt.datetime) -> conflicts.ConflictDecision:
     if not draft.key:
         return conflicts.ConflictDecision()
-    slot = (MemoryItem.objects.for_user(user_id).current().with_key(draft.key, tags_key)
-            .filter(agent_id=draft.agent_id).only("id", "source", "valid_from", "created_at"))
+    slot = MemoryItem.objects.for_user(user_id).current().with_key(draft.key, tags_key)
+    if draft.agent_id:
+        # An agent's own note competes with that agent's notes only.
+        slot = slot.filter(agent_id=draft.agent_id)
+    # A shared statement is the user's one truth: it supersedes the slot's values of every agent.
+    slot = slot.only("id", "source", "valid_from", "created_at")
     return conflicts.decide(
         source=draft.source, valid_from=draft.valid_from, now=now,
         slot=[conflicts.SlotItem(s.id, s.source, s.valid_from, s.created_at) for s in slot],

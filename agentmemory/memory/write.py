@@ -26,6 +26,7 @@ from .embed import (
     embed_passage,
     enqueue_pending_embeddings,
 )
+from .guard import instruction_signals
 from .quality import assess_quality
 from .redact import redact, redact_json
 from .rows import (
@@ -77,7 +78,9 @@ def _retracted_ids(user_id: str, draft: MemoryDraft, value: Any, tags_key: str) 
         return ()
     rows = (MemoryItem.objects.for_user(user_id).active()
             .filter(Q(key__in=families) | Q(key__regex=rf"^({'|'.join(families)}):"))
-            .filter(tags_key=tags_key, agent_id=draft.agent_id).only("id", "value", "content"))
+            .filter(tags_key=tags_key).only("id", "value", "content"))
+    if draft.agent_id:  # an agent's own note retracts that agent's notes; a shared statement, anyone's
+        rows = rows.filter(agent_id=draft.agent_id)
     return tuple(r.pk for r in rows
                  if not isinstance(r.value, dict) and wanted in norm_value(r.value if r.value is not None else r.content))
 
@@ -101,6 +104,11 @@ def _decide(user_id: str, draft: MemoryDraft, value: Any, tags_key: str, named: 
         decision = replace(
             decision, supersede_ids=tuple(dict.fromkeys((*decision.supersede_ids, *retracted))),
             reason=decision.reason or "retracts an earlier value of the slot")
+    corrected = _corrected_ids(user_id, draft)
+    if corrected and not decision.new_is_history:
+        decision = replace(
+            decision, supersede_ids=tuple(dict.fromkeys((*decision.supersede_ids, *corrected))),
+            reason=decision.reason or "corrects what the user said before")
     if (named is not None and not decision.new_is_history and named.pk not in decision.supersede_ids
             and not (draft.source == MemoryItem.Source.MODEL_INFERRED
                      and named.source == MemoryItem.Source.USER_STATED)):
@@ -111,8 +119,18 @@ def _decide(user_id: str, draft: MemoryDraft, value: Any, tags_key: str, named: 
     return decision
 
 
+def _corrected_ids(user_id: str, draft: MemoryDraft) -> tuple[int, ...]:
+    """The current items of ``draft.supersedes_ids`` that the draft may replace: the user's own words
+    replace the user's words and guesses, never a system log."""
+    if not draft.supersedes_ids or draft.source != MemoryItem.Source.USER_STATED:
+        return ()
+    return tuple(MemoryItem.objects.for_user(user_id).current().filter(pk__in=list(draft.supersedes_ids))
+                 .exclude(source=MemoryItem.Source.SYSTEM_LOG).values_list("pk", flat=True))
+
+
 def _find_retry(user_id: str, key: str) -> MemoryItem | None:
-    return (MemoryItem.objects.for_user(user_id).current()
+    return (MemoryItem.objects.for_user(user_id)
+            .filter(status__in=[MemoryItem.Status.ACTIVE, MemoryItem.Status.COLD, MemoryItem.Status.QUARANTINED])
             .filter(Q(idempotency_key=key) | Q(provenance__contains=[{"idempotency_key": key}]))
             .order_by("-id").first())
 
@@ -137,6 +155,7 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
         verdict = assess_quality(content, given=draft.quality)
         if not verdict.passed:
             return WriteResult(action="rejected", reason=verdict.reason)
+    signals = instruction_signals(content) if draft.source != MemoryItem.Source.SYSTEM_LOG else []
     turn_part = draft.turn_id if draft.source == MemoryItem.Source.SYSTEM_LOG else None
     key = idempotency_key(user_id, draft.session_id, content, turn_id=turn_part)
     existing = _find_retry(user_id, key)
@@ -154,6 +173,9 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
             return WriteResult(action="unchanged", memory_id=existing.pk,
                                reason="retried write (same session and content)")
         tags_key = tags_key_of(tags)
+        if signals:
+            return _quarantine(user_id, draft, content, excerpt, value, tags, tags_key, key, vector, model_name,
+                               signals, now)
         named = _named_existing(user_id, draft)
         if named is not None and (normalise_content(named.content) == normalise_content(content)
                                   or near_identical(named.content, content)
@@ -193,6 +215,26 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
         return WriteResult(action="superseded_previous", memory_id=item.pk, reason=decision.reason,
                            superseded_ids=tuple(superseded))
     return WriteResult(action="created", memory_id=item.pk, reason=decision.reason if decision.kept_beside else "")
+
+
+def _quarantine(user_id: str, draft: MemoryDraft, content: str, excerpt: str, value: Any, tags: dict,
+                tags_key: str, key: str, vector, model_name: str, signals: list[str], now: dt.datetime) -> WriteResult:
+    """Keep a text that instructs the assistant apart: stored ``quarantined`` (no prompt, recall or profile
+    reads it), superseding nothing, until an operator approves or rejects it (memory/review.py)."""
+    item = MemoryItem(
+        user_id=user_id, agent_id=draft.agent_id, type=draft.type, key=draft.key, content=content, value=value,
+        source=draft.source, confidence=float(draft.confidence), status=MemoryItem.Status.QUARANTINED,
+        valid_from=draft.valid_from, created_at=now, updated_at=now, session_id=draft.session_id,
+        turn_id=draft.turn_id, excerpt=excerpt, provenance=[provenance_entry(draft, key, excerpt, now)], tags=tags,
+        tags_key=tags_key, embedding=vector, embedding_model=model_name, idempotency_key=key,
+        **search_fields(content, tags),
+    )
+    item.save()
+    reason = f"instructs the assistant ({', '.join(signals)}): held for review"
+    record_event("quarantine", object_type="memory", object_id=item.pk, user_id=user_id, after=snapshot(item),
+                 reason=reason)
+    after_commit(user_id)
+    return WriteResult(action="quarantined", memory_id=item.pk, reason=reason)
 
 
 def _merge(item: MemoryItem, draft: MemoryDraft, key: str, excerpt: str, now: dt.datetime) -> WriteResult:
@@ -265,6 +307,9 @@ def update_memory(user_id: str, memory_id: int, *, changes: Mapping[str, Any], r
     current = MemoryItem.objects.for_user(user_id).filter(pk=memory_id).first()
     if current is None or current.status == MemoryItem.Status.DELETED:
         raise NotFound(f"memory {memory_id} not found for this user")
+    if current.status == MemoryItem.Status.QUARANTINED and changes:
+        raise InvalidInput("this memory is quarantined (it instructs the assistant): an operator approves or "
+                           "rejects it in the admin.", field="status")
     if current.status == MemoryItem.Status.SUPERSEDED and changes:
         raise InvalidInput("this version is superseded; edit the current version instead.", field="id")
     data = _validated_changes(current, changes)

@@ -210,6 +210,8 @@ class MemoryItem(models.Model):
         DECISION = "decision", "decision"
         EVENT = "event", "event"
         FEEDBACK = "feedback", "feedback"
+        #: What the user said about themselves, in their words (one message or the part of it about them).
+        EPISODE = "episode", "episode"
 
     class Source(models.TextChoices):
         USER_STATED = "user_stated", "stated by the user"
@@ -221,6 +223,8 @@ class MemoryItem(models.Model):
         SUPERSEDED = "superseded", "superseded"
         COLD = "cold", "cold"
         DELETED = "deleted", "deleted"
+        #: Instructs the assistant (memory/guard.py): held for an operator's review, never in a prompt.
+        QUARANTINED = "quarantined", "quarantined (awaiting review)"
 
     # Indexed through (user_id, status) and (user_id, key) below; a single-column index would only
     # add write cost.
@@ -287,7 +291,8 @@ class MemoryItem(models.Model):
         verbose_name_plural = "memory items"
         ordering = ["-created_at", "-id"]
         # Forgetting a user deletes everything they have (memories, sessions, profile): its own permission.
-        permissions = [("forget_user", "Can forget a user (delete all of their data)")]
+        permissions = [("forget_user", "Can forget a user (delete all of their data)"),
+                       ("review_memoryitem", "Can approve or reject quarantined memories")]
         indexes = [
             models.Index(fields=["user_id", "status"], name="am_memory_user_status_idx"),
             models.Index(fields=["user_id", "key"], name="am_memory_user_key_idx"),

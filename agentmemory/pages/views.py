@@ -31,7 +31,8 @@ from ..validation import validate_user_id
 LABELS = {
     "zh": {
         "title": "我记得的关于你的事", "summary": "概况", "no_summary": "还没有概况。", "empty": "还没有记住任何事。",
-        "types": {"fact": "事实", "preference": "偏好", "decision": "决定", "event": "事件", "feedback": "反馈"},
+        "types": {"fact": "事实", "preference": "偏好", "decision": "决定", "event": "事件", "feedback": "反馈",
+                  "episode": "你说过的话"},
         "sources": {"user_stated": "你说的", "model_inferred": "推断的", "system_log": "系统记录"},
         "correct": "更正", "delete": "删除", "save": "保存更正", "export": "导出全部（JSON）",
         "forget": "忘记我", "forget_title": "忘记关于你的一切", "forget_confirm": "确认忘记",
@@ -44,7 +45,7 @@ LABELS = {
         "title": "What I remember about you", "summary": "Summary", "no_summary": "No summary yet.",
         "empty": "Nothing is remembered yet.",
         "types": {"fact": "Facts", "preference": "Preferences", "decision": "Decisions", "event": "Events",
-                  "feedback": "Feedback"},
+                  "feedback": "Feedback", "episode": "What you told me"},
         "sources": {"user_stated": "you said", "model_inferred": "inferred", "system_log": "system log"},
         "correct": "Correct", "delete": "Delete", "save": "Save correction", "export": "Export everything (JSON)",
         "forget": "Forget me", "forget_title": "Forget everything about you", "forget_confirm": "Yes, forget me",

@@ -20,7 +20,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from ..api.access import Principal, denial, read
+from ..api.access import Principal, agent_view, denial, read
 from ..exceptions import AgentMemoryError
 from .registry import TOOLS, call_tool
 from .schemas import parameters_schema
@@ -53,7 +53,11 @@ def _read_profile(principal: Principal, user_id: str) -> str:
     reason = denial(principal, read("agentmemory.view_memoryitem"))
     if reason or not principal.may_act_for(user_id):
         raise PermissionError(reason or f"You may not act for user {user_id!r}.")
-    return json.dumps(get_profile(user_id, agent_id=None), ensure_ascii=False, default=str)
+    try:
+        agent_id = agent_view(principal, None)  # an agent-limited key reads its agent's view, as in REST
+    except AgentMemoryError as exc:
+        raise PermissionError(str(exc)) from exc
+    return json.dumps(get_profile(user_id, agent_id=agent_id), ensure_ascii=False, default=str)
 
 
 def build_server(principal: Principal):

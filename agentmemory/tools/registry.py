@@ -14,7 +14,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from ..api.access import Principal, Rule, denial, read, visible_memory, write
+from ..api.access import Principal, Rule, context_arguments, denial, read, visible_memory, write
 from ..audit import audit_context
 from ..exceptions import AccessDenied, InvalidInput, NotFound
 from ..models import MemoryItem
@@ -169,9 +169,7 @@ def _search_knowledge(principal: Principal, args: dict) -> dict:
 def _get_context(principal: Principal, args: dict) -> dict:
     from ..context.assemble import assemble_context
 
-    _require_user(principal, args["user_id"])
-    args["agent_id"] = principal.default_agent(args["agent_id"])
-    _require_agent(principal, args["agent_id"])
+    args = context_arguments(principal, args)  # the same user, agent and session checks as REST context/
     bundle = assemble_context(user_id=args["user_id"], query=args["query"], agent_id=args["agent_id"],
                               session_id=args["session_id"], knowledge_bases=args["knowledge_bases"],
                               token_budget=args["token_budget"])

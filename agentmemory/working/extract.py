@@ -24,12 +24,14 @@ from ..exceptions import BackendError, InvalidInput
 from ..memory.redact import redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..types import MemoryDraft, WriteResult
+from .episodes import episode_drafts
 
 logger = logging.getLogger("agentmemory.working")
 
 #: How the write service's actions are reported per run.
 REPORT_GROUPS = {"created": "created", "merged": "merged", "unchanged": "merged",
-                 "superseded_previous": "superseded", "rejected": "rejected"}
+                 "superseded_previous": "superseded", "rejected": "rejected",
+                 "quarantined": "quarantined"}
 
 
 # --- drafts as JSON (stored on the run before any write) ---------------------------------------
@@ -45,6 +47,7 @@ def draft_from_json(data: dict[str, Any]) -> MemoryDraft:
     if values.get("valid_from"):
         values["valid_from"] = dt.datetime.fromisoformat(values["valid_from"])
     values["tags"] = dict(values.get("tags") or {})
+    values["supersedes_ids"] = tuple(values.get("supersedes_ids") or ())
     return MemoryDraft(**values)
 
 
@@ -53,10 +56,14 @@ def _for_store(draft: MemoryDraft) -> MemoryDraft:
 
     Tags are context tags in the long-term store (they split conflict slots and filter recall): the
     extractor's own markers (slot, remember, correction, ...) stay on the run; context tags (project,
-    product), the extractor's or the session's, go with the memory.
+    product), the extractor's or the session's, go with the memory. The memory is shared by the user's
+    agents unless EXTRACTION_AGENT_PRIVATE.
     """
     tags = {k: v for k, v in (draft.tags or {}).items() if k not in BOOKKEEPING_TAGS}
-    return dataclasses.replace(draft, key=safe_key(draft.key), tags=tags)
+    # What the user says about themselves is one truth for all their agents, unless a deployment keeps
+    # each agent's notes apart (EXTRACTION_AGENT_PRIVATE).
+    agent_id = draft.agent_id if app_settings.EXTRACTION_AGENT_PRIVATE else ""
+    return dataclasses.replace(draft, key=safe_key(draft.key), tags=tags, agent_id=agent_id)
 
 
 def session_tags(session: Session) -> dict[str, str]:
@@ -160,6 +167,9 @@ def _extract_items(run: ExtractionRun, session: Session, extractor: Extractor) -
     drafts = extractor.extract(texts, existing=existing)
     if run.kind == ExtractionRun.Kind.REMEMBER:
         drafts = _as_remembered(drafts, texts, extractor)
+    elif app_settings.EXTRACTION_EPISODES:
+        # Whatever the slots caught, each message that tells something about the user is kept in its words.
+        drafts = [*drafts, *episode_drafts(session.user_id, texts, drafts)]
     seq_of = {t.turn_id: t.seq for t in texts}
     context = session_tags(session)
     items = []

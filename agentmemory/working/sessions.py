@@ -16,7 +16,7 @@ from ..exceptions import InvalidInput, NotFound
 from ..memory.redact import redact, redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..text import count_tokens
-from ..validation import MAX_ID_CHARS, validate_bounded_text, validate_tags
+from ..validation import MAX_ID_CHARS, validate_bounded_text, validate_tags, validate_user_id
 from .triggers import detect_remember_intent, is_high_priority
 
 MAX_METADATA_CHARS = 20_000
@@ -47,6 +47,8 @@ def _clean_id(value: Any, name: str, *, required: bool) -> str:
         raise InvalidInput(f"{name} is required.", field=name)
     if len(value) > MAX_ID_CHARS:
         raise InvalidInput(f"{name} is longer than {MAX_ID_CHARS} characters.", field=name)
+    if name == "user_id":
+        validate_user_id(value)
     return value
 
 

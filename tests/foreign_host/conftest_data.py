@@ -23,10 +23,19 @@ VIEW_PERMS = ["view_memoryitem", "view_session", "view_knowledgebase", "view_doc
               "view_evaluationcase", "view_evaluationrun"]
 
 
+def uid(name: str) -> str:
+    """The memory user id of the host's user ``name``: its primary key (USER_ID_RESOLVER's default), the
+    Django user created (non-staff, password "<name>-pass-1") when it does not exist yet."""
+    User = get_user_model()
+    user = User.objects.filter(username=name).first() or User.objects.create_user(name, password=f"{name}-pass-1")
+    return str(user.pk)
+
+
 @dataclass
 class World:
-    memory: dict[str, int] = field(default_factory=dict)  # user -> memory id
-    session: dict[str, str] = field(default_factory=dict)  # user -> session id
+    memory: dict[str, int] = field(default_factory=dict)  # user name -> memory id
+    session: dict[str, str] = field(default_factory=dict)  # user name -> session id
+    ids: dict[str, str] = field(default_factory=dict)  # user name -> memory user id (the Django pk)
     document: int | None = None
     job: int | None = None
 
@@ -34,10 +43,11 @@ class World:
 def build_world(*, with_knowledge: bool) -> World:
     world = World()
     for user, secret in SECRETS.items():
-        world.memory[user] = write_memory(user, MemoryDraft(
+        world.ids[user] = uid(user)
+        world.memory[user] = write_memory(world.ids[user], MemoryDraft(
             content=f"我们公司的代号是 {secret}，总部在杭州", type="fact", key="company_code",
             source="user_stated")).memory_id
-        session = create_session(user_id=user)
+        session = create_session(user_id=world.ids[user])
         append_turn(session, role="user", content=f"我的工号是 {secret}-7")
         world.session[user] = str(session.pk)
     if with_knowledge:
@@ -59,13 +69,16 @@ class Principal:
     users: tuple[str, ...] = ()  # keys limited to these users (empty: all)
     perms: tuple[str, ...] = ()  # staff
 
-    def may_act_for(self, user_id: str) -> bool:
+    def may_act_for(self, user_id: str, ids: dict[str, str] | None = None) -> bool:
+        """Whether the principal may act for the memory user ``user_id`` (a Django user's pk here); ``ids``
+        gives known names' memory ids (else they are looked up)."""
+        ids = ids or {}
         if self.kind in ("staff", "superuser"):
             return True
         if self.kind == "user":
-            return user_id == self.own_user
+            return user_id == (ids.get(self.own_user) or uid(self.own_user))
         if self.kind == "key":
-            return not self.users or user_id in self.users
+            return not self.users or user_id in {ids.get(u) or uid(u) for u in self.users}
         return False
 
 
@@ -90,15 +103,18 @@ def client_for(principal: Principal) -> APIClient:
     """A client authenticated as ``principal`` through the real mechanisms (session login, Bearer key)."""
     client = APIClient()
     User = get_user_model()
-    if principal.kind in ("user", "staff", "superuser"):
-        user = User.objects.create_user(principal.own_user or principal.name, is_staff=principal.kind != "user",
-                                        is_superuser=principal.kind == "superuser")
+    if principal.kind == "user":
+        user = User.objects.get(pk=uid(principal.own_user))
+        client.force_login(user)
+    elif principal.kind in ("staff", "superuser"):
+        user = User.objects.create_user(principal.name, is_staff=True, is_superuser=principal.kind == "superuser")
         if principal.perms:
             user.user_permissions.set(Permission.objects.filter(content_type__app_label="agentmemory",
                                                                 codename__in=principal.perms))
         client.force_login(user)
     elif principal.kind == "key":
-        _key, raw = create_api_key(principal.name, scopes=list(principal.scopes), user_ids=list(principal.users))
+        _key, raw = create_api_key(principal.name, scopes=list(principal.scopes),
+                                   user_ids=[uid(u) for u in principal.users])
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     elif principal.kind == "dead_key":
         key, raw = create_api_key(principal.name, scopes=["read", "write", "admin"],

@@ -30,14 +30,21 @@ READS = ["memories", "memory", "history", "search", "profile", "sessions", "sess
 
 
 def _may_act_for(principal: Principal, user_id: str) -> bool:
+    """Whether ``principal`` may act for ``user_id``, given as a name of ALL_SECRETS or a memory user id."""
     if principal.name == "key-tenant-t1":
         return user_id.startswith("t1:")
-    return principal.may_act_for(user_id)
+    return principal.may_act_for(MEMORY_IDS.get(user_id, user_id), MEMORY_IDS)
+
+
+#: alice's and bob's memory user ids (their Django primary keys), filled by the world fixture.
+MEMORY_IDS: dict[str, str] = {}
 
 
 @pytest.fixture
 def world():
     built = build_world(with_knowledge=False)
+    MEMORY_IDS.clear()
+    MEMORY_IDS.update(built.ids)
     built.memory["t1:zoe"] = write_memory("t1:zoe", MemoryDraft(
         content=f"我的会员号是 {ALL_SECRETS['t1:zoe']}", type="fact", key="member", source="user_stated")).memory_id
     session = create_session(user_id="t1:zoe")
@@ -106,6 +113,7 @@ def _request(client, endpoint: str, user_id: str, world, owner: str):
        owner=st.sampled_from(list(ALL_SECRETS)))
 def test_no_principal_ever_reads_another_users_data(world, principal, endpoint, user_id, owner):
     built, clients = world
+    user_id = MEMORY_IDS.get(user_id, user_id)  # alice and bob are known by their Django primary keys
     response = _request(clients[principal.name], endpoint, user_id, built, owner)
     body = response.content.decode("utf-8", "replace")
     assert response.status_code < 500, body[:300]

@@ -12,60 +12,67 @@ from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem
 from agentmemory.types import MemoryDraft
 
+from .conftest_data import uid
+
 pytestmark = pytest.mark.django_db
 PAGE = "/memory/"
 
 
 def _login(username: str, **flags) -> Client:
-    user = get_user_model().objects.create_user(username, **flags)
+    User = get_user_model()
+    user = User.objects.filter(username=username).first() or User.objects.create_user(username, **flags)
     client = Client()
     client.force_login(user)
     return client
 
 
-def _memory(user: str, content: str, **kw) -> int:
+def _memory(name: str, content: str, **kw) -> int:
+    """A memory of the host's user ``name``, whose memory user id is their primary key."""
     kw.setdefault("type", "fact")
-    return write_memory(user, MemoryDraft(content=content, source="user_stated", **kw)).memory_id
+    return write_memory(uid(name), MemoryDraft(content=content, source="user_stated", **kw)).memory_id
 
 
 def test_anonymous_goes_to_the_hosts_login_and_others_pages_are_not_found():
     assert Client().get("/memory/").url.startswith("/accounts/login/?next=")
     _memory("bob", "bob 的预算是五万")
     alice = _login("alice")
-    assert alice.get("/memory/").url == f"{PAGE}alice/"
-    other = alice.get(f"{PAGE}bob/")
+    assert alice.get("/memory/").url == f"{PAGE}{uid('alice')}/"
+    bob = uid("bob")
+    other = alice.get(f"{PAGE}{bob}/")
     assert other.status_code == 404 and "五万" not in other.content.decode()
-    assert alice.get(f"{PAGE}bob/export/").status_code == 404
-    assert alice.post(f"{PAGE}bob/forget/").status_code == 404
-    assert MemoryItem.objects.for_user("bob").count() == 1
+    assert alice.get(f"{PAGE}{bob}/export/").status_code == 404
+    assert alice.post(f"{PAGE}{bob}/forget/").status_code == 404
+    assert alice.get(f"{PAGE}bob/").status_code == 404  # nor by bob's username
+    assert MemoryItem.objects.for_user(bob).count() == 1
 
 
 def test_staff_need_the_model_permissions():
     _memory("carol", "carol 住在苏州")
+    carol = uid("carol")
     staff = _login("ops", is_staff=True)
-    assert staff.get(f"{PAGE}carol/").status_code == 403
+    assert staff.get(f"{PAGE}{carol}/").status_code == 403
     user = get_user_model().objects.get(username="ops")
     user.user_permissions.add(Permission.objects.get(codename="view_memoryitem"))
     staff = Client()
     staff.force_login(user)
-    assert "苏州" in staff.get(f"{PAGE}carol/").content.decode()
-    assert staff.post(f"{PAGE}carol/forget/").status_code == 403
+    assert "苏州" in staff.get(f"{PAGE}{carol}/").content.decode()
+    assert staff.post(f"{PAGE}{carol}/forget/").status_code == 403
 
 
 def test_the_page_in_english_and_chinese_and_the_export():
     first = _memory("dan", "dan 喜欢简短的回答", type="preference", key="reply_style")
-    client = _login("dan")
-    client.post(f"{PAGE}dan/{first}/correct/", {"content": "dan 喜欢详细的回答"})
-    zh = client.get(f"{PAGE}dan/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    client, dan = _login("dan"), uid("dan")
+    client.post(f"{PAGE}{dan}/{first}/correct/", {"content": "dan 喜欢详细的回答"})
+    zh = client.get(f"{PAGE}{dan}/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
     assert "我记得的关于你的事" in zh and "偏好" in zh and "已被更正" in zh
-    en = client.get(f"{PAGE}dan/?lang=en").content.decode()
+    en = client.get(f"{PAGE}{dan}/?lang=en").content.decode()
     assert "What I remember about you" in en and "Preferences" in en
-    exported = client.get(f"{PAGE}dan/export/")
+    exported = client.get(f"{PAGE}{dan}/export/")
     assert exported["Content-Disposition"].startswith("attachment")
     data = json.loads(exported.content)
     assert [(m["content"], m["status"]) for m in data["memories"]] == [
         ("dan 喜欢简短的回答", "superseded"), ("dan 喜欢详细的回答", "active")]
-    assert data["memories"][1]["supersedes"] == first and data["user_id"] == "dan"
+    assert data["memories"][1]["supersedes"] == first and data["user_id"] == dan
 
 
 def test_a_host_overrides_the_template_by_name(tmp_path, settings):
@@ -77,5 +84,5 @@ def test_a_host_overrides_the_template_by_name(tmp_path, settings):
         "{% endblock %}", encoding="utf-8")
     settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path, *settings.TEMPLATES[0]["DIRS"]]}]
     _memory("erin", "erin 住在厦门")
-    page = _login("erin").get(f"{PAGE}erin/").content.decode()
+    page = _login("erin").get(f"{PAGE}{uid('erin')}/").content.decode()
     assert "Host styled" in page and "erin 住在厦门" in page

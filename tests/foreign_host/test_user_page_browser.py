@@ -21,13 +21,14 @@ def test_a_user_corrects_exports_and_forgets_in_the_browser(live_server, browser
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
 
-    get_user_model().objects.create_user("alice", password="alice-pass-1")
-    get_user_model().objects.create_user("bob", password="bob-pass-1")
-    budget = write_memory("alice", MemoryDraft(content="我们的预算是五万元", type="fact", key="budget",
+    # The memory knows the host's users by their primary keys (USER_ID_RESOLVER's default).
+    alice = str(get_user_model().objects.create_user("alice", password="alice-pass-1").pk)
+    bob = str(get_user_model().objects.create_user("bob", password="bob-pass-1").pk)
+    budget = write_memory(alice, MemoryDraft(content="我们的预算是五万元", type="fact", key="budget",
                                                source="user_stated")).memory_id
-    write_memory("alice", MemoryDraft(content="我喜欢简短的回答", type="preference", key="reply_style",
+    write_memory(alice, MemoryDraft(content="我喜欢简短的回答", type="preference", key="reply_style",
                                       source="user_stated"))
-    write_memory("bob", MemoryDraft(content="BOB 的公司在宁波", type="fact", source="user_stated"))
+    write_memory(bob, MemoryDraft(content="BOB 的公司在宁波", type="fact", source="user_stated"))
     wait = WebDriverWait(browser, 30)
 
     # The host's own login page, then the user's page.
@@ -36,7 +37,7 @@ def test_a_user_corrects_exports_and_forgets_in_the_browser(live_server, browser
     browser.find_element(By.NAME, "password").send_keys("alice-pass-1")
     browser.find_element(By.ID, "login").click()
     wait.until(ec.presence_of_element_located((By.ID, "summary")))
-    assert browser.current_url.endswith("/memory/alice/")
+    assert browser.current_url.endswith(f"/memory/{alice}/")
     page = browser.find_element(By.TAG_NAME, "body").text
     assert "我记得的关于你的事" in page and "我们的预算是五万元" in page and "我喜欢简短的回答" in page
     assert "BOB" not in page
@@ -53,7 +54,7 @@ def test_a_user_corrects_exports_and_forgets_in_the_browser(live_server, browser
     wait.until(ec.presence_of_element_located((By.ID, "notice")))
     assert "我们的预算改成八万元了" in browser.find_element(By.TAG_NAME, "body").text
     assert "superseded" in browser.find_element(By.ID, f"memory-{budget}").get_attribute("class")
-    current = MemoryItem.objects.for_user("alice").filter(status="active", key="budget").get()
+    current = MemoryItem.objects.for_user(alice).filter(status="active", key="budget").get()
     assert current.supersedes_id == budget and current.source == "user_stated"
 
     # Export everything (the same request the link makes, with the page's session).
@@ -65,7 +66,7 @@ def test_a_user_corrects_exports_and_forgets_in_the_browser(live_server, browser
     assert all(m["content"] != "BOB 的公司在宁波" for m in data["memories"])
 
     # Another user's page is not found.
-    browser.get(f"{live_server.url}/memory/bob/")
+    browser.get(f"{live_server.url}/memory/{bob}/")
     assert "BOB" not in browser.page_source and "Not Found" in browser.page_source
 
     # Forget me: the confirmation shows what will go, then the receipt.
@@ -76,5 +77,5 @@ def test_a_user_corrects_exports_and_forgets_in_the_browser(live_server, browser
     browser.find_element(By.ID, "confirm").click()
     receipt = wait.until(ec.presence_of_element_located((By.ID, "receipt"))).text
     assert receipt.startswith("#")
-    assert not MemoryItem.objects.for_user("alice").exclude(status="deleted").exists()
-    assert MemoryItem.objects.for_user("bob").count() == 1
+    assert not MemoryItem.objects.for_user(alice).exclude(status="deleted").exists()
+    assert MemoryItem.objects.for_user(bob).count() == 1

@@ -1,0 +1,114 @@
+"""Episodes: what the user said about themselves, kept in their words, whatever slot it fits or not.
+
+The extraction of a session (working/extract.py) asks the disclosure classifier (working/disclosure.py)
+about each user message and each of its sentences. A message that discloses something lasting about
+the user becomes one ``episode`` memory: the sentences that do (or the whole message), with the
+message's session, turn and time, and, in its ``value``, the slots the extractor filled from the same
+message (``{"slots": ["employer"]}``), so that a later statement can find the episodes it corrects.
+
+A message the classifier reads as a correction ("我已经不在阿里了，现在在腾讯", "scratch that, it's
+actually March 5") supersedes the user's earlier episodes about the same thing: those of earlier
+messages that filled the same slot, or, when no slot was filled, the one episode closest in meaning
+(cosine of the bundled embedder's vectors at least CORRECTION_MIN_COSINE). Requests, small talk,
+hypotheticals and facts about other people are not kept.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..backends import get_embedder
+from ..backends.extractors.base import TurnText
+from ..models import MemoryItem
+from ..text import split_sentences
+from ..types import MemoryDraft
+from . import disclosure
+
+#: Longest episode kept, in characters (a long message keeps its disclosing sentences).
+MAX_CHARS = 600
+#: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
+CORRECTION_MIN_COSINE = 0.86
+#: Slots whose values do not replace each other: a second pet does not correct the first.
+_ADDITIVE_SLOTS = frozenset({"likes", "dislikes", "do_not_recommend", "decision", "event", "feedback", "note",
+                             "diet", "pet", "child", "hobby", "project"})
+
+
+def _sentences(text: str) -> list[str]:
+    return [text[a:b].strip() for a, b in split_sentences(text) if text[a:b].strip()]
+
+
+def episode_drafts(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
+    """One draft per user message that discloses something about the user (see the module's doc)."""
+    messages = [t for t in turns if t.role == "user" and (t.content or "").strip()]
+    if not messages:
+        return []
+    model = disclosure.model()
+    parts: list[list[str]] = [_sentences(t.content.strip()) for t in messages]
+    texts: list[str] = []
+    for turn, sentences in zip(messages, parts, strict=True):
+        texts.append(turn.content.strip())
+        if len(sentences) > 1:
+            texts.extend(sentences)
+    rows = disclosure.features(texts)
+    keep, correction = model.probabilities(rows)
+    slots_of: dict[int | None, list[str]] = {}
+    for draft in slot_drafts:
+        slot = (draft.tags or {}).get("slot") or draft.key.split(":")[0]
+        if slot:
+            slots_of.setdefault(draft.turn_id, []).append(slot)
+    drafts, at = [], 0
+    for turn, sentences in zip(messages, parts, strict=True):
+        whole_keep, whole_correction = float(keep[at]), float(correction[at])
+        vector = rows[at, :384]
+        at += 1
+        if len(sentences) > 1:
+            chosen = [s for i, s in enumerate(sentences) if keep[at + i] >= model.keep_threshold]
+            at += len(sentences)
+            if not chosen and whole_keep >= model.keep_threshold:
+                chosen = sentences  # disclosed by the whole, by no sentence alone
+        else:
+            chosen = sentences if whole_keep >= model.keep_threshold else []
+        if not chosen:
+            continue
+        text = "".join(chosen) if chosen and _is_chinese(turn.content) else " ".join(chosen or sentences)
+        text = (text or turn.content.strip())[:MAX_CHARS]
+        slots = sorted(set(slots_of.get(turn.turn_id, [])))
+        corrects = whole_correction >= model.correction_threshold
+        drafts.append(MemoryDraft(
+            content=text, type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
+            value={"slots": slots} if slots else None, confidence=round(0.6 + 0.3 * whole_keep, 3), quality=0.9,
+            agent_id=turn.agent_id, session_id=turn.session_id, turn_id=turn.turn_id,
+            excerpt=turn.content[:500], tags={"extractor": "episodes", **({"correction": "true"} if corrects else {})},
+            supersedes_ids=tuple(corrected_episodes(user_id, slots, vector)) if corrects else (),
+        ))
+    return drafts
+
+
+def corrected_episodes(user_id: str, slots: list[str], vector: np.ndarray) -> list[int]:
+    """The user's current episodes a correction replaces: those that filled one of its (single-valued)
+    slots; with none, the one closest in meaning if it is close enough."""
+    current = MemoryItem.objects.for_user(user_id).current().filter(type=MemoryItem.Type.EPISODE)
+    replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
+    if replaceable:
+        ids = [pk for pk, value in current.values_list("pk", "value")
+               if isinstance(value, dict) and set(value.get("slots") or ()) & set(replaceable)]
+        if ids:
+            return ids
+    if slots and not replaceable:
+        return []
+    bundled = disclosure.bundled_model_name()
+    if get_embedder().model_name != bundled:
+        return []  # stored vectors of another model: not comparable with the classifier's
+    from pgvector.django import CosineDistance
+
+    current = current.filter(embedding_model=bundled)
+    nearest = (current.exclude(embedding=None).annotate(distance=CosineDistance("embedding", vector.tolist()))
+               .order_by("distance").values_list("pk", "distance").first())
+    if nearest is not None and 1.0 - float(nearest[1]) >= CORRECTION_MIN_COSINE:
+        return [nearest[0]]
+    return []
+
+
+def _is_chinese(text: str) -> bool:
+    return any("\u4e00" <= c <= "\u9fff" for c in text)

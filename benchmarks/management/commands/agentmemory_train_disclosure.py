@@ -1,0 +1,123 @@
+"""Train the disclosure classifier (agentmemory/working/disclosure.py) and write its shipped weights.
+
+Data: ``benchmarks/data/disclosure_train.jsonl`` (900 messages written for the purpose, zh and en) and
+``../shared/bench/disclosure-dev/messages.jsonl`` (600, another author; read there, never copied). The
+second is split by a hash of the id into thirds: one trains with the first file, one calibrates the
+thresholds, one is scored and nothing is fitted on it. Labels: keep = self or correction; correction =
+correction. Two L2-regularised logistic regressions on standardised features, fitted by full-batch
+gradient descent (numpy only). Prints precision and recall per split and per label, and writes
+``agentmemory/data/disclosure.npz`` unless ``--dry-run``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from agentmemory.working import disclosure
+
+KEEP = {"self", "correction"}
+
+
+def _split(item_id: str) -> str:
+    bucket = int(hashlib.sha256(item_id.encode()).hexdigest(), 16) % 3
+    return ("train", "calibrate", "test")[bucket]
+
+
+def _fit(x: np.ndarray, y: np.ndarray, *, l2: float, steps: int = 3000, lr: float = 0.5) -> tuple[np.ndarray, float]:
+    w, b = np.zeros(x.shape[1], dtype=np.float64), 0.0
+    positive = max(1.0, y.sum())
+    weights = np.where(y == 1, len(y) / (2 * positive), len(y) / (2 * max(1.0, len(y) - positive)))
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -30, 30)))
+        g = (p - y) * weights
+        w -= lr * (x.T @ g / len(y) + l2 * w)
+        b -= lr * float(g.mean())
+    return w.astype(np.float32), b
+
+
+def _threshold(p: np.ndarray, y: np.ndarray, *, min_precision: float) -> float:
+    """The lowest threshold whose precision on the calibration split is at least ``min_precision``
+    (recall as high as that allows); 0.5 when none reaches it."""
+    for t in np.arange(0.05, 0.96, 0.01):
+        chosen = p >= t
+        if chosen.sum() and (y[chosen].mean() >= min_precision):
+            return float(round(t, 2))
+    return 0.5
+
+
+def _report(name: str, p: np.ndarray, y: np.ndarray, t: float) -> str:
+    chosen = p >= t
+    tp = float((chosen & (y == 1)).sum())
+    precision = tp / chosen.sum() if chosen.sum() else 0.0
+    recall = tp / (y == 1).sum() if (y == 1).sum() else 0.0
+    return f"| {name} | {len(y)} | {int((y == 1).sum())} | {precision:.3f} | {recall:.3f} | {t:.2f} |"
+
+
+class Command(BaseCommand):
+    help = "Train the disclosure classifier and write agentmemory/data/disclosure.npz."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--own", default=None, help="Messages written for training (JSON Lines).")
+        parser.add_argument("--dev", default=None, help="disclosure-dev messages.jsonl (split in thirds).")
+        parser.add_argument("--l2", type=float, default=0.01)
+        parser.add_argument("--keep-precision", type=float, default=0.93,
+                            help="Precision of 'keep' the threshold must reach on the calibration split.")
+        parser.add_argument("--correction-precision", type=float, default=0.8)
+        parser.add_argument("--dry-run", action="store_true")
+
+    def handle(self, *args, **options):
+        base = Path(settings.BASE_DIR)
+        own = Path(options["own"] or base / "benchmarks" / "data" / "disclosure_train.jsonl")
+        dev = Path(options["dev"] or base.parent / "shared" / "bench" / "disclosure-dev" / "messages.jsonl")
+        for path in (own, dev):
+            if not path.exists():
+                raise CommandError(f"No such file: {path}")
+        rows = [(json.loads(line), "train") for line in own.open(encoding="utf-8") if line.strip()]
+        rows += [(m, _split(m["id"])) for m in (json.loads(line) for line in dev.open(encoding="utf-8")
+                                                if line.strip())]
+        self.stdout.write(f"{len(rows)} messages; embedding them (one thread is enough)...")
+        x = disclosure.features([m["text"] for m, _ in rows]).astype(np.float64)
+        split = np.array([s for _, s in rows])
+        keep = np.array([m["label"] in KEEP for m, _ in rows], dtype=np.float64)
+        correction = np.array([m["label"] == "correction" for m, _ in rows], dtype=np.float64)
+        train = split == "train"
+        mean, scale = x[train].mean(axis=0), x[train].std(axis=0) + 1e-6
+        z = (x - mean) / scale
+        keep_w, keep_b = _fit(z[train], keep[train], l2=options["l2"])
+        corr_w, corr_b = _fit(z[train], correction[train], l2=options["l2"])
+
+        def prob(w, b, rows_mask):
+            return 1.0 / (1.0 + np.exp(-np.clip(z[rows_mask] @ w + b, -30, 30)))
+
+        calibrate = split == "calibrate"
+        keep_t = _threshold(prob(keep_w, keep_b, calibrate), keep[calibrate], min_precision=options["keep_precision"])
+        corr_t = _threshold(prob(corr_w, corr_b, calibrate), correction[calibrate],
+                            min_precision=options["correction_precision"])
+        self.stdout.write("| split / label | n | positives | precision | recall | threshold |")
+        self.stdout.write("|---|---|---|---|---|---|")
+        for name in ("train", "calibrate", "test"):
+            mask = split == name
+            self.stdout.write(_report(f"{name} / keep", prob(keep_w, keep_b, mask), keep[mask], keep_t))
+            self.stdout.write(_report(f"{name} / correction", prob(corr_w, corr_b, mask), correction[mask], corr_t))
+        test = split == "test"
+        p_test = prob(keep_w, keep_b, test)
+        labels = np.array([m["label"] for m, _ in rows])[test]
+        kept = p_test >= keep_t
+        per_label = ", ".join(f"{label} {kept[labels == label].mean():.2f}" for label in sorted(set(labels)))
+        self.stdout.write(f"test split, share kept per label: {per_label}")
+        for lang in ("zh", "en"):
+            langs = np.array([m["lang"] for m, _ in rows])[test] == lang
+            self.stdout.write(_report(f"test {lang} / keep", p_test[langs], keep[test][langs], keep_t))
+        if options["dry_run"]:
+            return
+        disclosure.WEIGHTS.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(disclosure.WEIGHTS, mean=mean.astype(np.float32), scale=scale.astype(np.float32),
+                            keep_w=keep_w, keep_b=np.float32(keep_b), correction_w=corr_w,
+                            correction_b=np.float32(corr_b), keep_threshold=np.float32(keep_t),
+                            correction_threshold=np.float32(corr_t))
+        self.stdout.write(f"wrote {disclosure.WEIGHTS}")
