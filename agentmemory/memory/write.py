@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ..audit import record_event
+from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
 from ..models import MemoryItem
 from ..types import MemoryDraft, WriteResult
@@ -119,6 +120,13 @@ def _decide(user_id: str, draft: MemoryDraft, value: Any, tags_key: str, named: 
     return decision
 
 
+def _judged_episode(draft: MemoryDraft) -> bool:
+    """An episode the disclosure classifier kept (working/episodes.py): the user's words are not held to
+    the rules' noise gate ("现在自己开了家咖啡店" is not "about the moment")."""
+    return (draft.type == MemoryItem.Type.EPISODE and draft.quality is not None
+            and draft.quality >= app_settings.MEMORY_QUALITY_THRESHOLD)
+
+
 def _corrected_ids(user_id: str, draft: MemoryDraft) -> tuple[int, ...]:
     """The current items of ``draft.supersedes_ids`` that the draft may replace: the user's own words
     replace the user's words and guesses, never a system log."""
@@ -151,7 +159,7 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
     excerpt = redact((draft.excerpt or "").replace("\x00", ""))
     value = redact_json(draft.value)
     tags = validate_tags(draft.tags)
-    if draft.source != MemoryItem.Source.SYSTEM_LOG:
+    if draft.source != MemoryItem.Source.SYSTEM_LOG and not _judged_episode(draft):
         verdict = assess_quality(content, given=draft.quality)
         if not verdict.passed:
             return WriteResult(action="rejected", reason=verdict.reason)

@@ -14,6 +14,7 @@ hypotheticals and facts about other people are not kept.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,12 +24,15 @@ from ..backends.extractors.base import TurnText
 from ..models import MemoryItem
 from ..text import split_sentences
 from ..types import MemoryDraft
-from . import disclosure
+from . import corrections, disclosure
 
 #: Longest episode kept, in characters (a long message keeps its disclosing sentences).
 MAX_CHARS = 600
+#: A sentence of a disclosing message scored under this (and every question) is left out of its episode.
+SENTENCE_DROP = 0.15
+_QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$")
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
-CORRECTION_MIN_COSINE = 0.86
+CORRECTION_MIN_COSINE = 0.75
 #: Slots whose values do not replace each other: a second pet does not correct the first.
 _ADDITIVE_SLOTS = frozenset({"likes", "dislikes", "do_not_recommend", "decision", "event", "feedback", "note",
                              "diet", "pet", "child", "hobby", "project"})
@@ -63,47 +67,69 @@ def episode_drafts(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequenc
         vector = rows[at, :384]
         at += 1
         if len(sentences) > 1:
-            chosen = [s for i, s in enumerate(sentences) if keep[at + i] >= model.keep_threshold]
+            scores = [float(keep[at + i]) for i in range(len(sentences))]
             at += len(sentences)
-            if not chosen and whole_keep >= model.keep_threshold:
-                chosen = sentences  # disclosed by the whole, by no sentence alone
+            if whole_keep >= model.keep_threshold or max(scores) >= model.keep_threshold:
+                # The message tells something about the user: keep it, but for its sentences that are
+                # questions or plainly not about the user (a sentence alone is often misread: "the shop
+                # is called Ember Lane now" after "rebranded!!", so only clear ones go).
+                chosen = [s for s, score in zip(sentences, scores, strict=True)
+                          if score >= model.keep_threshold or (score >= SENTENCE_DROP and not _QUESTION_RE.search(s))]
+                chosen = chosen or sentences
+            else:
+                chosen = []
         else:
             chosen = sentences if whole_keep >= model.keep_threshold else []
+        retracted = corrections.retracted_terms(turn.content)
+        if not chosen and (turn.turn_id in slots_of or retracted):
+            # The extractor filled a slot from it, or it retracts a value: the user did say something about
+            # themselves.
+            chosen = sentences
         if not chosen:
             continue
-        text = "".join(chosen) if chosen and _is_chinese(turn.content) else " ".join(chosen or sentences)
-        text = (text or turn.content.strip())[:MAX_CHARS]
+        text = "".join(chosen) if _is_chinese(turn.content) else " ".join(chosen)
         slots = sorted(set(slots_of.get(turn.turn_id, [])))
-        corrects = whole_correction >= model.correction_threshold
+        corrects = whole_correction >= model.correction_threshold or corrections.signals_change(turn.content)
+        if corrects:
+            text = corrections.without_retractions(text)
+        text = (text or turn.content.strip())[:MAX_CHARS]
+        about = sorted(corrections.topics(turn.content))
         drafts.append(MemoryDraft(
             content=text, type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
-            value={"slots": slots} if slots else None, confidence=round(0.6 + 0.3 * whole_keep, 3), quality=0.9,
+            value={"slots": slots, "topics": about}, confidence=round(0.6 + 0.3 * whole_keep, 3), quality=0.9,
             agent_id=turn.agent_id, session_id=turn.session_id, turn_id=turn.turn_id,
             excerpt=turn.content[:500], tags={"extractor": "episodes", **({"correction": "true"} if corrects else {})},
-            supersedes_ids=tuple(corrected_episodes(user_id, slots, vector)) if corrects else (),
+            supersedes_ids=tuple(corrected_items(user_id, turn.content, slots, about, vector)) if corrects else (),
         ))
     return drafts
 
 
-def corrected_episodes(user_id: str, slots: list[str], vector: np.ndarray) -> list[int]:
-    """The user's current episodes a correction replaces: those that filled one of its (single-valued)
-    slots; with none, the one closest in meaning if it is close enough."""
-    current = MemoryItem.objects.for_user(user_id).current().filter(type=MemoryItem.Type.EPISODE)
-    replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
-    if replaceable:
-        ids = [pk for pk, value in current.values_list("pk", "value")
-               if isinstance(value, dict) and set(value.get("slots") or ()) & set(replaceable)]
+def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vector: np.ndarray) -> list[int]:
+    """The user's current memories a correction replaces (working/corrections.py): those holding a value it
+    retracts by name; else the episodes that filled one of its single-valued slots; else the episode of the
+    same topic closest in meaning."""
+    current = (MemoryItem.objects.for_user(user_id).current().filter(source=MemoryItem.Source.USER_STATED)
+               .only("id", "type", "content", "value"))
+    named = corrections.retracted_terms(text)
+    if named:
+        ids = [m.pk for m in current if corrections.holds_any(m.content, named)]
         if ids:
             return ids
-    if slots and not replaceable:
-        return []
+    episodes = current.filter(type=MemoryItem.Type.EPISODE)
+    replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
+    if replaceable:
+        ids = [m.pk for m in episodes
+               if isinstance(m.value, dict) and set(m.value.get("slots") or ()) & set(replaceable)]
+        if ids:
+            return ids
     bundled = disclosure.bundled_model_name()
-    if get_embedder().model_name != bundled:
-        return []  # stored vectors of another model: not comparable with the classifier's
+    if not about or get_embedder().model_name != bundled:
+        return []  # no topic, or stored vectors of another model than the classifier's
     from pgvector.django import CosineDistance
 
-    current = current.filter(embedding_model=bundled)
-    nearest = (current.exclude(embedding=None).annotate(distance=CosineDistance("embedding", vector.tolist()))
+    same_topic = [m.pk for m in episodes if isinstance(m.value, dict) and set(m.value.get("topics") or ()) & set(about)]
+    nearest = (MemoryItem.objects.for_user(user_id).filter(pk__in=same_topic, embedding_model=bundled)
+               .exclude(embedding=None).annotate(distance=CosineDistance("embedding", vector.tolist()))
                .order_by("distance").values_list("pk", "distance").first())
     if nearest is not None and 1.0 - float(nearest[1]) >= CORRECTION_MIN_COSINE:
         return [nearest[0]]

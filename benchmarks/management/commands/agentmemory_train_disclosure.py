@@ -65,10 +65,12 @@ class Command(BaseCommand):
         parser.add_argument("--own", default=None, help="Messages written for training (JSON Lines).")
         parser.add_argument("--dev", default=None, help="disclosure-dev messages.jsonl (split in thirds).")
         parser.add_argument("--l2", type=float, default=0.01)
-        parser.add_argument("--keep-precision", type=float, default=0.93,
+        parser.add_argument("--keep-precision", type=float, default=0.9,
                             help="Precision of 'keep' the threshold must reach on the calibration split.")
         parser.add_argument("--correction-precision", type=float, default=0.8)
         parser.add_argument("--dry-run", action="store_true")
+        parser.add_argument("--features-cache", default=None,
+                            help="A .npy file keeping the messages' features between runs (tuning the fit).")
 
     def handle(self, *args, **options):
         base = Path(settings.BASE_DIR)
@@ -81,7 +83,13 @@ class Command(BaseCommand):
         rows += [(m, _split(m["id"])) for m in (json.loads(line) for line in dev.open(encoding="utf-8")
                                                 if line.strip())]
         self.stdout.write(f"{len(rows)} messages; embedding them (one thread is enough)...")
-        x = disclosure.features([m["text"] for m, _ in rows]).astype(np.float64)
+        cache = Path(options["features_cache"]) if options["features_cache"] else None
+        if cache is not None and cache.exists() and np.load(cache).shape[0] == len(rows):
+            x = np.load(cache)
+        else:
+            x = disclosure.features([m["text"] for m, _ in rows]).astype(np.float64)
+            if cache is not None:
+                np.save(cache, x)
         split = np.array([s for _, s in rows])
         keep = np.array([m["label"] in KEEP for m, _ in rows], dtype=np.float64)
         correction = np.array([m["label"] == "correction" for m, _ in rows], dtype=np.float64)

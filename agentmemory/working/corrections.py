@@ -1,0 +1,140 @@
+"""What a correction replaces: the newest statement wins, whatever its phrasing. Pure text, no database.
+
+A message the disclosure classifier reads as a correction replaces earlier memories of the user in
+three ways, tried in order by ``working/episodes.py``:
+
+1. **Named**: the old value is named in a retracting phrase, "我已经不在阿里了", "韩语我放弃了",
+   "芒果没事", "不学土木了", "so I left teaching", "sold the ps5", "not Sam anymore". :func:`retracted_terms`
+   gives the keyword tokens of those values; any current memory of the user (an episode or a slot
+   fact) holding one of them is superseded.
+2. **Same slot**: the message filled a single-valued slot (employer, location, ...) that an earlier
+   episode filled too.
+3. **Same topic**: neither, but the message and an earlier episode speak of the same thing (work, home,
+   studies, a pet, health, family, devices, schedule, languages, money, a shop or project): the closest
+   such episode in meaning is replaced.
+
+:func:`without_retractions` takes the retracting clauses out of the new episode's text, so the context
+shows the new value, not "我已经不学土木了" with the old one in it.
+"""
+from __future__ import annotations
+
+import re
+
+from ..text import keyword_tokens
+
+_I = re.IGNORECASE
+_ZC = r"[\u4e00-\u9fffA-Za-z0-9·&]"
+
+#: Phrases that retract a value, with the value in group ``o``.
+_RETRACTIONS = (
+    re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
+    re.compile(rf"(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干)(?P<o>{_ZC}{{1,10}}?)了"),
+    re.compile(rf"(?:离开|辞掉|辞了|卖掉|卖了|退掉|退了|换掉|戒了|甩了|放弃了?)(?:了)?(?P<o>{_ZC}{{1,10}})"),
+    re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
+    re.compile(rf"(?P<o>{_ZC}{{1,10}}?)(?:我|也)?(?:已经|早就)?(?:放弃了|不学了|不做了|不玩了|卖了|退了|辞了|戒了|分了|换了)"),
+    re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)"),
+    re.compile(rf"不是(?P<o>{_ZC}{{1,10}}?)(?:了|，|,|而是|是)"),
+    re.compile(rf"(?:之前|上次|以前)(?:说|讲|写)的?(?P<o>{_ZC}{{1,10}}?)(?:是错的|不对|说错了|写错了|记错了)"),
+    re.compile(r"\b(?:left|quit|sold|dropped|ditched|gave up(?: on)?|stopped|moved (?:away )?from|switched (?:away )?from|"
+               r"traded in|got rid of|broke up with|no longer (?:at|with|in|use|using|have|own|eat|do|doing|"
+               r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
+               r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
+    re.compile(r"\bnot (?:at |with |in |into |using )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:any ?more|any longer)\b", _I),
+    re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over)\b(?: now| actually)?",
+               _I),
+)
+#: A clause that retracts (taken out of the episode's text).
+_RETRACTING_CLAUSE = re.compile(
+    r"已经不|不再|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"\b(?:no longer|any ?more|any longer|left|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
+    r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from)\b", _I)
+_CLAUSE_SPLIT = re.compile(r"(?<=[，,；;。！？!?])\s*|\s+(?=\b(?:and|but|so)\b)|\s+[—–-]\s+")
+_STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
+from by as is was are were be been am not no any more longer now then just really actually already still too very
+also some much many one""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
+
+TOPICS: dict[str, re.Pattern] = {
+    "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
+                       r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
+                       r"\b(?:job|work(?:ing)?|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
+                       r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer)\b", _I),
+    "home": re.compile(r"住在|住的|搬到|搬去|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|"
+                       r"neighbou?rhood|based in|i'm in|im in|hometown)\b", _I),
+    "study": re.compile(r"专业|大学|学校|读研|读博|年级|考研|学位|毕业|转专业|\b(?:major|degree|university|college|school|grade|"
+                        r"phd|masters?|studying|semester|class(?:es)?)\b", _I),
+    "pet": re.compile(r"猫|狗|鹦鹉|仓鼠|兔子|宠物|\b(?:cats?|dogs?|pupp(?:y|ies)|kittens?|bunn(?:y|ies)|parrots?|hamsters?|"
+                      r"pets?)\b", _I),
+    "health": re.compile(r"过敏|不吃|吃素|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|\b(?:allerg\w*|vegan|vegetarian|diet|gluten|"
+                         r"intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat)\b", _I),
+    "family": re.compile(r"老公|老婆|男朋友|女朋友|对象|婚|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
+                         r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|"
+                         r"pregnan\w*)\b", _I),
+    "device": re.compile(r"车|手机|电脑|笔记本|平板|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
+                         r"switch|tablet|ipad)\b", _I),
+    "name": re.compile(r"名字|叫我|称呼|\b(?:name|call me|go by)\b", _I),
+    "schedule": re.compile(r"每天|几点|作息|排班|上班时间|周末|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
+                           r"nights?|weekends?)\b", _I),
+    "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
+                           r"mandarin|language)\b", _I),
+    "habit": re.compile(r"烟|酒|戒|运动|跑步|健身|减肥|作息|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|running|"
+                        r"workout|exercis\w*|sober)\b", _I),
+    "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage)\b", _I),
+    "venture": re.compile(r"项目|店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
+                          r"etsy|rebrand\w*|renamed)\b", _I),
+}
+
+
+#: Words that say something changed or was wrong: with the classifier's judgement, what makes a message a
+#: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
+_CHANGE_RE = re.compile(
+    r"现在|改成|改为|改了|换成|换了|换到|挪到|推迟|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
+    r"转专业|其实|之前说|说错|记错|搞错|写错|结婚了|分手|取消|不办了|\b(?:now|any ?more|no longer|moved|relocated|"
+    r"switched|changed|left|quit|sold|new|actually|instead|rebrand\w*|renamed|got (?:married|engaged|divorced|"
+    r"promoted|a new)|promoted|since|turns out|scratch that|correction|update)\b", _I)
+
+
+def signals_change(text: str) -> bool:
+    """Whether ``text`` says that something changed or was wrong (a lexical cue, or a value it retracts)."""
+    return bool(_CHANGE_RE.search(text or "")) or bool(retracted_terms(text))
+
+
+def _clauses(text: str) -> list[str]:
+    return [c for c in _CLAUSE_SPLIT.split(text or "") if c and c.strip()]
+
+
+def retracted_terms(text: str) -> set[str]:
+    """Keyword tokens of the values ``text`` retracts ("我已经不在阿里了" -> {"阿里"})."""
+    terms: set[str] = set()
+    for clause in _clauses(text):
+        for pattern in _RETRACTIONS:
+            for match in pattern.finditer(clause):
+                for token in keyword_tokens(match.group("o"))[:2]:
+                    if token not in _STOP and (len(token) >= 2 if not token.isascii() else len(token) >= 3):
+                        terms.add(token)
+    return terms
+
+
+def holds_any(content: str, terms: set[str]) -> bool:
+    """Whether ``content`` holds one of ``terms``: Chinese ones as they are written ("阿里" in "阿里巴巴"),
+    Latin ones as keyword tokens (stemmed: "teaching" holds "teach")."""
+    if not terms:
+        return False
+    latin = {t for t in terms if t.isascii()}
+    return any(t in content for t in terms - latin) or bool(latin & set(keyword_tokens(content)))
+
+
+def without_retractions(text: str) -> str:
+    """``text`` without its retracting clauses, when something else remains ("好消息，转专业申请过了！
+    我已经不学土木了，下学期开始读金融" -> "好消息，转专业申请过了！下学期开始读金融")."""
+    clauses = _clauses(text)
+    kept = [c for c in clauses if not _RETRACTING_CLAUSE.search(c)]
+    if not kept or len(kept) == len(clauses):
+        return text
+    joined = " ".join(c.strip() for c in kept)
+    return re.sub(r"\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff，。！？])\s+", "", joined).strip(" ,，;；")
+
+
+def topics(text: str) -> set[str]:
+    """The coarse topics ``text`` speaks of (work, home, study, pet, health, family, device, name, schedule,
+    language, money, venture)."""
+    return {name for name, pattern in TOPICS.items() if pattern.search(text or "")}
