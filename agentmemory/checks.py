@@ -106,6 +106,14 @@ def _check_related(raw: dict) -> list[Error]:
         if unknown_rules:
             errors.append(Error(f"AGENTMEMORY['PII_RULES'] names unknown rules: {', '.join(map(str, unknown_rules))}.",
                                 hint=f"The rules are: {', '.join(RULES)}.", id="agentmemory.E002"))
+    if "EXTRACTION_SLOTS" in raw:
+        from .backends.extractors.patterns import operator_slot_errors
+
+        for problem in operator_slot_errors(raw["EXTRACTION_SLOTS"]):
+            errors.append(Error(f"AGENTMEMORY['EXTRACTION_SLOTS'] {problem}.", id="agentmemory.E002", hint=(
+                'e.g. [{"name": "blood_type", "type": "fact", "zh": "用户的血型是{v}", "en": "The user\'s blood type '
+                'is {v}", "patterns": ["血型是(?P<v>[ABO]{1,2})型?", "blood type is (?P<v>[ABO]{1,2})"]}] '
+                '(docs/memory.md, "Your own slots").')))
     return errors
 
 

@@ -145,7 +145,7 @@ def decide_conflicts(user_id: str, draft: MemoryDraft, tags_key: str, now: dt.da
 
 def supersede(user_id: str, ids: tuple[int, ...], new_item: MemoryItem, now: dt.datetime, *,
                link_to: int | None = None) -> list[int]:
-    """Mark ``ids`` superseded by ``new_item`` (audited); link it to ``link_to`` or the newest of them."""
+    """Mark ``ids`` superseded by ``new_item`` (audited); link it to ``link_to`` or the newest of its slot."""
     if not ids:
         return []
     done = []
@@ -161,6 +161,9 @@ def supersede(user_id: str, ids: tuple[int, ...], new_item: MemoryItem, now: dt.
                      after={**snapshot(old), "superseded_by_id": new_item.pk})
         done.append(old.pk)
     if olds:
-        new_item.supersedes = next((o for o in olds if o.pk == link_to), olds[-1])
+        # The version it follows: the one named, else the newest of its own slot and kind (a slot fact follows
+        # the slot's old value, not an episode it also replaced), else the newest.
+        same_slot = [o for o in olds if o.key == new_item.key and o.type == new_item.type]
+        new_item.supersedes = next((o for o in olds if o.pk == link_to), (same_slot or olds)[-1])
         new_item.save(update_fields=["supersedes"])
     return done

@@ -120,9 +120,14 @@ def _decide(user_id: str, draft: MemoryDraft, value: Any, tags_key: str, named: 
     return decision
 
 
+#: The rules' scores an episode the classifier kept must still pass: small talk (0.05), statements about the
+#: conversation (0.1) and passing remarks about the weather (0.2) are noise whatever the classifier said.
+EPISODE_NOISE = 0.2
+
+
 def _judged_episode(draft: MemoryDraft) -> bool:
-    """An episode the disclosure classifier kept (working/episodes.py): the user's words are not held to
-    the rules' noise gate ("现在自己开了家咖啡店" is not "about the moment")."""
+    """An episode the disclosure classifier kept (working/episodes.py): the user's words are held only to the
+    rules' noise floor, not to their gate ("现在自己开了家咖啡店" is not "about the moment")."""
     return (draft.type == MemoryItem.Type.EPISODE and draft.quality is not None
             and draft.quality >= app_settings.MEMORY_QUALITY_THRESHOLD)
 
@@ -159,9 +164,9 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
     excerpt = redact((draft.excerpt or "").replace("\x00", ""))
     value = redact_json(draft.value)
     tags = validate_tags(draft.tags)
-    if draft.source != MemoryItem.Source.SYSTEM_LOG and not _judged_episode(draft):
+    if draft.source != MemoryItem.Source.SYSTEM_LOG:
         verdict = assess_quality(content, given=draft.quality)
-        if not verdict.passed:
+        if not verdict.passed and not (_judged_episode(draft) and verdict.score > EPISODE_NOISE):
             return WriteResult(action="rejected", reason=verdict.reason)
     signals = instruction_signals(content) if draft.source != MemoryItem.Source.SYSTEM_LOG else []
     turn_part = draft.turn_id if draft.source == MemoryItem.Source.SYSTEM_LOG else None

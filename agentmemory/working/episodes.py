@@ -14,6 +14,7 @@ hypotheticals and facts about other people are not kept.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -21,6 +22,7 @@ import numpy as np
 
 from ..backends import get_embedder
 from ..backends.extractors.base import TurnText
+from ..backends.extractors.context_tags import context_tags
 from ..models import MemoryItem
 from ..text import split_sentences
 from ..types import MemoryDraft
@@ -28,9 +30,16 @@ from . import corrections, disclosure
 
 #: Longest episode kept, in characters (a long message keeps its disclosing sentences).
 MAX_CHARS = 600
+#: A message under the keep threshold that retracts a value by name is still kept from this score on.
+RETRACTION_KEEP = 0.3
 #: A sentence of a disclosing message scored under this (and every question) is left out of its episode.
 SENTENCE_DROP = 0.15
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$")
+_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|要是|万一|随便问问|\b(?:if i|if we|imagine|suppose|what if|hypothetically|"
+                              r"just curious)\b", re.IGNORECASE)
+#: A sentence that ends in a sigh is a passing mood ("财务又打回来了，唉，烦。"), not something to keep.
+_MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|崩溃|\bugh|\bsigh|\bsmh)[\s，,。.!！~～…]*$", re.IGNORECASE)
+_FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
 CORRECTION_MIN_COSINE = 0.75
 #: Slots whose values do not replace each other: a second pet does not correct the first.
@@ -42,17 +51,21 @@ def _sentences(text: str) -> list[str]:
     return [text[a:b].strip() for a, b in split_sentences(text) if text[a:b].strip()]
 
 
-def episode_drafts(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
-    """One draft per user message that discloses something about the user (see the module's doc)."""
+def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence[MemoryDraft], *,
+                  keep_episodes: bool = True) -> list[MemoryDraft]:
+    """The extractor's drafts, then one episode draft per user message that discloses something about the
+    user (see the module's doc). A message that corrects something links what it replaces to its episode,
+    or, when it has none (``keep_episodes`` off: an explicit "记住：..." written at once), to its first slot
+    draft, so that the older episodes about the same thing never stay current beside it."""
     messages = [t for t in turns if t.role == "user" and (t.content or "").strip()]
     if not messages:
-        return []
+        return list(slot_drafts)
     model = disclosure.model()
     parts: list[list[str]] = [_sentences(t.content.strip()) for t in messages]
     texts: list[str] = []
     for turn, sentences in zip(messages, parts, strict=True):
         texts.append(turn.content.strip())
-        if len(sentences) > 1:
+        if len(sentences) > 1 and keep_episodes:
             texts.extend(sentences)
     rows = disclosure.features(texts)
     keep, correction = model.probabilities(rows)
@@ -61,47 +74,65 @@ def episode_drafts(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequenc
         slot = (draft.tags or {}).get("slot") or draft.key.split(":")[0]
         if slot:
             slots_of.setdefault(draft.turn_id, []).append(slot)
-    drafts, at = [], 0
+    drafts, episodes, at = list(slot_drafts), [], 0
     for turn, sentences in zip(messages, parts, strict=True):
         whole_keep, whole_correction = float(keep[at]), float(correction[at])
         vector = rows[at, :384]
         at += 1
-        if len(sentences) > 1:
-            scores = [float(keep[at + i]) for i in range(len(sentences))]
-            at += len(sentences)
-            if whole_keep >= model.keep_threshold or max(scores) >= model.keep_threshold:
-                # The message tells something about the user: keep it, but for its sentences that are
-                # questions or plainly not about the user (a sentence alone is often misread: "the shop
-                # is called Ember Lane now" after "rebranded!!", so only clear ones go).
-                chosen = [s for s, score in zip(sentences, scores, strict=True)
-                          if score >= model.keep_threshold or (score >= SENTENCE_DROP and not _QUESTION_RE.search(s))]
-                chosen = chosen or sentences
-            else:
-                chosen = []
-        else:
-            chosen = sentences if whole_keep >= model.keep_threshold else []
-        retracted = corrections.retracted_terms(turn.content)
-        if not chosen and (turn.turn_id in slots_of or retracted):
-            # The extractor filled a slot from it, or it retracts a value: the user did say something about
-            # themselves.
-            chosen = sentences
+        slots = sorted(set(slots_of.get(turn.turn_id, [])))
+        about = sorted(corrections.topics(turn.content))
+        corrects = whole_correction >= model.correction_threshold or corrections.signals_change(turn.content)
+        replaced = tuple(corrected_items(user_id, turn.content, slots, about, vector)) if corrects else ()
+        chosen: list[str] = []
+        if keep_episodes:
+            chosen, at = _disclosing(sentences, whole_keep, keep, at, model)
+            if not chosen and (turn.turn_id in slots_of or (whole_keep >= RETRACTION_KEEP
+                                                            and corrections.retracted_terms(turn.content))):
+                # The extractor filled a slot from it, or it retracts a value: the user did say something
+                # about themselves.
+                chosen = sentences
         if not chosen:
+            if replaced:
+                first = next((i for i, d in enumerate(drafts) if d.turn_id == turn.turn_id), None)
+                if first is not None:
+                    drafts[first] = dataclasses.replace(drafts[first], supersedes_ids=replaced)
             continue
         text = "".join(chosen) if _is_chinese(turn.content) else " ".join(chosen)
-        slots = sorted(set(slots_of.get(turn.turn_id, [])))
-        corrects = whole_correction >= model.correction_threshold or corrections.signals_change(turn.content)
         if corrects:
             text = corrections.without_retractions(text)
         text = (text or turn.content.strip())[:MAX_CHARS]
-        about = sorted(corrections.topics(turn.content))
-        drafts.append(MemoryDraft(
+        episodes.append(MemoryDraft(
             content=text, type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
             value={"slots": slots, "topics": about}, confidence=round(0.6 + 0.3 * whole_keep, 3), quality=0.9,
             agent_id=turn.agent_id, session_id=turn.session_id, turn_id=turn.turn_id,
-            excerpt=turn.content[:500], tags={"extractor": "episodes", **({"correction": "true"} if corrects else {})},
-            supersedes_ids=tuple(corrected_items(user_id, turn.content, slots, about, vector)) if corrects else (),
+            excerpt=turn.content[:500],
+            tags={**context_tags(turn.content), "extractor": "episodes", **({"correction": "true"} if corrects else {})},
+            supersedes_ids=replaced,
         ))
-    return drafts
+    return [*drafts, *episodes]
+
+
+def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: int,
+                model: disclosure.DisclosureModel) -> tuple[list[str], int]:
+    """The sentences of a message its episode keeps ([] when it discloses nothing), and the next row."""
+    if len(sentences) <= 1:
+        if sentences and ((_QUESTION_RE.search(sentences[0]) and not _FIRST_PERSON_RE.search(sentences[0]))
+                          or _MOOD_END_RE.search(sentences[0])):
+            return [], at  # a question about something else ("does the Switch OLED work with ...?"), a sigh
+        return (sentences if whole_keep >= model.keep_threshold else []), at
+    scores = [float(keep[at + i]) for i in range(len(sentences))]
+    at += len(sentences)
+    text = "".join(sentences)
+    # The whole decides; one sentence alone only when nothing in the message is hypothetical ("假如预算只有两万
+    # ...？我就随便问问" is not a plan).
+    if whole_keep < model.keep_threshold and (max(scores) < model.keep_threshold or _HYPOTHETICAL_RE.search(text)):
+        return [], at
+    # The message tells something about the user: kept but for its questions about something else and its
+    # sentences plainly not about the user (a sentence alone is often misread: "the shop is called Ember Lane
+    # now" after "rebranded!!", so only clear ones go).
+    return [s for s, score in zip(sentences, scores, strict=True)
+            if not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s)
+            and (score >= model.keep_threshold or score >= SENTENCE_DROP)], at
 
 
 def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vector: np.ndarray) -> list[int]:

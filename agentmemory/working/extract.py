@@ -24,7 +24,7 @@ from ..exceptions import BackendError, InvalidInput
 from ..memory.redact import redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..types import MemoryDraft, WriteResult
-from .episodes import episode_drafts
+from .episodes import with_episodes
 
 logger = logging.getLogger("agentmemory.working")
 
@@ -167,9 +167,10 @@ def _extract_items(run: ExtractionRun, session: Session, extractor: Extractor) -
     drafts = extractor.extract(texts, existing=existing)
     if run.kind == ExtractionRun.Kind.REMEMBER:
         drafts = _as_remembered(drafts, texts, extractor)
-    elif app_settings.EXTRACTION_EPISODES:
-        # Whatever the slots caught, each message that tells something about the user is kept in its words.
-        drafts = [*drafts, *episode_drafts(session.user_id, texts, drafts)]
+    if app_settings.EXTRACTION_EPISODES:
+        # Whatever the slots caught, each message that tells something about the user is kept in its words
+        # (a remember request is already, as a note), and a correction replaces the episodes it corrects.
+        drafts = with_episodes(session.user_id, texts, drafts, keep_episodes=run.kind == ExtractionRun.Kind.SESSION)
     seq_of = {t.turn_id: t.seq for t in texts}
     context = session_tags(session)
     items = []

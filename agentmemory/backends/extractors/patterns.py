@@ -46,6 +46,19 @@ SLOTS: dict[str, Slot] = {
                                      multi=True, quality=0.8),
     "retract_diet": Slot("preference", "用户的饮食不再是：{v}", "The user's diet is no longer: {v}", multi=True,
                          quality=0.8),
+    # Life facts beyond work and taste (each also kept as an episode in the user's words).
+    "birthday": Slot("fact", "用户的生日是{v}", "The user's birthday is {v}", confidence=0.9, quality=0.9),
+    "pet": Slot("fact", "用户的宠物：{v}", "The user's pet: {v}", multi=True, quality=0.85),
+    "child": Slot("fact", "用户的孩子：{v}", "The user's child: {v}", multi=True, quality=0.85),
+    "partner": Slot("fact", "用户的伴侣：{v}", "The user's partner: {v}", quality=0.85),
+    "car": Slot("fact", "用户开的车：{v}", "The user drives {v}", quality=0.85),
+    "device": Slot("fact", "用户用的设备：{v}", "The user's device: {v}", multi=True, quality=0.8),
+    "instrument": Slot("fact", "用户会的乐器：{v}", "The user plays {v}", multi=True, quality=0.85),
+    "education": Slot("fact", "用户的学校和专业：{v}", "The user's education: {v}", multi=True, quality=0.85),
+    "health": Slot("fact", "用户的健康状况：{v}", "The user's health: {v}", multi=True, quality=0.85),
+    "commute": Slot("fact", "用户的通勤方式：{v}", "The user's commute: {v}", quality=0.8),
+    "timezone": Slot("fact", "用户的时区：{v}", "The user's time zone: {v}", quality=0.85),
+    "project": Slot("fact", "用户的项目：{v}", "The user's project: {v}", multi=True, quality=0.85),
     # What the user asked to keep, in their words (not "the user asked to remember", which the quality
     # gate rightly takes for a statement about the conversation).
     "note": Slot("preference", "用户说：{v}", "The user said: {v}", multi=True, confidence=0.95, quality=0.8),
@@ -98,6 +111,14 @@ _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[
                    r"intermittent fasting|whole30")
 #: A diet that replaces the previous one (one value at a time); allergies and dislikes add up.
 DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者)?$", re.IGNORECASE)
+
+_ZH_DATE = r"(?:[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}[日号]|(?:正|腊|[一二三四五六七八九十冬])月(?:初|十|廿|二十)?[一二三四五六七八九十]{1,2}|[0-9]{1,2}[./-][0-9]{1,2})"
+_ZH_PETS = r"猫|狗|猫咪|狗狗|鹦鹉|仓鼠|兔子|乌龟|柯基|柴犬|金毛|泰迪|布偶|英短|橘猫|边牧|哈士奇|比熊|龙猫|刺猬"
+_EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|gecko|ferret|guinea pig|corgi|labrador|lab|"
+            r"golden retriever|husky|beagle|poodle|tabby")
+_EN_NUMBER = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)"
+_EN_DATE = (r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|"
+            r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{1,2}/\d{1,2})")
 
 # (slot, compiled pattern, fixed value or None): the first match of a slot in a clause wins.
 ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
@@ -171,6 +192,19 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("feedback", re.compile(rf"(?P<v>(?:你(?:上次|刚才|之前)(?:的|说的|给的)?(?:回答|建议|方案|答案)?|(?:上次|刚才|之前)(?:的|说的|给的)?"
                             rf"(?:回答|建议|方案|答案)){ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){ZC}{{0,10}})"), None),
     ("event", re.compile(rf"(?P<v>我(?:们)?(?:刚|刚刚|上周|昨天|上个月|今年|去年|前几天)?(?:去了|参加了|搬家到|买了|入职了|加入了|完成了|拿到了|生了|结婚了|毕业了|升职了|换了工作){ZC}{{0,30}})"), None),
+    ("birthday", re.compile(rf"我(?:的)?生日(?:是|在)?(?P<v>{_ZH_DATE})"), None),
+    ("pet", re.compile(rf"(?:我家|我养的|我的|家里)(?:那只|这只|那条|这条|一只|只)?(?P<v>{ZC}{{0,4}}(?:{_ZH_PETS})(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{{1,6}})"), None),
+    ("pet", re.compile(rf"(?:我|我家|家里)(?:新|刚)?养了(?P<v>(?:一|两|三|[0-9])?(?:只|条|个)?{ZC}{{0,4}}(?:{_ZH_PETS})(?:，?(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{{1,6}})?)"), None),
+    ("child", re.compile(r"(?:我|我家)(?:的)?(?P<v>(?:儿子|女儿|孩子|闺女|宝宝|大宝|二宝)(?:今年|现在|才|刚)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)))"), None),
+    ("partner", re.compile(r"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻)(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{1,6})"), None),
+    ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
+    ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
+    ("instrument", re.compile(r"我(?:会|在学|学了|一直在)?(?:弹|拉|吹|打)(?P<v>钢琴|吉他|古筝|古琴|小提琴|大提琴|尤克里里|架子鼓|二胡|长笛|萨克斯|琵琶|贝斯)"), None),
+    ("education", re.compile(rf"我(?:在)?(?P<v>{ZC}{{2,10}}(?:大学|学院))(?:读|上学|念书|上大|读研|读博|毕业)"), None),
+    ("education", re.compile(rf"我(?:是|读的是|学的是|读|学)(?P<v>{ZC}{{2,8}})专业"), None),
+    ("health", re.compile(r"我(?:有|得了|患有|一直有)(?P<v>哮喘|糖尿病|高血压|胃病|胃炎|偏头痛|腰椎间盘突出|抑郁症|焦虑症|鼻炎|痛风|甲亢|贫血)"), None),
+    ("commute", re.compile(rf"我(?:每天)?(?P<v>(?:坐|搭|骑|开车|走路){ZC}{{0,10}}?)(?:上班|通勤|上学)"), None),
+    ("project", re.compile(rf"(?:我在做|我做了|我的)(?:一个|个)?{ZC}{{0,6}}(?:项目|app|App|APP|小程序|副业|网站|公众号)(?:叫|名叫|名字叫)(?P<v>{ZC}{{1,15}})"), None),
 ]
 
 _I = re.IGNORECASE
@@ -277,6 +311,32 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
         rf"(?P<v>\bI (?:just |recently |finally |also )?(?:went to|started|joined|finished|adopted|bought|attended|visited|"
         rf"graduated|signed up for|got (?:a|an|my|married|promoted|engaged)|won|ran a|painted|took part in|"
         rf"volunteered|moved into|launched|celebrated|lost my|had a (?:baby|wedding|party)){_EC}{{0,60}})", _I), None),
+    ("birthday", re.compile(rf"\bmy birthday(?:'s| is)? (?:on |in )?(?P<v>{_EN_DATE})", _I), None),
+    ("birthday", re.compile(rf"\bI was born on (?P<v>{_EN_DATE}(?:,? \d{{4}})?)", _I), None),
+    ("pet", re.compile(rf"\b(?:I|we) (?:have|own|got|adopted|just got|just adopted|rescued) (?P<v>(?:a|an|{_EN_NUMBER}) (?:[\w-]+ )?"
+                       rf"(?:{_EN_PETS})s?(?: (?:named|called) [A-Z][\w'-]*(?: and [A-Z][\w'-]*)?)?)", _I), None),
+    ("pet", re.compile(rf"\bmy (?P<v>(?:[\w-]+ )?(?:{_EN_PETS})(?:'s name)? (?:is )?(?:named|called) [A-Z][\w'-]*)", _I), None),
+    ("child", re.compile(rf"\bmy (?P<v>(?:son|daughter|kid|baby|boy|girl|oldest|youngest)(?: [A-Z][\w'-]*)? (?:is|just turned|turned) "
+                         rf"{_EN_NUMBER}(?: years? old| months? old| months)?)\b", _I), None),
+    ("child", re.compile(rf"\bmy (?P<v>{_EN_NUMBER}[- ](?:year|month)[- ]old (?:son|daughter|kid|baby|boy|girl|twins))\b", _I), None),
+    ("partner", re.compile(r"\bmy (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse),? [A-Z][\w'-]*)"), None),
+    ("car", re.compile(r"\bI (?:drive|own|just bought|bought) an? (?P<v>(?:\d{4} )?(?:[A-Z][\w-]*)(?: [\w-]+){0,2}?)(?= to\b| for\b|$|[,.;!?])"), None),
+    ("car", re.compile(r"\bmy car is an? (?P<v>[\w-]+(?: [\w-]+){0,2})", _I), None),
+    ("instrument", re.compile(r"\bI (?:play|am learning|'m learning|started learning|learn) (?:the )?(?P<v>piano|guitar|violin|cello|"
+                              r"drums|ukulele|bass|flute|saxophone|sax|trumpet|clarinet|harp|banjo)\b", _I), None),
+    ("education", re.compile(r"\bI(?:'m| am) (?:a |an )?(?:\w+ ){0,3}?(?:student|freshman|sophomore|junior|senior|grad student|"
+                             r"phd student|undergrad) (?:at|in) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,4})"), None),
+    ("education", re.compile(rf"\bI (?:study|studied|major in|majored in|am majoring in|'m majoring in) (?P<v>{_EC}{{2,40}}?)"
+                             rf"(?= at\b| in\b|$|[,.;!?])", _I), None),
+    ("health", re.compile(r"\bI (?:have|was diagnosed with|got diagnosed with|live with) (?P<v>asthma|(?:type [12] )?diabetes|"
+                          r"high blood pressure|migraines|adhd|celiac(?: disease)?|ibs|arthritis|epilepsy|anxiety|"
+                          r"depression|a bad back|a heart condition)\b", _I), None),
+    ("commute", re.compile(r"\bI (?P<v>bike|cycle|drive|walk|take the (?:bus|train|subway|metro|tube|ferry))(?: \w+)? to "
+                           r"(?:work|the office|school|campus)\b", _I), None),
+    ("timezone", re.compile(r"\b(?:I'm|I am|we're|we are) (?:in|on) (?P<v>(?:PST|PDT|PT|EST|EDT|ET|CST|CDT|MST|GMT|BST|UTC|CET|CEST|"
+                            r"JST|IST|AEST)(?:[+-]\d{1,2})?)\b"), None),
+    ("project", re.compile(r"\b(?:working on|building|built|making|launched|launching|run|running) (?:a |an |my )?(?:[\w-]+ ){0,4}?"
+                           r"(?:called|named) \"?(?P<v>[\w.&'-]+(?: [A-Z][\w.&'-]*){0,2})\"?", _I), None),
 ]
 
 
@@ -310,3 +370,72 @@ EN_RETRACT: list[tuple[str, re.Pattern]] = [
                             r"(?=$|[,.;!?])", _I)),
     ("same", re.compile(r"\bnot (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)(?: any ?more| any longer)?(?=$|[,.;!?])", _I)),
 ]
+
+
+# --- slots an operator adds in settings (AGENTMEMORY["EXTRACTION_SLOTS"]) -------------------------------
+_OPERATOR_TYPES = ("fact", "preference", "decision", "event")
+
+
+def operator_slot_errors(specs) -> list[str]:
+    """What is wrong with EXTRACTION_SLOTS (for the system check); [] when it is usable."""
+    if not isinstance(specs, list):
+        return ["must be a list of slot definitions"]
+    errors = []
+    for n, spec in enumerate(specs):
+        where = f"[{n}]"
+        if not isinstance(spec, dict):
+            errors.append(f"{where} must be an object")
+            continue
+        name = spec.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,40}", name or "") or name in SLOTS:
+            errors.append(f"{where} name must be a new lower-case slot name (not one of the built-in slots)")
+        if spec.get("type", "fact") not in _OPERATOR_TYPES:
+            errors.append(f"{where} type must be one of {', '.join(_OPERATOR_TYPES)}")
+        for lang in ("zh", "en"):
+            if "{v}" not in str(spec.get(lang) or "{v}"):
+                errors.append(f"{where} {lang} wording must contain {{v}}")
+        patterns = spec.get("patterns")
+        if not isinstance(patterns, list) or not patterns:
+            errors.append(f"{where} patterns must be a non-empty list of regular expressions")
+            continue
+        for pattern in patterns:
+            try:
+                compiled = re.compile(str(pattern), re.IGNORECASE)
+            except re.error as exc:
+                errors.append(f"{where} pattern {pattern!r} does not compile: {exc}")
+                continue
+            if "v" not in compiled.groupindex:
+                errors.append(f"{where} pattern {pattern!r} has no (?P<v>...) group for the value")
+    return errors
+
+
+def _compiled_operator_slots(specs: list) -> tuple[dict[str, Slot], list[tuple[str, re.Pattern, None]]]:
+    slots, rules = {}, []
+    for spec in specs:
+        name = spec["name"]
+        slots[name] = Slot(spec.get("type", "fact"), spec.get("zh") or f"{name}：{{v}}", spec.get("en") or f"{name}: {{v}}",
+                           multi=bool(spec.get("multi", False)), confidence=float(spec.get("confidence", 0.85)),
+                           quality=0.85)
+        rules += [(name, re.compile(str(p), re.IGNORECASE), None) for p in spec["patterns"]]
+    return slots, rules
+
+
+_operator_cache: dict[str, tuple] = {}
+
+
+def operator_slots() -> tuple[dict[str, Slot], list[tuple[str, re.Pattern, None]]]:
+    """The operator's slots and their patterns (applied to both languages), compiled once per definition;
+    none when EXTRACTION_SLOTS is empty or invalid (the system check says why)."""
+    from ...conf import app_settings
+
+    specs = app_settings.EXTRACTION_SLOTS or []
+    marker = repr(specs)
+    if marker not in _operator_cache:
+        _operator_cache.clear()
+        _operator_cache[marker] = ({}, []) if operator_slot_errors(specs) else _compiled_operator_slots(specs)
+    return _operator_cache[marker]
+
+
+def slot_of(key: str) -> Slot:
+    """A built-in slot or one of the operator's."""
+    return SLOTS.get(key) or operator_slots()[0][key]

@@ -25,11 +25,12 @@ from .patterns import (
     EN_RULES,
     REMEMBER_PREFIX_RE,
     REMEMBER_RE,
-    SLOTS,
     ZC,
     ZH_MONEY_RE,
     ZH_RETRACT,
     ZH_RULES,
+    operator_slots,
+    slot_of,
 )
 
 _I = re.IGNORECASE
@@ -48,7 +49,8 @@ _NOT_NAMES = frozenset("""american chinese british canadian indian japanese kore
 australian mexican brazilian russian english christian muslim jewish catholic buddhist hindu sorry fine good okay ok
 back done here ready sure happy tired busy free not so just also still now always glad new""".split())
 _WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|work|working|employer)\b", _I)
-_JOB_CHANGE_RE = re.compile(r"跳槽|入职|换工作|换了工作|离职|\b(?:left|quit) my job\b|\bnew job\b", re.IGNORECASE)
+_JOB_CHANGE_RE = re.compile(r"跳槽|入职|换工作|换了工作|离职|辞职|不在.{1,12}?(?:了|工作|上班)|离开(?:了)?.{1,12}|"
+                            r"\b(?:left|quit) my job\b|\bnew job\b", re.IGNORECASE)
 _SWITCH_CUE_RE = re.compile(r"迁|换成|改用|切换|重写|\bnow\b|\bswitched\b|\bmigrated\b|\brewrote\b|\bmoved\b|\bported\b", _I)
 
 # A clause about someone else ("我同事刚搬到上海", "my sister moved to Seattle") or a hypothesis
@@ -65,6 +67,10 @@ _QUESTION_RE = re.compile(r"吗|什么|怎么|多少|哪|为什么|如何|是不
 
 _SELF_START_RE = re.compile(r"^\W*(?:(?:嗯|哦|对了|其实|另外|还有|不过|但是|所以)\W*)*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|my|our)\b)",
                             re.IGNORECASE)
+#: An English clause with no subject of its own ("work at Alibaba" after "I live in Shanghai and"): the
+#: previous clause's subject, with "I" put back so the patterns read it.
+_BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?:work|live|am|have|own|drive|use|play|study|moved|"
+                           r"started|joined|got|love|like|hate|teach|run)\b", re.IGNORECASE)
 
 
 _OTHER_START_RE = re.compile(
@@ -72,6 +78,13 @@ _OTHER_START_RE = re.compile(
     r"女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|他|她|客户)"
     r"|^\W*(?:my|our) (?:sister|brother|friend|boss|wife|husband|partner|mom|mother|dad|father|kids?|son|daughter|colleague|"
     r"coworker|manager|team ?mate)s?\b|^\W*(?:he|she|people|someone|everyone)\b", re.IGNORECASE)
+
+
+_FAMILY_SLOTS = frozenset({"child", "partner", "pet"})
+_OWN_FAMILY_RE = re.compile(
+    r"^\W*(?:我的?|我家|咱家|\bmy\b|\bour\b)\s*(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻|儿子|女儿|孩子|闺女|宝宝|大宝|二宝|"
+    r"husband|wife|partner|boyfriend|girlfriend|fianc\w*|spouse|son|daughter|kids?|baby|oldest|youngest|\d+|[a-z]+[- ]year)",
+    re.IGNORECASE)
 
 
 def _clause_subject(clause: str, previous: str) -> str:
@@ -114,9 +127,17 @@ _FIXED_WORDING = {
 }
 
 
+#: "and" before a new statement of the user's ("I live in Shanghai and work at Alibaba", "... and my dog is
+#: called Max"): the clause ends there, so a value never swallows the next statement.
+_AND_NEXT_RE = re.compile(
+    r"\s+(?:and|but)\s+(?=(?:I\b|I'm|I've|my\b|we\b|our\b|(?:also |now |currently |just )?(?:work|live|am|have|own|"
+    r"drive|use|play|study|moved|started|joined|got|love|like|hate|teach|run)\b))", re.IGNORECASE)
+
+
 def _clauses(sentence: str) -> list[str]:
     # Commas inside numbers (5,000) do not end a clause.
-    return [c for c in re.split(r"[，；;]|,(?!\d)", sentence) if c.strip()] or [sentence]
+    parts = [c for c in re.split(r"[，；;]|,(?!\d)", sentence) if c.strip()] or [sentence]
+    return [piece for part in parts for piece in _AND_NEXT_RE.split(part) if piece.strip()]
 
 
 def _clean_value(value: str, slot_key: str = "") -> str:
@@ -134,6 +155,7 @@ def _clean_value(value: str, slot_key: str = "") -> str:
     return value.strip()
 
 
+_TIME_ZONE_RE = re.compile(r"^(?:PST|PDT|PT|EST|EDT|ET|CST|CDT|MST|MDT|GMT|BST|UTC|CET|CEST|JST|IST|AEST)(?:[+-]\d{1,2})?$")
 _ABOUT_THE_ASSISTANT_RE = re.compile(r"^(?:你|您|how you|the way you|what you|your|you)\b|^(?:你|您)", re.IGNORECASE)
 
 
@@ -142,6 +164,8 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False
     if slot_key in ("likes", "dislikes") and _ABOUT_THE_ASSISTANT_RE.search(value):
         return False  # "我喜欢你刚才那个回答", "I like how you formatted that": feedback on a reply
+    if slot_key == "location" and _TIME_ZONE_RE.match(value):
+        return False  # "I'm in PST" names a time zone, not a home
     return not (slot_key == "name" and value.split()[0].lower() in _NOT_NAMES)
 
 
@@ -222,7 +246,8 @@ class RuleBasedExtractor(Extractor):
 
     def _sentence_drafts(self, sentence: str, *, turn: TurnText | None, remember: bool) -> list[MemoryDraft]:
         zh = is_chinese(sentence)
-        rules = ZH_RULES if zh else EN_RULES
+        # The operator's slots (EXTRACTION_SLOTS) first: a site's own vocabulary wins over the built-in one.
+        rules = [*operator_slots()[1], *(ZH_RULES if zh else EN_RULES)]
         correction = bool(CORRECTION_RE.search(sentence))
         # A question states facts only in its clauses that are not themselves the question.
         asking = bool(re.search(r"[?？]\s*$", sentence)) and not remember
@@ -232,7 +257,7 @@ class RuleBasedExtractor(Extractor):
 
         def add(slot_key: str, value: str) -> bool:
             slot_key = _disambiguate(slot_key, value, sentence)
-            if slot_key in taken and not SLOTS[slot_key].multi:
+            if slot_key in taken and not slot_of(slot_key).multi:
                 return False
             if any(d.key.split(":")[0] == slot_key and str(d.value) == value for d in out):
                 return False
@@ -243,13 +268,20 @@ class RuleBasedExtractor(Extractor):
         subject = "self"
         for clause in _clauses(sentence):
             subject = _clause_subject(clause, subject)
-            if subject == "other":
+            # A clause about the user's partner or child is about someone else, but who they are to the user
+            # (their name, their age) is the user's family: only those slots are read from it.
+            family_only = subject == "other"
+            if family_only and not _OWN_FAMILY_RE.search(clause):
                 continue
+            if not zh and _BARE_VERB_RE.match(clause):
+                clause = "I " + clause.lstrip()
             clause, found = _take_retractions(clause, ZH_RETRACT if zh else EN_RETRACT)
             retracted.extend(found)
             clause_slots: set[str] = set()
             for slot_key, pattern, fixed in rules:
-                if slot_key in taken and not SLOTS[slot_key].multi:
+                if family_only and slot_key not in _FAMILY_SLOTS:
+                    continue
+                if slot_key in taken and not slot_of(slot_key).multi:
                     continue
                 # Generic slots only when nothing more specific was said in the clause.
                 if slot_key in _GENERIC_SLOTS and clause_slots:
@@ -292,7 +324,9 @@ class RuleBasedExtractor(Extractor):
                 add("name", named.group("v"))
         if "employer" not in taken and _JOB_CHANGE_RE.search(sentence):
             # "我跳槽了，现在在京东物流": where the user works now, said without a verb.
-            found = re.search(rf"(?:现在|目前)在(?P<v>{ZC}{{2,12}}?)(?=[，。！？；,.!?;]|$)", sentence)
+            found = (re.search(rf"(?:现在|目前)(?:在|去了|到了)(?P<v>{ZC}{{2,12}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)",
+                               sentence)
+                     or re.search(rf"(?:去了|到了|加入了?)(?P<v>{ZC}{{2,12}}?)了?(?=[，。！？；,.!?;]|$)", sentence))
             if found and not _about_someone_else(sentence, found.start()):
                 add("employer", _clean_value(found.group("v"), "employer"))
         if "tech_stack" not in taken and (correction or _SWITCH_CUE_RE.search(sentence)):
@@ -304,7 +338,7 @@ class RuleBasedExtractor(Extractor):
 
     def _draft(self, slot_key: str, value: str, sentence: str, *, turn: TurnText | None,
                remember: bool = False, correction: bool = False) -> MemoryDraft:
-        slot = SLOTS[slot_key]
+        slot = slot_of(slot_key)
         zh = is_chinese(sentence)
         if slot_key == "event":
             content = f"用户说：{value}" if zh else f"The user said: {value}"
