@@ -33,6 +33,7 @@ run: install
 test: install browser
 	$(PY) -m pytest
 	$(PY) -m pytest --ds=tests.foreign_host.settings tests/foreign_host
+	$(PY) -m pytest --ds=tests.foreign_host.email_settings tests/foreign_host/email_login
 
 lint: install
 	$(VENV)/bin/ruff check agentmemory project tests benchmarks

@@ -12,7 +12,7 @@ def connect_receivers() -> None:
         if setting == "AGENTMEMORY":
             reset_backends()
 
-    setting_changed.connect(_reset, dispatch_uid="agentmemory.reset_backends")
+    setting_changed.connect(_reset, dispatch_uid="agentmemory.reset_backends", weak=False)
 
     from .signals import memory_embedding_pending
 
@@ -22,7 +22,7 @@ def connect_receivers() -> None:
 
         send(embed_pending_memories, user_id)
 
-    memory_embedding_pending.connect(_embed_later, dispatch_uid="agentmemory.embed_pending_memories")
+    memory_embedding_pending.connect(_embed_later, dispatch_uid="agentmemory.embed_pending_memories", weak=False)
 
     from django.contrib.auth import get_user_model
     from django.db.models.signals import post_delete
@@ -36,7 +36,7 @@ def connect_receivers() -> None:
             with audit_context("system:account_deleted", "the site's user account was deleted"):
                 forget_account(instance)
 
-    post_delete.connect(_forget_deleted_account, sender=get_user_model(),
+    post_delete.connect(_forget_deleted_account, sender=get_user_model(), weak=False,
                         dispatch_uid="agentmemory.forget_deleted_account")
 
     from .tasks.search import connect_evaluation_trigger  # retrieval: evaluate saved cases after imports

@@ -105,7 +105,7 @@ def _decide(user_id: str, draft: MemoryDraft, value: Any, tags_key: str, named: 
         decision = replace(
             decision, supersede_ids=tuple(dict.fromkeys((*decision.supersede_ids, *retracted))),
             reason=decision.reason or "retracts an earlier value of the slot")
-    corrected = _corrected_ids(user_id, draft)
+    corrected = (*_corrected_ids(user_id, draft), *_episodes_of(user_id, draft, decision.supersede_ids))
     if corrected and not decision.new_is_history:
         decision = replace(
             decision, supersede_ids=tuple(dict.fromkeys((*decision.supersede_ids, *corrected))),
@@ -123,6 +123,21 @@ def _decide(user_id: str, draft: MemoryDraft, value: Any, tags_key: str, named: 
 #: The rules' scores an episode the classifier kept must still pass: small talk (0.05), statements about the
 #: conversation (0.1) and passing remarks about the weather (0.2) are noise whatever the classifier said.
 EPISODE_NOISE = 0.2
+
+
+def _episodes_of(user_id: str, draft: MemoryDraft, replaced: tuple[int, ...]) -> tuple[int, ...]:
+    """The episodes (the user's words) said in the same turns as the slot values a new value replaces, which
+    filled that same slot: "我在阿里巴巴工作。" goes with 阿里巴巴 when 腾讯 replaces it, wherever it is written."""
+    if not replaced or not draft.key or draft.type == MemoryItem.Type.EPISODE:
+        return ()
+    slot = draft.key.split(":")[0]
+    turns = [t for t in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced))
+             .values_list("turn_id", flat=True) if t is not None]
+    if not turns:
+        return ()
+    return tuple(pk for pk, value in MemoryItem.objects.for_user(user_id).current()
+                 .filter(type=MemoryItem.Type.EPISODE, turn_id__in=turns).values_list("pk", "value")
+                 if isinstance(value, dict) and slot in (value.get("slots") or ()))
 
 
 def _judged_episode(draft: MemoryDraft) -> bool:

@@ -32,10 +32,14 @@ from . import corrections, disclosure
 MAX_CHARS = 600
 #: A message under the keep threshold that retracts a value by name is still kept from this score on.
 RETRACTION_KEEP = 0.3
+#: A message of several sentences is kept when one of them scores this much alone: a long message tells
+#: its one fact among others ("Thanks! ... I just signed up for a pottery class yesterday. ..."), and the
+#: whole is scored lower for the rest. Chosen on the development conversations and LoCoMo dev.
+SENTENCE_KEEP = 0.4
 #: A sentence of a disclosing message scored under this (and every question) is left out of its episode.
 SENTENCE_DROP = 0.15
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$")
-_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|要是|万一|随便问问|\b(?:if i|if we|imagine|suppose|what if|hypothetically|"
+_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|要是|万一|随便问问|随便聊聊|闲聊|\b(?:if i|if we|imagine|suppose|what if|hypothetically|"
                               r"just curious)\b", re.IGNORECASE)
 #: A sentence that ends in a sigh is a passing mood ("财务又打回来了，唉，烦。"), not something to keep.
 _MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|崩溃|\bugh|\bsigh|\bsmh)[\s，,。.!！~～…]*$", re.IGNORECASE)
@@ -125,14 +129,14 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: i
     text = "".join(sentences)
     # The whole decides; one sentence alone only when nothing in the message is hypothetical ("假如预算只有两万
     # ...？我就随便问问" is not a plan).
-    if whole_keep < model.keep_threshold and (max(scores) < model.keep_threshold or _HYPOTHETICAL_RE.search(text)):
+    if whole_keep < model.keep_threshold and (max(scores) < SENTENCE_KEEP or _HYPOTHETICAL_RE.search(text)):
         return [], at
     # The message tells something about the user: kept but for its questions about something else and its
     # sentences plainly not about the user (a sentence alone is often misread: "the shop is called Ember Lane
     # now" after "rebranded!!", so only clear ones go).
     return [s for s, score in zip(sentences, scores, strict=True)
             if not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s)
-            and (score >= model.keep_threshold or score >= SENTENCE_DROP)], at
+            and score >= SENTENCE_DROP], at
 
 
 def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vector: np.ndarray) -> list[int]:

@@ -3,7 +3,8 @@
 Two parts, each run when its data is there:
 - LoCoMo conversations (``--data``, default ../shared/bench/locomo-dev, not in the repo): turns/s
   appended, extraction time per session (p50/p95) and extraction recall, the share of the questions'
-  evidence turns that became (or merged into) a memory.
+  evidence turns that became (or merged into) a memory; then memory search over what was stored: R@10
+  and hit@10 of the evidence turns (their memories' turns) per scored question.
 - Labelled correction/update dialogues (``--cases``, default tests/data/extraction_cases.jsonl, kept
   with the tests): recall of the slot-bearing statements (an active memory of the slot holds the new
   value), corrections whose old value is still active, and small-talk cases that stored anything.
@@ -118,10 +119,11 @@ class Command(BenchCommand):
                     for cid in q["relevant"]}
         self.stdout.write(f"{len(groups)} conversation(s), {len(evidence)} evidence turns of scored questions")
         rows = []
+        options["queries"] = [q for q in queries if q["group"] in groups]
         for name in names:
             rows.append(self._run(name, corpus, groups, evidence, options))
         header = ("extractor", "sessions", "turns", "turns/s", "extract p50 s", "extract p95 s", "memories",
-                  "evidence", "recall")
+                  "evidence", "recall", "search R@10", "search hit@10")
         self.stdout.write("| " + " | ".join(header) + " |")
         self.stdout.write("|" + "---|" * len(header))
         for row in rows:
@@ -160,12 +162,30 @@ class Command(BenchCommand):
                         cid = turn_of.get(result_row.get("turn_id"))
                         if cid:
                             hit.add(cid)
+        search_recall, search_hit = self._search(users, turn_of, options.get("queries") or [])
         if not options["keep"]:
             self._forget(users.values())
         recall = len(hit & evidence) / len(evidence) if evidence else 0.0
         return (name, len(extract_seconds), turns, f"{turns / append_seconds:.0f}" if append_seconds else "-",
                 f"{statistics.median(extract_seconds):.2f}" if extract_seconds else "-",
-                f"{_pct(extract_seconds, 0.95):.2f}", memories, len(evidence), f"{recall:.3f}")
+                f"{_pct(extract_seconds, 0.95):.2f}", memories, len(evidence), f"{recall:.3f}",
+                f"{search_recall:.3f}", f"{search_hit:.3f}")
+
+    def _search(self, users: dict, turn_of: dict, queries: list[dict]) -> tuple[float, float]:
+        """Memory search over what extraction stored: per scored question, the share of its evidence turns
+        whose memories are among the top 10 (R@10), and whether any is (hit@10)."""
+        from agentmemory.memory.recall import recall_memories
+
+        recalls, hits = [], []
+        for query in queries:
+            if query["group"] not in users or query.get("category") == "adversarial" or not query["relevant"]:
+                continue
+            found = recall_memories(users[query["group"]], query["text"], top_k=10, touch=False)
+            turns = {turn_of.get(r.memory.turn_id) for r in found}
+            relevant = set(query["relevant"])
+            recalls.append(len(relevant & turns) / len(relevant))
+            hits.append(bool(relevant & turns))
+        return (statistics.mean(recalls) if recalls else 0.0), (statistics.mean(hits) if hits else 0.0)
 
     def _forget(self, users) -> None:
         from agentmemory.memory.forget import forget_user

@@ -1,0 +1,122 @@
+"""The memory remembers what people say, through REST as an agent uses it: sessions, turns, end, then
+/context/. Facts outside any slot are kept as episodes in the user's words, corrections in free phrasing
+win across sessions and agents, two facts in one English sentence stay two, and small talk, other
+people's facts and hypotheticals are not kept as the user's."""
+from __future__ import annotations
+
+import pytest
+
+from agentmemory.models import MemoryItem
+
+pytestmark = pytest.mark.django_db
+API = "/api/agentmemory/"
+
+
+@pytest.fixture
+def talk(api_client, django_capture_on_commit_callbacks):
+    """One session of ``user`` (with ``agent``) with ``messages``, ended; its extraction runs at commit."""
+    def run(user: str, *messages: str, agent: str = "assistant") -> None:
+        with django_capture_on_commit_callbacks(execute=True):
+            session = api_client.post(f"{API}sessions/", {"user_id": user, "agent_id": agent}, format="json").json()
+            for message in messages:
+                for role, content in (("user", message), ("assistant", "好的，明白了。")):
+                    response = api_client.post(f"{API}sessions/{session['id']}/turns/",
+                                               {"role": role, "content": content}, format="json")
+                    assert response.status_code == 201, response.json()
+            assert api_client.post(f"{API}sessions/{session['id']}/end/").status_code == 202
+    return run
+
+
+def remembered(api_client, user: str, question: str) -> str:
+    """The profile and long-term memory sections of the context for ``question``, as one text."""
+    body = api_client.post(f"{API}context/", {"user_id": user, "query": question}, format="json").json()
+    return "\n".join(item["text"] for name in ("profile", "long_term_memory") for item in body["sections"][name])
+
+
+def current(user: str, key: str) -> list[str]:
+    return [m.value for m in MemoryItem.objects.for_user(user).current().filter(key=key)]
+
+
+@pytest.mark.parametrize("correction", ["我已经不在阿里了，现在在腾讯。", "我离开阿里了，去了腾讯。"])
+def test_natural_chinese_corrections_win(api_client, talk, correction):
+    talk("zc", "帮我改一下简历，我在阿里巴巴工作，做数据分析。")
+    talk("zc", correction, agent="planner")
+    assert current("zc", "employer") == ["腾讯"]
+    shown = remembered(api_client, "zc", "用户在哪家公司工作？")
+    assert "腾讯" in shown and "阿里" not in shown
+
+
+def test_an_english_sentence_with_two_facts_gives_two(api_client, talk):
+    talk("en2", "I live in Shanghai and work at Alibaba.")
+    assert current("en2", "location") == ["Shanghai"] and current("en2", "employer") == ["Alibaba"]
+    assert "Alibaba" in remembered(api_client, "en2", "Where does the user work?")
+
+
+def test_a_birthday_and_a_dog_are_kept_and_found(api_client, talk):
+    talk("bd", "My birthday is on March 3rd.", "I have a dog named Max, can you suggest a good chew toy?")
+    assert "March 3rd" in remembered(api_client, "bd", "When is the user's birthday?")
+    assert "Max" in remembered(api_client, "bd", "What is the name of the user's dog?")
+
+
+def test_what_no_slot_knows_is_kept_as_an_episode_in_the_users_words(api_client, talk):
+    talk("ep", "周末想做顿川菜招待朋友，不过我是一点辣都吃不了，有什么推荐？", "我们家那只布偶猫叫年糕，今年三岁了。")
+    episodes = list(MemoryItem.objects.for_user("ep").current().filter(type="episode").values_list("content", flat=True))
+    assert any("一点辣都吃不了" in e for e in episodes), episodes
+    assert "一点辣都吃不了" in remembered(api_client, "ep", "用户能吃辣吗？")
+    assert "年糕" in remembered(api_client, "ep", "用户的猫叫什么名字？")
+    episode = MemoryItem.objects.for_user("ep").current().filter(type="episode").first()
+    assert episode.session_id and episode.turn_id and episode.source == "user_stated"  # where it was said
+
+
+def test_a_fact_heard_by_one_agent_is_superseded_by_a_newer_one_written_with_no_agent(api_client, talk):
+    talk("xa", "我在阿里巴巴工作。", agent="assistant")
+    wrote = api_client.post(f"{API}users/xa/memories/", {"content": "用户在腾讯工作", "type": "fact", "key": "employer",
+                                                        "value": "腾讯", "source": "user_stated"}, format="json")
+    assert wrote.status_code == 201 and wrote.json()["action"] == "superseded_previous"
+    assert current("xa", "employer") == ["腾讯"]
+    shown = remembered(api_client, "xa", "用户在哪家公司工作？")
+    assert "腾讯" in shown and "阿里巴巴" not in shown
+
+
+def test_an_episode_corrected_in_a_later_session_is_no_longer_current(api_client, talk):
+    talk("ec", "i mostly play on my ps5, any good co-op games for me and my girlfriend?")
+    talk("ec", "sold the ps5 and built a gaming pc last month with an rtx 4070, what should we play now?")
+    shown = remembered(api_client, "ec", "What does the user play games on?")
+    assert "gaming pc" in shown and "ps5" not in shown.replace("sold the ps5", "")
+
+
+def test_small_talk_other_people_and_hypotheticals_are_not_kept_as_the_users(api_client, talk):
+    talk("st", "你好呀", "哈哈谢谢，你真好", "好的，拜拜")
+    assert not MemoryItem.objects.for_user("st").exists()
+    talk("op", "我表姐在柏林读博，想给她寄点吃的。", "my sister just moved to Berlin and loves ramen")
+    assert not [m.content for m in MemoryItem.objects.for_user("op").current() if "柏林" in m.content
+                or ("Berlin" in m.content and m.type != "episode")]
+    assert current("op", "location") == []
+    talk("hy", "假如我有一百万，去欧洲玩一年够不够？就随便问问。")
+    assert not MemoryItem.objects.for_user("hy").current().exists()
+
+
+def test_an_operator_adds_a_slot_in_settings(api_client, talk, settings):
+    settings.AGENTMEMORY = {**settings.AGENTMEMORY, "EXTRACTION_SLOTS": [{
+        "name": "blood_type", "type": "fact", "zh": "用户的血型是{v}型", "en": "The user's blood type is {v}",
+        "patterns": ["血型是(?P<v>AB|A|B|O)型", r"blood type is (?P<v>AB|A|B|O)\b"]}]}
+    talk("bt", "我血型是AB型，献血前要注意什么？")
+    assert current("bt", "blood_type") == ["AB"]
+    assert "用户的血型是AB型" in remembered(api_client, "bt", "用户是什么血型？")
+
+
+def test_an_invalid_operator_slot_is_a_system_check_error(settings):
+    from django.core.checks import run_checks
+
+    settings.AGENTMEMORY = {"EXTRACTION_SLOTS": [{"name": "x", "patterns": ["no group here"]}]}
+    errors = [e for e in run_checks() if e.id == "agentmemory.E002"]
+    assert any("(?P<v>...)" in e.msg for e in errors)
+
+
+def test_agent_private_extraction_is_an_option(talk, settings):
+    settings.AGENTMEMORY = {**settings.AGENTMEMORY, "EXTRACTION_AGENT_PRIVATE": True}
+    talk("ap", "我在阿里巴巴工作。", agent="sales")
+    assert set(MemoryItem.objects.for_user("ap").current().values_list("agent_id", flat=True)) == {"sales"}
+    settings.AGENTMEMORY = {**settings.AGENTMEMORY, "EXTRACTION_AGENT_PRIVATE": False}
+    talk("as", "我在阿里巴巴工作。", agent="sales")
+    assert set(MemoryItem.objects.for_user("as").current().values_list("agent_id", flat=True)) == {""}
