@@ -246,24 +246,24 @@ class MemoryItemAdmin(admin.ModelAdmin):
     def has_review_permission(self, request) -> bool:
         return request.user.has_perm("agentmemory.review_memoryitem")
 
+    def _review_each(self, request, queryset, review, reason: str) -> int:
+        count = 0
+        with as_operator(request, reason):
+            for pk, user_id in queryset.filter(status=MemoryItem.Status.QUARANTINED).values_list("pk", "user_id"):
+                review(user_id, pk, reason=f"{reason} by an operator")
+                count += 1
+        return count
+
     @admin.action(description=_("Approve selected quarantined memories (kept quoted as the user's words)"),
                   permissions=["review"])
     def approve_quarantined(self, request, queryset):
-        count = 0
-        with as_operator(request, "approved in review"):
-            for pk, user_id in queryset.filter(status=MemoryItem.Status.QUARANTINED).values_list("pk", "user_id"):
-                approve_memory(user_id, pk, reason="approved in review by an operator")
-                count += 1
+        count = self._review_each(request, queryset, approve_memory, "approved in review")
         self.message_user(request, f"Approved {count} quarantined memory item(s): active, quoted as the user's words.")
 
     @admin.action(description=_("Reject selected quarantined memories (deleted with a receipt)"),
                   permissions=["review"])
     def reject_quarantined(self, request, queryset):
-        count = 0
-        with as_operator(request, "rejected in review"):
-            for pk, user_id in queryset.filter(status=MemoryItem.Status.QUARANTINED).values_list("pk", "user_id"):
-                reject_memory(user_id, pk, reason="rejected in review by an operator")
-                count += 1
+        count = self._review_each(request, queryset, reject_memory, "rejected in review")
         self.message_user(request, f"Rejected {count} quarantined memory item(s).")
 
     @admin.action(description=_("Confirm selected inferred memories (the user confirmed them)"), permissions=["change"])

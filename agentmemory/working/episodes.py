@@ -30,6 +30,9 @@ from . import corrections, disclosure
 
 #: Longest episode kept, in characters (a long message keeps its disclosing sentences).
 MAX_CHARS = 600
+#: A one-sentence message at most this long (characters of Chinese, words of English) whose slots were filled
+#: gets no episode beside its slot facts.
+SHORT_ZH, SHORT_EN = 24, 10
 #: A message under the keep threshold that retracts a value by name is still kept from this score on.
 RETRACTION_KEEP = 0.3
 #: A message of several sentences is kept when one of them scores this much alone: a long message tells
@@ -95,6 +98,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # The extractor filled a slot from it, or it retracts a value: the user did say something
                 # about themselves.
                 chosen = sentences
+        if chosen and turn.turn_id in slots_of and _said_by_its_slots(sentences):
+            chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
         if not chosen:
             if replaced:
                 first = next((i for i, d in enumerate(drafts) if d.turn_id == turn.turn_id), None)
@@ -169,6 +174,14 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     if nearest is not None and 1.0 - float(nearest[1]) >= CORRECTION_MIN_COSINE:
         return [nearest[0]]
     return []
+
+
+def _said_by_its_slots(sentences: list[str]) -> bool:
+    """A message of one short sentence whose slots were filled: the slot facts hold all it says."""
+    if len(sentences) != 1:
+        return False
+    text = sentences[0]
+    return len(text) <= SHORT_ZH if _is_chinese(text) else len(text.split()) <= SHORT_EN
 
 
 def _is_chinese(text: str) -> bool:
