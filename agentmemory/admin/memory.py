@@ -19,7 +19,7 @@ from ..memory.profile import set_profile_summary
 from ..memory.quality import assess_quality
 from ..memory.review import approve_memory, reject_memory
 from ..memory.write import update_memory, write_memory
-from ..models import AuditEvent, DeletionReceipt, MemoryItem, MemoryProfile, Turn
+from ..models import AuditEvent, DeletionReceipt, MemoryItem, MemoryProfile, MemoryTestCase, Turn
 from ..types import MemoryDraft
 from .audit import ActorFilter, ReadOnlyAdmin, as_operator
 from .users import _truncate, forget_page, user_page
@@ -390,3 +390,35 @@ class DeletionReceiptAdmin(ReadOnlyAdmin):
             queryset, _dup = super().get_search_results(request, queryset, search_term)
             return queryset | DeletionReceipt.objects.filter(subject_digest=digest), False
         return super().get_search_results(request, queryset, search_term)
+
+
+@admin.register(MemoryTestCase)
+class MemoryTestCaseAdmin(admin.ModelAdmin):
+    """An operator's phrasings, each with the question the memory must answer later; run from here or with
+    ``manage.py agentmemory_memory_tests``. The result says where a miss happened."""
+
+    list_display = ["name", "question", "last_outcome", "last_run_at"]
+    list_filter = ["last_outcome"]
+    search_fields = ["name", "question"]
+    readonly_fields = ["last_outcome", "last_run_at", "why"]
+    actions = ["run_selected"]
+
+    @admin.display(description=_("why"))
+    def why(self, obj):
+        result = obj.last_result or {}
+        if not result:
+            return "—"
+        return format_html("<p><strong>{}</strong></p><p>shown: {}</p><p>stored: {}</p>", result.get("outcome", ""),
+                           result.get("shown") or "—", "; ".join(result.get("memories") or []) or "—")
+
+    @admin.action(description=_("Run the selected memory test cases"), permissions=["change"])
+    def run_selected(self, request, queryset):
+        from ..context.memory_tests import run_memory_test
+
+        outcomes: dict[str, int] = {}
+        with as_operator(request, "memory test cases run"):
+            for case in queryset:
+                outcome = run_memory_test(case).outcome
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        self.message_user(request, "Ran {} case(s): {}.".format(
+            sum(outcomes.values()), ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))))

@@ -3,6 +3,7 @@ from .api_keys import ApiKey
 from .audit import AuditEvent
 from .knowledge import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
 from .memory import DeletionReceipt, MemoryItem, MemoryProfile, MemoryTerm
+from .memory_tests import MemoryTestCase
 from .search import (
     EvaluationCase,
     EvaluationRun,
@@ -32,6 +33,7 @@ __all__ = [
     "MemoryItem",
     "MemoryProfile",
     "MemoryTerm",
+    "MemoryTestCase",
     "Session",
     "Turn",
 ]
