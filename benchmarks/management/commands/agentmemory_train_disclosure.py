@@ -1,6 +1,7 @@
 """Train the disclosure classifier (agentmemory/working/disclosure.py) and write its shipped weights.
 
-Data: ``benchmarks/data/disclosure_train.jsonl`` (900 messages written for the purpose, zh and en) and
+Data: ``benchmarks/data/disclosure_train*.jsonl`` (1,500 messages written for the purpose, zh and en: 900 of
+every kind, then 600 on the hard boundaries: chatty small talk, corrections, facts without a pronoun) and
 ``../shared/bench/disclosure-dev/messages.jsonl`` (600, another author; read there, never copied). The
 second is split by a hash of the id into thirds: one trains with the first file, one calibrates the
 thresholds, one is scored and nothing is fitted on it. Labels: keep = self or correction; correction =
@@ -62,7 +63,9 @@ class Command(BaseCommand):
     help = "Train the disclosure classifier and write agentmemory/data/disclosure.npz."
 
     def add_arguments(self, parser):
-        parser.add_argument("--own", default=None, help="Messages written for training (JSON Lines).")
+        parser.add_argument("--own", action="append", default=None,
+                            help="Messages written for training (JSON Lines; repeatable; default: "
+                                 "benchmarks/data/disclosure_train*.jsonl).")
         parser.add_argument("--dev", default=None, help="disclosure-dev messages.jsonl (split in thirds).")
         parser.add_argument("--l2", type=float, default=0.01)
         parser.add_argument("--keep-precision", type=float, default=0.9,
@@ -74,12 +77,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         base = Path(settings.BASE_DIR)
-        own = Path(options["own"] or base / "benchmarks" / "data" / "disclosure_train.jsonl")
+        owns = [Path(p) for p in options["own"]] if options["own"] else sorted(
+            (base / "benchmarks" / "data").glob("disclosure_train*.jsonl"))
         dev = Path(options["dev"] or base.parent / "shared" / "bench" / "disclosure-dev" / "messages.jsonl")
-        for path in (own, dev):
+        for path in (*owns, dev):
             if not path.exists():
                 raise CommandError(f"No such file: {path}")
-        rows = [(json.loads(line), "train") for line in own.open(encoding="utf-8") if line.strip()]
+        rows = [(json.loads(line), "train") for own in owns for line in own.open(encoding="utf-8") if line.strip()]
         rows += [(m, _split(m["id"])) for m in (json.loads(line) for line in dev.open(encoding="utf-8")
                                                 if line.strip())]
         self.stdout.write(f"{len(rows)} messages; embedding them (one thread is enough)...")
