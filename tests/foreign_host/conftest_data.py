@@ -25,9 +25,10 @@ VIEW_PERMS = ["view_memoryitem", "view_session", "view_knowledgebase", "view_doc
 
 def uid(name: str) -> str:
     """The memory user id of the host's user ``name``: its primary key (USER_ID_RESOLVER's default), the
-    Django user created (non-staff, password "<name>-pass-1") when it does not exist yet."""
+    Django user created (non-staff; no usable password: the tests log in with force_login, and hashing one
+    costs a third of a second per user) when it does not exist yet."""
     User = get_user_model()
-    user = User.objects.filter(username=name).first() or User.objects.create_user(name, password=f"{name}-pass-1")
+    user = User.objects.filter(username=name).first() or User.objects.create_user(name)
     return str(user.pk)
 
 
