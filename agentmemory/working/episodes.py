@@ -15,10 +15,14 @@ hypotheticals and facts about other people are not kept.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import operator
 import re
 from collections.abc import Sequence
 
 import numpy as np
+from django.db.models import Q
+from pgvector.django import CosineDistance
 
 from ..backends import get_embedder
 from ..backends.extractors.base import TurnText
@@ -152,28 +156,31 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
                .only("id", "type", "content", "value"))
     named = corrections.retracted_terms(text)
     if named:
-        ids = [m.pk for m in current if corrections.holds_any(m.content, named)]
+        # Narrowed in SQL (a substring of the content), then matched as the terms are meant.
+        holding = functools.reduce(operator.or_, (Q(content__icontains=term) for term in named))
+        ids = [m.pk for m in current.filter(holding) if corrections.holds_any(m.content, named)]
         if ids:
             return ids
     episodes = current.filter(type=MemoryItem.Type.EPISODE)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
     if replaceable:
-        ids = [m.pk for m in episodes
-               if isinstance(m.value, dict) and set(m.value.get("slots") or ()) & set(replaceable)]
+        ids = list(episodes.filter(_any_of("slots", replaceable)).values_list("pk", flat=True))
         if ids:
             return ids
     bundled = disclosure.bundled_model_name()
     if not about or get_embedder().model_name != bundled:
         return []  # no topic, or stored vectors of another model than the classifier's
-    from pgvector.django import CosineDistance
-
-    same_topic = [m.pk for m in episodes if isinstance(m.value, dict) and set(m.value.get("topics") or ()) & set(about)]
-    nearest = (MemoryItem.objects.for_user(user_id).filter(pk__in=same_topic, embedding_model=bundled)
+    nearest = (episodes.filter(_any_of("topics", about), embedding_model=bundled)
                .exclude(embedding=None).annotate(distance=CosineDistance("embedding", vector.tolist()))
                .order_by("distance").values_list("pk", "distance").first())
     if nearest is not None and 1.0 - float(nearest[1]) >= CORRECTION_MIN_COSINE:
         return [nearest[0]]
     return []
+
+
+def _any_of(field: str, names: list[str]) -> Q:
+    """Episodes whose ``value[field]`` holds one of ``names`` (jsonb containment, in SQL)."""
+    return functools.reduce(operator.or_, (Q(value__contains={field: [name]}) for name in names))
 
 
 def _said_by_its_slots(sentences: list[str]) -> bool:
