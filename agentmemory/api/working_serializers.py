@@ -1,6 +1,8 @@
 """Serializers of the sessions API: request shapes only; rules live in agentmemory.working."""
 from __future__ import annotations
 
+import datetime as dt
+
 from rest_framework import serializers
 
 from ..models import ExtractionRun, Session, Turn
@@ -17,6 +19,17 @@ class TurnCreateSerializer(serializers.Serializer):
     # Length and emptiness are checked by the service (MAX_TURN_CHARS), with one clear message.
     content = serializers.CharField(trim_whitespace=False, allow_blank=True)
     metadata = serializers.DictField(required=False, default=dict)
+    said_at = serializers.DateTimeField(
+        required=False, allow_null=True, default=None,
+        help_text="When the message was said, for a conversation imported after the fact (never in the future); "
+                  "default now. Memories extracted from it hold that time as when they became true.")
+
+    def validate_said_at(self, value):
+        from django.utils import timezone
+
+        if value is not None and value > timezone.now() + dt.timedelta(minutes=5):
+            raise serializers.ValidationError("said_at is in the future.")
+        return value
 
 
 class SessionPatchSerializer(serializers.Serializer):

@@ -129,7 +129,8 @@ class TurnListCreateView(AgentMemoryAPIView):
         session = _load(request, session_id)
         data = TurnCreateSerializer(data=_payload(request))
         data.is_valid(raise_exception=True)
-        result = service.append_turn(session, **data.validated_data)
+        arguments = dict(data.validated_data)
+        result = service.append_turn(session, now=arguments.pop("said_at"), **arguments)
         if result.summary_due:
             enqueue_summary(session.pk)
         return Response({"turn": TurnSerializer(result.turn).data, "memories": result.memories,

@@ -78,7 +78,7 @@ def session_tags(session: Session) -> dict[str, str]:
 
 def _turn_texts(session: Session, turns) -> list[TurnText]:
     return [TurnText(seq=t.seq, role=t.role, content=t.content, turn_id=t.pk, session_id=str(session.pk),
-                     agent_id=session.agent_id) for t in turns]
+                     agent_id=session.agent_id, said_at=t.created_at) for t in turns]
 
 
 def _existing_memories(user_id: str, turns: list[TurnText], limit: int = 20) -> list[ExistingMemory]:
@@ -172,15 +172,30 @@ def _extract_items(run: ExtractionRun, session: Session, extractor: Extractor) -
         # (a remember request is already, as a note), and a correction replaces the episodes it corrects.
         drafts = with_episodes(session.user_id, texts, drafts, keep_episodes=run.kind == ExtractionRun.Kind.SESSION)
     seq_of = {t.turn_id: t.seq for t in texts}
+    said_at = _imported_times(texts)
     context = session_tags(session)
     items = []
     for draft in drafts:
         if context:  # what the extractor found in the text wins over the session's default
             draft = dataclasses.replace(draft, tags={**context, **(draft.tags or {})})
+        if draft.valid_from is None and said_at.get(draft.turn_id) is not None:
+            draft = dataclasses.replace(draft, valid_from=said_at[draft.turn_id])
         item = draft_to_json(draft)
         item["turn_seq"] = seq_of.get(draft.turn_id)
         items.append(item)
     return items
+
+
+def _imported_times(texts: list[TurnText]) -> dict[int | None, dt.datetime]:
+    """When the turns of an imported conversation were said (``said_at`` given to the turns API, older than
+    the extraction by more than IMPORTED_AFTER): what the user said then became true then. Live turns give
+    none, so their memories hold the time they were written, as before."""
+    cutoff = timezone.now() - IMPORTED_AFTER
+    return {t.turn_id: t.said_at for t in texts if t.said_at is not None and t.said_at < cutoff}
+
+
+#: A turn said this long before its extraction is from an imported conversation (``said_at``), not live.
+IMPORTED_AFTER = dt.timedelta(hours=1)
 
 
 def _as_remembered(drafts: list[MemoryDraft], texts: list[TurnText], extractor: Extractor) -> list[MemoryDraft]:

@@ -120,3 +120,18 @@ def test_agent_private_extraction_is_an_option(talk, settings):
     settings.AGENTMEMORY = {**settings.AGENTMEMORY, "EXTRACTION_AGENT_PRIVATE": False}
     talk("as", "我在阿里巴巴工作。", agent="sales")
     assert set(MemoryItem.objects.for_user("as").current().values_list("agent_id", flat=True)) == {""}
+
+
+def test_an_imported_conversation_keeps_when_it_was_said(api_client, django_capture_on_commit_callbacks):
+    session = api_client.post(f"{API}sessions/", {"user_id": "imp"}, format="json").json()
+    said = "2023-05-08T13:56:00Z"
+    with django_capture_on_commit_callbacks(execute=True):
+        turn = api_client.post(f"{API}sessions/{session['id']}/turns/", {
+            "role": "user", "content": "我家那只布偶猫叫年糕，今年三岁了。", "said_at": said}, format="json")
+        assert turn.status_code == 201 and turn.json()["turn"]["created_at"].startswith("2023-05-08")
+        api_client.post(f"{API}sessions/{session['id']}/end/")
+    kept = MemoryItem.objects.for_user("imp").current().get()  # the pet slot holds all the message says
+    assert "年糕" in kept.content and kept.valid_from.isoformat().startswith("2023-05-08T13:56")
+    future = api_client.post(f"{API}sessions/{session['id']}/turns/", {
+        "role": "user", "content": "x", "said_at": "2999-01-01T00:00:00Z"}, format="json")
+    assert future.status_code == 400 and future.json()["field"] == "said_at"

@@ -1,6 +1,7 @@
 """Extractor interface: a session's turns (and the user's relevant memories) in, memory drafts out."""
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ class TurnText:
     turn_id: int | None = None
     session_id: str = ""
     agent_id: str = ""
+    said_at: dt.datetime | None = None  # when the turn was said (an imported conversation's own time)
 
 
 @dataclass(frozen=True)

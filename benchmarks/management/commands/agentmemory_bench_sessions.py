@@ -12,6 +12,7 @@ Writes under bench users that are forgotten afterwards (unless --keep, LoCoMo pa
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
 import statistics
 import time
@@ -148,7 +149,10 @@ class Command(BenchCommand):
                 session = create_session(user_id=users[group], agent_id="bench")
                 started = time.perf_counter()
                 for row in sorted(rows, key=lambda r: r["meta"]["turn"]):
-                    result = append_turn(session, role="user", content=row["text"], remember=False)
+                    # Said on the session's own date (the REST field said_at), as an imported history would be.
+                    said = row["meta"].get("session_datetime")
+                    said_at = dt.datetime.fromisoformat(said).replace(tzinfo=dt.UTC) if said else None
+                    result = append_turn(session, role="user", content=row["text"], remember=False, now=said_at)
                     turn_of[result.turn.pk] = row["id"]
                 append_seconds += time.perf_counter() - started
                 turns += len(rows)
