@@ -6,11 +6,12 @@ the user becomes one ``episode`` memory: the sentences that do (or the whole mes
 message's session, turn and time, and, in its ``value``, the slots the extractor filled from the same
 message (``{"slots": ["employer"]}``), so that a later statement can find the episodes it corrects.
 
-A message the classifier reads as a correction ("我已经不在阿里了，现在在腾讯", "scratch that, it's
-actually March 5") supersedes the user's earlier episodes about the same thing: those of earlier
-messages that filled the same slot, or, when no slot was filled, the one episode closest in meaning
-(cosine of the bundled embedder's vectors at least CORRECTION_MIN_COSINE). Requests, small talk,
-hypotheticals and facts about other people are not kept.
+A message that corrects something (the classifier's judgement, or a word saying something changed)
+supersedes the user's earlier memories about the same thing, as working/corrections.py describes: what it
+names as retracted, the episodes that filled the same single-valued slot, else the one episode of the same
+topic closest in meaning (cosine of the bundled embedder's vectors at least CORRECTION_MIN_COSINE, or
+CUE_MIN_COSINE when only a word says something changed). Requests, small talk, hypotheticals and facts
+about other people are not kept.
 """
 from __future__ import annotations
 
@@ -53,6 +54,8 @@ _MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|�
 _FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
 CORRECTION_MIN_COSINE = 0.75
+#: ...when only a word says something changed ("now", "现在"), not the classifier.
+CUE_MIN_COSINE = 0.8
 #: Slots whose values do not replace each other: a second pet does not correct the first.
 _ADDITIVE_SLOTS = frozenset({"likes", "dislikes", "do_not_recommend", "decision", "event", "feedback", "note",
                              "diet", "pet", "child", "hobby", "project"})
@@ -92,8 +95,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         at += 1
         slots = sorted(set(slots_of.get(turn.turn_id, [])))
         about = sorted(corrections.topics(turn.content))
-        corrects = whole_correction >= model.correction_threshold or corrections.signals_change(turn.content)
-        replaced = tuple(corrected_items(user_id, turn.content, slots, about, vector)) if corrects else ()
+        judged = whole_correction >= model.correction_threshold
+        corrects = judged or corrections.signals_change(turn.content)
+        # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
+        # judgement does.
+        replaced = tuple(corrected_items(user_id, turn.content, slots, about, vector,
+                                         min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE)) \
+            if corrects else ()
         chosen: list[str] = []
         if keep_episodes:
             chosen, at = _disclosing(sentences, whole_keep, keep, at, model)
@@ -148,7 +156,8 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: i
             and score >= SENTENCE_DROP], at
 
 
-def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vector: np.ndarray) -> list[int]:
+def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vector: np.ndarray, *,
+                    min_cosine: float = 0.75) -> list[int]:
     """The user's current memories a correction replaces (working/corrections.py): those holding a value it
     retracts by name; else the episodes that filled one of its single-valued slots; else the episode of the
     same topic closest in meaning."""
@@ -173,7 +182,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     nearest = (episodes.filter(_any_of("topics", about), embedding_model=bundled)
                .exclude(embedding=None).annotate(distance=CosineDistance("embedding", vector.tolist()))
                .order_by("distance").values_list("pk", "distance").first())
-    if nearest is not None and 1.0 - float(nearest[1]) >= CORRECTION_MIN_COSINE:
+    if nearest is not None and 1.0 - float(nearest[1]) >= min_cosine:
         return [nearest[0]]
     return []
 
