@@ -35,6 +35,8 @@ from . import corrections, disclosure
 
 #: Longest episode kept, in characters (a long message keeps its disclosing sentences).
 MAX_CHARS = 600
+#: Most sentences of one message scored one by one.
+MAX_SENTENCES = 12
 #: A one-sentence message at most this long (characters of Chinese, words of English) whose slots were filled
 #: gets no episode beside its slot facts.
 SHORT_ZH, SHORT_EN = 24, 10
@@ -62,7 +64,10 @@ _ADDITIVE_SLOTS = frozenset({"likes", "dislikes", "do_not_recommend", "decision"
 
 
 def _sentences(text: str) -> list[str]:
-    return [text[a:b].strip() for a, b in split_sentences(text) if text[a:b].strip()]
+    """The message's sentences; a message of more than MAX_SENTENCES is read as one piece (each sentence is an
+    embedding: a pasted document must not cost thousands of them)."""
+    sentences = [text[a:b].strip() for a, b in split_sentences(text) if text[a:b].strip()]
+    return sentences if len(sentences) <= MAX_SENTENCES else [text.strip()]
 
 
 def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence[MemoryDraft], *,
