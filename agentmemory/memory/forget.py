@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from ..audit import current_actor, record_event
 from ..exceptions import NotFound
+from ..identity import resolve_user_id
 from ..models import AuditEvent, DeletionReceipt, MemoryItem
 from ..validation import validate_user_id
 from . import cache
@@ -120,8 +121,6 @@ def forget_account(user, *, reason: str = "the site's user account was deleted")
     Connected to the deletion of the host's users (``FORGET_ON_USER_DELETE``, on by default), so a
     deleted account leaves nothing behind and its id can never hand the data to a later account.
     """
-    from ..identity import resolve_user_id
-
     user_id = resolve_user_id(user)
     if user_id is None or not holds_data(user_id):
         return None

@@ -7,20 +7,17 @@ in the admin.
 """
 from __future__ import annotations
 
-import re
-
 from django.db import transaction
 from django.utils import timezone
 
 from ..audit import record_event
+from ..backends.extractors.base import is_chinese
 from ..exceptions import InvalidInput, NotFound
 from ..models import DeletionReceipt, MemoryItem
 from ..validation import validate_user_id
 from .forget import delete_memory
 from .guard import quote_as_user_words
 from .rows import after_commit, lock_user, search_fields, snapshot
-
-_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _quarantined(user_id: str, memory_id: int) -> MemoryItem:
@@ -39,7 +36,7 @@ def approve_memory(user_id: str, memory_id: int, *, reason: str = "") -> MemoryI
         lock_user(user_id)
         item = _quarantined(user_id, memory_id)
         before = snapshot(item)
-        item.content = quote_as_user_words(item.content, chinese=bool(_CJK_RE.search(item.content)))
+        item.content = quote_as_user_words(item.content, chinese=is_chinese(item.content))
         item.status, item.updated_at = MemoryItem.Status.ACTIVE, timezone.now()
         item.provenance = [*(item.provenance or []), {"review": "approved", "at": item.updated_at.isoformat()}][-50:]
         for name, value in search_fields(item.content, item.tags or {}).items():

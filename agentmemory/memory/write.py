@@ -215,15 +215,7 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
             if duplicate is not None:
                 return _merge(duplicate, draft, key, excerpt, now)
         decision = _decide(user_id, draft, value, tags_key, named, now)
-        item = MemoryItem(
-            user_id=user_id, agent_id=draft.agent_id, type=draft.type, key=draft.key, content=content,
-            value=value, source=draft.source, confidence=float(draft.confidence),
-            status=MemoryItem.Status.ACTIVE, valid_from=draft.valid_from, created_at=now, updated_at=now,
-            session_id=draft.session_id, turn_id=draft.turn_id, excerpt=excerpt,
-            provenance=[provenance_entry(draft, key, excerpt, now)], tags=tags, tags_key=tags_key,
-            embedding=vector, embedding_model=model_name, idempotency_key=key,
-            **search_fields(content, tags),
-        )
+        item = _new_item(user_id, draft, content, excerpt, value, tags, tags_key, key, vector, model_name, now)
         if decision.new_is_history:
             kept = MemoryItem.objects.for_user(user_id).get(pk=decision.kept_id)
             item.status = MemoryItem.Status.SUPERSEDED
@@ -245,18 +237,25 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
     return WriteResult(action="created", memory_id=item.pk, reason=decision.reason if decision.kept_beside else "")
 
 
+def _new_item(user_id: str, draft: MemoryDraft, content: str, excerpt: str, value: Any, tags: dict, tags_key: str,
+              key: str, vector, model_name: str, now: dt.datetime, *,
+              status: str = MemoryItem.Status.ACTIVE) -> MemoryItem:
+    """The new row of a written draft (unsaved), as validated, redacted and embedded above."""
+    return MemoryItem(
+        user_id=user_id, agent_id=draft.agent_id, type=draft.type, key=draft.key, content=content, value=value,
+        source=draft.source, confidence=float(draft.confidence), status=status, valid_from=draft.valid_from,
+        created_at=now, updated_at=now, session_id=draft.session_id, turn_id=draft.turn_id, excerpt=excerpt,
+        provenance=[provenance_entry(draft, key, excerpt, now)], tags=tags, tags_key=tags_key, embedding=vector,
+        embedding_model=model_name, idempotency_key=key, **search_fields(content, tags),
+    )
+
+
 def _quarantine(user_id: str, draft: MemoryDraft, content: str, excerpt: str, value: Any, tags: dict,
                 tags_key: str, key: str, vector, model_name: str, signals: list[str], now: dt.datetime) -> WriteResult:
     """Keep a text that instructs the assistant apart: stored ``quarantined`` (no prompt, recall or profile
     reads it), superseding nothing, until an operator approves or rejects it (memory/review.py)."""
-    item = MemoryItem(
-        user_id=user_id, agent_id=draft.agent_id, type=draft.type, key=draft.key, content=content, value=value,
-        source=draft.source, confidence=float(draft.confidence), status=MemoryItem.Status.QUARANTINED,
-        valid_from=draft.valid_from, created_at=now, updated_at=now, session_id=draft.session_id,
-        turn_id=draft.turn_id, excerpt=excerpt, provenance=[provenance_entry(draft, key, excerpt, now)], tags=tags,
-        tags_key=tags_key, embedding=vector, embedding_model=model_name, idempotency_key=key,
-        **search_fields(content, tags),
-    )
+    item = _new_item(user_id, draft, content, excerpt, value, tags, tags_key, key, vector, model_name, now,
+                     status=MemoryItem.Status.QUARANTINED)
     item.save()
     reason = f"instructs the assistant ({', '.join(signals)}): held for review"
     record_event("quarantine", object_type="memory", object_id=item.pk, user_id=user_id, after=snapshot(item),

@@ -26,7 +26,7 @@ from django.db.models import Q
 from pgvector.django import CosineDistance
 
 from ..backends import get_embedder
-from ..backends.extractors.base import TurnText
+from ..backends.extractors.base import TurnText, is_chinese
 from ..backends.extractors.context_tags import context_tags
 from ..models import MemoryItem
 from ..text import split_sentences
@@ -123,7 +123,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 if first is not None:
                     drafts[first] = dataclasses.replace(drafts[first], supersedes_ids=replaced)
             continue
-        text = "".join(chosen) if _is_chinese(turn.content) else " ".join(chosen)
+        text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
             text = corrections.without_retractions(text)
         text = (text or turn.content.strip())[:MAX_CHARS]
@@ -202,8 +202,6 @@ def _said_by_its_slots(sentences: list[str]) -> bool:
     if len(sentences) != 1:
         return False
     text = sentences[0]
-    return len(text) <= SHORT_ZH if _is_chinese(text) else len(text.split()) <= SHORT_EN
+    return len(text) <= SHORT_ZH if is_chinese(text) else len(text.split()) <= SHORT_EN
 
 
-def _is_chinese(text: str) -> bool:
-    return any("\u4e00" <= c <= "\u9fff" for c in text)
