@@ -45,6 +45,6 @@ class Command(BaseCommand):
                 tally[result.outcome] = tally.get(result.outcome, 0) + 1
                 detail = "" if result.outcome == "answered" else f"  memories: {result.memories[:5]}"
                 self.stdout.write(f"{result.outcome:<14} {case.name}{detail}")
-        total = sum(tally.values())
-        self.stdout.write(f"{tally.get('answered', 0)} of {total} answered; "
-                          + ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "answered"))
+        missed = ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "answered")
+        self.stdout.write(f"{tally.get('answered', 0)} of {sum(tally.values())} answered"
+                          + (f"; {missed}" if missed else ""))
