@@ -134,9 +134,11 @@ def keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
 
 
 #: Times as epoch seconds: recall scores with them as floats (a timestamp's text parses in Python, 2 ms a recall).
+#: The head of a dialogue-log turn or an episode names its speaker ("Caroline: ..."), for the speaker prior.
 DETAILS = (f"m.source, m.confidence, extract(epoch FROM coalesce(m.last_accessed_at, m.created_at))::float8, "
            f"m.access_count, m.session_id, m.turn_id, "
-           f"CASE WHEN m.source = '{MemoryItem.Source.SYSTEM_LOG}' THEN left(m.content, 48) ELSE '' END, "
+           f"CASE WHEN m.source = '{MemoryItem.Source.SYSTEM_LOG}' OR m.type = '{MemoryItem.Type.EPISODE}' "
+           f"THEN left(m.content, 48) ELSE '' END, "
            f"extract(epoch FROM coalesce(m.valid_from, m.created_at))::float8")
 
 

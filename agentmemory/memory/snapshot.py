@@ -268,7 +268,8 @@ def cached_index(user_id: str, model_name: str, fingerprint: Fingerprint) -> Use
 
 _COLUMNS = ("id, rev, status, source, agent_id, session_id, turn_id, term_count, "
             "CASE WHEN embedding_model = %s AND embedding IS NOT NULL THEN vector_send(embedding) END, "
-            f"confidence, CASE WHEN source = '{MemoryItem.Source.SYSTEM_LOG}' THEN left(content, 48) ELSE '' END, "
+            f"confidence, CASE WHEN source = '{MemoryItem.Source.SYSTEM_LOG}' OR type = '{MemoryItem.Type.EPISODE}' "
+            "THEN left(content, 48) ELSE '' END, "
             "extract(epoch FROM coalesce(valid_from, created_at))::float8, "
             # The postings as migration 0010's trigger writes them (same row, same statement: one snapshot).
             "ARRAY(SELECT u.lexeme FROM unnest(search_vector) u), "

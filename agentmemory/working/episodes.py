@@ -53,6 +53,8 @@ _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|要是|万一|随便问问|
                               r"just curious)\b", re.IGNORECASE)
 #: A sentence that ends in a sigh is a passing mood ("财务又打回来了，唉，烦。"), not something to keep.
 _MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|崩溃|\bugh|\bsigh|\bsmh)[\s，,。.!！~～…]*$", re.IGNORECASE)
+#: A transcript's speaker label: a capitalised name or a short Chinese name, then a colon.
+_SPEAKER_LABEL_RE = re.compile(r"^\s*(?:[A-Z][\w'-]{1,20}(?: [A-Z][\w'-]{1,20})?|[\u4e00-\u9fff]{2,4})\s*[:：]")
 _FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
 CORRECTION_MIN_COSINE = 0.75
@@ -126,7 +128,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
             text = corrections.without_retractions(text)
-        text = (text or turn.content.strip())[:MAX_CHARS]
+        text = _with_speaker(turn.content, (text or turn.content.strip()))[:MAX_CHARS]
         episodes.append(MemoryDraft(
             content=text, type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
             value={"slots": slots, "topics": about}, confidence=round(0.6 + 0.3 * whole_keep, 3), quality=0.9,
@@ -190,6 +192,15 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     if nearest is not None and 1.0 - float(nearest[1]) >= min_cosine:
         return [nearest[0]]
     return []
+
+
+def _with_speaker(message: str, text: str) -> str:
+    """The episode's text with the speaker label its message began with ("Caroline: ..." in a transcript),
+    when the sentences kept do not begin with it: recall's speaker prior reads it (memory/priors.py)."""
+    label = _SPEAKER_LABEL_RE.match(message)
+    if label is None or text.startswith(label.group(0).strip()):
+        return text
+    return f"{label.group(0).strip()} {text}"
 
 
 def _any_of(field: str, names: list[str]) -> Q:

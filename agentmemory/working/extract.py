@@ -24,6 +24,7 @@ from ..exceptions import BackendError, InvalidInput
 from ..memory.redact import redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..types import MemoryDraft, WriteResult
+from . import grounding
 from .episodes import with_episodes
 
 logger = logging.getLogger("agentmemory.working")
@@ -165,12 +166,20 @@ def _extract_items(run: ExtractionRun, session: Session, extractor: Extractor) -
     texts = _turn_texts(session, turns)
     existing = _existing_memories(session.user_id, texts) if getattr(extractor, "name", "") != "rules" else []
     drafts = extractor.extract(texts, existing=existing)
+    refused: list[MemoryDraft] = []
+    if getattr(extractor, "name", "") != "rules":
+        # A model's memories are checked against the user's words (language, whose fact, polarity); what
+        # it refuses stays on the run with the reason.
+        drafts = grounding.checked(texts, drafts)
+        refused = [d for d in drafts if grounding.refused(d)]
+        drafts = [d for d in drafts if not grounding.refused(d)]
     if run.kind == ExtractionRun.Kind.REMEMBER:
         drafts = _as_remembered(drafts, texts, extractor)
     if app_settings.EXTRACTION_EPISODES:
         # Whatever the slots caught, each message that tells something about the user is kept in its words
         # (a remember request is already, as a note), and a correction replaces the episodes it corrects.
         drafts = with_episodes(session.user_id, texts, drafts, keep_episodes=run.kind == ExtractionRun.Kind.SESSION)
+    drafts = [*drafts, *refused]
     seq_of = {t.turn_id: t.seq for t in texts}
     said_at = _imported_times(texts)
     context = session_tags(session)
@@ -258,7 +267,8 @@ def _write_items(run: ExtractionRun) -> None:
                 continue
             draft = draft_from_json(item)
             try:
-                result = _write(run.user_id, draft)
+                result = (WriteResult(action="rejected", reason=grounding.refused(draft)) if grounding.refused(draft)
+                          else _write(run.user_id, draft))
             except InvalidInput as exc:
                 result = WriteResult(action="rejected", reason=f"invalid: {exc.detail}")
             row = {

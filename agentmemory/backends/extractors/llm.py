@@ -19,23 +19,30 @@ from .patterns import SLOTS
 
 SYSTEM_PROMPT = """You extract long-term memories about the USER from a conversation.
 Keep an item only if all three hold: it stays true across sessions; it is about this user (not the
-assistant, not general knowledge); it would change future answers. Keep only identity, explicit
-preferences and constraints, decisions, important events, and feedback on earlier answers.
-Small talk ("thanks", "the weather is hot") gives nothing.
+assistant, not general knowledge); it would change future answers. Keep identity, family, pets,
+possessions, places, work and projects, dates, health constraints, explicit preferences, decisions,
+important events, and feedback on earlier answers. Small talk ("thanks", "the weather is hot") gives nothing.
+Facts about other people (a sister, a colleague, a friend) are not the user's facts: never write them as
+the user's own ("my sister moved to Berlin" is not "the user moved to Berlin"). Never write the opposite
+of what the user said ("I can't eat spicy food at all" is a dislike, not a taste). Write each item in the
+language the user wrote it in (Chinese for a user writing Chinese).
 
 Answer with ONE JSON object and nothing else:
 {"items": [{"type": "fact|preference|decision|event|feedback",
             "key": "a slot key from the vocabulary, or a short snake_case key",
-            "value": "the value in the slot (short)",
-            "content": "one self-contained sentence about the user, in the conversation's language",
+            "value": "the value in the slot, in the user's own words (short)",
+            "content": "one self-contained sentence about the user, in the user's language",
             "source": "user_stated if the user said it, model_inferred if you infer it",
             "confidence": 0.0-1.0, "quality": 0.0-1.0,
             "turn": the [number] of the turn it comes from,
-            "status": "new" or "existing", "existing_id": id of the existing memory it restates or updates, or null,
+            "status": "new", "existing" or "supersedes",
+            "existing_id": id of the existing memory it restates or replaces, or null,
             "tags": {"project": "...", "product": "..."} only when the statement is about one project or product}]}
 Slot vocabulary: """ + ", ".join(SLOTS) + """.
-Mark an item "existing" with its existing_id when an existing memory already says the same thing or
-this item corrects or updates it (its new content replaces the old one, which is kept as history)."""
+The existing memories are facts and episodes (the user's earlier words) with their ids.
+Mark an item "existing" with its existing_id when an existing memory already says the same thing, or adds
+to it. Mark it "supersedes" with the existing_id of the memory it makes untrue (a new employer, a move, a
+corrected value, "not X anymore"): the old one is kept as history and no longer current."""
 
 
 class LLMExtractor(Extractor):
@@ -95,10 +102,14 @@ class LLMExtractor(Extractor):
         if turn.role != "user" and source == "user_stated":
             source = "model_inferred"  # the user did not say what the assistant said
         tags = _context_tags(raw.get("tags"))
-        tags.update({"extractor": self.name, "status": "existing" if raw.get("status") == "existing" else "new"})
-        existing_id = _existing_id(raw.get("existing_id"), known_ids) if raw.get("status") == "existing" else None
+        status = raw.get("status") if raw.get("status") in ("existing", "supersedes") else "new"
+        tags.update({"extractor": self.name, "status": status})
+        existing_id = _existing_id(raw.get("existing_id"), known_ids) if status != "new" else None
         if existing_id is not None:
             tags["existing_id"] = str(existing_id)
+        # "supersedes": the named memory is no longer true and is replaced (the write path checks that it is
+        # the user's and current); "existing": the same thing said again, or more of it.
+        supersedes = (existing_id,) if status == "supersedes" and existing_id is not None else ()
         return MemoryDraft(
             content=content[:2000],
             type=mtype,
@@ -112,7 +123,8 @@ class LLMExtractor(Extractor):
             turn_id=turn.turn_id,
             excerpt=turn.content[:500],
             tags=tags,
-            existing_id=existing_id,
+            existing_id=None if supersedes else existing_id,
+            supersedes_ids=supersedes,
         )
 
 

@@ -47,7 +47,10 @@ _RETRACT_PREFIX_RE = re.compile(r"^(?:其实|现在|我们|我|对|嗯|哦|但�
 #: Capitalised words after "I'm" that are not names.
 _NOT_NAMES = frozenset("""american chinese british canadian indian japanese korean german french spanish italian
 australian mexican brazilian russian english christian muslim jewish catholic buddhist hindu sorry fine good okay ok
-back done here ready sure happy tired busy free not so just also still now always glad new""".split())
+back done here ready sure happy tired busy free not so just also still now always glad new and but or yes yeah well
+anyway look this that there it what right over out""".split())
+#: A chosen thing said only as a pronoun ("I chose them 'cause ...") names nothing a memory could keep.
+_PRONOUN_VALUE_RE = re.compile(r"(?:them|it|this|that|these|those|him|her|one)\b", re.IGNORECASE)
 _WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|work|working|employer)\b", _I)
 _JOB_CHANGE_RE = re.compile(r"跳槽|入职|换工作|换了工作|离职|辞职|不在.{1,12}?(?:了|工作|上班)|离开(?:了)?.{1,12}|"
                             r"\b(?:left|quit) my job\b|\bnew job\b", re.IGNORECASE)
@@ -166,6 +169,8 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False  # "我喜欢你刚才那个回答", "I like how you formatted that": feedback on a reply
     if slot_key == "location" and _TIME_ZONE_RE.match(value):
         return False  # "I'm in PST" names a time zone, not a home
+    if slot_key == "decision" and _PRONOUN_VALUE_RE.match(value):
+        return False
     return not (slot_key == "name" and value.split()[0].lower() in _NOT_NAMES)
 
 

@@ -12,6 +12,7 @@ from ...conf import app_settings
 from ...exceptions import InvalidInput, NotFound
 from ...ranking.fusion import scale_to_best
 from ...types import ContextItem, LayerResult, ProfileFact, RecalledMemory, RecallResult
+from ...working.corrections import topics
 
 logger = logging.getLogger("agentmemory.context")
 
@@ -44,8 +45,10 @@ def _item(memory_id: int, content: str, relevance: float, factor: float, timesta
                        timestamp=timestamp, ref=ref)
 
 
-def memory_floor(rows: list[RecalledMemory]) -> tuple[list[RecalledMemory], list[dict[str, Any]]]:
-    """Recalled memories with some evidence: a keyword match, or a cosine of at least CONTEXT_MEMORY_FLOOR.
+def memory_floor(rows: list[RecalledMemory], query: str = "") -> tuple[list[RecalledMemory], list[dict[str, Any]]]:
+    """Recalled memories with some evidence: a keyword match, a cosine of at least CONTEXT_MEMORY_FLOOR, or
+    (an episode) the topic the question asks about ("Where does the user work?" and "These days I teach
+    chemistry", which share no word and meet at a cosine under the floor).
 
     A user's memories are personal, so their relevance is often indirect ("今晚吃什么？" → "对花生过敏" at
     cosine 0.80) and small talk reaches cosines as high; the floor only drops what has neither: measured,
@@ -54,10 +57,13 @@ def memory_floor(rows: list[RecalledMemory]) -> tuple[list[RecalledMemory], list
     cosine = app_settings.CONTEXT_MEMORY_FLOOR
     if cosine is None:
         return rows, []
+    asked = topics(query) if query else set()
     kept, dropped = [], []
     for row in rows:
         vector, bm25 = row.scores.vector, row.scores.bm25
-        if bm25 is not None or (vector is not None and vector >= cosine):
+        value = row.memory.value if isinstance(row.memory.value, dict) else {}
+        on_topic = bool(asked) and row.memory.type == "episode" and bool(asked & set(value.get("topics") or ()))
+        if bm25 is not None or (vector is not None and vector >= cosine) or on_topic:
             kept.append(row)
         else:
             dropped.append({"key": f"memory:{row.memory.pk}", "layer": "long_term_memory", "kind": "memory",
@@ -65,6 +71,32 @@ def memory_floor(rows: list[RecalledMemory]) -> tuple[list[RecalledMemory], list
                             "detail": f"no keyword matched and cosine {vector if vector is None else round(vector, 4)}"
                                       f" < {cosine}"})
     return kept, dropped
+
+
+#: Topics on which the user has one current state (where they work, live, study): of several recalled
+#: episodes on one, the newest leads. Pets, hobbies and the like add up and keep their order.
+SINGLE_STATE_TOPICS = frozenset({"work", "home", "study"})
+
+
+def newest_first(rows: list[RecalledMemory], relevances: list[float]) -> list[float]:
+    """The relevances with, among recalled episodes sharing a single-state topic, the newest one lifted to
+    the best of them (the older ones keep theirs, just below): a correction the write side could not link
+    to what it corrects still comes first, with its date beside it in the prompt."""
+    out = list(relevances)
+    by_topic: dict[str, list[int]] = {}
+    for at, row in enumerate(rows):
+        value = row.memory.value if isinstance(row.memory.value, dict) else {}
+        if row.memory.type == "episode":
+            for topic in set(value.get("topics") or ()) & SINGLE_STATE_TOPICS:
+                by_topic.setdefault(topic, []).append(at)
+    for members in by_topic.values():
+        if len(members) < 2:
+            continue
+        newest = max(members, key=lambda i: (rows[i].memory.valid_from or rows[i].memory.created_at, rows[i].memory.pk))
+        best = max(out[i] for i in members)
+        for i in members:
+            out[i] = best if i == newest else min(out[i], best - 1e-3)
+    return out
 
 
 def _recall(user_id: str, query: str, agent_id: str | None, top_k: int) -> tuple[RecallResult, str]:
@@ -94,11 +126,11 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
     answer, failure = _recall(user_id, query, agent_id, top_k)
     reactivate = app_settings.MEMORY_REACTIVATE_MIN_COSINE
     rows = [r for r in answer if r.memory.status != "cold" or (r.scores.vector or 0.0) >= reactivate]
-    rows, dropped = memory_floor(rows)
+    rows, dropped = memory_floor(rows, query)
     reactivated = [r.memory.pk for r in rows if r.memory.status == "cold"]
     if rows:
         record_access(user_id, [r.memory.pk for r in rows], timezone.now())
-    relevances = scale_to_best([float(r.scores.relevance or 0.0) for r in rows])
+    relevances = newest_first(rows, scale_to_best([float(r.scores.relevance or 0.0) for r in rows]))
     items = [_recalled_item(row, rel) for row, rel in zip(rows, relevances, strict=True)]
     # The user's top memories come from the cache; one also recalled is kept once, at its best score.
     top = top_facts(user_id, agent_id=agent_id, limit=5)

@@ -1,0 +1,171 @@
+"""A model's memories checked against the user's own words before they are written.
+
+A chat model (the LLM extractor) writes memories in its own words, and a small model gets them wrong in
+ways a reader of the conversation would not: a Chinese user's facts written in English, a sister's move
+stored as the user's, "我是一点辣都吃不了" turned into a taste for spicy food, a guess stored as something
+the user said. Each draft is checked against the turn it cites, clause by clause:
+
+- **language**: written in the language the user spoke it in, else refused (the user's episode, written
+  by working/episodes.py from the same turn, keeps their words);
+- **about the user**: the clause holding its value speaks of another person (a relative, a colleague, a
+  friend) with no "I"/"我" as its subject, and the memory does not name that person: refused;
+- **not the opposite**: the clause holding its value negates it ("吃不了", "don't", "no longer") and the
+  memory does not: refused;
+- **said, not guessed**: a ``user_stated`` memory whose value is in none of the user's words is the model's
+  inference: kept as ``model_inferred`` (left out of the context unless asked for).
+
+A refused draft stays on the run with its reason (tag ``refused``; the run reports it as rejected). The
+rule-based extractor's drafts are its own patterns over the same words and are not checked.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from collections.abc import Sequence
+
+from ..backends.extractors.base import TurnText
+from ..types import MemoryDraft
+
+#: The confidence of a value the user never said (a guess is no high-confidence profile fact).
+GUESS_CONFIDENCE = 0.5
+_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_LATIN_WORD_RE = re.compile(r"[A-Za-z]{2,}")
+#: Where one statement ends and the next begins, within a sentence too ("不在阿里了，现在在腾讯").
+_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\s+-\s+|\b(?:but|instead|now|and now|though)\b|但是|但|而是|现在|如今|后来",
+                        re.IGNORECASE)
+_PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|哥哥|妹妹|弟弟|老姐|老哥|姐|哥|妹|弟|妈妈|妈|爸爸|爸|母亲|父亲|"
+              "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
+              "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女")
+_PERSON_ZH_RE = re.compile(_PERSON_ZH)
+_PERSON_EN_RE = re.compile(
+    r"\b(sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
+    r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
+    r"grandma|grandpa|grandmother|grandfather|niece|nephew|classmate|teammate)s?\b", re.IGNORECASE)
+#: "I"/"我" as the subject of a clause: "我" not followed by a relation word or 的 ("我表姐", "我的同事" are
+#: about someone else), "I"/"we" in English.
+_SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!{_PERSON_ZH}|的|们的|家的)")
+_SELF_EN_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|we|we're|we've)\b", re.IGNORECASE)
+_NEGATION_RE = re.compile(
+    r"不|没|别|无法|受不了|戒了|讨厌|过敏|忌口|"
+    r"\b(?:not|no|never|none|nothing|can't|cannot|don't|doesn't|didn't|won't|isn't|aren't|wasn't|hate|hates|"
+    r"avoid|avoids|allergic|dislike|dislikes|anymore|without)\b|n't\b",
+    re.IGNORECASE)
+#: Words with 不/没 in them that negate nothing.
+_NOT_NEGATION_RE = re.compile(r"不错|不少|不过|不久|不断|不同|差不多|不一定|要不|不然|没想到|没多久|不得了")
+_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def checked(turns: Sequence[TurnText], drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
+    """The drafts of a model's extraction, each kept, kept as the model's inference, or marked refused
+    (``tags["refused"]`` holds why) against the words of the turn it cites."""
+    by_turn = {t.turn_id: t for t in turns if t.turn_id is not None}
+    user_words = " ".join(t.content for t in turns if t.role == "user")
+    out = []
+    for draft in drafts:
+        turn = by_turn.get(draft.turn_id)
+        if turn is None or turn.role != "user":
+            out.append(draft)
+            continue
+        reason = _refusal(draft, turn.content)
+        if reason:
+            out.append(dataclasses.replace(draft, tags={**draft.tags, "refused": reason}))
+        elif draft.source == "user_stated" and not _said(_value_text(draft), user_words):
+            out.append(dataclasses.replace(draft, source="model_inferred", confidence=min(draft.confidence, GUESS_CONFIDENCE),
+                                           tags={**draft.tags, "grounding": "value not in the user's words"}))
+        else:
+            out.append(draft)
+    return out
+
+
+def refused(draft: MemoryDraft) -> str:
+    """Why the draft was refused ("" when it was not)."""
+    return (draft.tags or {}).get("refused", "")
+
+
+def _refusal(draft: MemoryDraft, said: str) -> str:
+    if _speaks_chinese(said) and not _CJK_RE.search(draft.content):
+        return "written in another language than the user's (Chinese)"
+    if not _CJK_RE.search(said) and _CJK_RE.search(draft.content) and not _LATIN_WORD_RE.search(draft.content):
+        return "written in another language than the user's (English)"
+    clause = _clause_of(_value_text(draft) or draft.content, said)
+    if not clause:
+        return ""
+    other = _other_person(clause)
+    if other and other.casefold() not in draft.content.casefold() and not _mentions_person(draft.content):
+        return f"said about another person ({other}), not about the user"
+    if _negative(clause) and not _negative(draft.content):
+        return "contradicts the user's words (they said the opposite)"
+    return ""
+
+
+def _speaks_chinese(text: str) -> bool:
+    """Mostly Chinese: more CJK characters than Latin words (a "MacBook" in a Chinese sentence is Chinese)."""
+    return len(_CJK_RE.findall(text)) > 2 * len(_LATIN_WORD_RE.findall(text))
+
+
+def _value_text(draft: MemoryDraft) -> str:
+    value = draft.value
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return str(value).strip()
+    return ""
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE_RE.split(text) if c and c.strip()]
+
+
+def _clause_of(value: str, said: str) -> str:
+    """The clause of ``said`` that holds ``value`` (the one sharing most of its words), or ""."""
+    best, best_share = "", 0.0
+    for clause in _clauses(said):
+        share = _share(value, clause)
+        if share > best_share:
+            best, best_share = clause, share
+    return best if best_share >= 0.5 else ""
+
+
+def _said(value: str, words: str) -> bool:
+    """Whether ``value`` is in the user's words (a number, or nothing to compare, counts as said)."""
+    if not value or value.replace(".", "").isdigit():
+        return True
+    return _share(value, words) >= 0.5
+
+
+def _share(value: str, text: str) -> float:
+    """The share of ``value``'s pieces found in ``text``: Chinese character pairs, English word stems."""
+    if _CJK_RE.search(value):
+        if value in text:
+            return 1.0
+        chars = [c for c in value if _CJK_RE.match(c)]
+        pairs = {a + b for a, b in itertools.pairwise(chars)} or set(chars)
+        return sum(p in text for p in pairs) / len(pairs) if pairs else 0.0
+    stems = {_stem(w) for w in _WORD_RE.findall(value.casefold())}
+    if not stems:
+        return 0.0
+    present = {_stem(w) for w in _WORD_RE.findall(text.casefold())}
+    return len(stems & present) / len(stems)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _other_person(clause: str) -> str:
+    """The other person a clause is about (its relation word), when no "I"/"我" is its subject."""
+    if _CJK_RE.search(clause):
+        found = _PERSON_ZH_RE.search(clause)
+        return found.group(0) if found and not _SELF_ZH_RE.search(clause) else ""
+    found = _PERSON_EN_RE.search(clause)
+    return found.group(1) if found and not _SELF_EN_RE.search(clause) else ""
+
+
+def _mentions_person(content: str) -> bool:
+    return bool(_PERSON_ZH_RE.search(content) or _PERSON_EN_RE.search(content))
+
+
+def _negative(text: str) -> bool:
+    return bool(_NEGATION_RE.search(_NOT_NEGATION_RE.sub("", text)))
