@@ -40,6 +40,9 @@ _RETRACTIONS = (
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\bnot (?:at |with |in |into |using )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:any ?more|any longer)\b", _I),
+    re.compile(r"\b(?:is|'s|are|was) [\w&'-]+(?: [\w&'-]+)?,? not (?P<o>[\w&'-]+)", _I),
+    re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*[.!]?\s*$", _I),
+    re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
     re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over)\b(?: now| actually)?",
                _I),
 )
@@ -64,13 +67,16 @@ TOPICS: dict[str, re.Pattern] = {
                         r"phd|masters?|studying|semester|class(?:es)?)\b", _I),
     "pet": re.compile(r"猫|狗|鹦鹉|仓鼠|兔子|宠物|\b(?:cats?|dogs?|pupp(?:y|ies)|kittens?|bunn(?:y|ies)|parrots?|hamsters?|"
                       r"pets?)\b", _I),
-    "health": re.compile(r"过敏|不吃|吃素|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|\b(?:allerg\w*|vegan|vegetarian|diet|gluten|"
-                         r"intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat)\b", _I),
+    "health": re.compile(r"过敏|不吃|吃素|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|\b(?:allerg\w*|vegan|vegetarian|"
+                         r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
+                         r"mediterranean|carbs?|fasting)\b", _I),
     "family": re.compile(r"老公|老婆|男朋友|女朋友|对象|婚|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
                          r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|"
                          r"pregnan\w*)\b", _I),
     "device": re.compile(r"车|手机|电脑|笔记本|平板|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
-                         r"switch|tablet|ipad)\b", _I),
+                         r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
+    "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
+                        r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
     "name": re.compile(r"名字|叫我|称呼|\b(?:name|call me|go by)\b", _I),
     "schedule": re.compile(r"每天|几点|作息|排班|上班时间|周末|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
                            r"nights?|weekends?)\b", _I),
@@ -126,12 +132,32 @@ def holds_any(content: str, terms: set[str]) -> bool:
 def without_retractions(text: str) -> str:
     """``text`` without its retracting clauses, when something else remains ("好消息，转专业申请过了！
     我已经不学土木了，下学期开始读金融" -> "好消息，转专业申请过了！下学期开始读金融")."""
+    text = _without_old_values(text)
     clauses = _clauses(text)
-    kept = [c for c in clauses if not _RETRACTING_CLAUSE.search(c)]
+    kept = [c for c in clauses if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c)]
     if not kept or len(kept) == len(clauses):
         return text
     joined = " ".join(c.strip() for c in kept)
     return re.sub(r"\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff，。！？])\s+", "", joined).strip(" ,，;；")
+
+
+#: A retracting clause that also says the new value ("we dropped keto for Mediterranean", "改学吉他") is kept.
+_NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|\b(?:switched to|moved to|for)\b", _I)
+#: The old value said beside the new one, taken out of the new episode: "Brisket, not Biscuit", "四年级不是三年级",
+#: "switched from Italian to Korean", "dropped keto for Mediterranean".
+_OLD_VALUE_EDITS = (
+    (re.compile(r",?\s*\bnot (?:the |a |an )?[\w&'-]+(?= *(?:[—–-]|[,.;!?]|$))", _I), ""),
+    (re.compile(rf"[，,]?不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;]|$)"), ""),
+    (re.compile(r"\b(switched|moved|changed|went) from [\w&'-]+(?: [\w&'-]+)? to\b", _I), r"\1 to"),
+    (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
+    (re.compile(rf"从{_ZC}{{1,10}}?(换成|改成|转到|换到|搬到)"), r"\1"),
+)
+
+
+def _without_old_values(text: str) -> str:
+    for pattern, replacement in _OLD_VALUE_EDITS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def topics(text: str) -> set[str]:

@@ -32,6 +32,7 @@ from ..models import MemoryItem
 from ..text import split_sentences
 from ..types import MemoryDraft
 from . import corrections, disclosure
+from .grounding import about_another_person
 
 #: Longest episode kept, in characters (a long message keeps its disclosing sentences).
 MAX_CHARS = 600
@@ -46,10 +47,15 @@ RETRACTION_KEEP = 0.3
 #: its one fact among others ("Thanks! ... I just signed up for a pottery class yesterday. ..."), and the
 #: whole is scored lower for the rest. Chosen on the development conversations and LoCoMo dev.
 SENTENCE_KEEP = 0.4
+#: A one-sentence message read clause by clause is kept for one clause only when the whole scores this much
+#: (a passing mood split at its comma, "周一综合症又犯了，啥都不想干", must not pass for a fact).
+CLAUSE_WHOLE_MIN = 0.2
 #: A sentence of a disclosing message scored under this (and every question) is left out of its episode.
 SENTENCE_DROP = 0.15
+#: Where a clause of a long sentence ends: a comma, a semicolon, a dash (the comma stays with its clause).
+_CLAUSE_RE = re.compile(r"(?<=[，,；;])|\s+[—–]\s+")
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$")
-_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|要是|万一|随便问问|随便聊聊|闲聊|\b(?:if i|if we|imagine|suppose|what if|hypothetically|"
+_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|\b(?:if i|if we|if my|if our|imagine|suppose|what if|hypothetically|"
                               r"just curious)\b", re.IGNORECASE)
 #: A sentence that ends in a sigh is a passing mood ("财务又打回来了，唉，烦。"), not something to keep.
 _MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|崩溃|\bugh|\bsigh|\bsmh)[\s，,。.!！~～…]*$", re.IGNORECASE)
@@ -60,6 +66,8 @@ _FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", 
 CORRECTION_MIN_COSINE = 0.75
 #: ...when only a word says something changed ("now", "现在"), not the classifier.
 CUE_MIN_COSINE = 0.8
+#: ...when the correction speaks of no topic the vocabulary knows.
+NO_TOPIC_MIN_COSINE = 0.85
 #: Slots whose values do not replace each other: a second pet does not correct the first.
 _ADDITIVE_SLOTS = frozenset({"likes", "dislikes", "do_not_recommend", "decision", "event", "feedback", "note",
                              "diet", "pet", "child", "hobby", "project"})
@@ -69,6 +77,12 @@ def _sentences(text: str) -> list[str]:
     """The message's sentences; a message of more than MAX_SENTENCES is read as one piece (each sentence is an
     embedding: a pasted document must not cost thousands of them)."""
     sentences = [text[a:b].strip() for a, b in split_sentences(text) if text[a:b].strip()]
+    if len(sentences) == 1:
+        # One sentence of several clauses is read clause by clause ("im a nurse, working night shifts in the ER
+        # rn and my sleep is wrecked, how do people cope"): a fact and a request often share one sentence.
+        clauses = [c.strip() for c in _CLAUSE_RE.split(sentences[0]) if c and c.strip()]
+        if 1 < len(clauses) <= MAX_SENTENCES:
+            return clauses
     return sentences if len(sentences) <= MAX_SENTENCES else [text.strip()]
 
 
@@ -95,7 +109,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         slot = (draft.tags or {}).get("slot") or draft.key.split(":")[0]
         if slot:
             slots_of.setdefault(draft.turn_id, []).append(slot)
-    drafts, episodes, at = list(slot_drafts), [], 0
+    # A slot filled from a message about someone else ("我表哥在华为上班，最近想跳槽去小米") is not the user's.
+    others = {t.turn_id for t in messages if about_another_person(t.content)}
+    drafts, episodes, at = [d for d in slot_drafts if d.turn_id not in others
+                            and not _HYPOTHETICAL_RE.search(d.content)], [], 0
     for turn, sentences in zip(messages, parts, strict=True):
         whole_keep, whole_correction = float(keep[at]), float(correction[at])
         vector = rows[at, :384]
@@ -111,12 +128,15 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             if corrects else ()
         chosen: list[str] = []
         if keep_episodes:
-            chosen, at = _disclosing(sentences, whole_keep, keep, at, model)
-            if not chosen and (turn.turn_id in slots_of or (whole_keep >= RETRACTION_KEEP
-                                                            and corrections.retracted_terms(turn.content))):
-                # The extractor filled a slot from it, or it retracts a value: the user did say something
-                # about themselves.
-                chosen = sentences
+            chosen, at = _disclosing(sentences, whole_keep, keep, at, model, turn.content)
+            if turn.turn_id in others:
+                chosen = []  # about someone else, whatever a clause of it scored
+            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or (whole_keep >= RETRACTION_KEEP and (
+                    judged or corrections.retracted_terms(turn.content)))):
+                # The extractor filled a slot from it, or it corrects or retracts something: the user did say
+                # something about themselves.
+                chosen = [s for s in sentences if not _not_a_fact(s)]
+        chosen = [s for s in chosen if not _not_a_fact(s)]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(sentences):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
         if not chosen:
@@ -140,20 +160,32 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     return [*drafts, *episodes]
 
 
+def _one_sentence(pieces: list[str]) -> bool:
+    """Whether the pieces are the clauses of one sentence (see _sentences)."""
+    return len(split_sentences("".join(pieces))) == 1
+
+
+def _not_a_fact(sentence: str) -> bool:
+    """A sentence that tells no fact about the user: a condition ("If my elbow ever heals I might try padel"),
+    or a sentence about someone outside the user's household ("My sister just moved to Berlin")."""
+    return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence))
+
+
 def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: int,
-                model: disclosure.DisclosureModel) -> tuple[list[str], int]:
+                model: disclosure.DisclosureModel, message: str) -> tuple[list[str], int]:
     """The sentences of a message its episode keeps ([] when it discloses nothing), and the next row."""
     if len(sentences) <= 1:
-        if sentences and ((_QUESTION_RE.search(sentences[0]) and not _FIRST_PERSON_RE.search(sentences[0]))
-                          or _MOOD_END_RE.search(sentences[0])):
-            return [], at  # a question about something else ("does the Switch OLED work with ...?"), a sigh
-        return (sentences if whole_keep >= model.keep_threshold else []), at
+        return _whole(message, whole_keep, model), at
     scores = [float(keep[at + i]) for i in range(len(sentences))]
     at += len(sentences)
     text = "".join(sentences)
-    # The whole decides; one sentence alone only when nothing in the message is hypothetical ("假如预算只有两万
-    # ...？我就随便问问" is not a plan).
-    if whole_keep < model.keep_threshold and (max(scores) < SENTENCE_KEEP or _HYPOTHETICAL_RE.search(text)):
+    clauses = _one_sentence(sentences)
+    if clauses and whole_keep >= model.keep_threshold:
+        return _whole(message, whole_keep, model), at  # one sentence that discloses: kept as it was said
+    # The whole decides; one sentence (or clause) alone only when nothing in the message is hypothetical ("假如
+    # 预算只有两万...？我就随便问问" is not a plan), and a clause only when the whole is not plainly chatter.
+    if whole_keep < model.keep_threshold and (max(scores) < SENTENCE_KEEP or _HYPOTHETICAL_RE.search(text)
+                                              or (clauses and whole_keep < CLAUSE_WHOLE_MIN)):
         return [], at
     # The message tells something about the user: kept but for its questions about something else and its
     # sentences plainly not about the user (a sentence alone is often misread: "the shop is called Ember Lane
@@ -161,6 +193,15 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: i
     return [s for s, score in zip(sentences, scores, strict=True)
             if not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s)
             and score >= SENTENCE_DROP], at
+
+
+def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -> list[str]:
+    """A one-sentence message: kept whole when it discloses, unless it is a question about something else
+    ("does the Switch OLED work with ...?") or a sigh."""
+    text = message.strip()
+    if (_QUESTION_RE.search(text) and not _FIRST_PERSON_RE.search(text)) or _MOOD_END_RE.search(text):
+        return []
+    return [text] if whole_keep >= model.keep_threshold else []
 
 
 def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vector: np.ndarray, *,
@@ -184,12 +225,14 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         if ids:
             return ids
     bundled = disclosure.bundled_model_name()
-    if not about or get_embedder().model_name != bundled:
-        return []  # no topic, or stored vectors of another model than the classifier's
-    nearest = (episodes.filter(_any_of("topics", about), embedding_model=bundled)
+    if get_embedder().model_name != bundled:
+        return []  # stored vectors of another model than the classifier's
+    # Of the same topic, else (a topic the vocabulary does not know: "现在改学吉他") any episode, closer still.
+    same = episodes.filter(_any_of("topics", about)) if about else episodes
+    nearest = (same.filter(embedding_model=bundled)
                .exclude(embedding=None).annotate(distance=CosineDistance("embedding", vector.tolist()))
                .order_by("distance").values_list("pk", "distance").first())
-    if nearest is not None and 1.0 - float(nearest[1]) >= min_cosine:
+    if nearest is not None and 1.0 - float(nearest[1]) >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
         return [nearest[0]]
     return []
 

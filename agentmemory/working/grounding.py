@@ -163,6 +163,36 @@ def _other_person(clause: str) -> str:
     return found.group(1) if found and not _SELF_EN_RE.search(clause) else ""
 
 
+#: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
+_SUBJECT_PERSON_RE = re.compile(rf"\s*(我的|我们的|我们|我|咱们|咱|(?:my|our|his|her|their)\s+)?({_PERSON_ZH}|"
+                                rf"(?:sister|brother|sis|bro|mom|mum|mother|dad|father|cousin|aunt|uncle|friend|"
+                                rf"colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|grandma|"
+                                rf"grandpa|grandmother|grandfather|niece|nephew|classmate|teammate|husband|wife|"
+                                rf"partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)s?\b)",
+                                re.IGNORECASE)
+_OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
+#: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
+_HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|娃|男朋友|女朋友|男友|女友|"
+                           r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)$", re.IGNORECASE)
+
+
+def about_another_person(text: str) -> str:
+    """The person a message or sentence is about when it is not the user, or "": its first clause begins with a
+    relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
+    …"). A clause with no subject is the speaker's own (Chinese and chat English drop the "I")."""
+    clauses = _clauses(text)
+    if not clauses:
+        return ""
+    first = clauses[0]
+    found = _SUBJECT_PERSON_RE.match(first)
+    if found is None:
+        return ""
+    # The user's own household is the user's news ("我女儿下个月满6岁"); someone else's is not ("his fiancée").
+    if _HOUSEHOLD_RE.search(found.group(2)) and not _OTHERS_POSSESSOR_RE.fullmatch(found.group(1) or ""):
+        return ""
+    return found.group(2)
+
+
 def _mentions_person(content: str) -> bool:
     return bool(_PERSON_ZH_RE.search(content) or _PERSON_EN_RE.search(content))
 

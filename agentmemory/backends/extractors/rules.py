@@ -49,6 +49,11 @@ _NOT_NAMES = frozenset("""american chinese british canadian indian japanese kore
 australian mexican brazilian russian english christian muslim jewish catholic buddhist hindu sorry fine good okay ok
 back done here ready sure happy tired busy free not so just also still now always glad new and but or yes yeah well
 anyway look this that there it what right over out""".split())
+#: Languages people speak are not a tech stack ("I switched from Italian to Korean").
+_HUMAN_LANGUAGE_RE = re.compile(r"(?:english|korean|japanese|chinese|mandarin|cantonese|spanish|french|german|italian|"
+                                r"portuguese|russian|arabic|hindi|dutch|swedish|turkish|vietnamese|thai|greek|polish|"
+                                r"hebrew|indonesian|英语|韩语|日语|中文|普通话|粤语|西班牙语|法语|德语|意大利语|葡萄牙语|俄语)$",
+                                re.IGNORECASE)
 #: A chosen thing said only as a pronoun ("I chose them 'cause ...") names nothing a memory could keep.
 _PRONOUN_VALUE_RE = re.compile(r"(?:them|it|this|that|these|those|him|her|one)\b", re.IGNORECASE)
 _WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|work|working|employer)\b", _I)
@@ -169,6 +174,8 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False  # "我喜欢你刚才那个回答", "I like how you formatted that": feedback on a reply
     if slot_key == "location" and _TIME_ZONE_RE.match(value):
         return False  # "I'm in PST" names a time zone, not a home
+    if slot_key == "tech_stack" and _HUMAN_LANGUAGE_RE.match(value.strip()):
+        return False
     if slot_key == "decision" and _PRONOUN_VALUE_RE.match(value):
         return False
     return not (slot_key == "name" and value.split()[0].lower() in _NOT_NAMES)

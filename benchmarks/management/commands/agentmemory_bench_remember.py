@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from django.conf import settings
@@ -25,7 +25,7 @@ from rest_framework.test import APIClient
 from agentmemory.api_keys import create_api_key
 from agentmemory.audit import audit_context
 from agentmemory.memory.forget import forget_user
-from agentmemory.models import ApiKey, MemoryItem
+from agentmemory.models import ApiKey, ExtractionRun, MemoryItem
 from benchmarks.command import BenchCommand
 
 API = "/api/agentmemory/"
@@ -55,6 +55,12 @@ class Command(BenchCommand):
         parser.add_argument("--show-misses", action="store_true",
                             help="List each missed probe with what was stored (development set only).")
         parser.add_argument("--keep", action="store_true", help="Keep the bench users afterwards.")
+        parser.add_argument("--llm-recordings", default=None,
+                            help="Extract with the LLM extractor, answered from this file of recorded answers by a "
+                                 "local OpenAI-compatible server (benchmarks/recorded_llm.py); requests with no "
+                                 "recording go to FILE.pending.jsonl.")
+        parser.add_argument("--merge-answers", default=None,
+                            help="With --llm-recordings: first add these answers ({key, answer} lines) to it.")
 
     def handle(self, *args, **options):
         path = Path(options["conversations"] or Path(settings.BASE_DIR) / "benchmarks" / "data" / "conv_dev.jsonl")
@@ -63,6 +69,29 @@ class Command(BenchCommand):
         conversations = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
         if options["limit"]:
             conversations = conversations[: options["limit"]]
+        if options["llm_recordings"]:
+            self._with_recorded_llm(Path(options["llm_recordings"]), options, path, conversations)
+            return
+        self._run(path, conversations, options)
+
+    def _with_recorded_llm(self, recordings: Path, options, path: Path, conversations: list[dict]) -> None:
+        from django.test import override_settings
+
+        from benchmarks.recorded_llm import RecordedChatServer, merge_answers
+
+        if options["merge_answers"]:
+            self.stdout.write(f"{merge_answers(recordings, Path(options['merge_answers']))} answers recorded")
+        recordings.with_suffix(".pending.jsonl").unlink(missing_ok=True)
+        with RecordedChatServer(recordings) as server:
+            llm = {**getattr(settings, "AGENTMEMORY", {}), "LLM_URL": server.url, "LLM_MODEL": "recorded",
+                   "EXTRACTOR": "agentmemory.backends.extractors.llm.LLMExtractor"}
+            with override_settings(AGENTMEMORY=llm):
+                self._run(path, conversations, options)
+        self.stdout.write(f"\nLLM extractor from {recordings.name}: {len(server.requests)} requests, "
+                          f"{server.missing} without a recording (answered with no items; written to "
+                          f"{recordings.with_suffix('.pending.jsonl').name})")
+
+    def _run(self, path: Path, conversations: list[dict], options) -> None:
         ApiKey.objects.filter(name="bench-remember").delete()
         _key, raw = create_api_key("bench-remember", scopes=["read", "write", "admin"])
         client = APIClient()
@@ -77,6 +106,8 @@ class Command(BenchCommand):
         self.stdout.write(f"\nturn append p50 {_pct(append_ms, 0.5):.1f} ms, p95 {_pct(append_ms, 0.95):.1f} ms "
                           f"({len(append_ms)} turns); session end with extraction p50 {_pct(end_ms, 0.5):.0f} ms, "
                           f"p95 {_pct(end_ms, 0.95):.0f} ms ({len(end_ms)} sessions)")
+        if self.rejected:
+            self.stdout.write("drafts rejected: " + "; ".join(f"{n} {why}" for why, n in self.rejected.most_common()))
         if options["show_misses"]:
             for miss in misses:
                 self.stdout.write(json.dumps(miss, ensure_ascii=False))
@@ -104,6 +135,10 @@ class Command(BenchCommand):
             end_ms.append((time.perf_counter() - started) * 1000)
         row = stats[(conv["lang"], conv["kind"])]
         row["conversations"] += 1
+        for run in ExtractionRun.objects.filter(session__user_id=user):
+            for result in run.results or []:
+                if result.get("action") == "rejected":
+                    self.rejected[result.get("reason", "").split(" (")[0]] += 1
         stored = list(MemoryItem.objects.for_user(user).exclude(status__in=["deleted", "superseded"]))
         if conv["kind"] == "small_talk":
             row["small_talk_stored"] += bool(stored)
@@ -129,6 +164,7 @@ class Command(BenchCommand):
 
     def execute(self, *args, **options):
         self.keep = options.get("keep", False)
+        self.rejected: Counter[str] = Counter()
         return super().execute(*args, **options)
 
     def _table(self, path: Path, stats) -> None:
