@@ -41,7 +41,7 @@ _RETRACTIONS = (
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\bnot (?:at |with |in |into |using )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:any ?more|any longer)\b", _I),
     re.compile(r"\b(?:is|'s|are|was) [\w&'-]+(?: [\w&'-]+)?,? not (?P<o>[\w&'-]+)", _I),
-    re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*[.!]?\s*$", _I),
+    re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
     re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over)\b(?: now| actually)?",
                _I),

@@ -137,7 +137,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # something about themselves.
                 chosen = [s for s in sentences if not _not_a_fact(s)]
         chosen = [s for s in chosen if not _not_a_fact(s)]
-        if chosen and turn.turn_id in slots_of and _said_by_its_slots(sentences):
+        if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
         if not chosen:
             if replaced:
@@ -251,11 +251,11 @@ def _any_of(field: str, names: list[str]) -> Q:
     return functools.reduce(operator.or_, (Q(value__contains={field: [name]}) for name in names))
 
 
-def _said_by_its_slots(sentences: list[str]) -> bool:
+def _said_by_its_slots(message: str) -> bool:
     """A message of one short sentence whose slots were filled: the slot facts hold all it says."""
-    if len(sentences) != 1:
+    text = message.strip()
+    if len(split_sentences(text)) != 1:
         return False
-    text = sentences[0]
     return len(text) <= SHORT_ZH if is_chinese(text) else len(text.split()) <= SHORT_EN
 
 

@@ -25,6 +25,7 @@ from ..memory.redact import redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..types import MemoryDraft, WriteResult
 from . import grounding
+from .corrections import without_retractions
 from .episodes import with_episodes
 
 logger = logging.getLogger("agentmemory.working")
@@ -173,6 +174,10 @@ def _extract_items(run: ExtractionRun, session: Session, extractor: Extractor) -
         drafts = grounding.checked(texts, drafts)
         refused = [d for d in drafts if grounding.refused(d)]
         drafts = [d for d in drafts if not grounding.refused(d)]
+        # A memory that replaces another says the new value only, as an episode does ("用户现在经营一家咖啡店",
+        # not "…，不再在招商银行工作"): the old one stays in the history, not in the prompt beside the new.
+        drafts = [dataclasses.replace(d, content=without_retractions(d.content)) if d.supersedes_ids else d
+                  for d in drafts]
     if run.kind == ExtractionRun.Kind.REMEMBER:
         drafts = _as_remembered(drafts, texts, extractor)
     if app_settings.EXTRACTION_EPISODES:

@@ -32,8 +32,11 @@ GUESS_CONFIDENCE = 0.5
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]{2,}")
 #: Where one statement ends and the next begins, within a sentence too ("不在阿里了，现在在腾讯").
-_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\s+-\s+|\b(?:but|instead|now|and now|though)\b|但是|但|而是|现在|如今|后来",
+_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+|\b(?:but|instead|now|and now|though|and|also)\b|"
+                        r"但是|但|而是|现在|如今|后来",
                         re.IGNORECASE)
+#: Where a sentence's first clause ends, for whom it is about ("My sister and I" stays one subject).
+_FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+")
 _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|哥哥|妹妹|弟弟|老姐|老哥|姐|哥|妹|弟|妈妈|妈|爸爸|爸|母亲|父亲|"
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女")
@@ -180,13 +183,10 @@ def about_another_person(text: str) -> str:
     """The person a message or sentence is about when it is not the user, or "": its first clause begins with a
     relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
     …"). A clause with no subject is the speaker's own (Chinese and chat English drop the "I")."""
-    clauses = _clauses(text)
-    if not clauses:
-        return ""
-    first = clauses[0]
+    first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()), "")
     found = _SUBJECT_PERSON_RE.match(first)
-    if found is None:
-        return ""
+    if found is None or (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first):
+        return ""  # no one else, or "My sister and I", "我和表姐": the user too
     # The user's own household is the user's news ("我女儿下个月满6岁"); someone else's is not ("his fiancée").
     if _HOUSEHOLD_RE.search(found.group(2)) and not _OTHERS_POSSESSOR_RE.fullmatch(found.group(1) or ""):
         return ""

@@ -135,3 +135,28 @@ def test_an_imported_conversation_keeps_when_it_was_said(api_client, django_capt
     future = api_client.post(f"{API}sessions/{session['id']}/turns/", {
         "role": "user", "content": "x", "said_at": "2999-01-01T00:00:00Z"}, format="json")
     assert future.status_code == 400 and future.json()["field"] == "said_at"
+
+
+def test_a_message_about_someone_else_or_a_condition_keeps_nothing_of_the_users(api_client, talk):
+    talk("oth", "我堂哥在京东做了五年运营，最近想跳槽去美团，他问我靠不靠谱",
+         "My brother just started a job at Shopify in Toronto, what should I get him?",
+         "If my knee ever stops hurting I might take up tennis again")
+    stored = [m.content for m in MemoryItem.objects.for_user("oth").current()]
+    assert current("oth", "employer") == [] and current("oth", "location") == []
+    assert not [c for c in stored if "美团" in c or "Shopify" in c or "tennis" in c], stored
+
+
+def test_a_fact_said_in_the_same_sentence_as_a_request_is_kept(api_client, talk):
+    talk("cl", "i teach violin at a community music school, how do i price private lessons for adults")
+    assert "violin" in remembered(api_client, "cl", "What instrument does the user teach?")
+
+
+def test_a_correction_that_names_the_old_value_beside_the_new_shows_only_the_new(api_client, talk):
+    talk("cn", "my cat Pickles keeps scratching the sofa, any deterrent spray you'd trust?")
+    talk("cn", "oops, her name is Pickle, not Pickles. the spray worked by the way")
+    shown = remembered(api_client, "cn", "What is the name of the user's cat?")
+    assert "Pickle" in shown and "Pickles" not in shown
+    talk("cs", "I've been learning Portuguese on Duolingo for a few months, any podcasts for beginners?")
+    talk("cs", "so I switched from Portuguese to Japanese, I'm moving to Osaka next spring. where do I start?")
+    shown = remembered(api_client, "cs", "What language is the user learning?")
+    assert "Japanese" in shown and "Portuguese" not in shown
