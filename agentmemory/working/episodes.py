@@ -160,9 +160,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     return [*drafts, *episodes]
 
 
-def _one_sentence(pieces: list[str]) -> bool:
-    """Whether the pieces are the clauses of one sentence (see _sentences)."""
-    return len(split_sentences("".join(pieces))) == 1
+def _one_sentence(message: str) -> bool:
+    """Whether the message is one sentence (its pieces are then its clauses, see _sentences)."""
+    return len([1 for a, b in split_sentences(message) if message[a:b].strip()]) == 1
 
 
 def _not_a_fact(sentence: str) -> bool:
@@ -179,7 +179,7 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: i
     scores = [float(keep[at + i]) for i in range(len(sentences))]
     at += len(sentences)
     text = "".join(sentences)
-    clauses = _one_sentence(sentences)
+    clauses = _one_sentence(message.strip())
     if clauses and whole_keep >= model.keep_threshold:
         return _whole(message, whole_keep, model), at  # one sentence that discloses: kept as it was said
     # The whole decides; one sentence (or clause) alone only when nothing in the message is hypothetical ("假如
@@ -190,9 +190,11 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: i
     # The message tells something about the user: kept but for its questions about something else and its
     # sentences plainly not about the user (a sentence alone is often misread: "the shop is called Ember Lane
     # now" after "rebranded!!", so only clear ones go).
+    # A sentence that retracts a value keeps its place whatever it scored alone: it holds the new value
+    # ("oops, her name is Pickle, not Pickles.").
     return [s for s, score in zip(sentences, scores, strict=True)
             if not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s)
-            and score >= SENTENCE_DROP], at
+            and (score >= SENTENCE_DROP or corrections.retracted_terms(s))], at
 
 
 def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -> list[str]:
