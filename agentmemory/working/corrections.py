@@ -43,8 +43,8 @@ _RETRACTIONS = (
     re.compile(r"\b(?:is|'s|are|was) [\w&'-]+(?: [\w&'-]+)?,? not (?P<o>[\w&'-]+)", _I),
     re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
-    re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over)\b(?: now| actually)?",
-               _I),
+    re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over|gone|history)\b"
+               r"(?: now| actually)?", _I),
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
@@ -82,11 +82,13 @@ TOPICS: dict[str, re.Pattern] = {
                            r"nights?|weekends?)\b", _I),
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
                            r"mandarin|language)\b", _I),
-    "habit": re.compile(r"烟|酒|戒|运动|跑步|健身|减肥|作息|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|running|"
-                        r"workout|exercis\w*|sober)\b", _I),
+    "habit": re.compile(r"烟|酒|戒|运动|跑步|夜跑|晨跑|游泳|骑行|瑜伽|健身|减肥|作息|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|"
+                        r"running|swim\w*|cycling|yoga|workout|exercis\w*|sober)\b", _I),
+    "deadline": re.compile(r"截止|交稿|推迟|延期|挪到|上线|发布|\b(?:ddl|deadlines?|due|launch\w*|release|"
+                           r"pushed (?:back|to))\b", _I),
     "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage)\b", _I),
     "venture": re.compile(r"项目|店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
-                          r"etsy|rebrand\w*|renamed)\b", _I),
+                          r"etsy|rebrand\w*|renamed|newsletter|substack)\b", _I),
 }
 
 
@@ -161,6 +163,6 @@ def _without_old_values(text: str) -> str:
 
 
 def topics(text: str) -> set[str]:
-    """The coarse topics ``text`` speaks of (work, home, study, pet, health, family, device, name, schedule,
-    language, money, venture)."""
+    """The coarse topics ``text`` speaks of (work, home, study, pet, health, family, device, music, name,
+    schedule, language, habit, deadline, money, venture)."""
     return {name for name, pattern in TOPICS.items() if pattern.search(text or "")}

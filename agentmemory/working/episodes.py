@@ -11,7 +11,11 @@ supersedes the user's earlier memories about the same thing, as working/correcti
 names as retracted, the episodes that filled the same single-valued slot, else the one episode of the same
 topic closest in meaning (cosine of the bundled embedder's vectors at least CORRECTION_MIN_COSINE, or
 CUE_MIN_COSINE when only a word says something changed). Requests, small talk, hypotheticals and facts
-about other people are not kept.
+about other people are not kept: a message whose first clause speaks of someone outside the user's household
+("我表哥在华为上班，…", "My sister just moved …") gives no episode and no slot fact, and a condition ("If my knee
+ever heals …") is left out of any episode. A one-sentence message the classifier does not keep whole is read
+clause by clause, since a fact and a request often share one sentence ("im a nurse, working nights, how do
+people cope").
 """
 from __future__ import annotations
 
@@ -68,6 +72,8 @@ CORRECTION_MIN_COSINE = 0.75
 CUE_MIN_COSINE = 0.8
 #: ...when the correction speaks of no topic the vocabulary knows.
 NO_TOPIC_MIN_COSINE = 0.85
+#: Most pieces of one message tried as the correction (each is one more nearest-episode query).
+MAX_CORRECTION_PIECES = 3
 #: Slots whose values do not replace each other: a second pet does not correct the first.
 _ADDITIVE_SLOTS = frozenset({"likes", "dislikes", "do_not_recommend", "decision", "event", "feedback", "note",
                              "diet", "pet", "child", "hobby", "project"})
@@ -117,13 +123,18 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         whole_keep, whole_correction = float(keep[at]), float(correction[at])
         vector = rows[at, :384]
         at += 1
+        # The pieces that say something changed: a correction is often one clause of a long message
+        # ("半马计划泡汤了，…，我现在改成游泳了"), closer in meaning to what it corrects than the whole is.
+        pieces = len(sentences) if len(sentences) > 1 and keep_episodes else 0
+        changing = [rows[at + i, :384] for i, piece in enumerate(sentences[:pieces])
+                    if corrections.signals_change(piece)][:MAX_CORRECTION_PIECES]
         slots = sorted(set(slots_of.get(turn.turn_id, [])))
         about = sorted(corrections.topics(turn.content))
         judged = whole_correction >= model.correction_threshold
         corrects = judged or corrections.signals_change(turn.content)
         # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
         # judgement does.
-        replaced = tuple(corrected_items(user_id, turn.content, slots, about, vector,
+        replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE)) \
             if corrects else ()
         chosen: list[str] = []
@@ -131,11 +142,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             chosen, at = _disclosing(sentences, whole_keep, keep, at, model, turn.content)
             if turn.turn_id in others:
                 chosen = []  # about someone else, whatever a clause of it scored
-            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or (whole_keep >= RETRACTION_KEEP and (
-                    judged or corrections.retracted_terms(turn.content)))):
+            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or (
+                    whole_keep >= RETRACTION_KEEP and (judged or corrections.retracted_terms(turn.content)))):
                 # The extractor filled a slot from it, or it corrects or retracts something: the user did say
                 # something about themselves.
-                chosen = [s for s in sentences if not _not_a_fact(s)]
+                chosen = sentences
         chosen = [s for s in chosen if not _not_a_fact(s)]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
@@ -206,7 +217,7 @@ def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -
     return [text] if whole_keep >= model.keep_threshold else []
 
 
-def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vector: np.ndarray, *,
+def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vectors: Sequence[np.ndarray], *,
                     min_cosine: float = 0.75) -> list[int]:
     """The user's current memories a correction replaces (working/corrections.py): those holding a value it
     retracts by name; else the episodes that filled one of its single-valued slots; else the episode of the
@@ -231,11 +242,15 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         return []  # stored vectors of another model than the classifier's
     # Of the same topic, else (a topic the vocabulary does not know: "现在改学吉他") any episode, closer still.
     same = episodes.filter(_any_of("topics", about)) if about else episodes
-    nearest = (same.filter(embedding_model=bundled)
-               .exclude(embedding=None).annotate(distance=CosineDistance("embedding", vector.tolist()))
-               .order_by("distance").values_list("pk", "distance").first())
-    if nearest is not None and 1.0 - float(nearest[1]) >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
-        return [nearest[0]]
+    best: tuple[float, int] | None = None
+    for vector in vectors:  # the whole message, then its pieces that say something changed
+        nearest = (same.filter(embedding_model=bundled)
+                   .exclude(embedding=None).annotate(distance=CosineDistance("embedding", vector.tolist()))
+                   .order_by("distance").values_list("pk", "distance").first())
+        if nearest is not None and (best is None or 1.0 - float(nearest[1]) > best[0]):
+            best = (1.0 - float(nearest[1]), nearest[0])
+    if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
+        return [best[1]]
     return []
 
 
