@@ -144,6 +144,8 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 LOGIN_URL = "/accounts/login/"
+# A person who logs in without a "next" lands on their memory page (Django's default, /accounts/profile/, is a 404 here).
+LOGIN_REDIRECT_URL = "/memory/"
 
 LOGGING = {
     "version": 1,

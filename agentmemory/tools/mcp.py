@@ -74,10 +74,13 @@ def build_server(principal: Principal):
     @server.call_tool(validate_input=False)  # the tool's serializer validates, with field-level messages
     async def call(name: str, arguments: dict[str, Any]):
         try:
-            return await _in_thread(call_tool, principal, name, arguments)
+            result = await _in_thread(call_tool, principal, name, arguments)
         except AgentMemoryError as exc:
             return types.CallToolResult(isError=True, content=[types.TextContent(
                 type="text", text=f"{type(exc).__name__}: {exc}")])
+        # The text a model reads is readable UTF-8 JSON ("用户在腾讯工作", not "\\u7528..."), as REST tools/call
+        # returns it; the same object goes along as structured content.
+        return [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, indent=2, default=str))], result
 
     @server.list_resource_templates()
     async def templates() -> list[types.ResourceTemplate]:

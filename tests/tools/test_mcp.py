@@ -47,6 +47,9 @@ def _check(result: dict) -> None:
     assert not result["remembered"].isError
     recalled = json.loads(result["recalled"].content[0].text)
     assert recalled["memories"][0]["content"] == "我们公司是做母婴用品的"
+    # Readable UTF-8 JSON for the model, as REST tools/call gives it; the same object as structured content.
+    assert "我们公司是做母婴用品的" in result["recalled"].content[0].text and "\\u" not in result["recalled"].content[0].text
+    assert result["recalled"].structuredContent == recalled
     context = json.loads(result["context"].content[0].text)
     assert "【用户记忆】" in context["prompt"] and "母婴用品" in context["prompt"]
     assert json.loads(result["ended"].content[0].text)["status"] == "ended"
