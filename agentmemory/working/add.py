@@ -59,7 +59,9 @@ def add_messages(user_id: str, messages: Any, *, agent_id: str = "", metadata: d
             results.append({"memory_id": result.memory_id, "action": result.action, "content": message["content"],
                             "reason": result.reason})
         return AddOutcome(None, None, "done", results)
-    session = create_session(user_id=user_id, agent_id=agent_id, metadata={"via": "add", **tags})
+    # The session's context tags go to every memory extracted from it (extract.session_tags).
+    session = create_session(user_id=user_id, agent_id=agent_id,
+                             metadata={"via": "add", **({"tags": tags} if tags else {})})
     for message in messages:
         append_turn(session, role=message["role"], content=message["content"], remember=False)
     run = end_session(session)

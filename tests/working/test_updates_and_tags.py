@@ -159,3 +159,17 @@ def test_context_tags_from_the_session_and_the_text_filter_recall(api_client, dj
     assert {r["metadata"].get("product") for r in mem0["results"]} == {"atlas"}
     assert api_client.post(f"{USERS}/tags/memories/search/", {"query": "x", "tags": ["project"]},
                            format="json").status_code == 400
+
+
+@pytest.mark.parametrize("infer", [True, False])
+def test_mem0_add_keeps_metadata_as_context_tags_with_and_without_infer(api_client, infer):
+    added = api_client.post("/api/agentmemory/v1/memories/", {
+        "messages": [{"role": "user", "content": "我们公司是做母婴用品的，主打安全环保。"}], "user_id": f"meta-{infer}",
+        "metadata": {"project": "spring-launch"}, "infer": infer}, format="json")
+    assert added.status_code in (200, 201), added.json()
+    stored = list(MemoryItem.objects.for_user(f"meta-{infer}").current())
+    assert stored and all(m.tags.get("project") == "spring-launch" for m in stored), [(m.content, m.tags) for m in stored]
+    found = api_client.post("/api/agentmemory/v1/memories/search/", {
+        "query": "公司做什么", "user_id": f"meta-{infer}", "filters": {"metadata": {"project": "spring-launch"}}},
+        format="json").json()
+    assert found["results"] and {r["metadata"]["project"] for r in found["results"]} == {"spring-launch"}
