@@ -3,7 +3,9 @@
 The REST API, the admin's upload form and ``agentmemory_ingest`` all come in here, so an upload is
 handled one way everywhere: its format detected (or the one given checked), its size limited
 (``MAX_UPLOAD_BYTES``), an empty file refused, its text parsed and limited (``MAX_DOCUMENT_CHARS``),
-and its title defaulted (the parser's, else the file name's stem, else the first line). Running the
+and its title defaulted (the parser's when it means something, else the file name's stem, else the first
+line). An upload without ``external_id`` is identified by its file name within the base (``file:<name>``): a
+changed ``warranty.pdf`` is the next version of the same document, not a second one. Running the
 job is the caller's choice: ``tasks.knowledge.submit_import`` (now or on a worker) or the bulk pipeline.
 """
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import Protocol
 
 from ..conf import app_settings
 from ..exceptions import InvalidInput
-from ..models import ImportJob, KnowledgeBase
-from .ingest import default_title, prepare_document
+from ..models import Document, ImportJob, KnowledgeBase
+from .ingest import content_hash, default_title, prepare_document
 from .jobs import create_import_job
 from .parse import TEXT_FORMATS, DocumentTooLarge, ParsedDocument, check_format, detect_format
 
@@ -51,6 +53,21 @@ def prepare_upload(upload: Upload, *, fmt: str = "", title: str = "") -> Prepare
     return PreparedDocument(parsed, fmt, title or default_title(parsed, name.rsplit(".", 1)[0]))
 
 
+def upload_key(knowledge_base: KnowledgeBase, upload: Upload, text: str) -> str:
+    """The document an upload without ``external_id`` is a version of: the base's document of the same file
+    name (``file:warranty.pdf``; a changed file is its next version), or, for a document uploaded before
+    files were named so, the one keyed by this content's hash."""
+    name = (upload.name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if not name:
+        return ""
+    by_name = f"file:{name}"[:255]
+    legacy = f"sha256:{content_hash(text)[:16]}"
+    documents = Document.objects.filter(knowledge_base=knowledge_base)
+    if not documents.filter(external_id=by_name).exists() and documents.filter(external_id=legacy).exists():
+        return legacy
+    return by_name
+
+
 def prepare_text(text: str, *, fmt: str = "", title: str = "") -> PreparedDocument:
     """Check a text format (markdown by default; PDF and DOCX come as files), parse, default the title."""
     fmt = check_format(fmt or "markdown")
@@ -72,6 +89,7 @@ def import_document(knowledge_base: KnowledgeBase, *, upload: Upload | None = No
         raise InvalidInput("Give a file or a text to import, not both.", field="file")
     if upload is not None:
         prepared = prepare_upload(upload, fmt=fmt, title=title)
+        external_id = external_id or upload_key(knowledge_base, upload, prepared.parsed.text)
     else:
         prepared = prepare_text(text, fmt=fmt, title=title)
     return create_import_job(knowledge_base=knowledge_base, parsed=prepared.parsed, title=prepared.title,

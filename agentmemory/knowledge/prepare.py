@@ -11,6 +11,7 @@ its chunk rows, vectors copied from any chunk of the base with the same content 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
@@ -43,9 +44,22 @@ def validate_text(text: str, *, max_chars: int | None = None) -> None:
         )
 
 
+#: Titles that generators write into a file's metadata and that name nothing ("untitled", "Microsoft Word -
+#: Document1", "无标题"): the file name says more.
+_PLACEHOLDER_TITLE_RE = re.compile(r"(?:untitled(?: document)?|document\d*|new document|microsoft word - .*|"
+                                   r"无标题(?:文档)?|未命名(?:文档)?|文档\d*|title|\W*)", re.IGNORECASE)
+
+
+def meaningful_title(title: str) -> bool:
+    """Whether a title from a file's metadata names the document (not a generator's placeholder)."""
+    title = (title or "").strip()
+    return not _PLACEHOLDER_TITLE_RE.fullmatch(title)
+
+
 def default_title(parsed: ParsedDocument, fallback: str = "") -> str:
-    """The parser's title, else the fallback (file name), else the first non-empty line."""
-    if parsed.title.strip():
+    """The parser's title when it means something, else the fallback (file name), else the first non-empty
+    line."""
+    if meaningful_title(parsed.title):
         return parsed.title.strip()[:500]
     if fallback.strip():
         return fallback.strip()[:500]

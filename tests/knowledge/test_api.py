@@ -1,6 +1,8 @@
 """Knowledge base and document import through the REST API (eager Celery: answers carry the result)."""
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
@@ -199,3 +201,27 @@ def test_missing_parser_package_is_a_415_naming_the_extra(api_client, kb, monkey
 
 def test_api_needs_a_key(client, kb):
     assert client.get(f"{BASE}manuals/").status_code in (401, 403)
+
+
+def test_a_changed_file_uploaded_again_is_the_next_version_titled_by_its_name(api_client, kb, counting_embedder):
+    from pypdf import PdfReader, PdfWriter
+
+    def pdf(text: str) -> bytes:
+        writer = PdfWriter(clone_from=PdfReader(io.BytesIO(make_pdf([["Warranty", text]]))))
+        writer.add_metadata({"/Title": "untitled"})  # what some generators write
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue()
+
+    first = api_client.post(f"{BASE}manuals/documents/", {
+        "file": SimpleUploadedFile("warranty.pdf", pdf("The warranty lasts two years."))}, format="multipart")
+    assert first.status_code == 201, first.content
+    assert first.json()["document"]["title"] == "warranty"  # the file name, not the placeholder
+    second = api_client.post(f"{BASE}manuals/documents/", {
+        "file": SimpleUploadedFile("warranty.pdf", pdf("The warranty lasts THREE years."))}, format="multipart")
+    assert second.status_code == 201, second.content
+    assert second.json()["document_id"] == first.json()["document_id"] and second.json()["version"] == 2
+    hits = api_client.post(f"{BASE}manuals/search/", {"query": "warranty years", "mode": "keyword"},
+                           format="json").json()["hits"]
+    texts = " ".join(h["text"] for h in hits)
+    assert "THREE years" in texts and "two years" not in texts

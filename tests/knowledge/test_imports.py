@@ -38,7 +38,9 @@ def test_import_document_from_text_records_a_job_that_imports_it(kb, counting_em
 def test_import_document_from_an_upload_detects_format_and_defaults_the_title(kb):
     upload = SimpleUploadedFile("notes/setup-guide.txt", b"plain words, no heading", "text/plain")
     job = import_document(kb, upload=upload)
-    assert (job.format, job.title, job.external_id) == ("text", "setup-guide", "")
+    # With no external_id, the file name identifies the document in its base (the next upload of
+    # setup-guide.txt is its next version).
+    assert (job.format, job.title, job.external_id) == ("text", "setup-guide", "file:setup-guide.txt")
     nameless = SimpleUploadedFile("README", b"# Title\n\nbody", "text/markdown")
     assert import_document(kb, upload=nameless, title="given").title == "given"
 
