@@ -201,7 +201,7 @@ class AppSettings:
         {"user_stated": 1.0, "system_log": 0.8, "model_inferred": 0.6})
     PII_REDACTION: Setting[bool] = Setting(True)
     PII_RULES: Setting[list[Any]] = Setting(
-        ["email", "cn_id", "mobile", "intl_phone", "landline", "nanp_phone", "card", "address"],
+        ["email", "cn_id", "mobile", "intl_phone", "landline", "nanp_phone", "us_ssn", "card", "address"],
         doc='Which redaction rules run (a host may drop one) and its own, as dotted paths of '
             'callable(text) -> text.')
     PII_EXTRA_RULES: Setting[list[Any]] = Setting([])

@@ -1,6 +1,6 @@
 """PII redaction applied before anything is stored: e-mails, Chinese ID numbers, mobile phones, landlines,
-international and North-American phone numbers, bank cards (Luhn), and street addresses (coarsened to the
-city or district). Runs on memories, turns (before they are stored), rolling summaries, extraction
+international and North-American phone numbers (not businesses' 400/800 and toll-free hotlines), bank cards
+(Luhn), US social security numbers, and street addresses (coarsened to the city or district). Runs on memories, turns (before they are stored), rolling summaries, extraction
 payloads and audit details.
 
 Per deployment: AGENTMEMORY['PII_RULES'] lists the rules that run (a host may turn one off) and
@@ -38,18 +38,21 @@ _LANDLINE_RE = re.compile(
 _INTL_RE = re.compile(r"(?<![\w+])\+([1-9]\d{0,2})[\s.-]?((?:\(?\d{1,4}\)?[\s.-]?){2,5}\d{2,4})(?!\d)")
 # North-American numbers without a country code: (415) 555-0132, 415-555-0132, 415.555.0132.
 _NANP_RE = re.compile(r"(?<![\d+])(?<!\d[\s.-])(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\s.-]?\d)")
+# US social security numbers: 123-45-6789 (area 000, 666 and 9xx are never issued).
+_SSN_RE = re.compile(r"(?<![\d-])(?!000|666|9\d\d)(\d{3})-(?!00)(\d{2})-(?!0000)(\d{4})(?![\d-])")
 # Chinese street addresses: "...路/街/大道 90 号 (3 栋 2 单元 501 室)" or "...小区 5 栋 301 室", starting right
 # after the division that precedes it (省/市/区/县/镇...), which stays, or after 住在 / 在 / 于 / 地址.
 _CN_ADMIN = "省市区县镇乡旗"
 _CN_UNIT = rf"(?:\s*(?:{_D}+|[A-Za-z]+)\s*(?:栋|幢|座|号楼|单元|层|楼|室|号))"
 _CN_STREET_RE = re.compile(
     rf"(?<=[{_CN_ADMIN}\s，,。:：在于址])[^\s，,。:：{_CN_ADMIN}在于]{{1,10}}?"
-    rf"(?:(?:路|街|大道|大街|巷|弄|胡同)\s*{_D}+\s*(?:号|號){_CN_UNIT}*|(?:小区|花园|公寓|大厦){_CN_UNIT}+)"
+    rf"(?:(?:路|街|大道|大街|巷|弄|胡同)(?:[东西南北中]段|[一二三四五六七八九十]段)?\s*{_D}+\s*(?:号|號){_CN_UNIT}*"
+    rf"|(?:小区|花园|公寓|大厦){_CN_UNIT}+)"
 )
 # English street lines: "90 Wensan Road, Apt 5" (the city and region that follow stay).
 _EN_STREET_RE = re.compile(
-    r"\b\d{1,6}\s+(?:[A-Z][A-Za-z'.-]*\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|"
-    r"Way|Court|Ct|Place|Pl|Terrace|Highway|Hwy)\b\.?(?:,?\s*(?:Apt|Apartment|Suite|Ste|Unit|#)\.?\s*[\w-]+)?"
+    r"\b\d{1,6}[A-Za-z]?\s+(?:[A-Z][A-Za-z'.-]*\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|"
+    r"Drive|Dr|Way|Court|Ct|Place|Pl|Terrace|Highway|Hwy|Parkway|Pkwy|Circle|Cir|Square|Sq|Plaza|Row|Close)\b\.?(?:,?\s*(?:Apt|Apartment|Suite|Ste|Unit|#)\.?\s*[\w-]+)?"
 )
 
 
@@ -100,8 +103,19 @@ def _mask_intl(match: re.Match) -> str:
     return f"+{match.group(1)} ****{digits[-4:]}"
 
 
+#: Business lines, not a person's: China's 400/800 service hotlines and North America's toll-free codes.
+_HOTLINE_CODES = frozenset({"400", "800", "888", "877", "866", "855", "844", "833"})
+
+
 def _mask_nanp(match: re.Match) -> str:
-    return f"***-***-{_ascii_digits(match.group(0))[-4:]}"
+    digits = _ascii_digits(match.group(0))
+    if digits[:3] in _HOTLINE_CODES:
+        return match.group(0)  # "400-800-1234", "1-800-555-0199": a company's hotline stays readable
+    return f"***-***-{digits[-4:]}"
+
+
+def _mask_ssn(match: re.Match) -> str:
+    return f"***-**-{match.group(3)}"
 
 
 def _drop_cn_street(match: re.Match) -> str:
@@ -123,6 +137,7 @@ RULES: dict[str, tuple[re.Pattern, Any]] = {
     "intl_phone": (_INTL_RE, _mask_intl),
     "landline": (_LANDLINE_RE, _mask_landline),
     "nanp_phone": (_NANP_RE, _mask_nanp),
+    "us_ssn": (_SSN_RE, _mask_ssn),
     "address": (None, None),
 }
 

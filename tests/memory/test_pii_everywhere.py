@@ -98,3 +98,23 @@ def test_redaction_stays_linear_on_long_turns():
         redact(text)
     assert time.perf_counter() - started < 10
     assert redact("写信给 lin.wei+test@example.com") == "写信给 l***@example.com"
+
+
+@pytest.mark.parametrize(("text", "gone", "kept"), [
+    ("客服热线 400-800-1234，我的手机 13812345678", ["13812345678"], ["400-800-1234", "138****5678"]),
+    ("call 1-800-555-0199 or my cell 415-555-0132", ["415-555-0132"], ["800-555-0199", "***-***-0132"]),
+    ("my SSN is 123-45-6789", ["123-45-6789"], ["***-**-6789"]),
+    ("I live at 221B Baker Street, London", ["221B Baker Street"], ["London"]),
+    ("ship it to 1600 Amphitheatre Parkway, Mountain View, CA 94043", ["1600 Amphitheatre"], ["Mountain View"]),
+    ("我住在成都市天府大道北段1700号环球中心附近", ["1700号"], ["成都市"]),
+    ("身份证 110101199003071234，卡号 4111 1111 1111 1111", ["199003071234", "4111 1111"],
+     ["110***********1234", "************1111"]),
+])
+def test_pii_rules_tell_people_from_businesses_and_cover_more_addresses(text, gone, kept):
+    from agentmemory.memory.redact import redact_text
+
+    masked = redact_text(text)
+    for piece in gone:
+        assert piece not in masked, masked
+    for piece in kept:
+        assert piece in masked, masked
