@@ -6,6 +6,7 @@ The database is the embedded PostgreSQL unless DATABASE_URL is set. Redis is the
 from __future__ import annotations
 
 import os
+import uuid
 
 import pytest
 
@@ -13,6 +14,10 @@ from tests.celery_helpers import reset_broker_state
 
 # One OpenMP thread for the bundled embedder: a test process and a worker thread must not fight.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Each run sends its Celery tasks to a queue of its own, read by its worker thread (celery_app_with_broker)
+# and by the worker processes it starts (they inherit the variable; project/settings.py reads it): two
+# checkouts testing at once on one machine and one Redis database never take each other's tasks.
+os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"agentmemory-test-{uuid.uuid4().hex[:12]}")
 
 
 @pytest.fixture(scope="session")
@@ -33,8 +38,10 @@ def celery_app_with_broker(redis_url):
     """The project's Celery app switched from eager mode to the real broker for the session."""
     from project.celery import app
 
-    saved = {k: app.conf.get(k) for k in ("broker_url", "result_backend", "task_always_eager")}
-    app.conf.update(broker_url=redis_url, result_backend=redis_url, task_always_eager=False)
+    saved = {k: app.conf.get(k) for k in ("broker_url", "result_backend", "task_always_eager", "task_default_queue")}
+    app.conf.update(broker_url=redis_url, result_backend=redis_url, task_always_eager=False,
+                    task_default_queue=os.environ["CELERY_TASK_DEFAULT_QUEUE"])
+    app.amqp.__dict__.pop("queues", None)  # built from the default queue when first used
     yield app
     app.conf.update(**saved)
 

@@ -21,6 +21,20 @@ def test_task_runs_on_a_real_worker_through_the_broker(celery_worker, celery_app
     assert outcome["norm"] == pytest.approx(1.0, abs=1e-3)
 
 
+@pytest.mark.worker
+def test_a_run_uses_its_own_queue_and_leaves_other_runs_tasks_alone(celery_worker, celery_app_with_broker):
+    """Two checkouts testing at once on one Redis database: each run's tasks go to its own queue, and its
+    worker does not take what another run (or a plain worker's default queue) sent."""
+    app = celery_app_with_broker
+    queue = app.conf.task_default_queue
+    assert queue.startswith("agentmemory-test-") and queue == os.environ["CELERY_TASK_DEFAULT_QUEUE"]
+    foreign = health_check.apply_async(queue="agentmemory-test-another-run")
+    assert health_check.delay().get(timeout=60)["dimensions"] == 384  # ours ran
+    assert foreign.state == "PENDING"  # theirs is still waiting for its own worker
+    with app.connection_for_write() as conn:
+        conn.default_channel.client.delete("agentmemory-test-another-run")
+
+
 def _eager_in_fresh_process(**env_overrides) -> str:
     env = {k: v for k, v in os.environ.items() if k != "CELERY_BROKER_URL"}
     env.update(env_overrides)
