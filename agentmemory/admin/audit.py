@@ -66,6 +66,41 @@ class AuditEventAdmin(ReadOnlyAdmin):
             "opts": self.model._meta})
 
 
+def schedule_words(schedule) -> str:
+    """A Celery schedule as an operator reads it: "every day at 03:40 UTC", "every 10 minutes"."""
+    import datetime as dt
+
+    every = getattr(schedule, "run_every", schedule)
+    if isinstance(every, int | float):
+        every = dt.timedelta(seconds=every)
+    if isinstance(every, dt.timedelta):
+        seconds = int(every.total_seconds())
+        for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+            if seconds >= size and seconds % size == 0:
+                n = seconds // size
+                return f"every {unit}" if n == 1 else f"every {n} {unit}s"
+        return f"every {seconds} seconds"
+    fields = [str(getattr(schedule, f"_orig_{name}", "")) for name in
+              ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")]
+    if not all(fields):
+        return " ".join(str(schedule).split())
+    minute, hour, day, month, weekday = fields
+    from django.conf import settings
+
+    zone = str(getattr(schedule, "tz", None) or getattr(settings, "CELERY_TIMEZONE", None) or "UTC")
+    if (day, month) == ("*", "*") and minute.isdigit() and hour.isdigit():
+        when = f"at {int(hour):02d}:{int(minute):02d} {zone}"
+        if weekday == "*":
+            return f"every day {when}"
+        return f"on weekdays {weekday} {when}"
+    if (hour, day, month, weekday) == ("*", "*", "*", "*"):
+        if minute.isdigit():
+            return f"every hour at minute {int(minute)}"
+        if minute.startswith("*/") and minute[2:].isdigit():
+            return f"every {int(minute[2:])} minutes"
+    return f"cron {minute} {hour} {day} {month} {weekday} ({zone})"
+
+
 def scheduled_jobs() -> list[dict]:
     """Each job of BEAT_SCHEDULE with its django-celery-beat row (when installed) and its audit trail."""
     from django.apps import apps
@@ -84,8 +119,7 @@ def scheduled_jobs() -> list[dict]:
         changed = AuditEvent.objects.filter(actor=actor).aggregate(n=Count("id"), last=Max("created_at"))
         row = rows.get(name)
         jobs.append({
-            "name": name, "task": entry["task"], "schedule": " ".join(str(row.schedule if row else entry["schedule"])
-                                                                      .split()),
+            "name": name, "task": entry["task"], "schedule": schedule_words(row.schedule if row else entry["schedule"]),
             "enabled": row.enabled if row else None, "last_run_at": row.last_run_at if row else None,
             "total_run_count": row.total_run_count if row else None,
             "row_url": reverse("admin:django_celery_beat_periodictask_change", args=[row.pk]) if row else "",

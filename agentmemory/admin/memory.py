@@ -107,7 +107,8 @@ class MemoryItemForm(forms.ModelForm):
 @admin.register(MemoryItem)
 class MemoryItemAdmin(admin.ModelAdmin):
     form = MemoryItemForm
-    list_display = ["id", "user_link", "agent_id", "type", "key", "short_content", "source", "confidence", "status",
+    # Status early: at common widths the last columns scroll out of view, and a superseded row must not look current.
+    list_display = ["id", "user_link", "status", "type", "key", "short_content", "source", "confidence", "agent_id",
                     "access_count", "created_at"]
     list_filter = [UserFilter, AgentFilter, "status", "type", "source", ConfidenceFilter, PiiMaskedFilter]
     search_fields = ["=user_id", "key", "content"]

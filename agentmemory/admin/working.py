@@ -56,6 +56,8 @@ class SessionAdmin(admin.ModelAdmin):
     readonly_fields = ["id", "user_id", "agent_id", "status", "started_at", "last_activity_at", "ended_at",
                        "archived_at", "turn_count", "redacted_summary", "summary_covers_seq", "summary_updated_at",
                        "extracted_up_to", "metadata", "task_state"]
+    # The summary is shown once, PII-masked (redacted_summary), not also as the raw model field.
+    exclude = ["summary"]
     inlines = [TurnInline, ExtractionRunInline]
     actions = ["end_and_extract", "refresh_summary"]
 

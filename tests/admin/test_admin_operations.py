@@ -83,6 +83,8 @@ def test_the_scheduled_jobs_page(admin_client):
     call_command("agentmemory_setup_schedules", stdout=io.StringIO())
     page = admin_client.get(reverse("admin:agentmemory_jobs")).content.decode()
     assert "agentmemory.decay_memories" in page and "agentmemory-retry-import-jobs" in page
+    # Schedules in words, not a crontab repr.
+    assert "every day at 03:10 UTC" in page and "every 5 minutes" in page and "&lt;crontab" not in page
     assert reverse("admin:agentmemory_jobs") in admin_client.get(
         reverse("admin:agentmemory_auditevent_changelist")).content.decode()
 
@@ -139,8 +141,16 @@ def test_from_the_user_page_to_the_source_turn_and_the_decision(admin_client):
     assert f"{session_url}#turn-1" in fragment, (memory.turn_id, memory.session_id, fragment)
     assert memory.session_id == str(session.pk)  # ids survive redaction (a UUID can look like a card)
     assert "create" in memory_page
+    from agentmemory.models import Session as SessionModel
+
+    SessionModel.objects.filter(pk=session.pk).update(summary="用户在问母婴品牌的营销")
     session_page = admin_client.get(session_url).content.decode()
     assert 'id="turn-1"' in session_page and "138****5678" in session_page and "13812345678" not in session_page
+    assert session_page.count("用户在问母婴品牌的营销") == 1  # the summary once (masked), not also as a raw field
+    listed = admin_client.get(reverse("admin:agentmemory_memoryitem_changelist")).content.decode()
+    headers = [h for h in ("column-status", "column-short_content", "column-agent_id") if h in listed]
+    assert headers == ["column-status", "column-short_content", "column-agent_id"]
+    assert listed.find("column-status") < listed.find("column-short_content") < listed.find("column-agent_id")
     run_page = admin_client.get(reverse("admin:agentmemory_extractionrun_change", args=[run.pk])).content.decode()
     assert "created" in run_page and reverse("admin:agentmemory_memoryitem_change", args=[memory.pk]) in run_page
     assert ExtractionRun.objects.get(pk=run.pk).status == "succeeded"

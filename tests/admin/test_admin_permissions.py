@@ -51,6 +51,7 @@ def test_a_view_only_operator_searches_but_cannot_save_a_case(kb):
     page = _hit_test(viewer, kb, query="供应商底价")
     assert page.status_code == 200 and "供应商底价" in page.content.decode()
     assert "Save query + checked chunks" not in page.content.decode()
+    assert "ef_search None" not in page.content.decode()  # an exact scan says so, no None for an operator
     chunk = kb.documents.get().chunks.filter(status="active").first()
     saved = _hit_test(viewer, kb, action="save_case", query="底价", expected_chunk=str(chunk.pk))
     assert saved.status_code == 403 and not EvaluationCase.objects.exists()
