@@ -23,6 +23,9 @@ class ContextRequestSerializer(serializers.Serializer):
                                             default=None, help_text="Token budget of the prompt (default 4000).")
     route = serializers.ChoiceField(choices=ROUTES, required=False, allow_null=True, default=None,
                                     help_text="Force a route instead of the rules' or classifier's choice.")
+    language = serializers.ChoiceField(choices=["zh", "en"], required=False, allow_null=True, default=None,
+                                       help_text="Language of the prompt's labels and instructions (default: the "
+                                                 "query's, else AGENTMEMORY['LANGUAGE']).")
 
 
 class ContextItemSerializer(serializers.Serializer):

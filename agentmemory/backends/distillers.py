@@ -40,6 +40,14 @@ _LABELS = {
 }
 
 
+def _language(memories: Sequence[MemoryLine]) -> str:
+    """The language the user's memories are written in ("zh" or "en"), else the configured LANGUAGE."""
+    from ..text import language_of
+
+    default = "en" if (app_settings.LANGUAGE or "zh").startswith("en") else "zh"
+    return language_of(" ".join(m.content for m in memories[:40]), default=default)
+
+
 class TemplateDistiller:
     """Identity and facts, stable preferences, decisions, recent events: each slot once, newest first."""
 
@@ -48,7 +56,9 @@ class TemplateDistiller:
 
     def distill(self, memories: Sequence[MemoryLine], *, max_chars: int = 400,
                 sessions: Sequence[SessionLine] = ()) -> str:
-        labels = _LABELS.get(app_settings.LANGUAGE[:2], _LABELS["zh"])
+        # The template of the memories' own language (a user who speaks English gets "Identity: The user works
+        # at Stripe", never "基本情况：The user works at Stripe"); LANGUAGE when they say neither.
+        labels = _LABELS[_language(memories)]
         by_type: dict[str, list[str]] = {t: [] for t in TYPES}
         for line in memories:  # newest first, one per slot (the caller's order and choice)
             if line.type in by_type and len(by_type[line.type]) < 5:
@@ -72,7 +82,7 @@ class LLMDistiller:
 
     def distill(self, memories: Sequence[MemoryLine], *, max_chars: int = 400,
                 sessions: Sequence[SessionLine] = ()) -> str:
-        chinese = app_settings.LANGUAGE.startswith("zh")
+        chinese = _language(memories) == "zh"
         lines = "\n".join(f"- [{m.type}] {m.content}" for m in memories[:80])
         if sessions:
             heading = "最近的对话（摘要）：" if chinese else "Recent conversations (summaries):"

@@ -52,22 +52,22 @@ def citation_of(item: ContextItem) -> dict[str, Any]:
 
 def answer_question(*, user_id: str, query: str, agent_id: str | None = None, session_id: Any = None,
                     knowledge_bases: list[str] | None = None, token_budget: int | None = None,
-                    route: str | None = None) -> AnswerResult:
+                    route: str | None = None, language: str | None = None) -> AnswerResult:
     """Assemble the context, then ask the chat model (AGENTMEMORY['LLM_URL'/'LLM_MODEL']) to answer.
 
     Raises what assemble_context raises, and LLMError (a 503 in the API) when no chat model is
     configured or it fails to give a usable answer.
     """
     from ..backends.llm import ChatClient
-    from ..conf import app_settings
 
     bundle = assemble_context(user_id=user_id, query=query, agent_id=agent_id, session_id=session_id,
-                              knowledge_bases=knowledge_bases, token_budget=token_budget, route=route)
+                              knowledge_bases=knowledge_bases, token_budget=token_budget, route=route,
+                              language=language)
     try:
         client = ChatClient()
     except ConfigurationError as exc:
         raise LLMError(f"No answer model is configured: {exc}") from exc
-    language = "en" if (app_settings.LANGUAGE or "zh").startswith("en") else "zh"
+    language = bundle.trace.get("language", "zh")  # the context's: asked for, the query's, or LANGUAGE
     reply = client.complete_json([{"role": "system", "content": SYSTEM[language]},
                                   {"role": "user", "content": bundle.prompt}])
     answer = reply.get("answer")

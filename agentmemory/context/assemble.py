@@ -12,6 +12,7 @@ from typing import Any
 
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
+from ..text import language_of
 from ..types import ContextBundle, ContextItem, LayerResult
 from ..validation import MAX_ID_CHARS, validate_query, validate_user_id
 from .budget import BudgetResult, fill_budget, memory_cap
@@ -82,8 +83,11 @@ def _labelled(items: list[ContextItem]) -> dict[str, list[ContextItem]]:
 
 def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, session_id: Any = None,
                      knowledge_bases: list[str] | None = None, token_budget: int | None = None,
-                     route: str | None = None) -> ContextBundle:
+                     route: str | None = None, language: str | None = None) -> ContextBundle:
     """What the agent should know to answer ``query`` from ``user_id``, within ``token_budget`` tokens.
+
+    Labels, instructions and empty-section notes are in ``language`` ("zh" or "en"), else in the language of
+    the query ("Where does the user work?" gets English ones on a Chinese-default server), else ``LANGUAGE``.
 
     Raises InvalidInput (bad field, or a budget too small for the instructions and the current
     message) and NotFound (unknown session or session of another user, unknown knowledge base).
@@ -98,7 +102,7 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
         return now
 
     user_id, query, budget = _validate(user_id, query, token_budget, route, knowledge_bases, agent_id)
-    language = (app_settings.LANGUAGE or "zh")
+    language = request_language(query, language)
     t = time.perf_counter()
     session = _load_session(user_id, session_id) if session_id not in (None, "") else None
     if knowledge_bases is not None:
@@ -152,8 +156,19 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
     for name, layer in layers.items():
         timings[f"gather.{name}"] = round(layer.elapsed_ms, 3)
     trace = _trace(decision, small_talk, wanted, layers, combined, priced, budgeted, timings)
+    trace["language"] = language
     return ContextBundle(route=decision.route, sections=sections, prompt=rendered.text, trace=trace,
                          token_counts=_token_counts(rendered.token_counts, budget, share), token_budget=budget)
+
+
+def request_language(query: str, language: str | None = None) -> str:
+    """The language a context speaks: the one asked for, else the query's, else the configured default."""
+    default = "en" if (app_settings.LANGUAGE or "zh").startswith("en") else "zh"
+    if language:
+        if language[:2] not in ("zh", "en"):
+            raise InvalidInput("language must be 'zh' or 'en'.", field="language")
+        return language[:2]
+    return language_of(query, default=default)
 
 
 def _token_counts(counts: dict[str, int], budget: int, share: float) -> dict[str, int]:
