@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.views.decorators.http import require_http_methods
 
 from ..api.access import Principal, Rule, denial, principal_of, read, write
@@ -27,6 +28,7 @@ from ..memory.profile import get_profile
 from ..memory.write import update_memory
 from ..models import MemoryItem
 from ..validation import validate_user_id
+from .voice import second_person
 
 LABELS = {
     "zh": {
@@ -62,13 +64,17 @@ _VIEW: Rule = read("agentmemory.view_memoryitem")
 
 
 def _language(request) -> str:
-    """?lang= (remembered in the session), else the browser's Accept-Language (Chinese by default)."""
+    """?lang= (remembered in the session), else the host's language for this request: its LANGUAGE_CODE, or
+    what its LocaleMiddleware chose (the browser's Accept-Language, the user's language cookie)."""
     wanted = request.GET.get("lang") or request.session.get("agentmemory_lang")
     if wanted in LABELS:
         request.session["agentmemory_lang"] = wanted
         return wanted
-    accept = request.META.get("HTTP_ACCEPT_LANGUAGE", "")
-    return "zh" if accept.lower().startswith("zh") or not accept else "en"
+    return "zh" if (get_language() or "").lower().startswith("zh") else "en"
+
+
+def _html_lang(lang: str) -> str:
+    return "zh-Hans" if lang == "zh" else "en"
 
 
 def _allowed(request, user_id: str, rule: Rule) -> Principal:
@@ -113,11 +119,14 @@ def remembered(request, user_id: str):
                 .defer("embedding", "search_vector").order_by("-created_at", "-id"))
     groups: OrderedDict[str, list] = OrderedDict((t, []) for t in labels["types"])
     for item in memories:
+        item.shown = second_person(item.content)  # "你在腾讯工作": the page speaks to the user
         groups.setdefault(item.type, []).append(item)
+    profile = get_profile(user_id)
     return render(request, "agentmemory/remembered.html", {
         "labels": labels, "lang": lang, "other_lang": "en" if lang == "zh" else "zh", "user_id": user_id,
         "ns": _namespace(request),
-        "profile": get_profile(user_id),
+        "profile": profile, "summary": second_person(profile.get("summary") or ""),
+        "html_lang": _html_lang(lang),
         "groups": [(labels["types"].get(t, t), items) for t, items in groups.items() if items],
         "message": request.GET.get("done", ""),
     })
@@ -175,8 +184,10 @@ def forget(request, user_id: str):
 
         counts[labels["counts"]["session"]] = Session.objects.for_user(user_id).count()
         return render(request, "agentmemory/forget_confirm.html", {
-            "labels": labels, "user_id": user_id, "counts": counts, "page": _page_url(request, user_id)})
+            "labels": labels, "user_id": user_id, "counts": counts, "page": _page_url(request, user_id),
+            "html_lang": _html_lang(lang)})
     with audit_context(principal.actor, "forgotten on the user's page"):
         receipt = forget_user(user_id, reason="requested by the user on their page")
     counts = {labels["counts"].get(k, k): v for k, v in receipt.counts.items()}
-    return render(request, "agentmemory/forgotten.html", {"labels": labels, "receipt": receipt, "counts": counts})
+    return render(request, "agentmemory/forgotten.html", {"labels": labels, "receipt": receipt, "counts": counts,
+                                                          "html_lang": _html_lang(lang)})

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.test import Client
+from django.test import Client, override_settings
 
 from agentmemory.memory.write import write_memory
 from agentmemory.models import MemoryItem
@@ -63,7 +63,12 @@ def test_the_page_in_english_and_chinese_and_the_export():
     first = _memory("dan", "dan 喜欢简短的回答", type="preference", key="reply_style")
     client, dan = _login("dan"), uid("dan")
     client.post(f"{PAGE}{dan}/{first}/correct/", {"content": "dan 喜欢详细的回答"})
-    zh = client.get(f"{PAGE}{dan}/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    # This host is en-us without LocaleMiddleware: its page is English, whatever the browser asks.
+    default = client.get(f"{PAGE}{dan}/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert '<html lang="en">' in default and "What I remember about you" in default
+    with override_settings(LANGUAGE_CODE="zh-hans"):  # a Chinese host
+        zh = _login("dan").get(f"{PAGE}{dan}/").content.decode()
+    assert '<html lang="zh-Hans">' in zh
     assert "我记得的关于你的事" in zh and "偏好" in zh and "已被更正" in zh
     en = client.get(f"{PAGE}{dan}/?lang=en").content.decode()
     assert "What I remember about you" in en and "Preferences" in en
@@ -86,3 +91,11 @@ def test_a_host_overrides_the_template_by_name(tmp_path, settings):
     _memory("erin", "erin 住在厦门")
     page = _login("erin").get(f"{PAGE}{uid('erin')}/").content.decode()
     assert "Host styled" in page and "erin 住在厦门" in page
+
+
+def test_the_page_speaks_to_the_user():
+    _memory("fay", "用户在腾讯工作", type="fact", key="employer")
+    _memory("fay", "The user's dog is named Max", type="fact", key="pet")
+    page = _login("fay").get(f"{PAGE}{uid('fay')}/").content.decode()
+    assert '<div class="content">你在腾讯工作</div>' in page and '<div class="content">Your dog is named Max</div>' in page
+    assert MemoryItem.objects.for_user(uid("fay")).filter(content="用户在腾讯工作").exists()  # stored as written

@@ -38,6 +38,10 @@ def test_a_user_corrects_exports_and_forgets_in_the_browser(live_server, browser
     browser.find_element(By.ID, "login").click()
     wait.until(ec.presence_of_element_located((By.ID, "summary")))
     assert browser.current_url.endswith(f"/memory/{alice}/")
+    # The host is en-us: the page is English (its labels; the memories as written), and switches to Chinese.
+    assert "What I remember about you" in browser.find_element(By.TAG_NAME, "body").text
+    browser.get(f"{live_server.url}/memory/{alice}/?lang=zh")
+    wait.until(ec.presence_of_element_located((By.ID, "summary")))
     page = browser.find_element(By.TAG_NAME, "body").text
     assert "我记得的关于你的事" in page and "我们的预算是五万元" in page and "我喜欢简短的回答" in page
     assert "BOB" not in page
