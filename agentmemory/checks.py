@@ -232,7 +232,7 @@ def check_broker(app_configs=None, **kwargs):
     return []
 
 
-@register(Tags.caches)
+@register(Tags.caches, deploy=True)  # with `check --deploy`: a note for production, not on every command
 def check_cache_per_process(app_configs=None, **kwargs):
     """I001: the default cache is per process; what that costs (correctness does not depend on it)."""
     from django.conf import settings

@@ -72,3 +72,16 @@ def test_the_relevance_floors_are_checked():
     with override_settings(AGENTMEMORY={"KNOWLEDGE_FLOOR": {"cosine": None, "bm25": None, "margin": None},
                                         "CONTEXT_MEMORY_FLOOR": None}):
         assert check_settings() == []
+
+
+def test_a_per_process_cache_is_noted_on_deploy_checks_only():
+    from django.core.checks import run_checks
+
+    local = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    shared = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": "redis://127.0.0.1:6379/15"}}
+    with override_settings(CACHES=local):
+        assert "agentmemory.I001" in {m.id for m in run_checks(include_deployment_checks=True)}
+        assert "agentmemory.I001" not in {m.id for m in run_checks()}  # not on every command
+    with override_settings(CACHES=shared):
+        assert "agentmemory.I001" not in {m.id for m in run_checks(include_deployment_checks=True)}
