@@ -119,6 +119,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     others = {t.turn_id for t in messages if about_another_person(t.content)}
     drafts, episodes, at = [d for d in slot_drafts if d.turn_id not in others
                             and not _HYPOTHETICAL_RE.search(d.content)], [], 0
+    remainders: list[MemoryDraft] = []
     for turn, sentences in zip(messages, parts, strict=True):
         whole_keep, whole_correction = float(keep[at]), float(correction[at])
         vector = rows[at, :384]
@@ -137,6 +138,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE)) \
             if corrects else ()
+        # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
+        # by "I left Alibaba" keeps "My dog Max ...".
+        remainders.extend(_remainders(user_id, replaced, _old_values(user_id, turn.content, slots)))
         chosen: list[str] = []
         if keep_episodes:
             chosen, at = _disclosing(sentences, whole_keep, keep, at, model, turn.content)
@@ -168,7 +172,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             tags={**context_tags(turn.content), "extractor": "episodes", **({"correction": "true"} if corrects else {})},
             supersedes_ids=replaced,
         ))
-    return [*drafts, *episodes]
+    return [*drafts, *episodes, *remainders]
 
 
 def _one_sentence(message: str) -> bool:
@@ -252,6 +256,44 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
         return [best[1]]
     return []
+
+
+def _old_values(user_id: str, text: str, slots: list[str]) -> set[str]:
+    """The values a correction takes back: those it names ("I left Alibaba"), else the current values of the
+    single-valued slots it fills again (the employer it replaces)."""
+    named = corrections.retracted_terms(text)
+    if named:
+        return named
+    replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
+    if not replaceable:
+        return set()
+    values = (MemoryItem.objects.for_user(user_id).current().exclude(type=MemoryItem.Type.EPISODE)
+              .filter(key__in=replaceable).values_list("value", flat=True))
+    return {str(v).strip().lower() for v in values if isinstance(v, str | int) and str(v).strip()}
+
+
+def _remainders(user_id: str, replaced: Sequence[int], old: set[str]) -> list[MemoryDraft]:
+    """For each replaced episode of several sentences, a new episode of the sentences that do not hold an old
+    value (same session, turn and time): a correction of one fact does not take the others with it."""
+    if not replaced or not old:
+        return []
+    out = []
+    for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE):
+        text = episode.content
+        sentences = [text[a:b].strip() for a, b in split_sentences(text) if text[a:b].strip()]
+        kept = [s for s in sentences if not corrections.holds_any(s, old)]
+        if not kept or len(kept) == len(sentences) or len("".join(kept)) < 6:
+            continue
+        out.append(MemoryDraft(
+            content=("".join(kept) if is_chinese(text) else " ".join(kept))[:MAX_CHARS],
+            type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
+            value={"slots": [], "topics": sorted(corrections.topics(" ".join(kept)))},
+            confidence=float(episode.confidence), quality=0.9, agent_id=episode.agent_id,
+            session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
+            valid_from=episode.valid_from or episode.created_at,
+            tags={**(episode.tags or {}), "extractor": "episodes"},  # its context tags, and whose draft it is
+        ))
+    return out
 
 
 def _with_speaker(message: str, text: str) -> str:

@@ -160,3 +160,11 @@ def test_a_correction_that_names_the_old_value_beside_the_new_shows_only_the_new
     talk("cs", "so I switched from Portuguese to Japanese, I'm moving to Osaka next spring. where do I start?")
     shown = remembered(api_client, "cs", "What language is the user learning?")
     assert "Japanese" in shown and "Portuguese" not in shown
+
+
+def test_a_correction_of_one_fact_keeps_the_others_said_with_it(api_client, talk):
+    talk("rest", "I live in Shanghai and work at Alibaba. My dog Max keeps chewing shoes, any tips?")
+    talk("rest", "Quick update: I left Alibaba, I joined Tencent last month.", agent="planner")
+    shown = remembered(api_client, "rest", "Where does the user work, and what is the dog called?")
+    assert "Tencent" in shown and "Alibaba" not in shown
+    assert "Max" in remembered(api_client, "rest", "What is the name of the user's dog?")
