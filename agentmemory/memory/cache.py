@@ -24,6 +24,7 @@ from django.db import connection
 
 from ..conf import app_settings
 from ..models import MemoryItem, MemoryProfile
+from .snapshot import FINGERPRINT_COLUMNS
 
 logger = logging.getLogger("agentmemory.cache")
 _MISSING = object()
@@ -67,7 +68,7 @@ def stamp(user_id: str) -> tuple:
     (its ``xmin``: any update, the admin's too)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT count(*), coalesce(sum(rev), 0)::bigint, coalesce(max(rev), 0), "
+            f"SELECT {FINGERPRINT_COLUMNS}, "
             f"(SELECT xmin::text FROM {MemoryProfile._meta.db_table} WHERE user_id = %s) "
             f"FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id, user_id])
         return tuple(cursor.fetchone())

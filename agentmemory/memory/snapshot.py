@@ -121,11 +121,14 @@ _ARRAYS = ("ids", "revs", "status", "source", "agent", "session_names", "turn", 
 _WHOLE_OVERHEAD = 1200  # bytes of a whole row's tuple and its values beside the length of its texts
 
 
+#: A user's revision fingerprint (count, sum, max of rev) as SQL over their rows: every write changes it.
+FINGERPRINT_COLUMNS = "count(*), coalesce(sum(rev), 0)::bigint, coalesce(max(rev), 0)"
+
+
 def read_fingerprint(user_id: str) -> Fingerprint:
     """The user's revision fingerprint (count, sum, max of rev), read from the covering scope index alone."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*), coalesce(sum(rev), 0)::bigint, coalesce(max(rev), 0) "
-                       f"FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id])
+        cursor.execute(f"SELECT {FINGERPRINT_COLUMNS} FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id])
         n, total, top = cursor.fetchone()
     return int(n), int(total), int(top)
 
