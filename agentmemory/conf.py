@@ -128,7 +128,8 @@ class AppSettings:
         50_000_000,
         doc='Largest uploaded file (bytes) the documents endpoint accepts; larger ones get 413.')
     KNOWLEDGE_FLOOR: Setting[dict[str, Any]] = Setting(
-        {"cosine": 0.885, "bm25": 0.275, "bm25_min_cosine": 0.85, "margin": 0.08, "reference_chunks": 1736, "size_slope": 0.0045},
+        {"model": True, "cosine": 0.885, "bm25": 0.275, "bm25_min_cosine": 0.85, "margin": 0.08, "reference_chunks": 1736,
+         "size_slope": 0.0045},
         doc='Relevance floor of knowledge search for bases without floors of their own '
             '(agentmemory_calibrate_floor sets those): a hit is kept when its dense cosine, its BM25 over '
             "the query's maximum possible BM25 (with at least bm25_min_cosine), or its cosine margin over "
@@ -136,6 +137,12 @@ class AppSettings:
             'a hit; all None: no floor). Calibrated for the bundled embedder on cmrc2018-dev (1,736 '
             'chunks); both cosine floors move by size_slope x ln(chunks / reference_chunks) for a base of '
             'another size (docs/retrieval.md).')
+    CROSS_LINGUAL_SHIFT: Setting[Any] = Setting(
+        True,
+        doc='Cross-lingual search: an English query compared with Chinese chunks (and the other way round) is '
+            "moved by the embedding model's measured language offset first (knowledge/crosslingual.py). True: "
+            'the offsets shipped for the bundled embedder; a path: a JSON file of your own {"zh_minus_en": '
+            '{model name: vector}}; False: off.')
     IMPORT_INLINE_MAX_CHARS: Setting[int] = Setting(
         10_000, range=(0, 100000000),
         doc='With Celery eager (no broker), a document longer than this (characters) is imported by a '
@@ -356,9 +363,24 @@ class AppSettings:
         0.77, range=(-1.0, 1.0), nullable=True,
         doc='A recalled memory reaches the context with a keyword match or at least this cosine (None: no '
             'floor).')
+    CONTEXT_KNOWLEDGE_MIN_RELEVANCE: Setting[dict[str, Any] | None] = Setting(
+        None, nullable=True,
+        doc='The relevance (knowledge/relevance.py) a chunk needs to reach the context, {"same": p, "cross": p} '
+            "for same-language and cross-lingual chunks. None (or a key left out): a cross-lingual chunk needs the "
+            "model's context threshold, a same-language one a keyword match or CONTEXT_VECTOR_ONLY_MIN_COSINE "
+            '(docs/retrieval.md).')
+    CONTEXT_KNOWLEDGE_MAX_ITEMS: Setting[int] = Setting(
+        4, range=(0, 100),
+        doc='At most this many knowledge chunks reach the context (the few that answer; the trace says why the '
+            'others were left out).')
+    CONTEXT_KNOWLEDGE_RELATIVE_CUT: Setting[float | None] = Setting(
+        0.03, range=(0.0, 1.0), nullable=True,
+        doc="A knowledge chunk whose cosine is more than this under the best chunk's stays out of the context "
+            '(reason relative_cut; None: no cut).')
     CONTEXT_VECTOR_ONLY_MIN_COSINE: Setting[float] = Setting(
         0.88, range=(-1.0, 1.0),
-        doc='a knowledge hit no keyword matched needs this cosine')
+        doc='a knowledge hit the relevance model did not judge (a base with its own floors, the floor off) '
+            'needs this cosine when no keyword matched it')
 
     @property
     def user_settings(self) -> dict[str, Any]:

@@ -14,10 +14,14 @@ from typing import Any
 
 from ..conf import app_settings
 from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch
+from ..text.language import language_of
+from .crosslingual import query_vectors
 from .floor import base_size
 from .keywords import index_tokens, user_dictionary_terms
-from .retrieve import ChannelHit, keyword_search, vector_search
+from .retrieve import ChannelHit, chunk_languages, keyword_search, vector_search
 from .trace import SearchTrace
+
+TOP_COSINES = 10  # the best candidates' cosines kept for the floor (how far a hit leads the next one)
 
 
 @dataclass
@@ -27,7 +31,12 @@ class BaseEvidence:
     rankings: dict[str, list[int]] = field(default_factory=dict)
     chunks: int | None = None  # active chunks (the keyword channel's N, else counted for the vector scan)
     max_bm25: float | None = None  # the query's maximum possible BM25 in this base
-    median_cosine: float | None = None  # the median cosine of the query's vector candidates
+    # Per chunk language ("" when the base holds one language only): the query's vector candidates' cosine
+    # median, mean, standard deviation and best, the scales the floor judges a hit on.
+    cosine_stats: dict[str, dict[str, float]] = field(default_factory=dict)
+    languages: dict[int, str] = field(default_factory=dict)  # chunk id -> its language (vector candidates)
+    chunk_languages: dict[str, int] | None = None  # the base's active chunks per language
+    query_vectors: dict[str, Any] = field(default_factory=dict)  # per chunk language (crosslingual.py)
 
 
 @dataclass
@@ -37,6 +46,7 @@ class ChannelsOutcome:
     bases: dict[str, BaseEvidence]
     query_vector: Any = None
     model_name: str = ""
+    query_language: str = ""
 
 
 def rewrite_query(query: str, trace: SearchTrace) -> str:
@@ -60,7 +70,8 @@ def rewrite_query(query: str, trace: SearchTrace) -> str:
 def run_channels(search_query: str, trace: SearchTrace) -> ChannelsOutcome:
     """Every channel the mode asks for, on every base: keyword first while the query is embedded, then vector."""
     plan = trace.plan
-    outcome = ChannelsOutcome(bases={kb.slug: BaseEvidence() for kb in plan.knowledge_bases})
+    outcome = ChannelsOutcome(bases={kb.slug: BaseEvidence() for kb in plan.knowledge_bases},
+                              query_language=language_of(search_query, default=""))
     use_keyword = plan.mode in ("hybrid", "keyword")
     pending = None
     embed_started = time.perf_counter()
@@ -115,6 +126,7 @@ def keyword_channel(kb, search_query: str, evidence: BaseEvidence, trace: Search
             terms_cache[key] = list(dict.fromkeys(index_tokens(search_query, terms=dictionary)))
         kw = keyword_search(kb.pk, terms_cache[key], limit=plan.candidates, filters=plan.filters)
         evidence.chunks = kw.chunk_count
+        evidence.chunk_languages = kw.languages  # read with N: the vector channel needs no query of its own
         # Every query term the base holds, at unbounded frequency (words the base never uses, the filler of
         # a conversational question, say nothing about any chunk: the cosine floors judge those queries).
         evidence.max_bm25 = sum(i.idf for i in kw.terms) * (kw.k1 + 1.0)
@@ -138,7 +150,12 @@ def keyword_channel(kb, search_query: str, evidence: BaseEvidence, trace: Search
 
 def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: SearchTrace) -> None:
     """Cosine over the base's vectors (exact scan for a small base, HNSW for a large one); the cosine threshold
-    applied. Skipped, and said so, when the base's vectors come from another model than the query's."""
+    applied. Skipped, and said so, when the base's vectors come from another model than the query's.
+
+    Chunks in another language than the query's are compared with the query's vector moved into their language
+    (crosslingual.py); a base holding both languages is searched once per language, the candidates merged by
+    cosine, so an English paragraph is not buried under Chinese near-misses of a Chinese question.
+    """
     plan = trace.plan
     with trace.timed("vector"):
         problem = model_mismatch(kb)
@@ -149,19 +166,43 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
         if evidence.chunks is None:  # vector mode: counted here once, for the scan and the floor
             evidence.chunks = base_size(kb)
         exact = evidence.chunks <= app_settings.VECTOR_EXACT_SEARCH_MAX
-        vec = vector_search([kb.pk], outcome.query_vector, model_name=outcome.model_name, limit=plan.candidates,
-                            filters=plan.filters, exact=exact)
-        if len(vec):
-            evidence.median_cosine = float(statistics.median(h.score for h in vec))
-        kept, gone = apply_threshold(vec, plan.thresholds["cosine"])
-        trace.removed["cosine"].extend(gone)
-        evidence.rankings["vector"] = [h.chunk_id for h in kept]
-        for h in kept:
-            trace.evidence.setdefault(h.chunk_id, {})["vector"] = {"rank": h.rank, "score": round(h.score, 6)}
+        languages = evidence.chunk_languages if evidence.chunk_languages is not None else chunk_languages(kb.pk)
+        evidence.query_vectors = query_vectors(outcome.query_vector, outcome.query_language, languages,
+                                               outcome.model_name)
+        groups = ([(language, language) for language in languages] if len(languages) > 1
+                  else [(next(iter(languages), ""), None)])
+        found, scans = [], []
+        for language, only in groups:
+            vec = vector_search([kb.pk], evidence.query_vectors.get(language, outcome.query_vector),
+                                model_name=outcome.model_name, limit=plan.candidates, filters=plan.filters,
+                                exact=exact, language=only)
+            scans.append(vec.exact)
+            if len(vec):
+                scores = [float(h.score) for h in vec]
+                evidence.cosine_stats[language] = {
+                    "median": statistics.median(scores), "mean": statistics.fmean(scores),
+                    "std": statistics.pstdev(scores), "best": max(scores), "n": len(scores),
+                    "top": [round(v, 6) for v in sorted(scores, reverse=True)[:TOP_COSINES]]}
+            found.extend((h.score, h.chunk_id, language) for h in vec)
+        found.sort(key=lambda item: (-item[0], item[1]))
+        found = found[:plan.candidates]
+        threshold = plan.thresholds["cosine"]
+        kept = [item for item in found if threshold is None or item[0] >= threshold]
+        kept_ids = {cid for _score, cid, _language in kept}
+        trace.removed["cosine"].extend(cid for _score, cid, _language in found if cid not in kept_ids)
+        evidence.rankings["vector"] = [cid for _score, cid, _language in kept]
+        for rank, (score, cid, language) in enumerate(found, start=1):
+            evidence.languages[cid] = language
+            if cid in kept_ids:
+                entry = {"rank": rank, "score": round(score, 6)}
+                if evidence.query_vectors.get(language) is not evidence.query_vectors[""]:
+                    entry["shifted_to"] = language  # compared with the query moved into the chunk's language
+                trace.evidence.setdefault(cid, {})["vector"] = entry
         trace.channels[kb.slug]["vector"] = {
-            "model": outcome.model_name, "scan": "exact" if vec.exact else "hnsw",
-            "ef_search": None if vec.exact else app_settings.HNSW_EF_SEARCH,
-            "returned": len(vec), "kept": len(kept)}
+            "model": outcome.model_name, "scan": "exact" if all(scans) else "hnsw",
+            "ef_search": None if all(scans) else app_settings.HNSW_EF_SEARCH,
+            "languages": languages, "query_language": outcome.query_language,
+            "returned": len(found), "kept": len(kept)}
 
 
 def model_mismatch(kb) -> str | None:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..conf import app_settings
+from .relevance import Evidence, RelevanceModel, bundled_model
 from .retrieve import active_chunk_count, chunk_cosines
 from .trace import SearchTrace
+
+if TYPE_CHECKING:
+    from .channels import BaseEvidence
 
 
 @dataclass(frozen=True)
@@ -20,10 +25,11 @@ class Floors:
     bm25_min_cosine: float | None = None  # a BM25 pass also needs this cosine (matched words, other meaning)
     source: str = "default"
     size_shift: float = 0.0  # added to both cosine floors for this base's size (see floors_for)
+    model: bool = False  # the relevance model decides (relevance.py); the rules above only when it cannot
 
     @property
     def off(self) -> bool:
-        return self.cosine is None and self.bm25 is None and self.margin is None
+        return self.cosine is None and self.bm25 is None and self.margin is None and not self.model
 
 
 def _num(value) -> float | None:
@@ -53,19 +59,21 @@ def floors_for(kb, chunks: int | None = None) -> Floors:
     floors moved for the base's size (``chunks`` active chunks) when the floors say what size they were set on."""
     default = app_settings.KNOWLEDGE_FLOOR or {}
     slope = _num(default.get("size_slope"))
+    model = bool(default.get("model")) and bundled_model() is not None
     if kb.floor_cosine is not None or kb.floor_bm25 is not None or kb.floor_margin is not None:
         reference = (kb.floor_calibration or {}).get("chunks")  # set by calibration; admin floors: no shift
-        floors = Floors(kb.floor_cosine, kb.floor_bm25, kb.floor_margin, kb.floor_bm25_min_cosine, "knowledge_base")
+        floors = Floors(kb.floor_cosine, kb.floor_bm25, kb.floor_margin, kb.floor_bm25_min_cosine, "knowledge_base",
+                        model=model)
     else:
         reference = default.get("reference_chunks")
         floors = Floors(_num(default.get("cosine")), _num(default.get("bm25")), _num(default.get("margin")),
-                        _num(default.get("bm25_min_cosine")))
+                        _num(default.get("bm25_min_cosine")), model=model)
     shift = size_shift(chunks, reference, slope)
     if not shift:
         return floors
     return Floors(None if floors.cosine is None else round(floors.cosine + shift, 4), floors.bm25, floors.margin,
                   None if floors.bm25_min_cosine is None else round(floors.bm25_min_cosine + shift, 4),
-                  floors.source, round(shift, 4))
+                  floors.source, round(shift, 4), floors.model)
 
 
 def floor_passes(cosine: float | None, bm25_norm: float, margin: float | None, floors: Floors) -> str:
@@ -80,47 +88,81 @@ def floor_passes(cosine: float | None, bm25_norm: float, margin: float | None, f
     return ""
 
 
-def apply_floor(kb, ranked: list[int], trace: SearchTrace, *, query_vector, model_name: str,
-                max_bm25: float | None, median_cosine: float | None, chunks: int | None = None) -> list[int]:
-    """``ranked`` without the hits under the base's floors; every hit's evidence in the trace (``floor``)."""
+def apply_floor(kb, ranked: list[int], trace: SearchTrace, *, evidence: BaseEvidence, query_language: str,
+                model_name: str, query_vector) -> list[int]:
+    """``ranked`` without the hits under the base's floors; every hit's evidence in the trace (``floor``).
+
+    A hit is judged on the scales of its own language: its cosine with the query vector of its language
+    (crosslingual.py) and its standing among the vector candidates of that language. The relevance model
+    (relevance.py) decides for the default floors, and for a cross-lingual hit whatever the floors (a base's
+    own floors are calibrated on its own-language questions); the rules (``floor_passes``) decide otherwise,
+    and whenever a hit has no cosine (the embedder failed).
+    """
     enabled = trace.plan.floor
-    channel_info, floor_trace = trace.evidence, trace.floor
+    chunks = evidence.chunks
+    floor_trace = trace.floor
     if chunks is None and enabled:  # no channel counted the base (the vector channel skipped for its model)
         chunks = base_size(kb)
     floors = floors_for(kb, chunks)
-    floor_trace["knowledge_bases"][kb.slug] = {"cosine": floors.cosine, "bm25": floors.bm25, "margin": floors.margin,
-                                               "bm25_min_cosine": floors.bm25_min_cosine, "source": floors.source,
-                                               "median_cosine": median_cosine, "chunks": chunks,
-                                               "size_shift": floors.size_shift}
+    model = bundled_model() if floors.model else None
+    stats_by_language = evidence.cosine_stats
+    floor_trace["knowledge_bases"][kb.slug] = {
+        "cosine": floors.cosine, "bm25": floors.bm25, "margin": floors.margin, "bm25_min_cosine": floors.bm25_min_cosine,
+        "model": floors.model, "source": floors.source, "chunks": chunks, "size_shift": floors.size_shift,
+        "query_language": query_language, "candidates": stats_by_language,
+        "median_cosine": next(iter(stats_by_language.values()), {}).get("median")}
     if not ranked:
         return ranked
     off = not enabled or floors.off
-    cosines = {cid: info["vector"]["score"] for cid, info in ((c, channel_info.get(c, {})) for c in ranked)
-               if "vector" in info}
-    missing = [cid for cid in ranked if cid not in cosines]
+    channel_info = trace.evidence
+    found = {cid: (info["vector"]["score"], evidence.languages.get(cid, ""))
+             for cid, info in ((c, channel_info.get(c, {})) for c in ranked) if "vector" in info}
+    missing = [cid for cid in ranked if cid not in found]
     if missing and query_vector is not None and (not floors.off or not enabled):
         # Keyword-only hits: their cosine, for the same evidence scale (one query over a few ids). Skipped
         # when no floor is configured at all: nothing would read it on the hot path.
-        cosines.update(chunk_cosines(missing, query_vector, model_name=model_name))
+        vectors = evidence.query_vectors or {"": query_vector}
+        found.update(chunk_cosines(missing, vectors, model_name=model_name))
+    max_bm25 = evidence.max_bm25
     kept = []
     for cid in ranked:
         info = channel_info.setdefault(cid, {})
-        cosine = cosines.get(cid)
+        cosine, language = found.get(cid, (None, ""))
+        cross = bool(language and query_language and language != query_language)
+        stats = stats_by_language.get(language) or next(iter(stats_by_language.values()), None)
         raw = info.get("keyword", {}).get("score", 0.0)
         bm25_norm = round(raw / max_bm25, 6) if max_bm25 else 0.0
-        margin = None if cosine is None or median_cosine is None else round(float(cosine) - median_cosine, 6)
-        by = floor_passes(cosine, bm25_norm, margin, floors)
+        margin = None if cosine is None or not stats else round(float(cosine) - stats["median"], 6)
+        probability = None
+        if model is not None and cosine is not None and stats and (cross or floors.source == "default"):
+            probability = model.probability(Evidence(float(cosine), bm25_norm, stats["median"], stats["mean"],
+                                                     stats["std"], stats["best"], cross, int(stats["n"]),
+                                                     tuple(stats.get("top") or ())))
+            by = "model" if probability >= model.threshold(cross) else ""
+        else:
+            by = floor_passes(cosine, bm25_norm, margin, floors)
         info["floor"] = {"cosine": None if cosine is None else round(float(cosine), 6), "bm25_norm": bm25_norm,
-                         "margin": margin, "passed": bool(by) or off, "by": by or ("off" if off else "")}
+                         "margin": margin, "language": language, "cross_lingual": cross,
+                         "probability": None if probability is None else round(probability, 4),
+                         "passed": bool(by) or off, "by": by or ("off" if off else "")}
         if by or off:
             kept.append(cid)
             continue
         floor_trace["removed"] += 1
         if len(floor_trace["removed_hits"]) < 50:
-            shown = "n/a" if cosine is None else f"{cosine:.3f}"
-            floor_trace["removed_hits"].append({
-                "chunk_id": cid, "knowledge_base": kb.slug, **info["floor"],
-                "reason": (f"cosine {shown} < {floors.cosine}; bm25_norm {bm25_norm:.3f} < {floors.bm25} "
-                           f"(or cosine < {floors.bm25_min_cosine}); "
-                           f"margin {'n/a' if margin is None else f'{margin:.3f}'} < {floors.margin}")})
+            floor_trace["removed_hits"].append({"chunk_id": cid, "knowledge_base": kb.slug, **info["floor"],
+                                                "reason": _reason(info["floor"], floors, model)})
     return kept
+
+
+def _reason(evidence: dict, floors: Floors, model: RelevanceModel | None) -> str:
+    if evidence["probability"] is not None and model is not None:
+        kind = "cross-lingual" if evidence["cross_lingual"] else "same-language"
+        return (f"relevance {evidence['probability']:.3f} < {model.threshold(evidence['cross_lingual']):.3f} "
+                f"({kind}; cosine {evidence['cosine']:.3f}, margin {evidence['margin']:.3f}, "
+                f"bm25_norm {evidence['bm25_norm']:.3f})")
+    cosine, margin = evidence["cosine"], evidence["margin"]
+    shown = "n/a" if cosine is None else f"{cosine:.3f}"
+    return (f"cosine {shown} < {floors.cosine}; bm25_norm {evidence['bm25_norm']:.3f} < {floors.bm25} "
+            f"(or cosine < {floors.bm25_min_cosine}); "
+            f"margin {'n/a' if margin is None else f'{margin:.3f}'} < {floors.margin}")

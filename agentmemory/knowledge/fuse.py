@@ -21,9 +21,9 @@ def fuse_bases(outcome: ChannelsOutcome, trace: SearchTrace) -> dict[str, list[i
                 for channel, contribution in f.contributions.items():
                     trace.evidence[f.key][channel]["rrf"] = round(contribution, 6)
         with trace.timed("floor"):
-            per_base[kb.slug] = apply_floor(kb, [f.key for f in fused], trace, query_vector=outcome.query_vector,
-                                            model_name=outcome.model_name, max_bm25=evidence.max_bm25,
-                                            median_cosine=evidence.median_cosine, chunks=evidence.chunks)
+            per_base[kb.slug] = apply_floor(kb, [f.key for f in fused], trace, evidence=evidence,
+                                            query_language=outcome.query_language, model_name=outcome.model_name,
+                                            query_vector=outcome.query_vector)
     return per_base
 
 

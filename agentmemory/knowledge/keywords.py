@@ -70,6 +70,10 @@ def keyword_index_values(heading_path: str, text: str, *, knowledge_base: Any = 
     return tsvector_fields(tokens)
 
 
+# The active chunks per language, counted with the corpus statistics (the vector channel reads them).
+LANGUAGE_COUNTS = "count(*) FILTER (WHERE language = 'zh'), count(*) FILTER (WHERE language = 'en')"
+
+
 def _tables() -> tuple[str, str, str]:
     from ..models import Chunk, KnowledgeBaseStats, KnowledgeTermStat
 
@@ -130,16 +134,17 @@ def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], dep
     chunk_t, term_t, stats_t = _tables()
     with transaction.atomic(savepoint=False), connection.cursor() as cur:
         _lock_stats(cur, stats_t, knowledge_base_id)
-        delta_n = 0
-        delta_len = 0
+        delta_n = delta_len = delta_zh = delta_en = 0
         for ids, sign in ((activated, 1), (deprecated, -1)):
             if not ids:
                 continue
             cur.execute(
-                f"SELECT count(*), coalesce(sum(term_count), 0) FROM {chunk_t} WHERE id = ANY(%s)",
+                f"SELECT count(*), coalesce(sum(term_count), 0), {LANGUAGE_COUNTS} FROM {chunk_t} WHERE id = ANY(%s)",
                 [ids],
             )
-            n, length = cur.fetchone()
+            n, length, zh, en = cur.fetchone()
+            delta_zh += sign * zh
+            delta_en += sign * en
             if sign > 0:
                 _insert_postings(cur, chunk_t, "c.id = ANY(%s)", [ids], locked=locked)
             else:
@@ -161,8 +166,9 @@ def on_chunks_published(*, knowledge_base_id: int, activated_ids: list[int], dep
             cur.execute(f"DELETE FROM {term_t} WHERE knowledge_base_id = %s AND df <= 0", [knowledge_base_id])
         cur.execute(
             f"UPDATE {stats_t} SET chunk_count = GREATEST(chunk_count + %s, 0), "
-            f"total_terms = GREATEST(total_terms + %s, 0), updated_at = now() WHERE knowledge_base_id = %s",
-            [delta_n, delta_len, knowledge_base_id],
+            f"total_terms = GREATEST(total_terms + %s, 0), chunks_zh = GREATEST(chunks_zh + %s, 0), "
+            f"chunks_en = GREATEST(chunks_en + %s, 0), updated_at = now() WHERE knowledge_base_id = %s",
+            [delta_n, delta_len, delta_zh, delta_en, knowledge_base_id],
         )
 
     def _announce() -> None:
@@ -193,15 +199,17 @@ def rebuild_keyword_stats(*, knowledge_base_id: int) -> dict:
             [knowledge_base_id, knowledge_base_id],
         )
         cur.execute(
-            f"SELECT count(*), coalesce(sum(term_count), 0) FROM {chunk_t} "
+            f"SELECT count(*), coalesce(sum(term_count), 0), {LANGUAGE_COUNTS} FROM {chunk_t} "
             f"WHERE knowledge_base_id = %s AND status = 'active'",
             [knowledge_base_id],
         )
-        n, length = cur.fetchone()
+        n, length, zh, en = cur.fetchone()
         cur.execute(
-            f"INSERT INTO {stats_t} (knowledge_base_id, chunk_count, total_terms, evaluation_pending, updated_at) "
-            f"VALUES (%s, %s, %s, false, now()) ON CONFLICT (knowledge_base_id) DO UPDATE SET "
-            f"chunk_count = EXCLUDED.chunk_count, total_terms = EXCLUDED.total_terms, updated_at = now()",
-            [knowledge_base_id, n, int(length)],
+            f"INSERT INTO {stats_t} (knowledge_base_id, chunk_count, total_terms, chunks_zh, chunks_en, "
+            f"evaluation_pending, updated_at) VALUES (%s, %s, %s, %s, %s, false, now()) "
+            f"ON CONFLICT (knowledge_base_id) DO UPDATE SET chunk_count = EXCLUDED.chunk_count, "
+            f"total_terms = EXCLUDED.total_terms, chunks_zh = EXCLUDED.chunks_zh, chunks_en = EXCLUDED.chunks_en, "
+            f"updated_at = now()",
+            [knowledge_base_id, n, int(length), zh, en],
         )
-    return {"chunk_count": n, "total_terms": int(length)}
+    return {"chunk_count": n, "total_terms": int(length), "chunks_zh": zh, "chunks_en": en}

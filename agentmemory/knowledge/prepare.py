@@ -23,6 +23,7 @@ from ..exceptions import AgentMemoryError, InvalidInput
 from ..models import Chunk, Document, DocumentVersion, KnowledgeBase
 from ..models.fields import vector_literal
 from ..models.rows import insert_rows
+from ..text.language import language_of
 from .chunk import chunk_document
 from .embed import reusable_vectors
 from .keywords import keyword_index_values
@@ -238,7 +239,7 @@ def _create_chunks(kb: KnowledgeBase, fresh: list[tuple[_Checked, Document, Docu
                 "knowledge_base": kb.pk, "document": document.pk, "version": version.pk, "position": d.position,
                 "heading_path": d.heading_path, "char_start": d.char_start, "char_end": d.char_end,
                 "text": d.text, "content_hash": d.content_hash, "token_count": d.token_count,
-                "status": Chunk.Status.PENDING,
+                "language": language_of(f"{d.heading_path}\n{d.text}", default=""), "status": Chunk.Status.PENDING,
                 "embedding": None if reused is None else vector_literal(reused),
                 "embedding_model": model_name if reused is not None else "",
                 **keyword_index_values(d.heading_path, d.text, knowledge_base=kb),

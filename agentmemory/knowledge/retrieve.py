@@ -62,6 +62,7 @@ class KeywordResult:
     b: float
     candidate_terms: list[str]
     skipped_terms: list[str]  # scored but not used for candidates (too common)
+    languages: dict[str, int] = field(default_factory=dict)  # active chunks per language (see chunk_languages)
 
 
 #: Best candidates (at least; twice the limit when larger) that get the skipped common terms'
@@ -133,14 +134,14 @@ def _term_statistics(knowledge_base_id: int, terms: list[str]) -> KeywordResult:
     with connection.cursor() as cur:
         cur.execute(
             f"""
-            SELECT s.chunk_count, s.total_terms, s.bm25_k1, s.bm25_b,
+            SELECT s.chunk_count, s.total_terms, s.bm25_k1, s.bm25_b, s.chunks_zh, s.chunks_en,
                    (SELECT coalesce(json_agg(json_build_array(t.term, t.df)), '[]'::json)
                       FROM {tables['terms']} t WHERE t.knowledge_base_id = %s AND t.term = ANY(%s))
             FROM (SELECT 1) one LEFT JOIN {tables['stats']} s ON s.knowledge_base_id = %s
             """,
             [knowledge_base_id, terms, knowledge_base_id],
         )
-        n, total, k1_kb, b_kb, df_rows = cur.fetchone()
+        n, total, k1_kb, b_kb, zh, en, df_rows = cur.fetchone()
     n = int(n or 0)
     k1 = float(k1_kb) if k1_kb is not None else app_settings.BM25_K1
     b = float(b_kb) if b_kb is not None else app_settings.BM25_B
@@ -153,7 +154,8 @@ def _term_statistics(knowledge_base_id: int, terms: list[str]) -> KeywordResult:
     infos = [TermInfo(term=t, df=dfs[t], idf=bm25_idf(n, dfs[t])) for t in terms if t in dfs]
     unknown = [t for t in terms if t not in dfs]
     return KeywordResult(hits=[], terms=infos, unknown_terms=unknown, chunk_count=n, average_length=avgdl,
-                         k1=k1, b=b, candidate_terms=[], skipped_terms=[])
+                         k1=k1, b=b, candidate_terms=[], skipped_terms=[],
+                         languages={lang: int(c) for lang, c in (("zh", zh), ("en", en)) if c})
 
 
 def _choose_candidate_terms(result: KeywordResult, cap: int) -> None:
@@ -259,6 +261,15 @@ def active_chunk_count(knowledge_base_ids) -> int:
         return int(cur.fetchone()[0])
 
 
+def chunk_languages(knowledge_base_id: int) -> dict[str, int]:
+    """The base's active chunks per language ("zh", "en"; kept with the keyword index's statistics)."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT chunks_zh, chunks_en FROM {_tables()['stats']} WHERE knowledge_base_id = %s",
+                    [knowledge_base_id])
+        row = cur.fetchone()
+    return {} if row is None else {lang: int(n) for lang, n in zip(("zh", "en"), row, strict=True) if n}
+
+
 def vector_search(
     knowledge_base_ids: list[int],
     query_vector,
@@ -268,6 +279,7 @@ def vector_search(
     filters: dict | None = None,
     ef_search: int | None = None,
     exact: bool | None = None,
+    language: str | None = None,
 ) -> VectorHits:
     """Nearest active chunks by cosine similarity (score = 1 - cosine distance), best first.
 
@@ -279,6 +291,8 @@ def vector_search(
     tables = _tables()
     ef = max(int(ef_search or app_settings.HNSW_EF_SEARCH), limit)
     extra, extra_params = filter_sql(filters)
+    if language is not None:  # one language's chunks of a mixed base (channels.vector_channel)
+        extra, extra_params = extra + " AND c.language = %s", [*extra_params, language]
     literal = vector_literal(query_vector)
     with transaction.atomic(), connection.cursor() as cur:
         if exact is None:
@@ -318,13 +332,18 @@ def vector_search(
     return hits
 
 
-def chunk_cosines(chunk_ids: list[int], query_vector, *, model_name: str) -> dict[int, float]:
-    """Cosine similarity of ``query_vector`` to each of these chunks (those embedded with ``model_name``)."""
+def chunk_cosines(chunk_ids: list[int], query_vectors: dict[str, Any], *,
+                  model_name: str) -> dict[int, tuple[float, str]]:
+    """Each chunk's cosine similarity to the query vector of its language (``query_vectors[""]`` for a language
+    without its own), and that language; only chunks embedded with ``model_name``."""
     if not chunk_ids:
         return {}
     tables = _tables()
+    raw = query_vectors[""]
+    zh, en = (vector_literal(query_vectors.get(lang, raw)) for lang in ("zh", "en"))
     with connection.cursor() as cur:
-        cur.execute(f"SELECT id, 1 - (embedding <=> %s::vector) FROM {tables['chunk']} "
+        cur.execute(f"SELECT id, language, 1 - (embedding <=> CASE language WHEN 'zh' THEN %s::vector "
+                    f"WHEN 'en' THEN %s::vector ELSE %s::vector END) FROM {tables['chunk']} "
                     f"WHERE id = ANY(%s) AND embedding IS NOT NULL AND embedding_model = %s",
-                    [vector_literal(query_vector), list(chunk_ids), model_name])
-        return {pk: float(score) for pk, score in cur.fetchall()}
+                    [zh, en, vector_literal(raw), list(chunk_ids), model_name])
+        return {pk: (float(score), language) for pk, language, score in cur.fetchall()}

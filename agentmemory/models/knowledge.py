@@ -259,6 +259,8 @@ class Chunk(models.Model):
     content_hash = models.CharField("content hash", max_length=64,
                                     help_text="SHA-256 of heading path and text; equal hashes reuse the embedding.")
     token_count = models.PositiveIntegerField("token count", default=0, help_text="Approximate LLM tokens of the text.")
+    language = models.CharField("language", max_length=8, blank=True, default="", db_default="",
+                                help_text='"zh" or "en": the language the text is written in (cross-lingual search).')
     status = models.CharField("status", max_length=16, choices=Status.choices, default=Status.PENDING,
                               help_text="Only active chunks are searched.")
     embedding = embedding_field(verbose_name="embedding", help_text="Passage vector of heading path + text.")

@@ -43,6 +43,10 @@ class KnowledgeBaseStats(models.Model):
     chunk_count = models.PositiveIntegerField("active chunks", default=0, help_text="N in the BM25 IDF.")
     total_terms = models.BigIntegerField("total terms", default=0,
                                          help_text="Sum of the active chunks' term counts (for the average length).")
+    chunks_zh = models.PositiveIntegerField("Chinese chunks", default=0, db_default=0,
+                                            help_text="Active chunks written in Chinese (the vector channel's languages).")
+    chunks_en = models.PositiveIntegerField("English chunks", default=0, db_default=0,
+                                            help_text="Active chunks written in English.")
     bm25_k1 = models.FloatField("BM25 k1", null=True, blank=True,
                                 help_text="Override of AGENTMEMORY['BM25_K1'] for this knowledge base (empty = default).")
     bm25_b = models.FloatField("BM25 b", null=True, blank=True,

@@ -26,14 +26,35 @@ def _search(query: str, knowledge_bases: list | None, top_k: int) -> tuple[Searc
 
 
 def vector_only_gate(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[str, Any]]]:
-    """The hits a keyword matched, or the vector channel alone found with a high cosine; and the others.
+    """The hits that may reach a prompt, and the others with their reason.
 
-    The search has no thresholds by default and its vector channel always has neighbours, so the
-    context gates hits itself (multilingual-e5 puts unrelated texts around 0.75-0.85).
+    A prompt pays for every wrong chunk, so the context asks more than the search's floor. A same-language hit
+    needs a keyword match or ``CONTEXT_VECTOR_ONLY_MIN_COSINE`` (multilingual-e5 puts unrelated texts around
+    0.75-0.85; measured better for the context than the relevance model's own stricter threshold). A
+    cross-lingual hit has no keyword and a lower cosine: it needs the relevance model's context threshold for
+    cross-lingual chunks (knowledge/relevance.py). ``CONTEXT_KNOWLEDGE_MIN_RELEVANCE`` sets either threshold.
     """
+    from ...knowledge.relevance import bundled_model
+
     min_cosine = app_settings.CONTEXT_VECTOR_ONLY_MIN_COSINE
+    model = bundled_model()
+    chosen = app_settings.CONTEXT_KNOWLEDGE_MIN_RELEVANCE or {}
     kept, dropped = [], []
     for hit in hits:
+        floor = hit.channels.get("floor") or {}
+        probability, cross = floor.get("probability"), bool(floor.get("cross_lingual"))
+        needed = chosen.get("cross" if cross else "same")
+        if needed is None and cross and model is not None:
+            needed = model.cross.context_threshold
+        if probability is not None and needed is not None:
+            if probability >= float(needed):
+                kept.append(hit)
+            else:
+                dropped.append({"key": f"chunk:{hit.chunk_id}", "layer": "knowledge", "kind": "chunk",
+                                "reason": "threshold",
+                                "detail": f"relevance {probability} < {float(needed):.3f} for the context "
+                                          f"({'cross-lingual' if cross else 'same language'})"})
+            continue
         cosine = (hit.channels.get("vector") or {}).get("score")
         if "keyword" in hit.channels or (cosine is not None and cosine >= min_cosine):
             kept.append(hit)
@@ -41,6 +62,28 @@ def vector_only_gate(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[
             dropped.append({"key": f"chunk:{hit.chunk_id}", "layer": "knowledge", "kind": "chunk",
                             "reason": "threshold",
                             "detail": f"vector channel only, cosine {cosine} < {min_cosine} (no keyword matched)"})
+    return kept, dropped
+
+
+def answering_few(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[str, Any]]]:
+    """The few chunks that answer: at most ``CONTEXT_KNOWLEDGE_MAX_ITEMS``, each within
+    ``CONTEXT_KNOWLEDGE_RELATIVE_CUT`` of the best chunk's cosine (the chunks of one manual all match its title
+    and product code; only the one about the question stands out by meaning). The others with their reason."""
+    limit, cut = app_settings.CONTEXT_KNOWLEDGE_MAX_ITEMS, app_settings.CONTEXT_KNOWLEDGE_RELATIVE_CUT
+    cosines = [(hit.channels.get("floor") or {}).get("cosine") for hit in hits]
+    best = max((c for c in cosines if c is not None), default=None)
+    kept, dropped = [], []
+    for hit, cosine in zip(hits, cosines, strict=True):
+        reason = ""
+        if len(kept) >= limit:
+            reason = f"beyond the {limit} best knowledge items (CONTEXT_KNOWLEDGE_MAX_ITEMS)"
+        elif cut is not None and best is not None and cosine is not None and cosine < best - cut:
+            reason = f"cosine {cosine:.3f} more than {cut} under the best chunk's {best:.3f} (relative cut)"
+        if reason:
+            dropped.append({"key": f"chunk:{hit.chunk_id}", "layer": "knowledge", "kind": "chunk",
+                            "reason": "relative_cut", "detail": reason})
+        else:
+            kept.append(hit)
     return kept, dropped
 
 
@@ -61,6 +104,8 @@ def gather_knowledge(query: str, *, knowledge_bases: list | None, top_k: int = 6
     if fallback:
         trace = {**trace, "degraded": [*(trace.get("degraded") or []), fallback]}
     hits, dropped = vector_only_gate(result.hits)
+    hits, cut = answering_few(hits)
+    dropped.extend(cut)
     # What the relevance floor kept out of the hits that would have been shown, with its reason.
     for removed in ((trace.get("floor") or {}).get("removed_hits") or [])[:top_k]:
         dropped.append({"key": f"chunk:{removed['chunk_id']}", "layer": "knowledge", "kind": "chunk",

@@ -71,8 +71,13 @@ class Command(BenchCommand):
         parser.add_argument("--kb", default="bench-cmrc", help="Knowledge base holding the cmrc paragraphs.")
         parser.add_argument("--questions", type=int, default=500, help="cmrc and LoCoMo questions sampled (0: all).")
         parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--cmrc-en", default="../shared/bench/cmrc2018-dev-en",
+                            help="English questions over the cmrc paragraphs (cross-lingual in-domain column).")
+        parser.add_argument("--variant", action="append", default=[], metavar="NAME=JSON",
+                            help="Another configuration to measure: AGENTMEMORY settings overriding the defaults.")
 
-    def handle(self, *args, cmrc: str, locomo: str, kb: str, questions: int, seed: int, **options):
+    def handle(self, *args, cmrc: str, locomo: str, kb: str, questions: int, seed: int, cmrc_en: str,
+               variant: list[str], **options):
         from .agentmemory_bench_search import import_corpus
 
         folder = Path(cmrc)
@@ -97,20 +102,30 @@ class Command(BenchCommand):
         off_topic = [("small talk and requests (built-in)", list(OFF_TOPIC_QUESTIONS)),
                      ("everyday requests (written for this bench)", list(OUT_OF_DOMAIN)),
                      ("LoCoMo questions (people's lives)", people)]
+        cross = []
+        if Path(cmrc_en, "queries.jsonl").exists():
+            cross = [json.loads(line) for line in Path(cmrc_en, "queries.jsonl").open(encoding="utf-8")]
+        configurations = [("defaults (floors on)", {})]
+        for item in variant:
+            name, _, overrides = item.partition("=")
+            configurations.append((name, json.loads(overrides)))
+        configurations.append(("floors off", OFF_DEFAULTS))
         rows = []
-        for name, overrides in (("defaults (floors on)", {}), ("floors off", OFF_DEFAULTS)):
+        for name, overrides in configurations:
             with override_settings(AGENTMEMORY={**app_settings.user_settings, **overrides}):
                 started = time.perf_counter()
-                r5 = self._in_domain(knowledge_base.slug, in_domain, doc_ids)
+                r5 = (self._in_domain(knowledge_base.slug, in_domain, doc_ids),
+                      self._in_domain(knowledge_base.slug, cross, doc_ids) if cross else None)
                 empties = [self._off_topic(knowledge_base.slug, texts) for _label, texts in off_topic]
                 rows.append((name, r5, empties, time.perf_counter() - started))
         self.stdout.write("")
         self.stdout.write(f"### /context/ relevance: {len(in_domain)} cmrc2018-dev questions, knowledge base "
                           f"{knowledge_base.slug}, a user with {len(FACTS)} memories")
         header = " | ".join(f"{label}: no knowledge ({len(texts)})" for label, texts in off_topic)
-        self.stdout.write(f"| configuration | in-domain R@5 | {header} | all off-topic: no knowledge | "
-                          f"small talk: no recalled memory | requests: no recalled memory | s |")
-        self.stdout.write("|---|---|" + "---|" * len(off_topic) + "---|---|---|---|")
+        self.stdout.write(f"| configuration | in-domain R@5 | English questions ({len(cross)}): R@5 | {header} | "
+                          f"all off-topic: no knowledge | small talk: no recalled memory | "
+                          f"requests: no recalled memory | s |")
+        self.stdout.write("|---|---|---|" + "---|" * len(off_topic) + "---|---|---|---|")
         total = sum(len(texts) for _label, texts in off_topic)
         for name, r5, empties, seconds in rows:
             cells = " | ".join(f"{e['no_knowledge'] / max(1, e['n']):.3f}" for e in empties)
@@ -118,7 +133,8 @@ class Command(BenchCommand):
             small = sum(e["small_no_memory"] for e in empties) / max(1, sum(e["small"] for e in empties))
             other = (sum(e["other_no_memory"] for e in empties[:2])
                      / max(1, sum(e["n"] - e["small"] for e in empties[:2])))
-            self.stdout.write(f"| {name} | {r5:.3f} | {cells} | {overall:.3f} | {small:.3f} | {other:.3f} | "
+            english = "n/a" if r5[1] is None else f"{r5[1]:.3f}"
+            self.stdout.write(f"| {name} | {r5[0]:.3f} | {english} | {cells} | {overall:.3f} | {small:.3f} | {other:.3f} | "
                               f"{seconds:.0f} |")
         self.stdout.write("small talk = what context/small_talk.py recognises; requests = the other built-in and "
                           "written questions (LoCoMo's are about other people). A recalled memory is one "

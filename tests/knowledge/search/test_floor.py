@@ -64,10 +64,12 @@ def test_the_default_floor_setting_applies_to_bases_without_their_own(seed_kb):
         result = search_knowledge("绿茶用多少度的水冲泡", knowledge_bases=["seed"], top_k=5)
     assert [h.document_external_id for h in result.hits] == ["tea"]
     assert result.hits[0].channels["floor"]["by"] == "cosine"
-    assert result.trace["floor"]["knowledge_bases"]["seed"] == {
-        "cosine": 0.9, "bm25": None, "margin": None, "bm25_min_cosine": None, "source": "default",
-        "median_cosine": result.trace["floor"]["knowledge_bases"]["seed"]["median_cosine"], "chunks": 4,
-        "size_shift": 0.0}  # no reference size given: the floor as set
+    applied = result.trace["floor"]["knowledge_bases"]["seed"]
+    assert {k: applied[k] for k in ("cosine", "bm25", "margin", "bm25_min_cosine", "model", "source", "chunks",
+                                    "size_shift", "query_language")} == {
+        "cosine": 0.9, "bm25": None, "margin": None, "bm25_min_cosine": None, "model": False, "source": "default",
+        "chunks": 4, "size_shift": 0.0, "query_language": "zh"}  # no reference size given: the floor as set
+    assert applied["candidates"]["zh"]["median"] == applied["median_cosine"]
 
 
 def test_the_floor_is_on_by_default_and_moves_with_the_size_of_the_base(seed_kb):
