@@ -143,6 +143,10 @@ class AppSettings:
             "moved by the embedding model's measured language offset first (knowledge/crosslingual.py). True: "
             'the offsets shipped for the bundled embedder; a path: a JSON file of your own {"zh_minus_en": '
             '{model name: vector}}; False: off.')
+    CROSS_LINGUAL_KEYWORD_WEIGHT: Setting[float] = Setting(
+        0.25, range=(0.0, 10.0),
+        doc="Multiplies the keyword channel's RRF weight in a base holding no chunk in the query's language (an "
+            'English question over Chinese documents: only Latin names and numbers can match).')
     IMPORT_INLINE_MAX_CHARS: Setting[int] = Setting(
         10_000, range=(0, 100000000),
         doc='With Celery eager (no broker), a document longer than this (characters) is imported by a '
@@ -369,14 +373,19 @@ class AppSettings:
             "for same-language and cross-lingual chunks. None (or a key left out): a cross-lingual chunk needs the "
             "model's context threshold, a same-language one a keyword match or CONTEXT_VECTOR_ONLY_MIN_COSINE "
             '(docs/retrieval.md).')
+    CONTEXT_QUERY_REWRITE: Setting[bool] = Setting(
+        True,
+        doc="The context's knowledge search rewrites the query with QUERY_REWRITER when one is configured (the "
+            'rewrite is in the trace); recalled memories are reranked by RERANKER when one is configured and '
+            'RERANK_DEFAULT holds, as knowledge hits are.')
     CONTEXT_KNOWLEDGE_MAX_ITEMS: Setting[int] = Setting(
         4, range=(0, 100),
         doc='At most this many knowledge chunks reach the context (the few that answer; the trace says why the '
             'others were left out).')
     CONTEXT_KNOWLEDGE_RELATIVE_CUT: Setting[float | None] = Setting(
-        0.03, range=(0.0, 1.0), nullable=True,
-        doc="A knowledge chunk whose cosine is more than this under the best chunk's stays out of the context "
-            '(reason relative_cut; None: no cut).')
+        0.025, range=(0.0, 1.0), nullable=True,
+        doc="A knowledge chunk whose cosine is more than this under its document's best chunk stays out of the "
+            'context (reason relative_cut; None: no cut).')
     CONTEXT_VECTOR_ONLY_MIN_COSINE: Setting[float] = Setting(
         0.88, range=(-1.0, 1.0),
         doc='a knowledge hit the relevance model did not judge (a base with its own floors, the floor off) '

@@ -32,6 +32,7 @@ class Query:
     relevant: tuple[str, ...]
     pair: str  # "zh->zh", "en->zh", "zh->en", "en->en", "off-topic zh->en"...
     split: str  # "dev" | "heldout"
+    source: str = ""  # the set it comes from
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -55,17 +56,18 @@ def queries(bench: Path = BENCH, *, cmrc_sample: int = 400, off_topic_sample: in
     out: list[Query] = []
     cmrc = _jsonl(bench / "cmrc2018-dev" / "queries.jsonl")
     for row in rng.sample(cmrc, min(cmrc_sample, len(cmrc))):
-        out.append(Query(row["text"], CMRC_KB, tuple(row["relevant"]), "zh->zh", _hashed_split(row["id"])))
+        out.append(Query(row["text"], CMRC_KB, tuple(row["relevant"]), "zh->zh", _hashed_split(row["id"]),
+                         "cmrc2018-dev"))
     for row in _jsonl(bench / "cmrc2018-dev-en" / "queries.jsonl"):
-        out.append(Query(row["text"], CMRC_KB, tuple(row["relevant"]), "en->zh", "dev"))
+        out.append(Query(row["text"], CMRC_KB, tuple(row["relevant"]), "en->zh", "dev", "cmrc2018-dev-en"))
     held = DATA / "xling_cmrc_heldout.jsonl"
     if held.exists():
         for row in _jsonl(held):
             pair = "en->zh" if row.get("lang") == "en" else "zh->zh"
-            out.append(Query(row["text"], CMRC_KB, tuple(row["relevant"]), pair, "heldout"))
+            out.append(Query(row["text"], CMRC_KB, tuple(row["relevant"]), pair, "heldout", "xling_cmrc_heldout"))
     for row in en_docs():
-        out.append(Query(row["q_zh"], EN_KB, (row["id"],), "zh->en", row["split"]))
-        out.append(Query(row["q_en"], EN_KB, (row["id"],), "en->en", row["split"]))
+        out.append(Query(row["q_zh"], EN_KB, (row["id"],), "zh->en", row["split"], "xling_en_docs"))
+        out.append(Query(row["q_en"], EN_KB, (row["id"],), "en->en", row["split"], "xling_en_docs"))
     negatives: list[tuple[str, str]] = [(q, _hashed_split(q)) for q in OFF_TOPIC_QUESTIONS]
     negatives += [(row["text"], row["split"]) for row in _jsonl(DATA / "xling_en_docs.jsonl")
                   if row["type"] == "off_topic"]
@@ -77,5 +79,5 @@ def queries(bench: Path = BENCH, *, cmrc_sample: int = 400, off_topic_sample: in
     for text, split in negatives:
         lang = language_of(text)
         for base, chunk_lang in ((CMRC_KB, "zh"), (EN_KB, "en")):
-            out.append(Query(text, base, (), f"off-topic {lang}->{chunk_lang}", split))
+            out.append(Query(text, base, (), f"off-topic {lang}->{chunk_lang}", split, "off-topic"))
     return out

@@ -166,7 +166,9 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
         if evidence.chunks is None:  # vector mode: counted here once, for the scan and the floor
             evidence.chunks = base_size(kb)
         exact = evidence.chunks <= app_settings.VECTOR_EXACT_SEARCH_MAX
-        languages = evidence.chunk_languages if evidence.chunk_languages is not None else chunk_languages(kb.pk)
+        if evidence.chunk_languages is None:
+            evidence.chunk_languages = chunk_languages(kb.pk)
+        languages = evidence.chunk_languages
         evidence.query_vectors = query_vectors(outcome.query_vector, outcome.query_language, languages,
                                                outcome.model_name)
         groups = ([(language, language) for language in languages] if len(languages) > 1

@@ -93,10 +93,11 @@ def apply_floor(kb, ranked: list[int], trace: SearchTrace, *, evidence: BaseEvid
     """``ranked`` without the hits under the base's floors; every hit's evidence in the trace (``floor``).
 
     A hit is judged on the scales of its own language: its cosine with the query vector of its language
-    (crosslingual.py) and its standing among the vector candidates of that language. The relevance model
-    (relevance.py) decides for the default floors, and for a cross-lingual hit whatever the floors (a base's
-    own floors are calibrated on its own-language questions); the rules (``floor_passes``) decide otherwise,
-    and whenever a hit has no cosine (the embedder failed).
+    (crosslingual.py) and its standing among the vector candidates of that language. It passes when the rules
+    (``floor_passes``) pass it, or the relevance model (relevance.py) does: for the default floors, and for a
+    cross-lingual hit whatever the floors (a base's own floors are calibrated on its own-language questions).
+    The model adds the answers the rules miss (a cross-lingual match, a paraphrase); a hit without a cosine
+    (the embedder failed) is judged by the rules alone.
     """
     enabled = trace.plan.floor
     chunks = evidence.chunks
@@ -134,13 +135,12 @@ def apply_floor(kb, ranked: list[int], trace: SearchTrace, *, evidence: BaseEvid
         bm25_norm = round(raw / max_bm25, 6) if max_bm25 else 0.0
         margin = None if cosine is None or not stats else round(float(cosine) - stats["median"], 6)
         probability = None
+        by = floor_passes(cosine, bm25_norm, margin, floors)
         if model is not None and cosine is not None and stats and (cross or floors.source == "default"):
             probability = model.probability(Evidence(float(cosine), bm25_norm, stats["median"], stats["mean"],
                                                      stats["std"], stats["best"], cross, int(stats["n"]),
                                                      tuple(stats.get("top") or ())))
-            by = "model" if probability >= model.threshold(cross) else ""
-        else:
-            by = floor_passes(cosine, bm25_norm, margin, floors)
+            by = by or ("model" if probability >= model.threshold(cross) else "")
         info["floor"] = {"cosine": None if cosine is None else round(float(cosine), 6), "bm25_norm": bm25_norm,
                          "margin": margin, "language": language, "cross_lingual": cross,
                          "probability": None if probability is None else round(probability, 4),
@@ -156,13 +156,13 @@ def apply_floor(kb, ranked: list[int], trace: SearchTrace, *, evidence: BaseEvid
 
 
 def _reason(evidence: dict, floors: Floors, model: RelevanceModel | None) -> str:
-    if evidence["probability"] is not None and model is not None:
-        kind = "cross-lingual" if evidence["cross_lingual"] else "same-language"
-        return (f"relevance {evidence['probability']:.3f} < {model.threshold(evidence['cross_lingual']):.3f} "
-                f"({kind}; cosine {evidence['cosine']:.3f}, margin {evidence['margin']:.3f}, "
-                f"bm25_norm {evidence['bm25_norm']:.3f})")
     cosine, margin = evidence["cosine"], evidence["margin"]
     shown = "n/a" if cosine is None else f"{cosine:.3f}"
-    return (f"cosine {shown} < {floors.cosine}; bm25_norm {evidence['bm25_norm']:.3f} < {floors.bm25} "
-            f"(or cosine < {floors.bm25_min_cosine}); "
-            f"margin {'n/a' if margin is None else f'{margin:.3f}'} < {floors.margin}")
+    rules = (f"cosine {shown} < {floors.cosine}; bm25_norm {evidence['bm25_norm']:.3f} < {floors.bm25} "
+             f"(or cosine < {floors.bm25_min_cosine}); margin {'n/a' if margin is None else f'{margin:.3f}'} "
+             f"< {floors.margin}")
+    if evidence["probability"] is None or model is None:
+        return rules
+    kind = "cross-lingual" if evidence["cross_lingual"] else "same language"
+    return (f"relevance {evidence['probability']:.3f} < {model.threshold(evidence['cross_lingual']):.3f} "
+            f"({kind}); {rules}")

@@ -2,10 +2,13 @@
 one list merged by RRF score (ranking/fusion.py holds the RRF itself)."""
 from __future__ import annotations
 
+from ..conf import app_settings
 from ..ranking.fusion import rrf
 from .channels import ChannelsOutcome
 from .floor import apply_floor
 from .trace import SearchTrace
+
+FOREIGN_BASE_SHARE = 0.1  # a base with fewer of its chunks in the query's language is searched as foreign to it
 
 
 def fuse_bases(outcome: ChannelsOutcome, trace: SearchTrace) -> dict[str, list[int]]:
@@ -15,16 +18,45 @@ def fuse_bases(outcome: ChannelsOutcome, trace: SearchTrace) -> dict[str, list[i
     for kb in plan.knowledge_bases:
         evidence = outcome.bases[kb.slug]
         with trace.timed("fuse"):
-            fused = rrf(evidence.rankings, k=plan.rrf_k, weights=plan.weights)
+            weights = plan.weights
+            languages = evidence.chunk_languages or {}
+            own = languages.get(outcome.query_language, 0)
+            foreign = bool(outcome.query_language and languages) and own < FOREIGN_BASE_SHARE * sum(languages.values())
+            if foreign and "keyword" in evidence.rankings:
+                # (Almost) no chunk shares the query's language: its words match only names and numbers written
+                # in Latin letters, while the shifted vector channel carries the meaning.
+                weights = {**weights, "keyword": weights.get("keyword", 1.0) * app_settings.CROSS_LINGUAL_KEYWORD_WEIGHT}
+                trace.channels[kb.slug]["rrf_weights"] = weights
+            fused = rrf(evidence.rankings, k=plan.rrf_k, weights=weights)
+            if not foreign and len(languages) > 1:
+                fused = _stand_in_for_keywords(fused, evidence, outcome.query_language, weights, trace)
             for f in fused:
                 trace.fused[f.key] = {"rrf": f.score, "contributions": f.contributions}
                 for channel, contribution in f.contributions.items():
-                    trace.evidence[f.key][channel]["rrf"] = round(contribution, 6)
+                    if channel in trace.evidence[f.key]:
+                        trace.evidence[f.key][channel]["rrf"] = round(contribution, 6)
         with trace.timed("floor"):
             per_base[kb.slug] = apply_floor(kb, [f.key for f in fused], trace, evidence=evidence,
                                             query_language=outcome.query_language, model_name=outcome.model_name,
                                             query_vector=outcome.query_vector)
     return per_base
+
+
+def _stand_in_for_keywords(fused: list, evidence, query_language: str, weights: dict, trace: SearchTrace) -> list:
+    """In a base holding both languages, a chunk in the other language than the query's can never match its
+    words: its vector rank stands in for the keyword rank it cannot have (the chunk scores as if both
+    channels ranked it where the vector channel does), so an English return policy is not outranked by an
+    English shipping page that shares "business days" with a Chinese question's translation. Re-sorted."""
+    keyword_weight, vector_weight = weights.get("keyword", 1.0), weights.get("vector", 1.0)
+    for f in fused:
+        language = evidence.languages.get(f.key, "")
+        if language and language != query_language and "keyword" not in f.contributions \
+                and "vector" in f.contributions and vector_weight:
+            stand_in = f.contributions["vector"] * keyword_weight / vector_weight
+            f.score += stand_in
+            f.contributions["keyword_stand_in"] = stand_in
+            trace.evidence[f.key]["vector"]["keyword_stand_in"] = round(stand_in, 6)
+    return sorted(fused, key=lambda f: -f.score)
 
 
 def merge_bases(per_base: dict[str, list[int]], trace: SearchTrace) -> list[int]:

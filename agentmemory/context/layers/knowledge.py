@@ -15,8 +15,10 @@ logger = logging.getLogger("agentmemory.context")
 def _search(query: str, knowledge_bases: list | None, top_k: int) -> tuple[SearchResult, str]:
     from ...knowledge.search import search_knowledge
 
+    # A configured query rewriter serves the context as it serves search (its rewrite is in the trace).
+    rewrite = bool(app_settings.QUERY_REWRITER) and app_settings.CONTEXT_QUERY_REWRITE
     try:
-        return search_knowledge(query, knowledge_bases=knowledge_bases, top_k=top_k), ""
+        return search_knowledge(query, knowledge_bases=knowledge_bases, top_k=top_k, rewrite=rewrite), ""
     except (InvalidInput, NotFound):
         raise
     except Exception as exc:  # e.g. a misconfigured embedder: keyword search needs none of it
@@ -28,24 +30,30 @@ def _search(query: str, knowledge_bases: list | None, top_k: int) -> tuple[Searc
 def vector_only_gate(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[str, Any]]]:
     """The hits that may reach a prompt, and the others with their reason.
 
-    A prompt pays for every wrong chunk, so the context asks more than the search's floor. A same-language hit
-    needs a keyword match or ``CONTEXT_VECTOR_ONLY_MIN_COSINE`` (multilingual-e5 puts unrelated texts around
-    0.75-0.85; measured better for the context than the relevance model's own stricter threshold). A
-    cross-lingual hit has no keyword and a lower cosine: it needs the relevance model's context threshold for
-    cross-lingual chunks (knowledge/relevance.py). ``CONTEXT_KNOWLEDGE_MIN_RELEVANCE`` sets either threshold.
+    A prompt pays for every wrong chunk, so the context asks more than the search's floor (which keeps recall).
+    A hit the relevance model let through alone (the floor's rules did not pass it), and every cross-lingual
+    hit, needs the model's context threshold for its case (knowledge/relevance.py); a same-language hit the
+    rules passed needs a keyword of its own or ``CONTEXT_VECTOR_ONLY_MIN_COSINE`` (multilingual-e5 puts
+    unrelated texts around 0.75-0.85). ``CONTEXT_KNOWLEDGE_MIN_RELEVANCE`` sets either threshold.
     """
     from ...knowledge.relevance import bundled_model
 
     min_cosine = app_settings.CONTEXT_VECTOR_ONLY_MIN_COSINE
     model = bundled_model()
     chosen = app_settings.CONTEXT_KNOWLEDGE_MIN_RELEVANCE or {}
+    shared = shared_terms(hits)
+    documents_seen: set[int] = set()
     kept, dropped = [], []
     for hit in hits:
+        first_of_document = hit.document_id not in documents_seen
+        documents_seen.add(hit.document_id)
         floor = hit.channels.get("floor") or {}
         probability, cross = floor.get("probability"), bool(floor.get("cross_lingual"))
         needed = chosen.get("cross" if cross else "same")
-        if needed is None and cross and model is not None:
-            needed = model.cross.context_threshold
+        if needed is None and model is not None and (cross or floor.get("by") == "model"):
+            # Cross-lingual, or let through by the model alone (the rules did not pass it): the model's
+            # context threshold, stricter than the search's.
+            needed = model.scorer(cross).context_threshold
         if probability is not None and needed is not None:
             if probability >= float(needed):
                 kept.append(hit)
@@ -56,29 +64,51 @@ def vector_only_gate(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[
                                           f"({'cross-lingual' if cross else 'same language'})"})
             continue
         cosine = (hit.channels.get("vector") or {}).get("score")
-        if "keyword" in hit.channels or (cosine is not None and cosine >= min_cosine):
+        matched = set((hit.channels.get("keyword") or {}).get("matched_terms") or [])
+        # The terms all of a document's found chunks share speak for the document: its best chunk keeps them,
+        # the others need words of their own.
+        own = matched if first_of_document else matched - shared.get(hit.document_id, set())
+        if own or (cosine is not None and cosine >= min_cosine):
             kept.append(hit)
         else:
+            why = (f"its keywords ({', '.join(sorted(matched))}) are in every found chunk of its document, "
+                   f"whose best chunk ranks higher" if matched else "vector channel only")
             dropped.append({"key": f"chunk:{hit.chunk_id}", "layer": "knowledge", "kind": "chunk",
                             "reason": "threshold",
-                            "detail": f"vector channel only, cosine {cosine} < {min_cosine} (no keyword matched)"})
+                            "detail": f"{why}, cosine {cosine} < {min_cosine} (no keyword of its own matched)"})
     return kept, dropped
+
+
+def shared_terms(hits: list[SearchHit]) -> dict[int, set[str]]:
+    """Per document with several hits, the query terms every one of them matched (a title or a product code
+    in the heading path): evidence for the document, not for any one of its chunks."""
+    by_document: dict[int, list[set[str]]] = {}
+    for hit in hits:
+        terms = set((hit.channels.get("keyword") or {}).get("matched_terms") or [])
+        by_document.setdefault(hit.document_id, []).append(terms)
+    return {doc: set.intersection(*groups) for doc, groups in by_document.items() if len(groups) > 1}
 
 
 def answering_few(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[str, Any]]]:
     """The few chunks that answer: at most ``CONTEXT_KNOWLEDGE_MAX_ITEMS``, each within
-    ``CONTEXT_KNOWLEDGE_RELATIVE_CUT`` of the best chunk's cosine (the chunks of one manual all match its title
-    and product code; only the one about the question stands out by meaning). The others with their reason."""
+    ``CONTEXT_KNOWLEDGE_RELATIVE_CUT`` of the cosine of its document's best chunk (the chunks of one manual all
+    match its title and product code; only the one about the question stands out by meaning; another
+    document is judged on its own). The others with their reason."""
     limit, cut = app_settings.CONTEXT_KNOWLEDGE_MAX_ITEMS, app_settings.CONTEXT_KNOWLEDGE_RELATIVE_CUT
     cosines = [(hit.channels.get("floor") or {}).get("cosine") for hit in hits]
-    best = max((c for c in cosines if c is not None), default=None)
+    best: dict[int, float] = {}
+    for hit, cosine in zip(hits, cosines, strict=True):
+        if cosine is not None:
+            best[hit.document_id] = max(best.get(hit.document_id, cosine), cosine)
     kept, dropped = [], []
     for hit, cosine in zip(hits, cosines, strict=True):
+        top = best.get(hit.document_id)
         reason = ""
         if len(kept) >= limit:
             reason = f"beyond the {limit} best knowledge items (CONTEXT_KNOWLEDGE_MAX_ITEMS)"
-        elif cut is not None and best is not None and cosine is not None and cosine < best - cut:
-            reason = f"cosine {cosine:.3f} more than {cut} under the best chunk's {best:.3f} (relative cut)"
+        elif cut is not None and top is not None and cosine is not None and cosine < top - cut:
+            reason = (f"cosine {cosine:.3f} more than {cut} under its document's best chunk ({top:.3f}; "
+                      f"relative cut)")
         if reason:
             dropped.append({"key": f"chunk:{hit.chunk_id}", "layer": "knowledge", "kind": "chunk",
                             "reason": "relative_cut", "detail": reason})

