@@ -15,9 +15,11 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from django.utils import timezone
 
+from ..text.language import language_of
 from .evaluate import Case
 from .floor import base_size, floors_for
 from .off_topic import OFF_TOPIC_QUESTIONS
+from .relevance import bundled_model
 from .search import search_knowledge
 
 COSINE_GRID = tuple(round(0.70 + 0.005 * i, 3) for i in range(57))  # 0.700 .. 0.980
@@ -47,6 +49,7 @@ class Calibration:
     choice: FloorChoice
     alternatives: list[FloorChoice] = field(default_factory=list)
     holdout: dict | None = None
+    by_language: list[dict] = field(default_factory=list)  # the chosen floors per question language
     at: str = ""
     chunks: int = 0  # the base's active chunks when calibrated: the floors move with its size (floor.size_shift)
 
@@ -54,14 +57,20 @@ class Calibration:
         return asdict(self)
 
 
-Evidence = tuple[float, float, float]  # cosine, normalised BM25, cosine margin (-1: unknown)
+# cosine, normalised BM25, cosine margin (-1: unknown); then 1.0 for a cross-lingual hit the relevance model
+# passes (the floor's rules are chosen for same-language hits; across languages the model decides with them).
+Evidence = tuple[float, float, float, float]
 
 
 def _evidence(hit) -> Evidence:
     floor = hit.channels.get("floor", {})
     cosine, margin = floor.get("cosine"), floor.get("margin")
+    model = bundled_model()
+    probability = floor.get("probability")
+    cross_pass = bool(floor.get("cross_lingual") and model is not None and probability is not None
+                      and probability >= model.threshold(True))
     return ((-1.0 if cosine is None else float(cosine)), float(floor.get("bm25_norm") or 0.0),
-            (-1.0 if margin is None else float(margin)))
+            (-1.0 if margin is None else float(margin)), 1.0 if cross_pass else 0.0)
 
 
 def _relevant(hit, case: Case) -> bool:
@@ -70,7 +79,8 @@ def _relevant(hit, case: Case) -> bool:
 
 def collect(kb, cases: list[Case], off_topic: list[str], *, top_k: int = 5,
             progress=None) -> tuple[list[list[Evidence]], list[list[Evidence]]]:
-    """Evidence of each case's relevant hits in its unfloored top k, and of each off-topic question's hits."""
+    """Evidence of each case's relevant hits in its unfloored top k, and of each off-topic question's hits
+    (in the order given: cases, then questions)."""
     relevant, negatives = [], []
     for i, case in enumerate(cases, start=1):
         result = search_knowledge(case.query, knowledge_bases=[kb], top_k=top_k, floor=False)
@@ -85,7 +95,7 @@ def collect(kb, cases: list[Case], off_topic: list[str], *, top_k: int = 5,
 
 def _as_arrays(groups: list[list[Evidence]]) -> tuple[np.ndarray, np.ndarray]:
     owner = np.array([g for g, items in enumerate(groups) for _ in items], dtype=np.int64)
-    values = np.array([e for items in groups for e in items], dtype=np.float64).reshape(-1, 3)
+    values = np.array([e for items in groups for e in items], dtype=np.float64).reshape(-1, 4)
     return owner, values
 
 
@@ -93,7 +103,7 @@ def _groups_passing(owner, values, fc: float | None, fb: float | None, fm: float
                     low: float | None = None) -> int:
     if not len(owner):
         return 0
-    passing = np.zeros(len(owner), dtype=bool)
+    passing = values[:, 3] > 0  # cross-lingual hits the model passes
     if fc is not None:
         passing |= values[:, 0] >= fc
     if fb is not None:
@@ -155,6 +165,16 @@ def calibrate(kb, cases: list[Case], *, extra_off_topic: list[str] = (), top_k: 
     if margin is None:
         margin = floors_for(kb).margin
     choice, alternatives = choose(tune, negatives, target=target, margin=margin)
+    by_language = []
+    case_languages = [language_of(c.query, default="") for c in cases]
+    question_languages = [language_of(q, default="") for q in off_topic]
+    for language in sorted(set(case_languages + question_languages)):
+        mine = [g for g, lang in zip(relevant, case_languages, strict=True) if lang == language]
+        theirs = [g for g, lang in zip(negatives, question_languages, strict=True) if lang == language]
+        measured = evaluate_floor(mine, theirs, choice.cosine, choice.bm25, choice.margin, choice.bm25_min_cosine)
+        by_language.append({"language": language or "?", "cases": len(mine), "found": sum(1 for g in mine if g),
+                            "recall_kept": measured.recall_kept, "off_topic": len(theirs),
+                            "rejection": measured.rejection if theirs else None})
     held = None
     if check:
         measured = evaluate_floor(check, negatives, choice.cosine, choice.bm25, choice.margin, choice.bm25_min_cosine)
@@ -163,7 +183,7 @@ def calibrate(kb, cases: list[Case], *, extra_off_topic: list[str] = (), top_k: 
     result = Calibration(
         knowledge_base=kb.slug, cases=len(cases), found_without_floor=sum(1 for g in relevant if g),
         off_topic=len(negatives), off_topic_with_hits_without_floor=sum(1 for g in negatives if g),
-        top_k=top_k, target=target, choice=choice, alternatives=alternatives, holdout=held,
+        top_k=top_k, target=target, choice=choice, alternatives=alternatives, holdout=held, by_language=by_language,
         at=timezone.now().astimezone(dt.UTC).isoformat(timespec="seconds"), chunks=base_size(kb))
     if save:
         kb.floor_cosine, kb.floor_bm25, kb.floor_margin = choice.cosine, choice.bm25, choice.margin

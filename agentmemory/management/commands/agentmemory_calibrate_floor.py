@@ -29,6 +29,13 @@ def _read_questions(path: str) -> list[str]:
     return questions
 
 
+def _languages(kb) -> str:
+    from ...knowledge.retrieve import chunk_languages
+
+    counts = chunk_languages(kb.pk)
+    return ", ".join(f"{n} {lang}" for lang, n in counts.items()) or "none counted"
+
+
 def _floor(value) -> str:
     return "off" if value is None else f"{value:g}"
 
@@ -88,6 +95,17 @@ class Command(BaseCommand):
             self.stdout.write(f"| {label} | {_floor(choice.cosine)} | {_floor(choice.bm25)} | "
                               f"{_floor(choice.bm25_min_cosine)} | {_floor(choice.margin)} | "
                               f"{choice.recall_kept:.3f} | {choice.rejection:.3f} |")
+        if result.by_language:
+            self.stdout.write("Per question language (the base's chunks: "
+                              f"{_languages(knowledge_base)}), with the chosen floors (a cross-lingual hit also "
+                              "passes by the relevance model):")
+            self.stdout.write("| questions | cases | found without a floor | in-domain kept | off-topic | "
+                              "off-topic rejected |")
+            self.stdout.write("|---|---|---|---|---|---|")
+            for row in result.by_language:
+                rejected = "n/a" if row["rejection"] is None else f"{row['rejection']:.3f}"
+                self.stdout.write(f"| {row['language']} | {row['cases']} | {row['found']} | "
+                                  f"{row['recall_kept']:.3f} | {row['off_topic']} | {rejected} |")
         if result.found_without_floor < 20:
             self.stdout.write(f"Only {result.found_without_floor} case(s) with a relevant hit: the floors fit them and may "
                               "drop questions they do not show. Save a few dozen cases (hit testing, agentmemory_eval "
