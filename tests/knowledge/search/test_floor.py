@@ -38,6 +38,8 @@ def test_without_any_floor_configured_every_fused_hit_is_kept(seed_kb, no_floor)
 def test_calibration_chooses_floors_that_keep_the_cases_and_drop_off_topic_questions(seed_kb):
     out = _calibrated(seed_kb)
     assert "| 0.99 (chosen) |" in out and "Saved on the knowledge base." in out
+    assert "Per question language (the base's chunks: 4 zh)" in out and "| zh | 4 | 4 |" in out
+    assert {row["language"] for row in seed_kb.floor_calibration["by_language"]} >= {"zh"}
     assert seed_kb.floor_cosine is not None or seed_kb.floor_bm25 is not None
     assert seed_kb.floor_calibration["cases"] == len(IN_DOMAIN)
     assert seed_kb.floor_calibration["chunks"] == 4  # its size: the floors move from there if the base grows
