@@ -140,7 +140,7 @@ class AppSettings:
     CROSS_LINGUAL_SHIFT: Setting[Any] = Setting(
         True,
         doc='Cross-lingual search: an English query compared with Chinese chunks (and the other way round) is '
-            "moved by the embedding model's measured language offset first (knowledge/crosslingual.py). True: "
+            "moved by the embedding model's measured language offset first (backends/embeddings/crosslingual.py). True: "
             'the offsets shipped for the bundled embedder; a path: a JSON file of your own {"zh_minus_en": '
             '{model name: vector}}; False: off.')
     CROSS_LINGUAL_KEYWORD_WEIGHT: Setting[float] = Setting(

@@ -12,10 +12,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..backends.embeddings.crosslingual import query_vectors
 from ..conf import app_settings
 from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch
 from ..text.language import language_of
-from .crosslingual import query_vectors
 from .floor import base_size
 from .keywords import index_tokens, user_dictionary_terms
 from .retrieve import ChannelHit, chunk_languages, keyword_search, vector_search
@@ -36,7 +36,7 @@ class BaseEvidence:
     cosine_stats: dict[str, dict[str, float]] = field(default_factory=dict)
     languages: dict[int, str] = field(default_factory=dict)  # chunk id -> its language (vector candidates)
     chunk_languages: dict[str, int] | None = None  # the base's active chunks per language
-    query_vectors: dict[str, Any] = field(default_factory=dict)  # per chunk language (crosslingual.py)
+    query_vectors: dict[str, Any] = field(default_factory=dict)  # per chunk language (backends/embeddings/crosslingual.py)
 
 
 @dataclass
@@ -153,7 +153,7 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
     applied. Skipped, and said so, when the base's vectors come from another model than the query's.
 
     Chunks in another language than the query's are compared with the query's vector moved into their language
-    (crosslingual.py); a base holding both languages is searched once per language, the candidates merged by
+    (backends/embeddings/crosslingual.py); a base holding both languages is searched once per language, the candidates merged by
     cosine, so an English paragraph is not buried under Chinese near-misses of a Chinese question.
     """
     plan = trace.plan

@@ -93,7 +93,7 @@ def apply_floor(kb, ranked: list[int], trace: SearchTrace, *, evidence: BaseEvid
     """``ranked`` without the hits under the base's floors; every hit's evidence in the trace (``floor``).
 
     A hit is judged on the scales of its own language: its cosine with the query vector of its language
-    (crosslingual.py) and its standing among the vector candidates of that language. It passes when the rules
+    (backends/embeddings/crosslingual.py) and its standing among the vector candidates of that language. It passes when the rules
     (``floor_passes``) pass it, or the relevance model (relevance.py) does: for the default floors, and for a
     cross-lingual hit whatever the floors (a base's own floors are calibrated on its own-language questions).
     The model adds the answers the rules miss (a cross-lingual match, a paraphrase); a hit without a cosine

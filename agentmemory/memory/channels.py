@@ -154,9 +154,11 @@ def moment(epoch: float) -> dt.datetime:
 
 def vector_candidates(scope: str, params: list, *, vector: list[float] | None, model_name: str,
                       exact: bool, limit: int, bm25: dict[int, float], keyword_ids: set[int],
-                      window: int = 0) -> dict[int, Candidate]:
+                      window: int = 0, twin=None) -> dict[int, Candidate]:
     """The vector channel's top ``limit`` and the keyword hits, with what the final score needs of each row;
-    with ``window`` > 0, each dialogue turn's mean cosine over the turns of its session within ``window``."""
+    with ``window`` > 0, each dialogue turn's mean cosine over the turns of its session within ``window``.
+    ``twin`` (an exact scan only): the query moved into the other language; each row's cosine is then the
+    higher of the two (backends/embeddings/crosslingual.py)."""
     table = MemoryItem._meta.db_table
     log = MemoryItem.Source.SYSTEM_LOG
     args: list = []
@@ -166,13 +168,22 @@ def vector_candidates(scope: str, params: list, *, vector: list[float] | None, m
         # A user's scope is usually small: exact distances over the user_id index beat a filtered
         # HNSW walk through everyone's vectors ("+ 0" keeps the planner off HNSW).
         order = "(m.embedding <=> %s::vector) + 0" if exact else "m.embedding <=> %s::vector"
-        vec = (f"vec AS (SELECT m.id, 1 - (m.embedding <=> %s::vector) AS sim FROM {table} m "
-               f"WHERE {scope} AND m.embedding IS NOT NULL AND m.embedding_model = %s ORDER BY {order} LIMIT %s)")
-        args += [literal, *params, model_name, literal, limit]
+        other = vector_literal(twin) if twin is not None and exact else None
+        if other is not None:
+            vec = (f"vec AS (SELECT m.id, 1 - LEAST(m.embedding <=> %s::vector, m.embedding <=> %s::vector) AS sim "
+                   f"FROM {table} m WHERE {scope} AND m.embedding IS NOT NULL AND m.embedding_model = %s "
+                   f"ORDER BY 2 DESC LIMIT %s)")
+            args += [literal, other, *params, model_name, limit]
+        else:
+            vec = (f"vec AS (SELECT m.id, 1 - (m.embedding <=> %s::vector) AS sim FROM {table} m "
+                   f"WHERE {scope} AND m.embedding IS NOT NULL AND m.embedding_model = %s ORDER BY {order} LIMIT %s)")
+            args += [literal, *params, model_name, literal, limit]
         if window > 0:
             # The neighbours are the same user's turns of the same session (isolation holds here too).
+            distance = ("LEAST(n.embedding <=> %s::vector, n.embedding <=> %s::vector)" if other is not None
+                        else "(n.embedding <=> %s::vector)")
             window_sql = (f"CASE WHEN m.source = '{log}' AND m.session_id <> '' AND m.turn_id IS NOT NULL THEN "
-                          f"(SELECT avg(1 - (n.embedding <=> %s::vector)) FROM {table} n WHERE n.user_id = m.user_id "
+                          f"(SELECT avg(1 - {distance}) FROM {table} n WHERE n.user_id = m.user_id "
                           f"AND n.source = '{log}' AND n.session_id = m.session_id AND n.embedding_model = %s "
                           f"AND n.turn_id BETWEEN m.turn_id - %s AND m.turn_id + %s) END")
     else:
@@ -185,7 +196,7 @@ def vector_candidates(scope: str, params: list, *, vector: list[float] | None, m
         LEFT JOIN vec ON vec.id = c.id"""
     # The keyword ids came from an earlier statement: the scope is checked again in this snapshot.
     if window_sql != "NULL::float8":
-        args += [literal, model_name, window, window]
+        args += [literal, *([other] if other is not None else []), model_name, window, window]
     args += [sorted(keyword_ids), *params]
     hnsw = vector is not None and not exact
     # Only the HNSW settings need a transaction (SET LOCAL); the exact scan saves its BEGIN/COMMIT.

@@ -149,11 +149,16 @@ def _window_scores(index: UserIndex, mask: np.ndarray, rows: np.ndarray, lex: np
 
 
 def vector_scores(index: UserIndex, mask: np.ndarray, query: np.ndarray, *, limit: int) -> tuple[dict[int, float], np.ndarray]:
-    """The scope's exact cosine top ``limit``, and the cosine of every row (meaningful where it has a vector)."""
+    """The scope's exact cosine top ``limit``, and the cosine of every row (meaningful where it has a vector).
+    ``query`` may hold two rows (the query and its other-language twin, backends/embeddings/crosslingual.py): each
+    row's cosine is then the higher of the two."""
     if not index.has_vector.any():
         return {}, np.zeros(len(index.ids), np.float32)
     # einsum, not BLAS: one thread, no wake-up of a BLAS thread pool competing with the embedder.
-    sims = np.einsum("ij,j->i", index.vectors, query)
+    if query.ndim == 2:  # the query and its other-language twin: each row's closer one
+        sims = np.einsum("ij,kj->ki", index.vectors, query).max(axis=0)
+    else:
+        sims = np.einsum("ij,j->i", index.vectors, query)
     rows = np.flatnonzero(mask & index.has_vector)
     return _top(index.ids[rows], sims[rows].astype(np.float64), limit), sims
 

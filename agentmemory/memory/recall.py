@@ -23,6 +23,7 @@ from ..exceptions import EmbeddingError, InvalidInput
 from ..models import MemoryItem
 from ..ranking.fusion import fuse_channels
 from ..text import query_terms
+from ..text.language import language_of
 from ..types import RecalledMemory, RecallResult, ScoreBreakdown
 from ..validation import validate_query, validate_tags, validate_user_id
 from . import snapshot
@@ -119,7 +120,7 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
         pending = embedder.prefetch_query(query)
     except EmbeddingError as exc:
         reason = f"embedder unavailable, keyword search only: {exc}"
-    query_vector = _QueryVector(pending, reason)
+    query_vector = _QueryVector(pending, reason, language_of(query, default=""))
 
     scope, params = scope_sql(user_id, statuses, sources, visible, as_of, tags)
     candidates = max(app_settings.MEMORY_CANDIDATES, top_k)
@@ -172,8 +173,14 @@ def _filters(include_cold: bool, include_inferred: bool, as_of: dt.datetime | No
 class _QueryVector:
     """The question's vector, awaited once from the embedder's background call (None: keyword-only)."""
 
-    def __init__(self, pending, reason: str) -> None:
-        self._pending, self.reason, self._vector = pending, reason, None
+    def __init__(self, pending, reason: str, language: str = "") -> None:
+        self._pending, self.reason, self._vector, self.language = pending, reason, None, language
+
+    def other_language(self, model_name: str):
+        """The vector moved into the other language (backends/embeddings/crosslingual.py), or None."""
+        from ..backends.embeddings.crosslingual import other_language_vector
+
+        return other_language_vector(self.vector, self.language, model_name)
 
     @property
     def vector(self) -> list[float] | None:
@@ -195,9 +202,11 @@ def _sql_channels(user_id: str, scope: str, params: list, terms: list[str], limi
     """Both channels in SQL (channels.py): any scope, any size of user."""
     bm25, windows, user_rows = keyword_channel(user_id, scope, params, terms, limit,
                                                window=_window(app_settings.MEMORY_WINDOW_WEIGHT))
+    exact = user_rows <= app_settings.MEMORY_EXACT_SEARCH_MAX
     found = vector_candidates(scope, params, vector=query_vector.vector,
+                              twin=query_vector.other_language(embedder.model_name) if exact and embedder else None,
                               model_name=embedder.model_name if embedder is not None else "",
-                              exact=user_rows <= app_settings.MEMORY_EXACT_SEARCH_MAX, limit=limit,
+                              exact=exact, limit=limit,
                               bm25=bm25, keyword_ids=set(bm25) | set(windows),
                               window=_window(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))
     return found, {pk: v for pk, v in windows.items() if pk in found}
@@ -238,7 +247,11 @@ def _indexed_channels(user_id: str, scope: str, params: list, filters: tuple, te
     vector, sims, cosines = {}, None, {}
     if query_vector.vector is not None:
         query = np.asarray(query_vector.vector, dtype=np.float32)
-        vector, sims = vector_scores(index, mask, query / (np.linalg.norm(query) or 1.0), limit=limit)
+        query = query / (np.linalg.norm(query) or 1.0)
+        twin = query_vector.other_language(embedder.model_name)
+        if twin is not None:
+            query = np.vstack([query, np.asarray(twin, dtype=np.float32)])
+        vector, sims = vector_scores(index, mask, query, limit=limit)
     ids = sorted(set(vector) | set(bm25) | set(windows))
     if sims is not None:
         cosines = window_cosines(index, ids, sims, _window(app_settings.MEMORY_WINDOW_VECTOR_WEIGHT))

@@ -138,9 +138,9 @@ class Command(BenchCommand):
     def _language_shift(self, bench: Path) -> None:
         """The mean difference between a Chinese and an English question asking the same thing (dev pairs only):
         the English docs' two questions, and each English cmrc2018-dev-en question with the Chinese questions of
-        its paragraph. Written to the bundled shift file (crosslingual.py) for the configured embedder."""
+        its paragraph. Written to the bundled shift file (backends/embeddings/crosslingual.py) for the configured embedder."""
         from agentmemory.backends import get_embedder
-        from agentmemory.knowledge.crosslingual import BUNDLED_SHIFT, _load
+        from agentmemory.backends.embeddings.crosslingual import BUNDLED_SHIFT, _load
 
         pairs = [(d["q_zh"], d["q_en"]) for d in relevance_data.en_docs() if d["split"] == "dev"]
         by_paragraph = defaultdict(list)

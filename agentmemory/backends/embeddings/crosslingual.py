@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..conf import app_settings
+from ...conf import app_settings
 
-BUNDLED_SHIFT = Path(__file__).resolve().parent.parent / "data" / "language_shift.json"
+BUNDLED_SHIFT = Path(__file__).resolve().parents[2] / "data" / "language_shift.json"
 LANGUAGES = ("zh", "en")
 
 
@@ -57,3 +57,14 @@ def query_vectors(query_vector, query_language: str, languages: Iterable[str], m
             moved = np.asarray(query_vector, dtype=np.float32) + (shift if language == "zh" else -shift)
             vectors[language] = moved / (float(np.linalg.norm(moved)) or 1.0)
     return vectors
+
+
+def other_language_vector(query_vector, query_language: str, model_name: str):
+    """The query's vector moved into the other language (Chinese <-> English), or None (no shift for the model,
+    a query in neither language). Memory recall compares each memory with both and keeps the closer: a user's
+    memories are in either language, and a memory is closer to the query of its own language."""
+    if query_vector is None or query_language not in LANGUAGES:
+        return None
+    other = "en" if query_language == "zh" else "zh"
+    moved = query_vectors(query_vector, query_language, (other,), model_name)[other]
+    return None if moved is query_vector else moved
