@@ -31,12 +31,12 @@ class BaseEvidence:
     rankings: dict[str, list[int]] = field(default_factory=dict)
     chunks: int | None = None  # active chunks (the keyword channel's N, else counted for the vector scan)
     max_bm25: float | None = None  # the query's maximum possible BM25 in this base
-    # Per chunk language ("" when the base holds one language only): the query's vector candidates' cosine
-    # median, mean, standard deviation and best, the scales the floor judges a hit on.
+    # Per chunk language ("zh", "en"; "" for a base with none counted): the query's vector candidates' cosine
+    # median, mean, standard deviation, best and top ten, the scales the floor judges a hit on.
     cosine_stats: dict[str, dict[str, float]] = field(default_factory=dict)
     languages: dict[int, str] = field(default_factory=dict)  # chunk id -> its language (vector candidates)
     chunk_languages: dict[str, int] | None = None  # the base's active chunks per language
-    query_vectors: dict[str, Any] = field(default_factory=dict)  # per chunk language (backends/embeddings/crosslingual.py)
+    query_vectors: dict[str, Any] = field(default_factory=dict)  # per chunk language (embeddings/crosslingual.py)
 
 
 @dataclass
@@ -153,8 +153,9 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
     applied. Skipped, and said so, when the base's vectors come from another model than the query's.
 
     Chunks in another language than the query's are compared with the query's vector moved into their language
-    (backends/embeddings/crosslingual.py); a base holding both languages is searched once per language, the candidates merged by
-    cosine, so an English paragraph is not buried under Chinese near-misses of a Chinese question.
+    (backends/embeddings/crosslingual.py); a base holding both languages is searched once per language (chunks
+    of neither language, digits and symbols, with the query's own), the candidates merged by cosine, so an
+    English paragraph is not buried under Chinese near-misses of a Chinese question.
     """
     plan = trace.plan
     with trace.timed("vector"):
@@ -171,13 +172,16 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
         languages = evidence.chunk_languages
         evidence.query_vectors = query_vectors(outcome.query_vector, outcome.query_language, languages,
                                                outcome.model_name)
-        groups = ([(language, language) for language in languages] if len(languages) > 1
-                  else [(next(iter(languages), ""), None)])
+        if len(languages) > 1:
+            own = outcome.query_language if outcome.query_language in languages else next(iter(languages))
+            groups = [(language, [language, ""] if language == own else [language]) for language in languages]
+        else:
+            groups = [(next(iter(languages), ""), None)]
         found, scans = [], []
         for language, only in groups:
             vec = vector_search([kb.pk], evidence.query_vectors.get(language, outcome.query_vector),
                                 model_name=outcome.model_name, limit=plan.candidates, filters=plan.filters,
-                                exact=exact, language=only)
+                                exact=exact, languages=only)
             scans.append(vec.exact)
             if len(vec):
                 scores = [float(h.score) for h in vec]

@@ -25,7 +25,7 @@ class Floors:
     bm25_min_cosine: float | None = None  # a BM25 pass also needs this cosine (matched words, other meaning)
     source: str = "default"
     size_shift: float = 0.0  # added to both cosine floors for this base's size (see floors_for)
-    model: bool = False  # the relevance model decides (relevance.py); the rules above only when it cannot
+    model: bool = False  # the relevance model (relevance.py) passes what the rules above do not
 
     @property
     def off(self) -> bool:
@@ -93,9 +93,10 @@ def apply_floor(kb, ranked: list[int], trace: SearchTrace, *, evidence: BaseEvid
     """``ranked`` without the hits under the base's floors; every hit's evidence in the trace (``floor``).
 
     A hit is judged on the scales of its own language: its cosine with the query vector of its language
-    (backends/embeddings/crosslingual.py) and its standing among the vector candidates of that language. It passes when the rules
-    (``floor_passes``) pass it, or the relevance model (relevance.py) does: for the default floors, and for a
-    cross-lingual hit whatever the floors (a base's own floors are calibrated on its own-language questions).
+    (backends/embeddings/crosslingual.py) and its standing among the vector candidates of that language. It
+    passes when the rules (``floor_passes``) pass it, or the relevance model (relevance.py) does: for the
+    default floors, and for a cross-lingual hit whatever the floors (a base's own floors are calibrated on its
+    own-language questions).
     The model adds the answers the rules miss (a cross-lingual match, a paraphrase); a hit without a cosine
     (the embedder failed) is judged by the rules alone.
     """

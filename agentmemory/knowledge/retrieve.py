@@ -279,7 +279,7 @@ def vector_search(
     filters: dict | None = None,
     ef_search: int | None = None,
     exact: bool | None = None,
-    language: str | None = None,
+    languages: list[str] | None = None,
 ) -> VectorHits:
     """Nearest active chunks by cosine similarity (score = 1 - cosine distance), best first.
 
@@ -291,8 +291,8 @@ def vector_search(
     tables = _tables()
     ef = max(int(ef_search or app_settings.HNSW_EF_SEARCH), limit)
     extra, extra_params = filter_sql(filters)
-    if language is not None:  # one language's chunks of a mixed base (channels.vector_channel)
-        extra, extra_params = extra + " AND c.language = %s", [*extra_params, language]
+    if languages is not None:  # one language's chunks of a mixed base (channels.vector_channel)
+        extra, extra_params = extra + " AND c.language = ANY(%s)", [*extra_params, list(languages)]
     literal = vector_literal(query_vector)
     with transaction.atomic(), connection.cursor() as cur:
         if exact is None:
