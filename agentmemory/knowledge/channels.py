@@ -21,6 +21,7 @@ from .keywords import index_tokens, user_dictionary_terms
 from .retrieve import ChannelHit, chunk_languages, keyword_search, vector_search
 from .trace import SearchTrace
 
+FOREIGN_BASE_SHARE = 0.1  # a language with a smaller share of a base's chunks is not searched on its own
 TOP_COSINES = 10  # the best candidates' cosines kept for the floor (how far a hit leads the next one)
 
 
@@ -169,7 +170,10 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
         exact = evidence.chunks <= app_settings.VECTOR_EXACT_SEARCH_MAX
         if evidence.chunk_languages is None:
             evidence.chunk_languages = chunk_languages(kb.pk)
-        languages = evidence.chunk_languages
+        # A language holding under FOREIGN_BASE_SHARE of the chunks is searched with the others: a search filtered
+        # to a handful of chunks would walk most of a large base's HNSW graph for them.
+        total = sum(evidence.chunk_languages.values())
+        languages = {lang: n for lang, n in evidence.chunk_languages.items() if n >= FOREIGN_BASE_SHARE * total}
         evidence.query_vectors = query_vectors(outcome.query_vector, outcome.query_language, languages,
                                                outcome.model_name)
         if len(languages) > 1:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from ..conf import app_settings
 from ..ranking.fusion import rrf
-from .channels import ChannelsOutcome
+from .channels import FOREIGN_BASE_SHARE, ChannelsOutcome
 from .floor import apply_floor
 from .trace import SearchTrace
-
-FOREIGN_BASE_SHARE = 0.1  # a base with fewer of its chunks in the query's language is searched as foreign to it
 
 
 def fuse_bases(outcome: ChannelsOutcome, trace: SearchTrace) -> dict[str, list[int]]:
