@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from agentmemory.working import disclosure
+from benchmarks.fitting import fit_logistic
 
 KEEP = {"self", "correction"}
 
@@ -29,15 +30,8 @@ def _split(item_id: str) -> str:
     return ("train", "calibrate", "test")[bucket]
 
 
-def _fit(x: np.ndarray, y: np.ndarray, *, l2: float, steps: int = 3000, lr: float = 0.5) -> tuple[np.ndarray, float]:
-    w, b = np.zeros(x.shape[1], dtype=np.float64), 0.0
-    positive = max(1.0, y.sum())
-    weights = np.where(y == 1, len(y) / (2 * positive), len(y) / (2 * max(1.0, len(y) - positive)))
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -30, 30)))
-        g = (p - y) * weights
-        w -= lr * (x.T @ g / len(y) + l2 * w)
-        b -= lr * float(g.mean())
+def _fit(x: np.ndarray, y: np.ndarray, *, l2: float) -> tuple[np.ndarray, float]:
+    w, b = fit_logistic(x, y, l2=l2, steps=3000)
     return w.astype(np.float32), b
 
 

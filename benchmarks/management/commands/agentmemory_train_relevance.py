@@ -39,20 +39,9 @@ from agentmemory.models import Document
 from agentmemory.text.language import language_of
 from benchmarks import relevance_data
 from benchmarks.command import BenchCommand
+from benchmarks.fitting import fit_logistic
 
 RULES = Floors(0.885, 0.275, 0.08, 0.85)  # the rules' defaults before the model, for comparison
-
-
-def _fit(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, steps: int = 4000, lr: float = 0.5):
-    w, b = np.zeros(x.shape[1]), 0.0
-    positive = max(1.0, y.sum())
-    weights = np.where(y == 1, len(y) / (2 * positive), len(y) / (2 * max(1.0, len(y) - positive)))
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -30, 30)))
-        g = (p - y) * weights
-        w -= lr * (x.T @ g / len(y) + l2 * w)
-        b -= lr * float(g.mean())
-    return w, b
 
 
 class Command(BenchCommand):
@@ -105,7 +94,7 @@ class Command(BenchCommand):
         x, y = np.array(x), np.array(y)
         mean, scale = x.mean(axis=0), x.std(axis=0)
         scale[scale < 1e-6] = 1.0
-        w, b = _fit((x - mean) / scale, y)
+        w, b = fit_logistic((x - mean) / scale, y, l2=1e-3, steps=4000)
         scorer = Scorer(tuple(mean.round(6)), tuple(scale.round(6)), tuple(w.round(6)), round(b, 6), 0.5, 0.5)
         found = np.array(self._found_probabilities([r for r in dev if r["relevant"]], scorer, cross))
         context = float(np.quantile(found, 1 - context_keep)) if len(found) else 0.5
