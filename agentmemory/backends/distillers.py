@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..conf import app_settings
-
 TYPES = ("fact", "preference", "decision", "event", "feedback")
 
 
@@ -42,10 +40,9 @@ _LABELS = {
 
 def _language(memories: Sequence[MemoryLine]) -> str:
     """The language the user's memories are written in ("zh" or "en"), else the configured LANGUAGE."""
-    from ..text import language_of
+    from ..text import configured_language, language_of
 
-    default = "en" if (app_settings.LANGUAGE or "zh").startswith("en") else "zh"
-    return language_of(" ".join(m.content for m in memories[:40]), default=default)
+    return language_of(" ".join(m.content for m in memories[:40]), default=configured_language())
 
 
 class TemplateDistiller:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
-from ..text import language_of
+from ..text import configured_language, language_of
 from ..types import ContextBundle, ContextItem, LayerResult
 from ..validation import MAX_ID_CHARS, validate_query, validate_user_id
 from .budget import BudgetResult, fill_budget, memory_cap
@@ -163,12 +163,11 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
 
 def request_language(query: str, language: str | None = None) -> str:
     """The language a context speaks: the one asked for, else the query's, else the configured default."""
-    default = "en" if (app_settings.LANGUAGE or "zh").startswith("en") else "zh"
     if language:
         if language[:2] not in ("zh", "en"):
             raise InvalidInput("language must be 'zh' or 'en'.", field="language")
         return language[:2]
-    return language_of(query, default=default)
+    return language_of(query, default=configured_language())
 
 
 def _token_counts(counts: dict[str, int], budget: int, share: float) -> dict[str, int]:

@@ -21,3 +21,11 @@ def language_of(text: str, default: str = "zh") -> str:
     if words_en > words_zh:
         return "en"
     return default
+
+
+def configured_language() -> str:
+    """The configured ``LANGUAGE`` as "zh" or "en" (what a text in neither language, or a caller asking for
+    no language, falls back to)."""
+    from ..conf import app_settings
+
+    return "en" if (app_settings.LANGUAGE or "zh").startswith("en") else "zh"

@@ -27,7 +27,7 @@ def _search(query: str, knowledge_bases: list | None, top_k: int) -> tuple[Searc
         return search_knowledge(query, knowledge_bases=knowledge_bases, top_k=top_k, mode="keyword"), fallback
 
 
-def vector_only_gate(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[str, Any]]]:
+def prompt_gate(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[str, Any]]]:
     """The hits that may reach a prompt, and the others with their reason.
 
     A prompt pays for every wrong chunk, so the context asks more than the search's floor (which keeps recall).
@@ -133,7 +133,7 @@ def gather_knowledge(query: str, *, knowledge_bases: list | None, top_k: int = 6
     trace = result.trace
     if fallback:
         trace = {**trace, "degraded": [*(trace.get("degraded") or []), fallback]}
-    hits, dropped = vector_only_gate(result.hits)
+    hits, dropped = prompt_gate(result.hits)
     hits, cut = answering_few(hits)
     dropped.extend(cut)
     # What the relevance floor kept out of the hits that would have been shown, with its reason.
