@@ -199,6 +199,18 @@ class AppSettings:
     EVAL_AFTER_IMPORT_DELAY: Setting[float] = Setting(
         60.0,
         doc='Seconds between the first publish of an import burst and the evaluation it triggers.')
+    PUBLISH_GATE_MARGIN: Setting[float] = Setting(
+        0.0, range=(0.0, 1.0),
+        doc='Publish gate: the recall@5 drop (absolute) over the accepted cases a new version may cause and '
+            'still publish by itself (a base\'s own margin wins).')
+    DUPLICATE_COSINE: Setting[float] = Setting(
+        0.97, range=(0.0, 1.0),
+        doc='A chunk with at least this cosine to an active chunk of another document, and the same numbers '
+            'and Latin words, is its near-duplicate (same text after normalisation always is).')
+    PROPOSED_CHECKS_PER_DOCUMENT: Setting[int] = Setting(
+        3, range=(0, 50),
+        doc='Evaluation cases an import proposes per new document version (knowledge bases with '
+            'propose_checks on).')
     # --- long-term memory ----------------------------------------------------------------------
     MAX_MEMORY_CHARS: Setting[int] = Setting(2000, range=(1, 1000000))
     MEMORY_DEDUP_THRESHOLD: Setting[float] = Setting(0.92, range=(0.0, 1.0))

@@ -106,6 +106,8 @@ class SearchHit:
     # relevance floor judged; "rerank" the reranker's score (the API's JSON, as shown).
     channels: dict[str, Any] = field(default_factory=dict)
     explanation: str = ""
+    # Other chunks holding the same text (another document's copy), cited, not shown as hits of their own.
+    duplicates: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

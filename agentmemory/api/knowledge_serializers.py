@@ -23,7 +23,9 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
     class Meta:
         model = KnowledgeBase
         fields = ["id", "slug", "name", "description", "chunking", "chunk_size", "chunk_overlap",
-                  "user_dictionary", "embedding_model", "document_count", "created_at", "updated_at"]
+                  "user_dictionary", "publish_gate", "publish_gate_margin", "duplicate_policy", "propose_checks",
+                  "embedding_model", "document_count", "created_at", "updated_at"]
+        extra_kwargs = {"publish_gate_margin": {"min_value": 0.0, "max_value": 1.0}}
         read_only_fields = ["id", "chunk_size", "chunk_overlap", "embedding_model", "created_at", "updated_at"]
 
     def get_document_count(self, obj: KnowledgeBase) -> int:
@@ -90,7 +92,8 @@ class VersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = DocumentVersion
-        fields = ["number", "status", "content_hash", "error", "chunk_count", "created_at", "published_at"]
+        fields = ["number", "status", "content_hash", "error", "chunk_count", "gate_report", "duplicates",
+                  "created_at", "published_at"]
 
     def get_chunk_count(self, obj: DocumentVersion) -> int:
         count = getattr(obj, "chunk_count", None)
@@ -100,14 +103,24 @@ class VersionSerializer(serializers.ModelSerializer):
 class DocumentSerializer(serializers.ModelSerializer):
     knowledge_base = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     active_version = serializers.SerializerMethodField()
+    publication = serializers.SerializerMethodField(
+        help_text="published (its latest version serves), held (the latest waits in the review queue) or pending.")
 
     class Meta:
         model = Document
         fields = ["id", "knowledge_base", "external_id", "title", "format", "metadata", "status",
-                  "active_version", "created_at", "updated_at"]
+                  "active_version", "publication", "created_at", "updated_at"]
 
     def get_active_version(self, obj: Document) -> int | None:
         return obj.active_version.number if obj.active_version_id and obj.active_version else None
+
+    def get_publication(self, obj: Document) -> str:
+        latest = getattr(obj, "latest_version_status", None)
+        if latest is None:
+            latest = (obj.versions.order_by("-number").values_list("status", flat=True).first() or "")
+        if latest in (DocumentVersion.Status.HELD, DocumentVersion.Status.PENDING):
+            return latest
+        return "published" if obj.active_version_id else latest or "pending"
 
 
 class DocumentDetailSerializer(DocumentSerializer):
@@ -129,11 +142,20 @@ class ChunkPreviewSerializer(serializers.ModelSerializer):
 class ImportJobSerializer(serializers.ModelSerializer):
     knowledge_base = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     url = serializers.SerializerMethodField()
+    publication = serializers.SerializerMethodField(
+        help_text="What became of the imported version: pending (not done), published, or held by the gate.")
 
     class Meta:
         model = ImportJob
-        fields = ["id", "url", "kind", "knowledge_base", "external_id", "title", "format", "status", "progress",
-                  "total", "result", "error", "created_at", "started_at", "finished_at"]
+        fields = ["id", "url", "kind", "knowledge_base", "external_id", "title", "format", "status", "publication",
+                  "progress", "total", "result", "error", "created_at", "started_at", "finished_at"]
+
+    def get_publication(self, obj: ImportJob) -> str | None:
+        if obj.kind != ImportJob.Kind.INGEST:
+            return None
+        if obj.status != ImportJob.Status.SUCCEEDED:
+            return "pending"
+        return (obj.result or {}).get("publication", "published")
 
     def get_url(self, obj: ImportJob) -> str:
         return reverse("agentmemory:import-job-detail", kwargs={"pk": obj.pk})

@@ -1,4 +1,4 @@
-"""URLs of the knowledge API: knowledge bases, documents, versions, chunk previews, import jobs."""
+"""URLs of the knowledge API: knowledge bases, documents, versions, chunk previews, the review queue, import jobs."""
 from django.urls import path
 
 from . import knowledge_views as views
@@ -15,5 +15,10 @@ urlpatterns = [
          name="document-chunks"),
     path("knowledge-bases/<slug:slug>/documents/<str:pk>/rollback/", views.DocumentRollbackView.as_view(),
          name="document-rollback"),
+    path("knowledge-bases/<slug:slug>/documents/<str:pk>/publish/", views.DocumentPublishView.as_view(),
+         name="document-publish"),
+    path("knowledge-bases/<slug:slug>/documents/<str:pk>/discard/", views.DocumentDiscardView.as_view(),
+         name="document-discard"),
+    path("knowledge-bases/<slug:slug>/held-versions/", views.HeldVersionListView.as_view(), name="held-version-list"),
     path("import-jobs/<int:pk>/", views.ImportJobDetailView.as_view(), name="import-job-detail"),
 ]

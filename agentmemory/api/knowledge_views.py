@@ -1,17 +1,18 @@
 """Views of the knowledge API: thin over agentmemory.knowledge services (ingest, publish, re-embed)."""
 from __future__ import annotations
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import generics, status
 from rest_framework.response import Response
 
 from ..exceptions import InvalidInput, NotFound
 from ..knowledge.bases import create_knowledge_base, update_knowledge_base
+from ..knowledge.gate import discard_version, held_version, publish_held
 from ..knowledge.imports import import_document
 from ..knowledge.publish import delete_document, get_document, rollback_document
 from ..knowledge.reembed import create_reembed_job
-from ..models import Chunk, Document, ImportJob, KnowledgeBase
+from ..models import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
 from ..tasks.knowledge import Submitted, submit_import, submit_reembed
 from .access import admin, read
 from .base import AgentMemoryAPIView
@@ -97,7 +98,9 @@ class DocumentListView(AgentMemoryAPIView):
     )
     def get(self, request, slug: str):
         kb = get_knowledge_base(slug)
-        documents = Document.objects.in_knowledge_base(kb).select_related("active_version", "knowledge_base")
+        documents = Document.objects.in_knowledge_base(kb).select_related("active_version", "knowledge_base").annotate(
+            latest_version_status=Subquery(DocumentVersion.objects.filter(document=OuterRef("pk"))
+                                           .order_by("-number").values("status")[:1]))
         wanted = request.query_params.get("status", "active")
         if wanted != "all":
             documents = documents.filter(status=wanted)
@@ -193,6 +196,55 @@ class DocumentRollbackView(AgentMemoryAPIView):
             raise InvalidInput("version (a positive integer) is required.", field="version")
         result = rollback_document(document, version_number=int(raw))
         return Response(result.as_dict())
+
+
+def _version_param(request) -> int | None:
+    """The optional ``version`` of a review decision (a positive integer)."""
+    raw = request.data.get("version") if hasattr(request.data, "get") else None
+    if raw is None:
+        return None
+    if (isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).strip().isdigit()
+            or not 0 < int(raw) <= MAX_INT_PARAM):
+        raise InvalidInput("version must be a positive integer.", field="version")
+    return int(raw)
+
+
+class DocumentPublishView(AgentMemoryAPIView):
+    """Publish a version the publish gate held: ``{"version": N}`` (default: the latest held one)."""
+
+    rules = {"POST": admin("agentmemory.publish_version")}
+
+    @extend_schema(request=dict, responses={200: dict})
+    def post(self, request, slug: str, pk: str):
+        document = get_document(get_knowledge_base(slug), pk)
+        result = publish_held(held_version(document, _version_param(request)))
+        return Response({**result.as_dict(), "status": "published"})
+
+
+class DocumentDiscardView(AgentMemoryAPIView):
+    """Discard a version the publish gate held: ``{"version": N}`` (default: the latest held one)."""
+
+    rules = {"POST": admin("agentmemory.publish_version")}
+
+    @extend_schema(request=dict, responses={200: dict})
+    def post(self, request, slug: str, pk: str):
+        document = get_document(get_knowledge_base(slug), pk)
+        return Response(discard_version(held_version(document, _version_param(request))))
+
+
+class HeldVersionListView(AgentMemoryAPIView):
+    """The review queue of a knowledge base: versions the publish gate held, with their reports."""
+
+    rules = {"GET": read("agentmemory.view_documentversion", self_service=False)}
+
+    @extend_schema(responses={200: dict})
+    def get(self, request, slug: str):
+        kb = get_knowledge_base(slug)
+        versions = (DocumentVersion.objects.filter(document__knowledge_base=kb, status=DocumentVersion.Status.HELD)
+                    .select_related("document").defer("source_text", "structure").order_by("-created_at")[:200])
+        return Response([{"document_id": v.document_id, "external_id": v.document.external_id,
+                          "title": v.document.title, "version": v.number, "created_at": v.created_at,
+                          "gate_report": v.gate_report, "duplicates": v.duplicates} for v in versions])
 
 
 class KnowledgeBaseReembedView(AgentMemoryAPIView):

@@ -44,6 +44,8 @@ class SearchHitSerializer(serializers.Serializer):
     score_kind = serializers.CharField()
     channels = serializers.DictField()
     explanation = serializers.CharField()
+    duplicates = serializers.ListField(child=serializers.DictField(),
+                                       help_text="Other documents' copies of this text, cited, not repeated as hits.")
 
 
 class SearchResponseSerializer(serializers.Serializer):
@@ -62,6 +64,7 @@ class EvaluationCaseSerializer(serializers.Serializer):
                                                   default=list, help_text="Or whole documents.")
     note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
     source = serializers.CharField(read_only=True)
+    accepted = serializers.BooleanField(read_only=True, help_text="False for a proposal not yet accepted.")
     created_at = serializers.DateTimeField(read_only=True)
 
 

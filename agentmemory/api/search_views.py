@@ -2,11 +2,14 @@
 and runs of a knowledge base. Thin over search_knowledge and agentmemory.knowledge.evaluate."""
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import status
 from rest_framework.response import Response
 
+from ..audit import record_event
+from ..exceptions import InvalidInput, NotFound
 from ..knowledge.evaluate import create_case
+from ..knowledge.propose import accept_cases, propose_for_documents
 from ..knowledge.search import search_knowledge
 from ..models import EvaluationCase, EvaluationRun
 from ..tasks.search import submit_evaluation
@@ -62,11 +65,17 @@ class EvaluationCaseListView(AgentMemoryAPIView):
     rules = {"GET": read("agentmemory.view_evaluationcase", self_service=False),
              "POST": admin("agentmemory.add_evaluationcase")}
 
-    @extend_schema(responses={200: EvaluationCaseSerializer(many=True)})
+    @extend_schema(parameters=[OpenApiParameter("status", str, description="all (default) | accepted | proposed")],
+                   responses={200: EvaluationCaseSerializer(many=True)})
     def get(self, request, slug: str):
         kb = get_knowledge_base(slug)
-        cases = EvaluationCase.objects.filter(knowledge_base=kb).order_by("id")[:1000]
-        return Response(EvaluationCaseSerializer(cases, many=True).data)
+        cases = EvaluationCase.objects.filter(knowledge_base=kb)
+        wanted = request.query_params.get("status", "all")
+        if wanted not in ("all", "accepted", "proposed"):
+            raise InvalidInput("status must be all, accepted or proposed", field="status")
+        if wanted != "all":
+            cases = cases.accepted() if wanted == "accepted" else cases.proposed()
+        return Response(EvaluationCaseSerializer(cases.order_by("id")[:1000], many=True).data)
 
     @extend_schema(request=EvaluationCaseSerializer, responses={201: EvaluationCaseSerializer})
     def post(self, request, slug: str):
@@ -77,6 +86,61 @@ class EvaluationCaseListView(AgentMemoryAPIView):
         case = create_case(knowledge_base=kb, query=data["query"], expected_chunk_ids=data["expected_chunk_ids"],
                            expected_document_ids=data["expected_document_ids"], source="api", note=data["note"])
         return Response(EvaluationCaseSerializer(case).data, status=status.HTTP_201_CREATED)
+
+
+class EvaluationCaseDetailView(AgentMemoryAPIView):
+    """One saved case (GET) or remove it (DELETE: a proposal rejected, or a case no longer wanted)."""
+
+    rules = {"GET": read("agentmemory.view_evaluationcase", self_service=False),
+             "DELETE": admin("agentmemory.delete_evaluationcase")}
+
+    def _case(self, slug: str, pk: int) -> EvaluationCase:
+        case = EvaluationCase.objects.for_knowledge_base(get_knowledge_base(slug)).filter(pk=pk).first()
+        if case is None:
+            raise NotFound(f"Evaluation case {pk} does not exist in {slug!r}.")
+        return case
+
+    @extend_schema(responses={200: EvaluationCaseSerializer})
+    def get(self, request, slug: str, pk: int):
+        return Response(EvaluationCaseSerializer(self._case(slug, pk)).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, slug: str, pk: int):
+        case = self._case(slug, pk)
+        record_event("evaluation_case.delete", object_type="evaluation_case", object_id=case.pk,
+                     before={"query": case.query[:200], "accepted": case.accepted})
+        case.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class EvaluationCaseAcceptView(AgentMemoryAPIView):
+    """Accept a proposed case: from now on it counts in evaluations and the publish gate."""
+
+    rules = {"POST": admin("agentmemory.change_evaluationcase")}
+
+    @extend_schema(request=None, responses={200: EvaluationCaseSerializer})
+    def post(self, request, slug: str, pk: int):
+        kb = get_knowledge_base(slug)
+        if not accept_cases(kb, [pk]) and not EvaluationCase.objects.for_knowledge_base(kb).filter(pk=pk).exists():
+            raise NotFound(f"Evaluation case {pk} does not exist in {slug!r}.")
+        record_event("evaluation_case.accept", object_type="evaluation_case", object_id=pk)
+        return Response(EvaluationCaseSerializer(EvaluationCase.objects.get(pk=pk)).data)
+
+
+class EvaluationCaseProposeView(AgentMemoryAPIView):
+    """Propose cases from the base's active documents (all, or ``{"document_ids": [...]}``), offline."""
+
+    rules = {"POST": admin("agentmemory.add_evaluationcase")}
+
+    @extend_schema(request=dict, responses={201: EvaluationCaseSerializer(many=True)})
+    def post(self, request, slug: str):
+        kb = get_knowledge_base(slug)
+        ids = request.data.get("document_ids") if hasattr(request.data, "get") else None
+        if ids is not None and (not isinstance(ids, list) or not all(
+                isinstance(i, int) and not isinstance(i, bool) and i > 0 for i in ids)):
+            raise InvalidInput("document_ids must be a list of document ids", field="document_ids")
+        cases = propose_for_documents(kb, ids)
+        return Response(EvaluationCaseSerializer(cases, many=True).data, status=status.HTTP_201_CREATED)
 
 
 class EvaluationRunListView(AgentMemoryAPIView):

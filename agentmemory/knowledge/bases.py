@@ -14,7 +14,8 @@ from ..models import KnowledgeBase
 
 #: Fields a knowledge base's owner sets (the rest, such as embedding_model, the services keep).
 EDITABLE = ("slug", "name", "description", "chunk_size", "chunk_overlap", "user_dictionary", "floor_cosine",
-            "floor_bm25", "floor_bm25_min_cosine", "floor_margin")
+            "floor_bm25", "floor_bm25_min_cosine", "floor_margin", "publish_gate", "publish_gate_margin",
+            "duplicate_policy", "propose_checks")
 
 
 def _check_fields(fields: dict[str, Any]) -> None:
@@ -51,7 +52,9 @@ def update_knowledge_base(kb: KnowledgeBase, **changes: Any) -> KnowledgeBase:
         kb.save()
         record_event("knowledge_base.update", object_type="knowledge_base", object_id=kb.pk,
                      after={"chunk_size": kb.chunk_size, "chunk_overlap": kb.chunk_overlap,
-                            "user_dictionary": kb.user_dictionary})
+                            "user_dictionary": kb.user_dictionary, "publish_gate": kb.publish_gate,
+                            "publish_gate_margin": kb.publish_gate_margin, "duplicate_policy": kb.duplicate_policy,
+                            "propose_checks": kb.propose_checks})
     return kb
 
 

@@ -26,10 +26,13 @@ from ..exceptions import AgentMemoryError, EmbeddingError
 from ..models import Chunk, KnowledgeBase
 from ..progress import Progress
 from .chunk import embedding_text
+from .duplicates import find_duplicates
 from .embed import store_vectors
+from .gate import gate_versions
 from .ingest import DocumentInput, IngestResult, _Begun, _fail, _result
 from .prepare import begin_documents
-from .publish import publish_version, publish_versions
+from .propose import propose_cases
+from .publish import publish_versions
 
 Outcome = tuple[DocumentInput, IngestResult | AgentMemoryError]
 
@@ -64,7 +67,7 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
         texts: list[str] = []
         for number, group in enumerate(_groups(items, knowledge_base, size)):
             prepared = [p for item, begun in zip(group, begin_documents(knowledge_base, group, model), strict=True)
-                        if (p := _pending(item, begun, model, settled)) is not None]
+                        if (p := _pending(knowledge_base, item, begun, model, settled)) is not None]
             counts["known"] += sum(p.remaining for p in prepared)
             if progress and prepared:
                 # The chunks known so far, before they embed: a job shows its total from the start.
@@ -96,7 +99,7 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
     for keys, vectors in embed_batches(batches(), embedder.embed_passages):
         while settled:
             yield settled.popleft()
-        yield from _settle(keys, vectors, model)
+        yield from _settle(knowledge_base, keys, vectors, model)
         counts["done"] += len(keys)
         if progress:
             progress(counts["done"], max(counts["known"], counts["done"]))
@@ -129,7 +132,7 @@ def _groups(items: Iterable[DocumentInput], kb: KnowledgeBase, size: int) -> Ite
         yield group
 
 
-def _pending(item: DocumentInput, begun: _Begun | AgentMemoryError, model: str,
+def _pending(kb: KnowledgeBase, item: DocumentInput, begun: _Begun | AgentMemoryError, model: str,
              settled: deque[Outcome]) -> _Pending | None:
     """The document's pending version, or None when its outcome is already known (then in ``settled``)."""
     if isinstance(begun, AgentMemoryError):
@@ -141,18 +144,37 @@ def _pending(item: DocumentInput, begun: _Begun | AgentMemoryError, model: str,
     # A new version knows its chunks to embed; a resumed one asks the database what is still missing.
     todo = begun.todo if begun.todo is not None else list(Chunk.objects.filter(version=begun.version).to_embed(model))
     if not todo:  # every vector reused (or a resumed version whose vectors were all stored)
-        try:
-            publish_version(begun.version)
-        except AgentMemoryError as exc:
-            settled.append((item, exc))
-        else:
-            settled.append((item, _result(begun, 0)))
+        settled.extend(_publish(kb, [_Pending(item, begun, [], 0)]))
         return None
     return _Pending(item, begun, todo, len(todo))
 
 
-def _settle(keys: list[tuple[int, _Pending]], vectors, model: str) -> list[Outcome]:
-    """Store one batch's vectors and publish the documents it completes (one transaction)."""
+def _publish(kb: KnowledgeBase, complete: list[_Pending], activated: set[int] = frozenset()) -> list[Outcome]:
+    """Link the complete versions' duplicates, then publish them (or, with the base's gate on, let the
+    gate publish or hold each)."""
+    if not complete:
+        return []
+    versions = [p.begun.version for p in complete]
+    duplicates = {vid: [d.as_dict() for d in found] for vid, found in find_duplicates(versions).items()}
+    out: list[Outcome] = []
+    if kb.publish_gate:
+        for pending, gated in zip(complete, gate_versions(kb, versions), strict=True):
+            out.append((pending.item, _result(pending.begun, pending.embedded, publication=gated.decision,
+                                              gate=gated.report, duplicates=duplicates.get(gated.version.pk))))
+    else:
+        for pending, result in zip(complete, publish_versions(versions, activated=activated), strict=True):
+            out.append((pending.item, result if isinstance(result, AgentMemoryError) else _result(
+                pending.begun, pending.embedded, duplicates=duplicates.get(pending.begun.version.pk))))
+    if kb.propose_checks:
+        for item, outcome in out:
+            if isinstance(outcome, IngestResult) and outcome.publication == "published":
+                propose_cases(next(p.begun.version for p in complete if p.item is item))
+    return out
+
+
+def _settle(kb: KnowledgeBase, keys: list[tuple[int, _Pending]], vectors, model: str) -> list[Outcome]:
+    """Store one batch's vectors and publish the documents it completes (one transaction; with the base's
+    publish gate on, the vectors are committed first and the gate decides after)."""
     documents = list(dict.fromkeys(pending for _pk, pending in keys))
     out: list[Outcome] = []
     if isinstance(vectors, EmbeddingError):
@@ -168,11 +190,12 @@ def _settle(keys: list[tuple[int, _Pending]], vectors, model: str) -> list[Outco
             pending.remaining -= 1
             pending.embedded += 1
         complete = [p for p in documents if not p.remaining and not p.failed]
-        # The chunks of a document this batch completes turn active with their vectors (one write each).
-        activate = {pk for pk, p in keys if not p.remaining and not p.failed}
+        # The chunks of a document this batch completes turn active with their vectors (one write each),
+        # unless the gate is to decide.
+        activate = set() if kb.publish_gate else {pk for pk, p in keys if not p.remaining and not p.failed}
         store_vectors([pk for pk, _p in keys], vectors, model, activate=activate)
-        published = publish_versions([p.begun.version for p in complete], activated=activate)
-        for pending, result in zip(complete, published, strict=True):
-            out.append((pending.item, result if isinstance(result, AgentMemoryError)
-                        else _result(pending.begun, pending.embedded)))
+        if not kb.publish_gate:
+            out.extend(_publish(kb, complete, activate))
+    if kb.publish_gate:
+        out.extend(_publish(kb, complete))
     return out

@@ -22,6 +22,8 @@ class ChunkRow:
     document_external_id: str
     version_number: int
     knowledge_base_slug: str
+    duplicate_of: int | None = None  # the first copy of this text in another document (duplicates.py)
+    policy: str = "keep"  # the base's duplicate policy
 
 
 def hydrate(ids: list[int]) -> dict[int, ChunkRow]:
@@ -32,7 +34,8 @@ def hydrate(ids: list[int]) -> dict[int, ChunkRow]:
 
     rows = Chunk.objects.filter(pk__in=ids, status=Chunk.Status.ACTIVE).values_list(
         "id", "document_id", "version_id", "position", "heading_path", "text", "document__title",
-        "document__external_id", "version__number", "knowledge_base__slug")
+        "document__external_id", "version__number", "knowledge_base__slug", "duplicate_of_id",
+        "knowledge_base__duplicate_policy")
     return {row[0]: ChunkRow(*row) for row in rows}
 
 
@@ -47,8 +50,9 @@ def citation(title: str, number: int, heading_path: str, position: int) -> str:
 
 
 def cite_hits(head: list[int], chunks: dict[int, ChunkRow], rerank_scores: dict[int, float],
-              trace: SearchTrace) -> list[SearchHit]:
-    """The top_k hits of ``head``, each cited, scored on the scale the search ended with, and explained."""
+              trace: SearchTrace, copies: dict[int, list[int]] | None = None) -> list[SearchHit]:
+    """The top_k hits of ``head``, each cited, scored on the scale the search ended with, and explained;
+    ``copies``: per hit, the chunks repeating its text that it stands for (duplicates.collapse_copies)."""
     effective = trace.effective_mode
     hits: list[SearchHit] = []
     for cid in head[:trace.plan.top_k]:
@@ -71,8 +75,14 @@ def cite_hits(head: list[int], chunks: dict[int, ChunkRow], rerank_scores: dict[
             citation=citation(chunk.document_title, chunk.version_number, chunk.heading_path, chunk.position),
             score=round(float(score), 6), score_kind=kind, channels=info,
             explanation=explain(info, trace.fused.get(cid)),
+            duplicates=[_copy(chunks[c]) for c in (copies or {}).get(cid, ())],
         ))
     return hits
+
+
+def _copy(chunk: ChunkRow) -> dict[str, Any]:
+    return {"chunk_id": chunk.id, "document_id": chunk.document_id, "document_title": chunk.document_title,
+            "citation": citation(chunk.document_title, chunk.version_number, chunk.heading_path, chunk.position)}
 
 
 def explain(info: dict[str, Any], fused: dict[str, Any] | None) -> str:

@@ -79,10 +79,10 @@ def _chunk_keys(chunk_ids: Iterable[int]) -> dict[int, tuple[int, str]]:
 
 
 def cases_from_saved(knowledge_base) -> list[Case]:
-    """The knowledge base's saved EvaluationCase rows as Cases."""
+    """The knowledge base's saved EvaluationCase rows as Cases (proposals only once accepted)."""
     from ..models import EvaluationCase
 
-    rows = list(EvaluationCase.objects.for_knowledge_base(knowledge_base).order_by("id"))
+    rows = list(EvaluationCase.objects.for_knowledge_base(knowledge_base).accepted().order_by("id"))
     keys = _chunk_keys(i for r in rows for i in (r.expected_chunk_ids or []))
     cases = []
     for row in rows:
@@ -264,7 +264,7 @@ def request_evaluation(knowledge_base_id: int) -> bool:
     """
     from ..models import EvaluationCase, KnowledgeBaseStats
 
-    if not EvaluationCase.objects.filter(knowledge_base_id=knowledge_base_id).exists():
+    if not EvaluationCase.objects.filter(knowledge_base_id=knowledge_base_id).accepted().exists():
         return False
     with transaction.atomic():
         changed = KnowledgeBaseStats.objects.filter(knowledge_base_id=knowledge_base_id,

@@ -10,8 +10,11 @@ The write path, in order:
 3. Embeds the chunks still without a vector, batch by batch, each batch committed, so an import
    killed mid-way resumes where it stopped. On an embedding failure the version is marked failed
    with the reason and the previous version stays active.
-4. ``publish.publish_versions`` flips the new version's chunks active and the old ones deprecated in
-   one transaction, the one that stores the last batch's vectors.
+4. ``duplicates.find_duplicates`` links chunks repeating another document's active chunks; then
+   ``publish.publish_versions`` flips the new version's chunks active and the old ones deprecated in
+   one transaction, the one that stores the last batch's vectors. A base with its publish gate on
+   hands the complete version to ``gate.gate_versions`` instead: published if its saved questions
+   still find what they found, else held for review.
 Steps 2-4 are ``bulk.ingest_documents``' with one document.
 Import jobs (``jobs.create_import_job`` / ``jobs.run_import_job``) carry the same call through Celery;
 ``bulk.ingest_documents`` runs the same steps for many documents at the embedder's speed.
@@ -19,7 +22,7 @@ Embedding a version's chunks is ``embed.py``'s; the front door of an upload or a
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from ..conf import app_settings
 from ..exceptions import AgentMemoryError
@@ -49,6 +52,11 @@ class IngestResult:
     chunks: int
     embedded: int
     reused: int
+    # "published" (live), or "held" by the base's publish gate for review (gate.py); ``gate``: its report
+    publication: str = "published"
+    gate: dict | None = None
+    # chunks of this version repeating active chunks of other documents (duplicates.py)
+    duplicates: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -71,9 +79,10 @@ def _fail(version: DocumentVersion, exc: Exception) -> None:
     DocumentVersion.objects.filter(pk=version.pk).update(status=DocumentVersion.Status.FAILED, error=str(exc)[:2000])
 
 
-def _result(begun: _Begun, embedded: int) -> IngestResult:
+def _result(begun: _Begun, embedded: int, *, publication: str = "published", gate: dict | None = None,
+            duplicates: list[dict] | None = None) -> IngestResult:
     return IngestResult(begun.action, begun.version.document_id, begun.external_id, begun.version.number,
-                        begun.chunks, embedded, begun.reused)
+                        begun.chunks, embedded, begun.reused, publication, gate, duplicates or [])
 
 
 def ingest_document(

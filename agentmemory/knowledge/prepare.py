@@ -201,8 +201,9 @@ def _prepare_locked(kb: KnowledgeBase, group: list[_Checked], model_name: str) -
             out[c.external_id] = _Begun(active, "unchanged", c.external_id, 0, 0)
             existing.append(out[c.external_id])
         elif last is not None and last.content_hash == c.digest and last.status in (
-                DocumentVersion.Status.PENDING, DocumentVersion.Status.FAILED):
-            # Resume: the rows exist, the vectors computed before the failure are kept.
+                DocumentVersion.Status.PENDING, DocumentVersion.Status.FAILED, DocumentVersion.Status.HELD):
+            # Resume: the rows exist, the vectors computed before the failure are kept (a held version
+            # imported again meets the publish gate again: the cases may have changed).
             last.status, last.error = DocumentVersion.Status.PENDING, ""
             out[c.external_id] = _Begun(last, action, c.external_id, 0, 0)
             existing.append(out[c.external_id])

@@ -161,10 +161,12 @@ def rollback_document(document: Document, *, version_number: int) -> PublishResu
     version = DocumentVersion.objects.filter(document=document, number=version_number).first()
     if version is None:
         raise NotFound(f"Document {document.pk} has no version {version_number}.")
-    if version.status in (DocumentVersion.Status.PENDING, DocumentVersion.Status.FAILED):
+    if version.status in (DocumentVersion.Status.PENDING, DocumentVersion.Status.FAILED,
+                          DocumentVersion.Status.HELD, DocumentVersion.Status.DISCARDED):
+        hint = " (a held version is published from the review queue: publish/)" if version.status == "held" else ""
         raise InvalidInput(
             f"Version {version_number} is {version.status} and was never published; only published versions "
-            f"can be restored.", field="version",
+            f"can be restored{hint}.", field="version",
         )
     if document.status == Document.Status.DELETED and version.status != DocumentVersion.Status.DEPRECATED:
         raise InvalidInput("The document is deleted.", field="version")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..conf import app_settings
 from ..exceptions import BackendError
 from .cite import ChunkRow, hydrate, passage
+from .duplicates import collapse_copies
 from .trace import SearchTrace
 
 
@@ -27,18 +28,20 @@ def _reranker(requested: bool | None, order: list[int], trace: SearchTrace):
 
 
 def rerank_head(order: list[int], search_query: str, requested: bool | None,
-                trace: SearchTrace) -> tuple[list[int], dict[int, ChunkRow], dict[int, float]]:
-    """The head of ``order`` to show (reranked, rerank threshold applied), its chunks' rows and rerank scores."""
+                trace: SearchTrace) -> tuple[list[int], dict[int, ChunkRow], dict[int, float], dict[int, list[int]]]:
+    """The head of ``order`` to show (each text once, reranked, rerank threshold applied), its chunks' rows,
+    the rerank scores and, per hit, the copies of its text it stands for."""
     top_k, threshold = trace.plan.top_k, trace.plan.thresholds["rerank"]
     reranker = _reranker(requested, order, trace)
     depth = max(top_k, app_settings.RERANK_TOP_N) if reranker is not None else top_k
-    head = order[:depth]
     with trace.timed("hydrate"):
-        chunks = hydrate(head)
-    head = [cid for cid in head if cid in chunks]
+        # Twice the depth: copies of one text fold into one hit and must not leave the head short.
+        chunks = hydrate(order[:2 * depth])
+        head, copies = collapse_copies([cid for cid in order[:2 * depth] if cid in chunks], chunks, trace)
+    head = head[:depth]
     scores: dict[int, float] = {}
     if reranker is None or not head:
-        return head, chunks, scores
+        return head, chunks, scores, copies
     backend = getattr(reranker, "name", type(reranker).__name__)
     with trace.timed("rerank"):
         try:
@@ -55,4 +58,4 @@ def rerank_head(order: list[int], search_query: str, requested: bool | None,
             scores = {}
             trace.rerank = {"backend": backend, "error": str(exc)}
     trace.rerank_applied = bool(scores)
-    return head, chunks, scores
+    return head, chunks, scores, copies

@@ -2,7 +2,8 @@
 
 Stages, in the order a query meets them: channels.py (rewrite, embedding, the keyword and vector
 channels with their thresholds; retrieve.py runs their SQL), fuse.py (RRF per base, the relevance floor
-of floor.py, the merge across bases), rerank.py, cite.py. They share a SearchPlan and record into a
+of floor.py, the merge across bases), rerank.py (copies of one text folded into one hit by duplicates.py,
+then the reranker), cite.py. They share a SearchPlan and record into a
 SearchTrace (trace.py).
 
 The API, the admin hit-testing page, evaluation and the agent context all call ``search_knowledge``,
@@ -133,8 +134,8 @@ def search_knowledge(
     search_query = rewrite_query(query, trace) if rewrite else query
     outcome = run_channels(search_query, trace)
     order = merge_bases(fuse_bases(outcome, trace), trace)
-    head, chunks, rerank_scores = rerank_head(order, search_query, rerank, trace)
-    hits = cite_hits(head, chunks, rerank_scores, trace)
+    head, chunks, rerank_scores, copies = rerank_head(order, search_query, rerank, trace)
+    hits = cite_hits(head, chunks, rerank_scores, trace, copies)
     trace.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
     return SearchResult(query=query, mode=mode, hits=hits, trace=trace.as_dict())
 

@@ -46,6 +46,7 @@ class SearchTrace:
     rerank: dict[str, Any] | None = None
     rerank_removed: list[int] = field(default_factory=list)
     rerank_applied: bool = False
+    collapsed: list[dict[str, Any]] = field(default_factory=list)  # copies of one text folded into one hit
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -86,6 +87,8 @@ class SearchTrace:
         if self.rewritten_query is not None:
             out["rewritten_query"] = self.rewritten_query
         out["floor"] = self.floor
+        if self.collapsed:
+            out["duplicates"] = {"collapsed": len(self.collapsed), "chunks": self.collapsed[:50]}
         if self.rerank is not None:
             out["rerank"] = self.rerank
         out["timings_ms"] = self.timings_ms

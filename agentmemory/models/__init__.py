@@ -1,7 +1,15 @@
 """agentmemory models, one module per area; import them from here."""
 from .api_keys import ApiKey
 from .audit import AuditEvent
-from .knowledge import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
+from .knowledge import (
+    Chunk,
+    Document,
+    DocumentVersion,
+    DuplicatePolicy,
+    HeldVersion,
+    ImportJob,
+    KnowledgeBase,
+)
 from .memory import DeletionReceipt, MemoryItem, MemoryProfile, MemoryTerm
 from .memory_tests import MemoryTestCase
 from .search import (
@@ -21,9 +29,11 @@ __all__ = [
     "DeletionReceipt",
     "Document",
     "DocumentVersion",
+    "DuplicatePolicy",
     "EvaluationCase",
     "EvaluationRun",
     "ExtractionRun",
+    "HeldVersion",
     "ImportJob",
     "KeywordPosting",
     "KnowledgeBase",

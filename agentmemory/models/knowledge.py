@@ -86,6 +86,12 @@ class ImportJobQuerySet(models.QuerySet):
 # --- Models ------------------------------------------------------------------------------------
 
 
+class DuplicatePolicy(models.TextChoices):
+    KEEP = "keep", "keep both"
+    LINK = "link", "link to the first copy"
+    SKIP = "skip", "skip the later copy"
+
+
 class KnowledgeBase(models.Model):
     slug = models.SlugField("slug", max_length=100, unique=True, help_text="Stable identifier used in URLs.")
     name = models.CharField("name", max_length=200, help_text="Human-readable name.")
@@ -128,6 +134,28 @@ class KnowledgeBase(models.Model):
     floor_calibration = models.JSONField(
         "floor calibration", default=dict, blank=True,
         help_text="What the last calibration measured: cases, off-topic questions, recall kept, rejection.",
+    )
+    publish_gate = models.BooleanField(
+        "publish gate", default=False, db_default=False,
+        help_text="Verify each new document version before it goes live: the base's accepted evaluation cases "
+                  "and the off-topic checks run against the base as it would be; a version that lowers recall "
+                  "(by more than the margin) is held for review instead of published.",
+    )
+    publish_gate_margin = models.FloatField(
+        "publish gate margin", null=True, blank=True,
+        help_text="Recall@5 drop (0-1, absolute) the gate tolerates. Empty: AGENTMEMORY['PUBLISH_GATE_MARGIN'].",
+    )
+    duplicate_policy = models.CharField(
+        "duplicate policy", max_length=8, choices=DuplicatePolicy.choices, default=DuplicatePolicy.KEEP,
+        db_default=DuplicatePolicy.KEEP,
+        help_text="A chunk that (nearly) duplicates an active chunk of another document: keep both (search "
+                  "shows the better-ranked copy), link (the first copy is served, the later cited as its "
+                  "duplicate) or skip (the later copy is never served).",
+    )
+    propose_checks = models.BooleanField(
+        "propose checks", default=False, db_default=False,
+        help_text="Each import proposes evaluation cases from its new content (headings and key sentences as "
+                  "questions) for an operator to accept.",
     )
     created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
     updated_at = models.DateTimeField("updated at", auto_now=True)
@@ -194,9 +222,11 @@ class Document(models.Model):
 class DocumentVersion(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending", "pending"
+        HELD = "held", "held for review"
         ACTIVE = "active", "active"
         DEPRECATED = "deprecated", "deprecated"
         FAILED = "failed", "failed"
+        DISCARDED = "discarded", "discarded"
 
     document = models.ForeignKey(
         Document, on_delete=models.CASCADE, related_name="versions", verbose_name="document",
@@ -212,9 +242,19 @@ class DocumentVersion(models.Model):
     )
     status = models.CharField(
         "status", max_length=16, choices=Status.choices, default=Status.PENDING,
-        help_text="pending while embedding; active when published; deprecated when replaced; failed with a reason.",
+        help_text="pending while embedding; held when the publish gate stopped it (review queue); active when "
+                  "published; deprecated when replaced; failed with a reason; discarded by a reviewer.",
     )
     error = models.TextField("error", blank=True, default="", help_text="Why the import of this version failed.")
+    gate_report = models.JSONField(
+        "gate report", default=dict, blank=True,
+        help_text="What the publish gate measured: recall@5 before and after, the cases the version breaks "
+                  "(expected chunk, new rank), off-topic questions it answers, the decision.",
+    )
+    duplicates = models.JSONField(
+        "duplicates", default=list, blank=True,
+        help_text="Chunks of this version that (nearly) duplicate active chunks of other documents.",
+    )
     created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
     published_at = models.DateTimeField("published at", null=True, blank=True,
                                         help_text="When this version last became active.")
@@ -225,6 +265,7 @@ class DocumentVersion(models.Model):
         verbose_name = "document version"
         verbose_name_plural = "document versions"
         ordering = ["document_id", "-number"]
+        permissions = [("publish_version", "Can publish or discard a held document version")]
         constraints = [
             models.UniqueConstraint(fields=["document", "number"], name="am_docversion_document_number_uniq"),
         ]
@@ -270,6 +311,12 @@ class Chunk(models.Model):
                                       help_text="Keyword index of heading path + text (jieba/English tokens).")
     term_count = models.PositiveIntegerField("term count", default=0,
                                              help_text="Number of keyword tokens (BM25 document length).")
+    duplicate_of = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_index=False,
+        verbose_name="duplicate of",
+        help_text="The active chunk of another document this one (nearly) repeats, found at import; the base's "
+                  "duplicate policy says which of the two search serves.",
+    )
     created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
 
     objects = ChunkQuerySet.as_manager()
@@ -284,6 +331,9 @@ class Chunk(models.Model):
             models.Index(name="am_chunk_kb_status_idx", fields=["knowledge_base", "status"]),
             # reusable vectors: the chunks of a base with these hashes (embed.reusable_vectors)
             models.Index(name="am_chunk_kb_hash_idx", fields=["knowledge_base", "content_hash"]),
+            # the copies of a chunk (search serving the first copy of a linked duplicate); few rows
+            models.Index(name="am_chunk_duplicate_of_idx", fields=["duplicate_of"],
+                         condition=models.Q(duplicate_of__isnull=False)),
         ]
         constraints = [
             models.UniqueConstraint(fields=["version", "position"], name="am_chunk_version_position_uniq"),
@@ -344,3 +394,12 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.status})"
+
+
+class HeldVersion(DocumentVersion):
+    """The review queue: document versions the publish gate held (admin: publish or discard)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "held version"
+        verbose_name_plural = "review queue (held versions)"

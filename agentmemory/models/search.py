@@ -18,6 +18,13 @@ class EvaluationCaseQuerySet(models.QuerySet):
     def for_knowledge_base(self, knowledge_base) -> EvaluationCaseQuerySet:
         return self.filter(knowledge_base_id=getattr(knowledge_base, "pk", knowledge_base))
 
+    def accepted(self) -> EvaluationCaseQuerySet:
+        """Cases that count (evaluations, the publish gate): all but proposals not yet accepted."""
+        return self.filter(accepted=True)
+
+    def proposed(self) -> EvaluationCaseQuerySet:
+        return self.filter(accepted=False)
+
 
 class EvaluationRunQuerySet(models.QuerySet):
     def for_knowledge_base(self, knowledge_base) -> EvaluationRunQuerySet:
@@ -129,6 +136,7 @@ class EvaluationCase(models.Model):
         ADMIN = "admin", "admin hit test"
         FILE = "file", "JSONL file"
         API = "api", "API"
+        PROPOSED = "proposed", "proposed from an import"
 
     knowledge_base = models.ForeignKey(
         "agentmemory.KnowledgeBase", on_delete=models.CASCADE, related_name="evaluation_cases",
@@ -146,6 +154,10 @@ class EvaluationCase(models.Model):
     source = models.CharField("source", max_length=16, choices=Source.choices, default=Source.ADMIN,
                               help_text="Where the case came from.")
     note = models.CharField("note", max_length=500, blank=True, default="", help_text="Free text.")
+    accepted = models.BooleanField(
+        "accepted", default=True, db_default=True,
+        help_text="Proposed cases (from an import's content) count only once an operator accepts them.",
+    )
     created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
 
     objects = EvaluationCaseQuerySet.as_manager()

@@ -1,0 +1,254 @@
+"""The publish gate: a new document version is verified against the base's questions before it serves.
+
+With ``KnowledgeBase.publish_gate`` on, an import that completes a version (bulk.py) hands it here
+instead of publishing it:
+
+1. the base's accepted evaluation cases are searched as the base is now (their ranks before);
+2. in one transaction the version is published (publish.publish_versions: chunks switched, keyword
+   statistics updated) and the cases, then the off-topic questions (off_topic.py), are searched again
+   through the production path: this connection sees the base *as it would be*, every other reader
+   still sees the live version;
+3. recall@5 over the cases before and after: if it drops by at most the margin, the transaction
+   commits (``published``); otherwise it rolls back and the version is ``held`` with its report (the
+   cases it breaks: expected chunk, rank before and after, what ranks first now). Its chunks stay
+   pending; the live version keeps serving. The off-topic questions a new chunk answers are listed
+   as warnings, not reasons: on a base of a few chunks the floor lets many through (measured: 34 of 60
+   for a three-section manual), so holding on them would hold nearly every first import.
+
+A case expecting a chunk of the document being replaced also accepts that chunk's successor: the
+new version's chunk most like it (character bigrams, Dice >= SUCCESSOR_MIN), so an edited answer that is
+still found counts as found. A worker killed during step 2 leaves nothing behind: the transaction
+dies with the connection, the version is still pending and the job's redelivery runs the gate again.
+
+Held versions are the review queue (admin, REST): ``publish_held`` and ``discard_version``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..audit import record_event
+from ..conf import app_settings
+from ..exceptions import InvalidInput
+from ..models import Chunk, DocumentVersion, KnowledgeBase
+from .evaluate import Case, _chunk_keys, _ranked_units, cases_from_saved, metrics_for
+from .off_topic import OFF_TOPIC_QUESTIONS
+from .publish import PublishResult, publish_version, publish_versions
+from .search import search_knowledge
+
+#: Ranks looked at per case (recall@5 decides; the report shows where a broken case went).
+DEPTH = 10
+#: A new-version chunk this like an expected chunk of the replaced version stands for it.
+SUCCESSOR_MIN = 0.5
+
+
+@dataclass
+class GateOutcome:
+    """What the gate did with one version: ``published`` (with the switch's result) or ``held``."""
+
+    version: DocumentVersion
+    decision: str
+    report: dict[str, Any] = field(default_factory=dict)
+    published: PublishResult | None = None
+
+
+class _Hold(Exception):
+    """Rolls the trial publish back."""
+
+
+def margin_of(kb: KnowledgeBase) -> float:
+    return kb.publish_gate_margin if kb.publish_gate_margin is not None else app_settings.PUBLISH_GATE_MARGIN
+
+
+def gate_versions(kb: KnowledgeBase, versions: list[DocumentVersion]) -> list[GateOutcome]:
+    """Publish or hold ``versions`` (complete, of distinct documents, of base ``kb``).
+
+    Tried together first (one trial for an import batch); when the batch would be held and holds more
+    than one version, each is tried alone, so one bad document does not hold the others.
+    """
+    if not versions:
+        return []
+    outcomes = _try(kb, versions)
+    if outcomes[0].decision == "held" and len(versions) > 1:
+        return [_try(kb, [v])[0] for v in versions]
+    return outcomes
+
+
+def _try(kb: KnowledgeBase, versions: list[DocumentVersion]) -> list[GateOutcome]:
+    started = time.perf_counter()
+    cases = cases_from_saved(kb)
+    before = [_judge(kb, case) for case in cases]
+    margin = margin_of(kb)
+    report: dict[str, Any] = {}
+    try:
+        with transaction.atomic():
+            results = publish_versions(versions, action="publish")
+            if any(isinstance(r, InvalidInput) for r in results):
+                raise next(r for r in results if isinstance(r, InvalidInput))
+            new_chunks = dict(Chunk.objects.filter(version__in=versions).values_list("pk", "version_id"))
+            _add_successors(cases, versions)
+            after = [_judge(kb, case) for case in cases]
+            off_topic = _off_topic(kb, new_chunks)
+            report = _report(kb, cases, before, after, off_topic, margin, versions)
+            report["ms"] = round((time.perf_counter() - started) * 1000, 1)
+            if report["decision"] == "held":
+                raise _Hold
+    except _Hold:
+        pass
+    if report["decision"] == "published":
+        _record(versions, report)
+        return [GateOutcome(v, "published", report, r) for v, r in zip(versions, results, strict=True)]
+    for version in versions:
+        version.refresh_from_db(fields=["status", "error", "published_at"])
+    return [_hold(version, report) for version in versions]
+
+
+def _judge(kb: KnowledgeBase, case: Case) -> dict[str, Any]:
+    """One case searched through the production path: its recall@5, rank and top hits."""
+    result = search_knowledge(case.query, knowledge_bases=[kb], top_k=DEPTH)
+    keys = _chunk_keys(h.chunk_id for h in result.hits) if case.chunk_keys or case.chunk_ids else {}
+    ranked, relevant = _ranked_units(case, result.hits, keys)
+    rank = next((i for i, unit in enumerate(ranked, start=1) if unit in relevant), None)
+    return {"recall@5": metrics_for(ranked, relevant)["recall@5"], "rank": rank,
+            "top": [h.citation for h in result.hits[:3]]}
+
+
+def _add_successors(cases: list[Case], versions: list[DocumentVersion]) -> None:
+    """Chunk cases of the replaced documents expect, instead of a chunk the new version no longer holds, the
+    new version's chunk most like it (when one is alike enough; else the case is broken)."""
+    documents = {v.document_id: v.pk for v in versions}
+    wanted = {pk for case in cases for pk in case.chunk_ids}
+    old = {pk: (doc, digest, text) for pk, doc, digest, text in Chunk.objects.filter(
+        pk__in=wanted, document_id__in=documents).values_list("pk", "document_id", "content_hash", "text")}
+    if not old:
+        return
+    new: dict[int, list[tuple[str, str]]] = {}
+    for doc, digest, text in Chunk.objects.filter(version__in=list(documents.values())).values_list(
+            "document_id", "content_hash", "text"):
+        new.setdefault(doc, []).append((digest, text))
+    for case in cases:
+        for pk in case.chunk_ids & old.keys():
+            doc, digest, text = old[pk]
+            if any(d == digest for d, _t in new.get(doc, [])):
+                continue  # the same content in the new version: its key already matches
+            best = max(new.get(doc, []), key=lambda item: _dice(text, item[1]), default=None)
+            if best is not None and _dice(text, best[1]) >= SUCCESSOR_MIN:
+                case.chunk_keys.discard((doc, digest))
+                case.chunk_keys.add((doc, best[0]))
+
+
+def _dice(a: str, b: str) -> float:
+    x = {a[i:i + 2] for i in range(len(a) - 1)}
+    y = {b[i:i + 2] for i in range(len(b) - 1)}
+    return 2 * len(x & y) / (len(x) + len(y)) if x and y else float(a == b)
+
+
+def _off_topic(kb: KnowledgeBase, new_chunks: dict[int, int]) -> list[dict[str, Any]]:
+    """The off-topic questions a chunk of the new versions answers (searched as the base would be)."""
+    answered = []
+    for question in OFF_TOPIC_QUESTIONS:
+        hits = search_knowledge(question, knowledge_bases=[kb], top_k=3).hits
+        hit = next((h for h in hits if h.chunk_id in new_chunks), None)
+        if hit is not None:
+            answered.append({"question": question, "chunk_id": hit.chunk_id, "citation": hit.citation})
+    return answered
+
+
+def _report(kb, cases, before, after, off_topic, margin, versions) -> dict[str, Any]:
+    n = len(cases)
+    recall_before = round(sum(b["recall@5"] for b in before) / n, 4) if n else None
+    recall_after = round(sum(a["recall@5"] for a in after) / n, 4) if n else None
+    broken = [{"case_id": case.case_id, "query": case.query[:200], "expected": _expected(case),
+               "rank_before": b["rank"], "rank_after": a["rank"], "top_after": a["top"]}
+              for case, b, a in zip(cases, before, after, strict=True) if a["recall@5"] < b["recall@5"]]
+    reasons = []
+    if n and recall_after < recall_before - margin - 1e-9:
+        reasons.append(f"recall@5 over {n} accepted case(s) would drop from {recall_before:.3f} to "
+                       f"{recall_after:.3f} (margin {margin:.3f}); {len(broken)} case(s) broken")
+    warnings = [f"the new content answers {len(off_topic)} of {len(OFF_TOPIC_QUESTIONS)} off-topic question(s): "
+                 f"check the base's relevance floor (agentmemory_calibrate_floor)"] if off_topic else []
+    return {
+        "decision": "held" if reasons else "published", "reasons": reasons, "warnings": warnings,
+        "checked_at": timezone.now().isoformat(),
+        "versions": [{"document_id": v.document_id, "version": v.number} for v in versions],
+        "cases": n, "recall_before": recall_before, "recall_after": recall_after, "margin": margin,
+        "broken": broken[:50],
+        "improved": sum(1 for b, a in zip(before, after, strict=True) if a["recall@5"] > b["recall@5"]),
+        "off_topic_checked": len(OFF_TOPIC_QUESTIONS), "off_topic": off_topic[:20],
+        **({} if n else {"note": "no accepted evaluation cases: only the off-topic checks ran (accept proposed "
+                                 "cases, or save some from hit testing, to verify recall)"}),
+    }
+
+
+def _expected(case: Case) -> list[dict[str, Any]]:
+    rows = Chunk.objects.filter(pk__in=sorted(case.chunk_ids)).values_list(
+        "pk", "document__title", "version__number", "heading_path", "position")
+    out: list[dict[str, Any]] = [{"chunk_id": pk, "document_title": title, "version": number,
+                                  "heading_path": path, "position": position}
+                                 for pk, title, number, path, position in rows]
+    out += [{"document_id": d} for d in sorted(case.document_ids)]
+    return out
+
+
+def _record(versions: list[DocumentVersion], report: dict[str, Any]) -> None:
+    DocumentVersion.objects.filter(pk__in=[v.pk for v in versions]).update(gate_report=report)
+    for version in versions:
+        version.gate_report = report
+
+
+def _hold(version: DocumentVersion, report: dict[str, Any]) -> GateOutcome:
+    DocumentVersion.objects.filter(pk=version.pk).update(status=DocumentVersion.Status.HELD, gate_report=report)
+    version.status, version.gate_report = DocumentVersion.Status.HELD, report
+    record_event("document.hold", object_type="document", object_id=version.document_id,
+                 after={"version": version.number, "reasons": report.get("reasons", [])})
+    return GateOutcome(version, "held", report)
+
+
+# --- the review queue -------------------------------------------------------------------------
+
+
+def held_version(document, number: int | None) -> DocumentVersion:
+    """The held version ``number`` of ``document`` (its latest held one when None), or InvalidInput."""
+    versions = DocumentVersion.objects.filter(document=document).defer("source_text", "structure")
+    version = (versions.filter(number=number) if number else
+               versions.filter(status=DocumentVersion.Status.HELD).order_by("-number")).first()
+    if version is None:
+        raise InvalidInput(f"Document {document.pk} has no {'version ' + str(number) if number else 'held version'}.",
+                           field="version")
+    if version.status != DocumentVersion.Status.HELD:
+        hint = " (use rollback/ to restore a published version)" if version.status == "deprecated" else ""
+        raise InvalidInput(f"Version {version.number} is {version.status}, not held for review{hint}.",
+                           field="version")
+    return version
+
+
+def publish_held(version: DocumentVersion) -> PublishResult:
+    """An operator's decision: publish a held version as it is (atomically, audited)."""
+    with transaction.atomic():
+        locked = DocumentVersion.objects.select_for_update().defer("source_text", "structure").get(pk=version.pk)
+        if locked.status != DocumentVersion.Status.HELD:
+            raise InvalidInput(f"Version {locked.number} is {locked.status}, not held for review.", field="version")
+        result = publish_version(locked, action="publish_reviewed")
+    if KnowledgeBase.objects.filter(pk=locked.document.knowledge_base_id, propose_checks=True).exists():
+        from .propose import propose_cases
+
+        propose_cases(locked)
+    return result
+
+
+def discard_version(version: DocumentVersion) -> dict[str, Any]:
+    """An operator's decision: drop a held version (its chunks deleted, the row kept as history)."""
+    with transaction.atomic():
+        locked = DocumentVersion.objects.select_for_update().defer("source_text", "structure").get(pk=version.pk)
+        if locked.status != DocumentVersion.Status.HELD:
+            raise InvalidInput(f"Version {locked.number} is {locked.status}, not held for review.", field="version")
+        deleted, _ = Chunk.objects.filter(version=locked).delete()
+        DocumentVersion.objects.filter(pk=locked.pk).update(status=DocumentVersion.Status.DISCARDED)
+        record_event("document.discard", object_type="document", object_id=locked.document_id,
+                     before={"version": locked.number, "status": "held"}, after={"status": "discarded"})
+    return {"document_id": locked.document_id, "version": locked.number, "status": "discarded",
+            "deleted_chunks": deleted}
