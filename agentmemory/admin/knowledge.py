@@ -1,4 +1,5 @@
-"""Admin of the knowledge base: knowledge bases, documents with a chunk preview, versions, chunks, jobs.
+"""Admin of the knowledge base: knowledge bases, documents with a chunk preview, versions, the review queue
+of held versions, chunks, jobs.
 
 Vectors are never rendered. Version switches (rollback, delete) go through the publish services, so
 they are atomic and audited like API writes; re-embedding and imports are enqueued as Celery tasks.
@@ -15,12 +16,13 @@ from django.utils.translation import gettext_lazy as _
 
 from ..exceptions import AgentMemoryError, InvalidInput
 from ..knowledge.bases import add_knowledge_base, delete_knowledge_base, update_knowledge_base
+from ..knowledge.gate import discard_version, publish_held
 from ..knowledge.imports import prepare_text, prepare_upload
 from ..knowledge.ingest import content_hash
 from ..knowledge.jobs import create_import_job
 from ..knowledge.publish import delete_document, rollback_document
 from ..knowledge.reembed import create_reembed_job
-from ..models import Chunk, Document, DocumentVersion, ImportJob, KnowledgeBase
+from ..models import Chunk, Document, DocumentVersion, HeldVersion, ImportJob, KnowledgeBase
 from ..tasks.dispatch import enqueue_on_commit
 from .audit import ReadOnlyAdmin, as_operator
 
@@ -62,8 +64,9 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
     list_display = ["slug", "name", "chunk_size", "chunk_overlap", "embedding_model", "active_documents", "created_at"]
     search_fields = ["slug", "name"]
     readonly_fields = ["embedding_model", "floor_calibration", "created_at", "updated_at"]
-    fields = ["slug", "name", "description", "chunk_size", "chunk_overlap", "user_dictionary", "floor_cosine",
-              "floor_bm25", "floor_bm25_min_cosine", "floor_margin", *readonly_fields]
+    fields = ["slug", "name", "description", "chunk_size", "chunk_overlap", "user_dictionary", "publish_gate",
+              "publish_gate_margin", "duplicate_policy", "propose_checks", "floor_cosine", "floor_bm25",
+              "floor_bm25_min_cosine", "floor_margin", *readonly_fields]
     actions = ["reembed"]
 
     def get_queryset(self, request):
@@ -239,9 +242,14 @@ class DocumentVersionAdmin(ReadOnlyAdmin):
     list_filter = ["status", "document__knowledge_base"]
     search_fields = ["document__title", "document__external_id", "content_hash"]
     list_select_related = ["document"]
-    fields = ["document", "number", "status", "content_hash", "error", "created_at", "published_at", "chunk_preview"]
+    fields = ["document", "number", "status", "content_hash", "error", "created_at", "published_at", "report",
+              "chunk_preview"]
     readonly_fields = fields
     actions = ["make_active"]
+
+    @admin.display(description=_("gate report"))
+    def report(self, obj):
+        return gate_report_html(obj.gate_report)
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_chunks=Count("chunks"))
@@ -278,6 +286,93 @@ class DocumentVersionAdmin(ReadOnlyAdmin):
         self.message_user(request, f"{version.document}: version {result.version} is active "
                                    f"(was {result.previous_version}).")
         return None
+
+
+def gate_report_html(report: dict) -> str:
+    """A held (or gated) version's report: decision, recall before and after, the cases it breaks."""
+    if not report:
+        return "—"
+    rows = format_html_join(
+        "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        ((case["query"], "; ".join(e.get("heading_path") or f"document {e.get('document_id')}"
+                                   for e in case["expected"]),
+          case["rank_before"] or "—", case["rank_after"] or _("not in the top 10"), " | ".join(case["top_after"]))
+         for case in report.get("broken", [])))
+    head = format_html(
+        "<p><strong>{}</strong> — recall@5 {} → {} over {} case(s), margin {}</p>{}{}",
+        report.get("decision", ""), report.get("recall_before"), report.get("recall_after"), report.get("cases"),
+        report.get("margin"),
+        format_html_join("", "<p>{}</p>", ((r,) for r in report.get("reasons", []) + report.get("warnings", []))),
+        format_html("<p>{}</p>", report["note"]) if report.get("note") else "")
+    if not report.get("broken"):
+        return head
+    return format_html(
+        '{}<table class="am-gate"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead>'
+        "<tbody>{}</tbody></table>", head, _("case"), _("expected chunk"), _("rank before"), _("rank with this version"),
+        _("first now"), rows)
+
+
+@admin.register(HeldVersion)
+class HeldVersionAdmin(ReadOnlyAdmin):
+    """The review queue: versions the publish gate held, with why; publish or discard them."""
+
+    list_display = ["document", "number", "knowledge_base", "reasons", "created_at"]
+    list_filter = ["document__knowledge_base"]
+    search_fields = ["document__title", "document__external_id"]
+    list_select_related = ["document", "document__knowledge_base"]
+    fields = ["document", "number", "status", "created_at", "report", "duplicate_list", "chunk_preview"]
+    readonly_fields = fields
+    actions = ["publish", "discard"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(status=DocumentVersion.Status.HELD).defer("source_text",
+                                                                                             "structure")
+
+    @admin.display(description=_("knowledge base"), ordering="document__knowledge_base__slug")
+    def knowledge_base(self, obj) -> str:
+        return obj.document.knowledge_base.slug
+
+    @admin.display(description=_("why held"))
+    def reasons(self, obj) -> str:
+        return "; ".join((obj.gate_report or {}).get("reasons", [])) or "—"
+
+    @admin.display(description=_("gate report"))
+    def report(self, obj):
+        return gate_report_html(obj.gate_report)
+
+    @admin.display(description=_("duplicates"))
+    def duplicate_list(self, obj):
+        return format_html_join("", "<p>#{} {} 《{}》 ({}, cosine {})</p>", (
+            (d["position"] + 1, _("repeats"), d["document_title"], d["kind"], d["cosine"]) for d in obj.duplicates
+        )) or "—"
+
+    @admin.display(description=_("chunk preview"))
+    def chunk_preview(self, obj):
+        return chunk_preview_table(Chunk.objects.for_version(obj).without_vectors()[:PREVIEW_LIMIT])
+
+    def has_publish_permission(self, request) -> bool:
+        return request.user.has_perm("agentmemory.publish_version")
+
+    def _decide(self, request, queryset, decide, verb: str) -> None:
+        done = 0
+        for version in queryset.select_related("document"):
+            try:
+                with as_operator(request):
+                    decide(version)
+            except AgentMemoryError as exc:
+                self.message_user(request, f"{version}: {getattr(exc, 'detail', exc)}", level=messages.ERROR)
+            else:
+                done += 1
+        if done:
+            self.message_user(request, f"{done} version(s) {verb}.")
+
+    @admin.action(description=_("Publish the selected versions"), permissions=["publish"])
+    def publish(self, request, queryset):
+        self._decide(request, queryset, publish_held, "published")
+
+    @admin.action(description=_("Discard the selected versions"), permissions=["publish"])
+    def discard(self, request, queryset):
+        self._decide(request, queryset, discard_version, "discarded")
 
 
 @admin.register(Chunk)

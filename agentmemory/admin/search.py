@@ -16,12 +16,14 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 
+from ..audit import record_event
 from ..exceptions import AgentMemoryError, InvalidInput, NotFound
 from ..knowledge.evaluate import create_case
 from ..knowledge.floor import base_size, floors_for
 from ..knowledge.search import MAX_TOP_K, MODES, search_knowledge
 from ..models import EvaluationCase, EvaluationRun, KnowledgeBaseRetrieval
 from ..tasks.dispatch import enqueue_on_commit
+from .audit import as_operator
 
 
 def _latest_run(kb) -> EvaluationRun | None:
@@ -180,11 +182,21 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
 @admin.register(EvaluationCase)
 class EvaluationCaseAdmin(admin.ModelAdmin):
     list_display = ["id", "knowledge_base", "short_query", "expected_chunk_ids", "expected_document_ids", "source",
-                    "created_at"]
-    list_filter = ["knowledge_base", "source"]
+                    "accepted", "created_at"]
+    list_filter = ["knowledge_base", "source", "accepted"]
     search_fields = ["query", "note"]
     list_select_related = ["knowledge_base"]
     readonly_fields = ["created_at"]
+    actions = ["accept_proposed"]
+
+    @admin.action(description=_("Accept the selected proposed cases"), permissions=["change"])
+    def accept_proposed(self, request, queryset):
+        ids = list(queryset.proposed().values_list("pk", flat=True))
+        with as_operator(request):
+            EvaluationCase.objects.filter(pk__in=ids).update(accepted=True)
+            for pk in ids:
+                record_event("evaluation_case.accept", object_type="evaluation_case", object_id=pk)
+        self.message_user(request, f"{len(ids)} case(s) accepted: they count in evaluations and the publish gate.")
 
     @admin.display(description=_("query"), ordering="query")
     def short_query(self, obj) -> str:

@@ -143,3 +143,51 @@ def test_a_view_only_operator_sees_no_action_buttons(live_server, browser):  # n
     browser.get(f"{live_server.url}/admin/agentmemory/memoryitem/users/carol/")
     assert "carol 住在苏州" in browser.page_source
     assert not browser.find_elements(By.ID, "forget-user") and not browser.find_elements(By.ID, "regenerate")
+
+
+def test_an_operator_reviews_a_held_version_in_the_admin(live_server, browser):  # noqa: F811
+    """The review queue: the report says which case the version breaks; publishing switches atomically; a
+    staff user without agentmemory.publish_version sees no decision."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from agentmemory.knowledge.evaluate import create_case
+    from agentmemory.knowledge.search import search_knowledge
+    from agentmemory.models import DocumentVersion
+
+    kb = KnowledgeBase.objects.create(slug="service", name="售后", publish_gate=True)
+
+    def _import(text):
+        job = create_import_job(knowledge_base=kb, parsed=prepare_document(fmt="markdown", content=text),
+                                title="售后手册", fmt="markdown", external_id="service")
+        return run_import_job(job.pk)
+
+    assert _import("# 售后手册\n## 保修\n本产品保修两年。\n## 退货\n签收后七天内可以退货。")["publication"] == "published"
+    warranty = search_knowledge("保修期多久", knowledge_bases=["service"]).hits[0]
+    create_case(knowledge_base=kb, query="保修期多久", expected_chunk_ids=[warranty.chunk_id])
+    assert _import("# 售后手册\n## 退货\n签收后七天内可以退货。\n## 配送\n同城当日送达。")["publication"] == "held"
+    held = DocumentVersion.objects.get(status="held")
+
+    viewer = get_user_model().objects.create_user("viewer", password="viewer-pass-1", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_heldversion"))
+    get_user_model().objects.create_superuser("ops", password="ops-pass-1")
+    base = live_server.url
+    wait = WebDriverWait(browser, 30)
+
+    _login(browser, base, "viewer", "viewer-pass-1")
+    browser.get(f"{base}/admin/agentmemory/heldversion/")
+    assert "recall@5" in browser.find_element(By.ID, "result_list").text
+    assert not browser.find_elements(By.NAME, "action")
+    browser.delete_all_cookies()
+
+    _login(browser, base, "ops", "ops-pass-1")
+    browser.get(f"{base}/admin/agentmemory/heldversion/{held.pk}/change/")
+    report = browser.find_element(By.CSS_SELECTOR, "table.am-gate").text
+    assert "保修期多久" in report and "保修" in report and "not in the top 10" in report
+    browser.get(f"{base}/admin/agentmemory/heldversion/")
+    _action(browser, "publish", [held.pk])
+    assert "1 version(s) published" in wait.until(
+        ec.presence_of_element_located((By.CSS_SELECTOR, ".messagelist"))).text
+    assert DocumentVersion.objects.get(pk=held.pk).status == "active"
+    assert search_knowledge("同城送达要多久", knowledge_bases=["service"]).hits[0].version == 2

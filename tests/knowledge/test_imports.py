@@ -89,7 +89,8 @@ def test_knowledge_base_service_audits_create_update_delete():
     assert events == [
         ("knowledge_base.create", "admin:ops", {"slug": "faq", "chunk_size": 300, "chunk_overlap": 40}, None),
         ("knowledge_base.update", "admin:ops",
-         {"chunk_size": 300, "chunk_overlap": 40, "user_dictionary": ["X-200"]}, None),
+         {"chunk_size": 300, "chunk_overlap": 40, "user_dictionary": ["X-200"], "publish_gate": False,
+          "publish_gate_margin": None, "duplicate_policy": "keep", "propose_checks": False}, None),
         ("knowledge_base.delete", "admin:ops", None, {"slug": "faq", "name": "Questions"}),
     ]
 

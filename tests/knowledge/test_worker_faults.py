@@ -116,3 +116,51 @@ def test_reembed_killed_mid_way_resumes_and_ends_with_every_chunk_on_the_new_mod
     assert set(Chunk.objects.in_knowledge_base(kb).values_list("embedding_model", flat=True)) == {model}
     kb.refresh_from_db()
     assert kb.embedding_model == model
+
+
+GATED_V1 = "# 售后手册\n## 保修\n本产品自购买之日起保修两年。\n## 退货\n签收后七天内可以无理由退货。"
+GATED_V2 = "# 售后手册\n## 退货\n签收后七天内可以无理由退货。\n## 配送\n同城订单当日送达。"
+
+
+def test_a_worker_killed_inside_the_publish_gate_leaves_the_live_version_and_the_job_resumes(redis_url, tmp_path):
+    from agentmemory.knowledge.evaluate import create_case
+    from agentmemory.knowledge.search import search_knowledge
+
+    kb = KnowledgeBase.objects.create(slug="gated", name="gated", publish_gate=True)
+
+    def job_for(text):
+        return create_import_job(knowledge_base=kb, parsed=prepare_document(fmt="markdown", content=text),
+                                 title="售后手册", fmt="markdown", external_id="service")
+
+    assert run_import_job(job_for(GATED_V1).pk)["publication"] == "published"
+    warranty = search_knowledge("保修期多久", knowledge_bases=["gated"]).hits[0]
+    create_case(knowledge_base=kb, query="保修期多久", expected_chunk_ids=[warranty.chunk_id])
+    job = job_for(GATED_V2)
+
+    pause, log = tmp_path / "pause", tmp_path / "worker.log"
+    query_pause, stalled = tmp_path / "pause.query", tmp_path / "pause.query.stalled"
+    query_pause.write_text("1")  # the gate's "before" search passes; the next one (inside the trial) stalls
+    worker = _start_worker(redis_url, pause, log)
+    try:
+        ingest_document.delay(job.pk)
+        _wait(stalled.exists, 180, "the gate's trial search", worker, log)
+        # Mid-gate, every other reader still sees the live version.
+        hit = search_knowledge("保修期多久", knowledge_bases=["gated"]).hits[0]
+        assert (hit.version, hit.chunk_id) == (1, warranty.chunk_id)
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(30)
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+    version = DocumentVersion.objects.get(document__knowledge_base=kb, number=2)
+    assert version.status == "pending" and version.gate_report == {}
+    assert not Chunk.objects.filter(version=version, status="active").exists()
+    assert Document.objects.get(knowledge_base=kb).active_version.number == 1
+    assert ImportJob.objects.get(pk=job.pk).status == "running"
+
+    query_pause.unlink()
+    _finish(redis_url, tmp_path, log, lambda: ImportJob.objects.get(pk=job.pk).status == "succeeded")
+    assert ImportJob.objects.get(pk=job.pk).result["publication"] == "held"
+    version.refresh_from_db()
+    assert version.status == "held" and version.gate_report["broken"][0]["rank_before"] == 1
+    assert search_knowledge("保修期多久", knowledge_bases=["gated"]).hits[0].version == 1
