@@ -204,7 +204,7 @@ class AppSettings:
         doc='Publish gate: the recall@5 drop (absolute) over the accepted cases a new version may cause and '
             'still publish by itself (a base\'s own margin wins).')
     DUPLICATE_COSINE: Setting[float] = Setting(
-        0.97, range=(0.0, 1.0),
+        0.98, range=(0.0, 1.0),
         doc='A chunk with at least this cosine to an active chunk of another document, and the same numbers '
             'and Latin words, is its near-duplicate (same text after normalisation always is).')
     PROPOSED_CHECKS_PER_DOCUMENT: Setting[int] = Setting(

@@ -112,13 +112,15 @@ def test_admin_writes_knowledge_bases_through_the_audited_service(admin_client, 
 
     form = {"slug": "ops", "name": "Ops", "description": "", "chunk_size": 200, "chunk_overlap": 20,
             "user_dictionary": "[]", "floor_cosine": "", "floor_bm25": "", "floor_bm25_min_cosine": "",
-            "floor_margin": ""}
+            "floor_margin": "", "duplicate_policy": "keep", "publish_gate_margin": ""}
     response = admin_client.post(reverse("admin:agentmemory_knowledgebase_add"), form)
     assert response.status_code == 302, response.content.decode()[:2000]
     kb = KnowledgeBase.objects.get(slug="ops")
     response = admin_client.post(reverse("admin:agentmemory_knowledgebase_change", args=[kb.pk]),
-                                 {**form, "name": "Operations"})
+                                 {**form, "name": "Operations", "publish_gate": "on", "duplicate_policy": "link"})
     assert response.status_code == 302 and KnowledgeBase.objects.get(pk=kb.pk).name == "Operations"
+    kb.refresh_from_db()
+    assert (kb.publish_gate, kb.duplicate_policy) == (True, "link")
     response = admin_client.post(reverse("admin:agentmemory_knowledgebase_delete", args=[kb.pk]), {"post": "yes"})
     assert response.status_code == 302 and not KnowledgeBase.objects.exists()
     actor = f"admin:{admin_user.get_username()}"

@@ -132,6 +132,6 @@ def test_floors_are_editable_in_the_admin(seed_kb, admin_client):
     response = admin_client.post(url, {"slug": "seed", "name": "seed", "description": "", "chunk_size": seed_kb.chunk_size,
                                        "chunk_overlap": seed_kb.chunk_overlap, "user_dictionary": "[]",
                                        "floor_cosine": "0.91", "floor_bm25": "", "floor_bm25_min_cosine": "",
-                                       "floor_margin": ""})
+                                       "floor_margin": "", "duplicate_policy": "keep"})
     assert response.status_code == 302, response.content.decode()[:2000]
     assert KnowledgeBase.objects.get(pk=seed_kb.pk).floor_cosine == 0.91
