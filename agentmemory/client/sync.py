@@ -183,6 +183,20 @@ class AgentMemory(BaseClient):
         return self.request("POST", f"knowledge-bases/{slug}/documents/{document_id}/rollback/",
                             json={"version": version})
 
+    def held_versions(self, slug: str) -> list[dict]:
+        """The publish gate's review queue of a knowledge base."""
+        return self.request("GET", f"knowledge-bases/{slug}/held-versions/")
+
+    def publish_version(self, slug: str, document_id: int, version: int | None = None) -> dict:
+        """Publish a version the publish gate held (default: the document's latest held one)."""
+        return self.request("POST", f"knowledge-bases/{slug}/documents/{document_id}/publish/",
+                            json={} if version is None else {"version": version})
+
+    def discard_version(self, slug: str, document_id: int, version: int | None = None) -> dict:
+        """Discard a version the publish gate held."""
+        return self.request("POST", f"knowledge-bases/{slug}/documents/{document_id}/discard/",
+                            json={} if version is None else {"version": version})
+
     def delete_document(self, slug: str, document_id: int, *, purge: bool = False) -> dict:
         return self.request("DELETE", f"knowledge-bases/{slug}/documents/{document_id}/",
                             params={"purge": "true" if purge else None})
@@ -196,8 +210,16 @@ class AgentMemory(BaseClient):
                                                                                               **options})
         return self.request("POST", "search/", json={"query": query, "knowledge_bases": knowledge_bases, **options})
 
-    def evaluation_cases(self, slug: str) -> list[dict]:
-        return self.request("GET", f"knowledge-bases/{slug}/evaluation-cases/")
+    def evaluation_cases(self, slug: str, *, status: str | None = None) -> list[dict]:
+        return self.request("GET", f"knowledge-bases/{slug}/evaluation-cases/", params={"status": status})
+
+    def propose_evaluation_cases(self, slug: str, document_ids: list[int] | None = None) -> list[dict]:
+        """Cases proposed from the base's documents (offline), to accept or delete."""
+        return self.request("POST", f"knowledge-bases/{slug}/evaluation-cases/propose/",
+                            json={} if document_ids is None else {"document_ids": document_ids})
+
+    def accept_evaluation_case(self, slug: str, case_id: int) -> dict:
+        return self.request("POST", f"knowledge-bases/{slug}/evaluation-cases/{case_id}/accept/")
 
     def add_evaluation_case(self, slug: str, query: str, **expected) -> dict:
         return self.request("POST", f"knowledge-bases/{slug}/evaluation-cases/", json={"query": query, **expected})

@@ -19,7 +19,8 @@ from agentmemory.working.sessions import append_turn, create_session
 API = "/api/agentmemory/"
 SECRETS = {"alice": "ALICESECRET", "bob": "BOBSECRET"}
 
-VIEW_PERMS = ["view_memoryitem", "view_session", "view_knowledgebase", "view_document", "view_importjob",
+VIEW_PERMS = ["view_memoryitem", "view_session", "view_knowledgebase", "view_document", "view_documentversion",
+              "view_importjob",
               "view_evaluationcase", "view_evaluationrun"]
 
 

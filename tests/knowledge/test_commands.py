@@ -140,3 +140,20 @@ def test_reembed_keywords_applies_a_new_user_dictionary(api_client, kb, counting
     assert KeywordPosting.objects.filter(term="仓库温湿度监控终端", chunk__status="active").exists()
     found = api_client.post(f"{url}search/", {"query": "仓库温湿度监控终端", "mode": "keyword"}, format="json").json()
     assert "仓库温湿度监控终端" in found["hits"][0]["channels"]["keyword"]["matched_terms"]
+
+
+def test_ingest_says_which_versions_the_publish_gate_held(tmp_path):
+    from agentmemory.knowledge.evaluate import create_case
+    from agentmemory.knowledge.search import search_knowledge
+
+    path = tmp_path / "service.md"
+    path.write_text("# 售后\n## 保修\n本产品保修两年。\n## 退货\n七天内可以退货。", encoding="utf-8")
+    assert "created v1" in _ingest("--kb", "gated", "--create", str(path))
+    kb = KnowledgeBase.objects.get(slug="gated")
+    kb.publish_gate = True
+    kb.save()
+    hit = search_knowledge("保修期多久", knowledge_bases=["gated"]).hits[0]
+    create_case(knowledge_base=kb, query="保修期多久", expected_chunk_ids=[hit.chunk_id])
+    path.write_text("# 售后\n## 退货\n七天内可以退货。\n## 配送\n当日送达。", encoding="utf-8")
+    out = _ingest("--kb", "gated", str(path))
+    assert "updated v2" in out and "HELD by the publish gate (recall@5" in out and "held 1" in out

@@ -131,3 +131,24 @@ def test_503_is_retried_honouring_retry_after_then_raises():
         assert failed.value.status == 503 and failed.value.error == "database_unavailable" and _Flaky.seen == 3
     finally:
         server.shutdown()
+
+
+def test_the_review_queue_and_proposed_checks_through_the_client(api):
+    url, key = api
+    with AgentMemory(url, key) as m:
+        kb = m.create_knowledge_base("gated", "gated", publish_gate=True, propose_checks=True)
+        assert (kb["publish_gate"], kb["propose_checks"], kb["duplicate_policy"]) == (True, True, "keep")
+        first = m.import_text("gated", "# 售后\n## 保修\n本产品保修两年。\n## 退货\n七天内可以退货。",
+                              title="售后", external_id="service")
+        assert first["publication"] == "published"
+        proposed = m.evaluation_cases("gated", status="proposed")
+        warranty = next(c for c in proposed if c["query"] == "保修")
+        assert m.accept_evaluation_case("gated", warranty["id"])["accepted"] is True
+        held = m.import_text("gated", "# 售后\n## 退货\n七天内可以退货。\n## 配送\n当日送达。", title="售后",
+                             external_id="service")
+        assert held["publication"] == "held"
+        assert [q["version"] for q in m.held_versions("gated")] == [2]
+        assert m.publish_version("gated", first["document_id"])["version"] == 2
+        with pytest.raises(BadRequestError):
+            m.discard_version("gated", first["document_id"], 2)
+        assert m.propose_evaluation_cases("gated") is not None

@@ -106,10 +106,16 @@ class Command(BaseCommand):
                     counts[outcome.action] = counts.get(outcome.action, 0) + 1
                     counts["embedded"] = counts.get("embedded", 0) + outcome.embedded
                     counts["reused"] = counts.get("reused", 0) + outcome.reused
+                    notes = ""
+                    if outcome.publication == "held":
+                        counts["held"] = counts.get("held", 0) + 1
+                        notes += f", HELD by the publish gate ({'; '.join(outcome.gate.get('reasons', []))})"
+                    if outcome.duplicates:
+                        notes += f", {len(outcome.duplicates)} duplicate chunk(s)"
                     self.stdout.write(
                         f"{meter.line(done[0] + len(failures))} {item.external_id}: "
                         f"{outcome.action} v{outcome.version}, {outcome.chunks} chunks, "
-                        f"{outcome.embedded} embedded, {outcome.reused} reused"
+                        f"{outcome.embedded} embedded, {outcome.reused} reused{notes}"
                     )
                     if tty:
                         self.stdout.flush()
