@@ -16,14 +16,15 @@ instead of publishing it:
    for a three-section manual), so holding on them would hold nearly every first import.
 
 A case expecting a chunk of the document being replaced also accepts that chunk's successor: the
-new version's chunk most like it (character bigrams, Dice >= SUCCESSOR_MIN), so an edited answer that is
-still found counts as found. A worker killed during step 2 leaves nothing behind: the transaction
+new version's chunk under the same headings whose words are most alike (Dice >= SUCCESSOR_MIN), so an
+edited answer that is still found counts as found, and a removed section breaks its cases. A worker killed during step 2 leaves nothing behind: the transaction
 dies with the connection, the version is still pending and the job's redelivery runs the gate again.
 
 Held versions are the review queue (admin, REST): ``publish_held`` and ``discard_version``.
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,7 @@ from django.utils import timezone
 from ..audit import record_event
 from ..conf import app_settings
 from ..exceptions import InvalidInput
-from ..models import Chunk, DocumentVersion, KnowledgeBase
+from ..models import Chunk, DocumentVersion, EvaluationCase, KnowledgeBase
 from .evaluate import Case, _chunk_keys, _ranked_units, cases_from_saved, metrics_for
 from .off_topic import OFF_TOPIC_QUESTIONS
 from .publish import PublishResult, publish_version, publish_versions
@@ -42,8 +43,9 @@ from .search import search_knowledge
 
 #: Ranks looked at per case (recall@5 decides; the report shows where a broken case went).
 DEPTH = 10
-#: A new-version chunk this like an expected chunk of the replaced version stands for it.
+#: A new-version chunk under the same headings this like an expected chunk of the replaced version stands for it.
 SUCCESSOR_MIN = 0.5
+_WORD_RE = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]")
 
 
 @dataclass
@@ -90,13 +92,14 @@ def _try(kb: KnowledgeBase, versions: list[DocumentVersion]) -> list[GateOutcome
             if any(isinstance(r, InvalidInput) for r in results):
                 raise next(r for r in results if isinstance(r, InvalidInput))
             new_chunks = dict(Chunk.objects.filter(version__in=versions).values_list("pk", "version_id"))
-            _add_successors(cases, versions)
+            followed = _add_successors(cases, versions)
             after = [_judge(kb, case) for case in cases]
             off_topic = _off_topic(kb, new_chunks)
             report = _report(kb, cases, before, after, off_topic, margin, versions)
             report["ms"] = round((time.perf_counter() - started) * 1000, 1)
             if report["decision"] == "held":
                 raise _Hold
+            report["cases_followed"] = _follow(followed)
     except _Hold:
         pass
     if report["decision"] == "published":
@@ -117,33 +120,65 @@ def _judge(kb: KnowledgeBase, case: Case) -> dict[str, Any]:
             "top": [h.citation for h in result.hits[:3]]}
 
 
-def _add_successors(cases: list[Case], versions: list[DocumentVersion]) -> None:
-    """Chunk cases of the replaced documents expect, instead of a chunk the new version no longer holds, the
-    new version's chunk most like it (when one is alike enough; else the case is broken)."""
+def _add_successors(cases: list[Case], versions: list[DocumentVersion]) -> dict[int, dict[int, int]]:
+    """Chunk cases of the replaced documents expect, instead of a chunk the new version no longer holds, its
+    successor (``successor``); a case whose expected section is gone keeps expecting the old text: broken.
+
+    Returns, per case id, {expected chunk id: successor chunk id}: what the case follows once published.
+    """
     documents = {v.document_id: v.pk for v in versions}
     wanted = {pk for case in cases for pk in case.chunk_ids}
-    old = {pk: (doc, digest, text) for pk, doc, digest, text in Chunk.objects.filter(
-        pk__in=wanted, document_id__in=documents).values_list("pk", "document_id", "content_hash", "text")}
+    old = {pk: (doc, digest, path, text) for pk, doc, digest, path, text in Chunk.objects.filter(
+        pk__in=wanted, document_id__in=documents).values_list("pk", "document_id", "content_hash", "heading_path",
+                                                               "text")}
+    followed: dict[int, dict[int, int]] = {}
     if not old:
-        return
-    new: dict[int, list[tuple[str, str]]] = {}
-    for doc, digest, text in Chunk.objects.filter(version__in=list(documents.values())).values_list(
-            "document_id", "content_hash", "text"):
-        new.setdefault(doc, []).append((digest, text))
+        return followed
+    new: dict[int, list[tuple[int, str, str, str]]] = {}
+    for pk, doc, digest, path, text in Chunk.objects.filter(version__in=list(documents.values())).values_list(
+            "pk", "document_id", "content_hash", "heading_path", "text"):
+        new.setdefault(doc, []).append((pk, digest, path, text))
     for case in cases:
         for pk in case.chunk_ids & old.keys():
-            doc, digest, text = old[pk]
-            if any(d == digest for d, _t in new.get(doc, [])):
-                continue  # the same content in the new version: its key already matches
-            best = max(new.get(doc, []), key=lambda item: _dice(text, item[1]), default=None)
-            if best is not None and _dice(text, best[1]) >= SUCCESSOR_MIN:
-                case.chunk_keys.discard((doc, digest))
-                case.chunk_keys.add((doc, best[0]))
+            doc, digest, path, text = old[pk]
+            same = next((c for c in new.get(doc, []) if c[1] == digest), None)
+            found = same or successor(path, text, new.get(doc, []))
+            if found is None:
+                continue
+            followed.setdefault(case.case_id, {})[pk] = found[0]
+            case.chunk_keys.discard((doc, digest))
+            case.chunk_keys.add((doc, found[1]))
+    return followed
 
 
-def _dice(a: str, b: str) -> float:
-    x = {a[i:i + 2] for i in range(len(a) - 1)}
-    y = {b[i:i + 2] for i in range(len(b) - 1)}
+def successor(path: str, text: str, chunks: list[tuple[int, str, str, str]]) -> tuple[int, str, str, str] | None:
+    """The chunk among ``chunks`` (id, hash, heading path, text) that stands for an edited expected chunk:
+    one under the same headings whose words are alike (Dice over words and Chinese characters, heading
+    lines left out, >= SUCCESSOR_MIN). A section removed has no successor."""
+    same_section = [c for c in chunks if c[2] == path]
+    words = _words(text)
+    best = max(same_section, key=lambda c: _dice(words, _words(c[3])), default=None)
+    if best is None or _dice(words, _words(best[3])) < SUCCESSOR_MIN:
+        return None
+    return best
+
+
+def _follow(followed: dict[int, dict[int, int]]) -> int:
+    """Published: each case now expects the new version's chunks it was judged by (its answer followed)."""
+    for case in EvaluationCase.objects.filter(pk__in=list(followed)):
+        mapping = followed[case.pk]
+        case.expected_chunk_ids = sorted({mapping.get(int(i), int(i)) for i in case.expected_chunk_ids})
+        case.save(update_fields=["expected_chunk_ids"])
+    return len(followed)
+
+
+def _words(text: str) -> list[str]:
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return _WORD_RE.findall(body.casefold())
+
+
+def _dice(a: list[str], b: list[str]) -> float:
+    x, y = set(a), set(b)
     return 2 * len(x & y) / (len(x) + len(y)) if x and y else float(a == b)
 
 

@@ -259,3 +259,21 @@ def test_an_import_proposes_checks_that_count_once_accepted(api_client):
     EvaluationCase.objects.filter(source="proposed").delete()
     response = api_client.post(f"{BASE}service/evaluation-cases/propose/", {}, format="json")
     assert response.status_code == 201 and response.json()
+
+
+RETURNS = ("# Returns policy\n## Return window\nYou can return any item within 30 days of delivery.\n"
+           "## Refunds\nRefunds are paid to the original card within 5 business days.")
+
+
+def test_an_english_section_removed_breaks_its_case_and_one_edited_keeps_it(api_client):
+    _gated_base(api_client, slug="shop")
+    _import(api_client, RETURNS, slug="shop", external_id="returns", title="Returns policy")
+    _save_case(api_client, "How long do I have to return an item?", "30 days", slug="shop")
+
+    edited = RETURNS.replace("within 30 days of delivery", "within 30 days of delivery, unused")
+    assert _import(api_client, edited, slug="shop", external_id="returns")["publication"] == "published"
+    removed = ("# Returns policy\n## Refunds\nRefunds are paid to the original card within 5 business days.\n"
+               "## Exchanges\nExchanges are free for a different size.")
+    held = _import(api_client, removed, slug="shop", external_id="returns")
+    assert held["publication"] == "held"
+    assert held["gate"]["broken"][0]["expected"][0]["heading_path"] == "Returns policy > Return window"
