@@ -12,6 +12,7 @@ from .audit import record_event
 from .exceptions import InvalidInput
 from .models import ApiKey
 from .models.api_keys import SCOPES
+from .timestamps import iso
 
 KEY_PREFIX = "am_"
 
@@ -77,7 +78,7 @@ def describe_key(key: ApiKey) -> dict:
         "name": key.name, "prefix": key.prefix, "scopes": list(key.scopes or []),
         "agent_ids": list(key.agent_ids or []), "user_ids": list(key.user_ids or []),
         "user_id_prefix": key.user_id_prefix,
-        "expires_at": key.expires_at.isoformat() if key.expires_at else None,
+        "expires_at": iso(key.expires_at),
     }
 
 

@@ -6,6 +6,7 @@ the host's globals, so the host's own views never see the app's classes or crede
 """
 from __future__ import annotations
 
+from django.utils import timezone
 from django.utils.module_loading import import_string
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -16,6 +17,7 @@ from rest_framework.views import APIView
 from .. import audit
 from ..conf import app_settings
 from ..exceptions import NotFound
+from ..timestamps import UTC
 from ..validation import validate_user_id
 from .access import AgentMemoryPermission, Principal, principal_of, require_user
 from .authentication import ApiKeyAuthentication
@@ -86,6 +88,9 @@ class AgentMemoryAPIView(APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        # One timestamp convention (timestamps.py): serialised in UTC, whatever the host activated.
+        self._timezone = timezone.override(UTC)
+        self._timezone.__enter__()
         # Path and query text reach SQL as it is: refuse what PostgreSQL cannot hold, as a 400.
         check_storable({k: v for k, v in kwargs.items() if isinstance(v, str)})
         check_storable({k: request.query_params.getlist(k) for k in request.query_params})
@@ -98,6 +103,10 @@ class AgentMemoryAPIView(APIView):
             require_user(request, kwargs[self.user_kwarg])
 
     def finalize_response(self, request, response, *args, **kwargs):
+        override = getattr(self, "_timezone", None)
+        if override is not None:
+            override.__exit__(None, None, None)
+            self._timezone = None
         token = getattr(self, "_audit_token", None)
         if token is not None:
             audit.reset_actor(token)

@@ -6,6 +6,7 @@ from typing import Any
 from rest_framework import serializers
 
 from ..context.route import ROUTES
+from ..timestamps import iso
 from ..types import ContextBundle, ContextItem
 
 
@@ -74,7 +75,7 @@ def item_as_dict(item: ContextItem) -> dict[str, Any]:
     source = item.source or _SOURCE_LABELS.get(str(item.ref.get("source", "")), "") or str(item.ref.get("role", ""))
     return {
         "layer": item.layer, "kind": item.kind, "label": item.label, "text": item.text, "source": source,
-        "timestamp": item.timestamp.isoformat() if item.timestamp else None,
+        "timestamp": iso(item.timestamp),
         "score": item.score, "relevance": round(item.relevance, 6), "decay": round(item.decay, 6),
         "weight": item.weight, "tokens": item.tokens, "ref": ref,
     }

@@ -36,6 +36,7 @@ from ..audit import record_event
 from ..conf import app_settings
 from ..exceptions import InvalidInput
 from ..models import Chunk, DocumentVersion, EvaluationCase, KnowledgeBase
+from ..timestamps import iso
 from .evaluate import Case, _chunk_keys, _ranked_units, cases_from_saved, metrics_for
 from .off_topic import OFF_TOPIC_QUESTIONS
 from .publish import PublishResult, publish_version, publish_versions
@@ -142,7 +143,7 @@ def _add_successors(cases: list[Case], versions: list[DocumentVersion]) -> dict[
         for pk in case.chunk_ids & old.keys():
             doc, digest, path, text = old[pk]
             same = next((c for c in new.get(doc, []) if c[1] == digest), None)
-            found = same or successor(path, text, new.get(doc, []))
+            found = same or successor(path, text, new.get(doc, []), case.query)
             if found is None:
                 continue
             followed.setdefault(case.case_id, {})[pk] = found[0]
@@ -151,12 +152,15 @@ def _add_successors(cases: list[Case], versions: list[DocumentVersion]) -> dict[
     return followed
 
 
-def successor(path: str, text: str, chunks: list[tuple[int, str, str, str]]) -> tuple[int, str, str, str] | None:
+def successor(path: str, text: str, chunks: list[tuple[int, str, str, str]],
+              query: str) -> tuple[int, str, str, str] | None:
     """The chunk among ``chunks`` (id, hash, heading path, text) that stands for an edited expected chunk:
     one under the same headings whose words are alike (Dice over words and Chinese characters, heading
-    lines left out, >= SUCCESSOR_MIN). A section removed has no successor."""
-    same_section = [c for c in chunks if c[2] == path]
+    lines left out, >= SUCCESSOR_MIN) and that still holds every word of ``query`` the old chunk held (an
+    edit that drops what the question asks about is not the same answer). A section removed has none."""
     words = _words(text)
+    asked = set(_words(query)) & set(words)
+    same_section = [c for c in chunks if c[2] == path and asked <= set(_words(c[3]))]
     best = max(same_section, key=lambda c: _dice(words, _words(c[3])), default=None)
     if best is None or _dice(words, _words(best[3])) < SUCCESSOR_MIN:
         return None
@@ -208,7 +212,7 @@ def _report(kb, cases, before, after, off_topic, margin, versions) -> dict[str, 
                  f"check the base's relevance floor (agentmemory_calibrate_floor)"] if off_topic else []
     return {
         "decision": "held" if reasons else "published", "reasons": reasons, "warnings": warnings,
-        "checked_at": timezone.now().isoformat(),
+        "checked_at": iso(timezone.now()),
         "versions": [{"document_id": v.document_id, "version": v.number} for v in versions],
         "cases": n, "recall_before": recall_before, "recall_after": recall_after, "margin": margin,
         "broken": broken[:50],

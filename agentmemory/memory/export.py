@@ -6,6 +6,7 @@ from typing import Any
 from django.utils import timezone
 
 from ..models import MemoryItem, Session
+from ..timestamps import iso
 from ..validation import validate_user_id
 from .profile import get_profile
 
@@ -18,17 +19,17 @@ def export_user(user_id: str) -> dict[str, Any]:
     sessions = Session.objects.for_user(user_id).order_by("started_at")
     return {
         "user_id": user_id,
-        "exported_at": timezone.now().isoformat(),
+        "exported_at": iso(timezone.now()),
         "profile": get_profile(user_id),
         "memories": [{
             "id": m.pk, "type": m.type, "key": m.key, "content": m.content, "value": m.value, "source": m.source,
             "confidence": m.confidence, "status": m.status, "agent_id": m.agent_id, "supersedes": m.supersedes_id,
-            "created_at": m.created_at.isoformat(), "superseded_at": m.superseded_at.isoformat()
+            "created_at": iso(m.created_at), "superseded_at": iso(m.superseded_at)
             if m.superseded_at else None, "session_id": m.session_id, "tags": m.tags,
         } for m in memories],
         "sessions": [{
-            "id": str(s.pk), "agent_id": s.agent_id, "status": s.status, "started_at": s.started_at.isoformat(),
-            "ended_at": s.ended_at.isoformat() if s.ended_at else None, "turn_count": s.turn_count,
+            "id": str(s.pk), "agent_id": s.agent_id, "status": s.status, "started_at": iso(s.started_at),
+            "ended_at": iso(s.ended_at), "turn_count": s.turn_count,
             "summary": s.summary, "task_state": s.task_state,
         } for s in sessions],
     }

@@ -14,6 +14,7 @@ from django.utils import timezone
 from ..audit import record_event
 from ..conf import app_settings
 from ..models import MemoryItem, MemoryProfile
+from ..timestamps import iso
 from ..types import Profile, ProfileFact
 from ..validation import validate_user_id
 from . import cache
@@ -25,7 +26,7 @@ def _fact(item: MemoryItem) -> ProfileFact:
     return ProfileFact(
         memory_id=item.pk, key=item.key, content=item.content, value=item.value, type=item.type,
         source=item.source, confidence=float(item.confidence), tags=item.tags, agent_id=item.agent_id,
-        valid_from=item.valid_from.isoformat() if item.valid_from else None, updated_at=item.updated_at.isoformat())
+        valid_from=iso(item.valid_from), updated_at=iso(item.updated_at))
 
 
 def build_profile(user_id: str, *, agent_id: str | None = None) -> dict:
@@ -48,7 +49,7 @@ def build_profile(user_id: str, *, agent_id: str | None = None) -> dict:
     if row is None or not summary_visible(user_id, row, agent_id):
         return Profile(user_id=user_id, facts=facts).as_dict()
     # With the summary, its provenance: how it was written and from which memories.
-    return Profile(user_id=user_id, summary=row.summary, summary_updated_at=row.updated_at.isoformat(),
+    return Profile(user_id=user_id, summary=row.summary, summary_updated_at=iso(row.updated_at),
                    summary_method=row.summary_method, summary_sources=list(row.summary_sources),
                    facts=facts).as_dict()
 

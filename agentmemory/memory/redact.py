@@ -49,6 +49,14 @@ _CN_STREET_RE = re.compile(
     rf"(?:(?:路|街|大道|大街|巷|弄|胡同)(?:[东西南北中]段|[一二三四五六七八九十]段)?\s*{_D}+\s*(?:号|號){_CN_UNIT}*"
     rf"|(?:小区|花园|公寓|大厦){_CN_UNIT}+)"
 )
+# Chinese landmarks standing for an address: "南山区科技园南区腾讯大厦", "成都市环球中心", "海淀区中关村大厦 5 层":
+# a building or park name right after the last division before it (not 社区/小区/园区/景区/校区...), which
+# stays ("南山区科技园南区" stays, "腾讯大厦" goes). A bare "科技园" or "市中心" (nothing before the landmark
+# word) is already coarse and stays, as does a landmark word that names an area ("张江高科技园区").
+_CN_LANDMARK_RE = re.compile(
+    rf"(?:(?<=[省市县])|(?<=[^社小园景校营厂商学病军]区))[^\s，,。:：；;！!？?、在于的{_CN_ADMIN}]{{1,16}}?"
+    rf"(?:大厦|大楼|写字楼|中心|广场|科技园|产业园|工业园|软件园|创业园|商场|商城|花园|公寓|小区)(?![区路街]){_CN_UNIT}*"
+)
 # English street lines: "90 Wensan Road, Apt 5" (the city and region that follow stay).
 _EN_STREET_RE = re.compile(
     r"\b\d{1,6}[A-Za-z]?\s+(?:[A-Z][A-Za-z'.-]*\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|"
@@ -144,6 +152,7 @@ RULES: dict[str, tuple[re.Pattern, Any]] = {
 
 def _coarsen_address(text: str) -> str:
     text = _CN_STREET_RE.sub(_drop_cn_street, text)
+    text = _CN_LANDMARK_RE.sub("", text)
     return _EN_STREET_RE.sub(_drop_en_street, text)
 
 

@@ -14,6 +14,7 @@ from ..audit import record_event
 from ..backends.extractors.base import is_chinese
 from ..exceptions import InvalidInput, NotFound
 from ..models import DeletionReceipt, MemoryItem
+from ..timestamps import iso
 from ..validation import validate_user_id
 from .forget import delete_memory
 from .guard import quote_as_user_words
@@ -38,7 +39,7 @@ def approve_memory(user_id: str, memory_id: int, *, reason: str = "") -> MemoryI
         before = snapshot(item)
         item.content = quote_as_user_words(item.content, chinese=is_chinese(item.content))
         item.status, item.updated_at = MemoryItem.Status.ACTIVE, timezone.now()
-        item.provenance = [*(item.provenance or []), {"review": "approved", "at": item.updated_at.isoformat()}][-50:]
+        item.provenance = [*(item.provenance or []), {"review": "approved", "at": iso(item.updated_at)}][-50:]
         for name, value in search_fields(item.content, item.tags or {}).items():
             setattr(item, name, value)
         item.save()

@@ -22,6 +22,7 @@ from ..audit import record_event
 from ..conf import app_settings
 from ..exceptions import InvalidInput
 from ..models import MemoryItem
+from ..timestamps import iso
 from ..types import MemoryDraft
 from ..validation import validate_bounded_text, validate_tags, validate_user_id
 from . import cache, conflicts
@@ -96,8 +97,8 @@ def snapshot(item: MemoryItem) -> dict:
         "content": item.content, "type": item.type, "key": item.key, "value": item.value,
         "source": item.source, "confidence": round(float(item.confidence), 4), "status": item.status,
         "agent_id": item.agent_id, "tags": item.tags,
-        "valid_from": item.valid_from.isoformat() if item.valid_from else None,
-        "valid_to": item.valid_to.isoformat() if item.valid_to else None,
+        "valid_from": iso(item.valid_from),
+        "valid_to": iso(item.valid_to),
         "supersedes_id": item.supersedes_id,
     }
 
@@ -119,7 +120,7 @@ def search_fields(content: str, tags: Mapping[str, str]) -> dict:
 def provenance_entry(draft: MemoryDraft, key: str, excerpt: str, now: dt.datetime) -> dict:
     return {"session_id": draft.session_id, "turn_id": draft.turn_id, "excerpt": excerpt[:500],
             "source": draft.source, "confidence": draft.confidence, "idempotency_key": key,
-            "at": now.isoformat()}
+            "at": iso(now)}
 
 
 def after_commit(user_id: str) -> None:

@@ -19,6 +19,7 @@ from ..audit import record_event
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
 from ..models import MemoryItem
+from ..timestamps import iso
 from ..types import MemoryDraft, WriteResult
 from ..validation import validate_tags, validate_user_id
 from . import conflicts
@@ -372,7 +373,7 @@ def update_memory(user_id: str, memory_id: int, *, changes: Mapping[str, Any], r
             confidence=float(merged["confidence"]), status=MemoryItem.Status.ACTIVE,
             valid_from=in_place.get("valid_from") or now, created_at=now, updated_at=now,
             session_id=current.session_id, turn_id=current.turn_id, excerpt=current.excerpt,
-            provenance=[*(current.provenance or []), {"correction_of": current.pk, "at": now.isoformat()}][-50:],
+            provenance=[*(current.provenance or []), {"correction_of": current.pk, "at": iso(now)}][-50:],
             tags=tags, tags_key=tags_key_of(tags),
             # A changed text never keeps the old text's vector; without one it waits for the sweep.
             embedding=vector if content_changed else current.embedding,

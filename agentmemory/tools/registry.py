@@ -18,6 +18,7 @@ from ..api.access import Principal, Rule, context_arguments, denial, read, visib
 from ..audit import audit_context
 from ..exceptions import AccessDenied, InvalidInput, NotFound
 from ..models import MemoryItem
+from ..timestamps import iso
 
 
 class ToolDenied(AccessDenied):
@@ -46,7 +47,7 @@ def _require_agent(principal: Principal, agent_id: str | None) -> None:
 def _memory_json(item: MemoryItem, scores: dict | None = None) -> dict:
     body = {"id": item.pk, "content": item.content, "type": item.type, "key": item.key, "value": item.value,
             "source": item.source, "confidence": item.confidence, "status": item.status,
-            "agent_id": item.agent_id, "created_at": item.created_at.isoformat()}
+            "agent_id": item.agent_id, "created_at": iso(item.created_at)}
     if scores is not None:
         body["score"] = scores.get("final")
     return body

@@ -23,6 +23,7 @@ from ..conf import app_settings
 from ..exceptions import BackendError, InvalidInput
 from ..memory.redact import redact_json
 from ..models import ExtractionRun, Session, Turn
+from ..timestamps import iso
 from ..types import MemoryDraft, WriteResult
 from . import grounding
 from .corrections import without_retractions
@@ -39,7 +40,7 @@ REPORT_GROUPS = {"created": "created", "merged": "merged", "unchanged": "merged"
 # --- drafts as JSON (stored on the run before any write) ---------------------------------------
 def draft_to_json(draft: MemoryDraft) -> dict[str, Any]:
     data = dataclasses.asdict(draft)
-    data["valid_from"] = draft.valid_from.isoformat() if draft.valid_from else None
+    data["valid_from"] = iso(draft.valid_from)
     return data
 
 

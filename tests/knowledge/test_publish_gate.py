@@ -8,6 +8,11 @@ from agentmemory.models import AuditEvent, Chunk, DocumentVersion, EvaluationCas
 BASE = "/api/agentmemory/knowledge-bases/"
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _imports_run_in_the_request(eager_celery):
+    """Imports answer with their result (no broker), whatever worker tests earlier in the run switched."""
+
 WARRANTY = """# 售后服务手册
 
 ## 保修政策

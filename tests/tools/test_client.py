@@ -133,7 +133,7 @@ def test_503_is_retried_honouring_retry_after_then_raises():
         server.shutdown()
 
 
-def test_the_review_queue_and_proposed_checks_through_the_client(api):
+def test_the_review_queue_and_proposed_checks_through_the_client(api, eager_celery):
     url, key = api
     with AgentMemory(url, key) as m:
         kb = m.create_knowledge_base("gated", "gated", publish_gate=True, propose_checks=True)
