@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install browser run test lint worker beat bench clean-data
+.PHONY: install browser run test lint messages worker beat bench clean-data
 
 $(VENV)/.installed: pyproject.toml setup.py agentmemory/backends/embeddings/native/e5q.c agentmemory/text/_segment.c
 	$(PYTHON) -m venv $(VENV)
@@ -17,11 +17,14 @@ $(VENV)/.installed: pyproject.toml setup.py agentmemory/backends/embeddings/nati
 install: $(VENV)/.installed
 
 # Debian's Chromium and ChromeDriver for the browser tests; installed with apt when missing and root.
+# A Chinese font too, so the screenshots of the zh-hans pages show characters, not boxes.
 browser:
-	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null \
+		&& { ! command -v fc-list >/dev/null || fc-list :lang=zh | grep -q .; }; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "installing chromium and chromium-driver (apt) for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+		echo "installing chromium, chromium-driver and a Chinese font (apt) for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+			fonts-wqy-microhei >/dev/null; \
 	else echo "chromium/chromedriver missing and not root: the browser tests will be skipped"; fi
 
 # The web server, a Celery worker and beat; a bundled Redis is the broker unless CELERY_BROKER_URL is set.
@@ -37,6 +40,13 @@ test: install browser
 
 lint: install
 	$(VENV)/bin/ruff check agentmemory project tests benchmarks
+
+# The message catalogues (agentmemory/locale): gather the strings, then compile. The .mo files are committed
+# and shipped in the package, so installing needs no gettext tools; only this target does (msgfmt).
+messages: install
+	cd agentmemory && DJANGO_SETTINGS_MODULE=project.settings PYTHONPATH=.. ../$(VENV)/bin/django-admin \
+		makemessages -l zh_Hans -l en --no-obsolete
+	cd agentmemory && DJANGO_SETTINGS_MODULE=project.settings PYTHONPATH=.. ../$(VENV)/bin/django-admin compilemessages
 
 worker: install
 	$(VENV)/bin/celery -A project worker -l info --concurrency 1

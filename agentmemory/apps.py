@@ -1,11 +1,12 @@
 """AppConfig of agentmemory: registers system checks and signal receivers."""
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AgentMemoryConfig(AppConfig):
     name = "agentmemory"
     label = "agentmemory"
-    verbose_name = "Agent memory"
+    verbose_name = _("Agent memory")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

@@ -77,4 +77,4 @@ class ApiKeyAdmin(admin.ModelAdmin):
             with as_operator(request):
                 revoke_api_key(key)
             count += 1
-        self.message_user(request, f"Revoked {count} key(s) at {timezone.now():%Y-%m-%d %H:%M}.")
+        self.message_user(request, _("Revoked %(count)s key(s) at %(at)s.") % {"count": count, "at": f"{timezone.now():%Y-%m-%d %H:%M}"})

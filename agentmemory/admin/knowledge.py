@@ -102,7 +102,7 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
                 job = create_reembed_job(kb)
             _enqueue_reembed(job.pk)
             jobs.append(str(job.pk))
-        self.message_user(request, f"Queued re-embed job(s) {', '.join(jobs)}; follow them under Import jobs.")
+        self.message_user(request, _("Queued re-embed job(s) %(jobs)s; follow them under Import jobs.") % {"jobs": ", ".join(jobs)})
 
 
 class VersionInline(admin.TabularInline):
@@ -205,7 +205,7 @@ class DocumentAdmin(admin.ModelAdmin):
         from django.urls import reverse
 
         job = getattr(request, "_agentmemory_import_job", None)
-        self.message_user(request, f"Import job {job.pk if job else '?'} queued (it runs at once without a broker).")
+        self.message_user(request, _("Import job %(job)s queued (it runs at once without a broker).") % {"job": job.pk if job else "?"})
         if job is not None:
             return HttpResponseRedirect(reverse("admin:agentmemory_importjob_change", args=[job.pk]))
         return HttpResponseRedirect(reverse("admin:agentmemory_document_changelist"))
@@ -233,7 +233,7 @@ class DocumentAdmin(admin.ModelAdmin):
             for document in queryset.filter(status=Document.Status.ACTIVE):
                 delete_document(document)
                 count += 1
-        self.message_user(request, f"Deprecated {count} document(s).")
+        self.message_user(request, _("Deprecated %(count)s document(s).") % {"count": count})
 
 
 @admin.register(DocumentVersion)
@@ -268,12 +268,12 @@ class DocumentVersionAdmin(ReadOnlyAdmin):
     @admin.action(description=_("Make the selected version active (rollback)"), permissions=["rollback"])
     def make_active(self, request, queryset):
         if queryset.count() != 1:
-            self.message_user(request, "Select exactly one version.", level=messages.ERROR)
+            self.message_user(request, _("Select exactly one version."), level=messages.ERROR)
             return None
         version = queryset.select_related("document", "document__active_version").get()
         if "confirm" not in request.POST:
             return TemplateResponse(request, "agentmemory/admin/rollback_confirm.html", {
-                **self.admin_site.each_context(request), "title": f"Roll back {version.document}?",
+                **self.admin_site.each_context(request), "title": _("Roll back %(document)s?") % {"document": version.document},
                 "version": version, "active": version.document.active_version, "opts": self.model._meta,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
                 "chunks": Chunk.objects.for_version(version).count()})
@@ -283,8 +283,8 @@ class DocumentVersionAdmin(ReadOnlyAdmin):
         except AgentMemoryError as exc:
             self.message_user(request, str(getattr(exc, "detail", exc)), level=messages.ERROR)
             return None
-        self.message_user(request, f"{version.document}: version {result.version} is active "
-                                   f"(was {result.previous_version}).")
+        self.message_user(request, _("%(document)s: version %(version)s is active (was %(previous)s).") % {
+            "document": version.document, "version": result.version, "previous": result.previous_version})
         return None
 
 
@@ -364,15 +364,15 @@ class HeldVersionAdmin(ReadOnlyAdmin):
             else:
                 done += 1
         if done:
-            self.message_user(request, f"{done} version(s) {verb}.")
+            self.message_user(request, _("%(count)s version(s) %(verb)s.") % {"count": done, "verb": verb})
 
     @admin.action(description=_("Publish the selected versions"), permissions=["publish"])
     def publish(self, request, queryset):
-        self._decide(request, queryset, publish_held, "published")
+        self._decide(request, queryset, publish_held, _("published"))
 
     @admin.action(description=_("Discard the selected versions"), permissions=["publish"])
     def discard(self, request, queryset):
-        self._decide(request, queryset, discard_version, "discarded")
+        self._decide(request, queryset, discard_version, _("discarded"))
 
 
 @admin.register(Chunk)
@@ -425,4 +425,4 @@ class ImportJobAdmin(ReadOnlyAdmin):
             else:
                 _enqueue_reembed(job.pk)
             count += 1
-        self.message_user(request, f"Queued {count} job(s) again.")
+        self.message_user(request, _("Queued %(count)s job(s) again.") % {"count": count})

@@ -112,7 +112,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
                     "access_count", "created_at"]
     list_filter = [UserFilter, AgentFilter, "status", "type", "source", ConfidenceFilter, PiiMaskedFilter]
     search_fields = ["=user_id", "key", "content"]
-    search_help_text = "A user id (exact, or =alice), a key, or words of the content."
+    search_help_text = _("A user id (exact, or =alice), a key, or words of the content.")
     date_hierarchy = "created_at"
     list_per_page = 50
     readonly_fields = ["history", "source_turn", "provenance", "session_id", "turn_id", "excerpt", "supersedes_link",
@@ -236,13 +236,13 @@ class MemoryItemAdmin(admin.ModelAdmin):
     def mark_cold(self, request, queryset):
         count = self._update_each(request, queryset.filter(status=MemoryItem.Status.ACTIVE),
                                   {"status": MemoryItem.Status.COLD}, "marked cold by an operator")
-        self.message_user(request, f"Marked {count} memory item(s) cold.")
+        self.message_user(request, _("Marked %(count)s memory item(s) cold.") % {"count": count})
 
     @admin.action(description=_("Reactivate selected cold memories"), permissions=["change"])
     def reactivate(self, request, queryset):
         count = self._update_each(request, queryset.filter(status=MemoryItem.Status.COLD),
                                   {"status": MemoryItem.Status.ACTIVE}, "reactivated by an operator")
-        self.message_user(request, f"Reactivated {count} memory item(s).")
+        self.message_user(request, _("Reactivated %(count)s memory item(s).") % {"count": count})
 
     def has_review_permission(self, request) -> bool:
         return request.user.has_perm("agentmemory.review_memoryitem")
@@ -259,13 +259,13 @@ class MemoryItemAdmin(admin.ModelAdmin):
                   permissions=["review"])
     def approve_quarantined(self, request, queryset):
         count = self._review_each(request, queryset, approve_memory, "approved in review")
-        self.message_user(request, f"Approved {count} quarantined memory item(s): active, quoted as the user's words.")
+        self.message_user(request, _("Approved %(count)s quarantined memory item(s): active, quoted as the user's words.") % {"count": count})
 
     @admin.action(description=_("Reject selected quarantined memories (deleted with a receipt)"),
                   permissions=["review"])
     def reject_quarantined(self, request, queryset):
         count = self._review_each(request, queryset, reject_memory, "rejected in review")
-        self.message_user(request, f"Rejected {count} quarantined memory item(s).")
+        self.message_user(request, _("Rejected %(count)s quarantined memory item(s).") % {"count": count})
 
     @admin.action(description=_("Confirm selected inferred memories (the user confirmed them)"), permissions=["change"])
     def confirm(self, request, queryset):
@@ -278,13 +278,13 @@ class MemoryItemAdmin(admin.ModelAdmin):
                                                     "confidence": max(confidence, 0.9)},
                               reason="confirmed by the user")
                 count += 1
-        self.message_user(request, f"Confirmed {count} inferred memory item(s): now user-stated.")
+        self.message_user(request, _("Confirmed %(count)s inferred memory item(s): now user-stated.") % {"count": count})
 
     @admin.action(description=_("Correct the selected memory (a new version supersedes it)"), permissions=["change"])
     def correct(self, request, queryset):
         current = queryset.exclude(status__in=[MemoryItem.Status.SUPERSEDED, MemoryItem.Status.DELETED])
         if current.count() != 1:
-            self.message_user(request, "Select exactly one current memory to correct.", messages.WARNING)
+            self.message_user(request, _("Select exactly one current memory to correct."), messages.WARNING)
             return None
         item = current.get()
         form = CorrectForm(request.POST if "apply" in request.POST else None, initial={"content": item.content})
@@ -292,10 +292,10 @@ class MemoryItemAdmin(admin.ModelAdmin):
             with as_operator(request, form.cleaned_data["reason"]):
                 result = update_memory(item.user_id, item.pk, changes={"content": form.cleaned_data["content"]},
                                        reason=form.cleaned_data["reason"])
-            self.message_user(request, f"Corrected: memory #{result.memory_id} supersedes #{item.pk}.")
+            self.message_user(request, _("Corrected: memory #%(new)s supersedes #%(old)s.") % {"new": result.memory_id, "old": item.pk})
             return HttpResponseRedirect(reverse("admin:agentmemory_memoryitem_change", args=[result.memory_id]))
         return TemplateResponse(request, "agentmemory/admin/correct_memory.html", {
-            **self.admin_site.each_context(request), "title": f"Correct memory #{item.pk}", "item": item,
+            **self.admin_site.each_context(request), "title": _("Correct memory #%(id)s") % {"id": item.pk}, "item": item,
             "form": form, "opts": self.model._meta, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         })
 
@@ -318,8 +318,8 @@ class MemoryItemAdmin(admin.ModelAdmin):
                     enqueue_extraction(pk)
                     queued += 1
                 done += run is None or run.status == ExtractionRun.Status.SUCCEEDED
-        self.message_user(request, f"Queued {queued} extraction run(s) for {len(session_ids)} source session(s); "
-                                   f"{done} had nothing new to extract.")
+        self.message_user(request, _("Queued %(queued)s extraction run(s) for %(sessions)s source session(s); %(done)s had nothing new "
+                                     "to extract.") % {"queued": queued, "sessions": len(session_ids), "done": done})
 
     def delete_queryset(self, request, queryset):
         """The bulk delete: one receipt per memory (its chain's history content scrubbed)."""
@@ -329,7 +329,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
                 with as_operator(request, "admin delete"):
                     receipts.append(delete_memory(user_id, pk, reason="admin delete").pk)
         if receipts:
-            self.message_user(request, f"Deletion receipts: {', '.join(f'#{r}' for r in receipts)}.")
+            self.message_user(request, _("Deletion receipts: %(receipts)s.") % {"receipts": ", ".join(f"#{r}" for r in receipts)})
 
     def response_change(self, request, obj):
         if getattr(request, "_agentmemory_unchanged", False):
@@ -421,5 +421,5 @@ class MemoryTestCaseAdmin(admin.ModelAdmin):
             for case in queryset:
                 outcome = run_memory_test(case).outcome
                 outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        self.message_user(request, "Ran {} case(s): {}.".format(
-            sum(outcomes.values()), ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))))
+        self.message_user(request, _("Ran %(count)s case(s): %(outcomes)s.") % {
+            "count": sum(outcomes.values()), "outcomes": ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))})

@@ -93,7 +93,7 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
         ids = list(queryset.values_list("pk", flat=True))
         for kb_id in ids:
             enqueue_on_commit(evaluate_knowledge_base, kb_id, "admin")
-        self.message_user(request, f"Evaluation queued for {len(ids)} knowledge base(s).", messages.SUCCESS)
+        self.message_user(request, _("Evaluation queued for %(count)s knowledge base(s).") % {"count": len(ids)}, messages.SUCCESS)
 
     def get_urls(self):
         custom = [
@@ -148,7 +148,7 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": f"召回测试 · Hit testing: {kb}",
+            "title": _("Hit testing: %(kb)s") % {"kb": kb},
             "kb": kb,
             "form": form,
             "modes": MODES,
@@ -170,9 +170,9 @@ class KnowledgeBaseRetrievalAdmin(admin.ModelAdmin):
             case = create_case(knowledge_base=kb, query=query, expected_chunk_ids=chunk_ids, source="admin",
                                note=f"saved by {request.user.get_username()}")
         except AgentMemoryError as exc:
-            self.message_user(request, f"Not saved: {exc}", messages.ERROR)
+            self.message_user(request, _("Not saved: %(error)s") % {"error": exc}, messages.ERROR)
         else:
-            self.message_user(request, f"Saved evaluation case #{case.pk} with {len(chunk_ids)} expected chunk(s).",
+            self.message_user(request, _("Saved evaluation case #%(case)s with %(count)s expected chunk(s).") % {"case": case.pk, "count": len(chunk_ids)},
                               messages.SUCCESS)
         keep = {k: data.get(k, "") for k in ("query", "mode", "top_k", "cosine", "bm25", "rerank_threshold",
                                               "rerank", "rewrite")}
@@ -196,7 +196,7 @@ class EvaluationCaseAdmin(admin.ModelAdmin):
             EvaluationCase.objects.filter(pk__in=ids).update(accepted=True)
             for pk in ids:
                 record_event("evaluation_case.accept", object_type="evaluation_case", object_id=pk)
-        self.message_user(request, f"{len(ids)} case(s) accepted: they count in evaluations and the publish gate.")
+        self.message_user(request, _("%(count)s case(s) accepted: they count in evaluations and the publish gate.") % {"count": len(ids)})
 
     @admin.display(description=_("query"), ordering="query")
     def short_query(self, obj) -> str:

@@ -76,13 +76,13 @@ class SessionAdmin(admin.ModelAdmin):
             if run is not None and run.status != run.Status.SUCCEEDED:
                 enqueue_extraction(run.pk)
                 queued += 1
-        self.message_user(request, f"Ended {queryset.count()} session(s); queued {queued} extraction(s).")
+        self.message_user(request, _("Ended %(count)s session(s); queued %(queued)s extraction(s).") % {"count": queryset.count(), "queued": queued})
 
     @admin.action(description=_("Fold older turns into the rolling summary"), permissions=["change"])
     def refresh_summary(self, request, queryset):
         for session in queryset:
             enqueue_summary(session.pk)
-        self.message_user(request, f"Queued a summary update for {queryset.count()} session(s).")
+        self.message_user(request, _("Queued a summary update for %(count)s session(s).") % {"count": queryset.count()})
 
 
 @admin.register(ExtractionRun)
@@ -124,4 +124,4 @@ class ExtractionRunAdmin(ReadOnlyAdmin):
         ids = list(queryset.exclude(status=ExtractionRun.Status.SUCCEEDED).values_list("pk", flat=True))
         for run_id in ids:
             enqueue_extraction(run_id)
-        self.message_user(request, f"Queued {len(ids)} extraction run(s).")
+        self.message_user(request, _("Queued %(count)s extraction run(s).") % {"count": len(ids)})

@@ -6,6 +6,7 @@ from datetime import datetime
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 #: What a key may do. ``read`` covers every read (memories, sessions, context, knowledge search);
 #: ``write`` memory and session writes; ``admin`` knowledge-base writes and forgetting a user.
@@ -24,42 +25,42 @@ class ApiKeyQuerySet(models.QuerySet):
 
 
 class ApiKey(models.Model):
-    name = models.CharField("name", max_length=100, unique=True, help_text="Who or what uses this key.")
+    name = models.CharField(_("name"), max_length=100, unique=True, help_text=_("Who or what uses this key."))
     prefix = models.CharField(
-        "prefix", max_length=16, db_index=True, editable=False,
-        help_text="First characters of the key, shown to tell keys apart; the key itself is never stored.",
+        _("prefix"), max_length=16, db_index=True, editable=False,
+        help_text=_("First characters of the key, shown to tell keys apart; the key itself is never stored."),
     )
-    key_hash = models.CharField("key hash", max_length=64, unique=True, editable=False,
-                                help_text="SHA-256 of the full key.")
+    key_hash = models.CharField(_("key hash"), max_length=64, unique=True, editable=False,
+                                help_text=_("SHA-256 of the full key."))
     scopes = models.JSONField(
-        "scopes", default=all_scopes, blank=True,
-        help_text="Operations this key may perform: any of read, write, admin (knowledge-base writes, "
-                  "forgetting a user).",
+        _("scopes"), default=all_scopes, blank=True,
+        help_text=_("Operations this key may perform: any of read, write, admin (knowledge-base writes, "
+                  "forgetting a user)."),
     )
     agent_ids = models.JSONField(
-        "agents", default=list, blank=True,
-        help_text="Agent ids this key may act for; empty means every agent.",
+        _("agents"), default=list, blank=True,
+        help_text=_("Agent ids this key may act for; empty means every agent."),
     )
     user_ids = models.JSONField(
-        "users", default=list, blank=True,
-        help_text="End-user ids this key may act for; empty (and no prefix) means every user.",
+        _("users"), default=list, blank=True,
+        help_text=_("End-user ids this key may act for; empty (and no prefix) means every user."),
     )
     user_id_prefix = models.CharField(
-        "user id prefix", max_length=255, blank=True,
-        help_text="The key may also act for every user id that starts with this prefix.",
+        _("user id prefix"), max_length=255, blank=True,
+        help_text=_("The key may also act for every user id that starts with this prefix."),
     )
-    created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
-    expires_at = models.DateTimeField("expires at", null=True, blank=True,
-                                      help_text="After this moment requests with the key get 401; empty: never.")
-    last_used_at = models.DateTimeField("last used at", null=True, blank=True, editable=False)
-    revoked_at = models.DateTimeField("revoked at", null=True, blank=True,
-                                      help_text="Set to revoke the key; requests with it then get 401.")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True,
+                                      help_text=_("After this moment requests with the key get 401; empty: never."))
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True,
+                                      help_text=_("Set to revoke the key; requests with it then get 401."))
 
     objects = ApiKeyQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "API key"
-        verbose_name_plural = "API keys"
+        verbose_name = _("API key")
+        verbose_name_plural = _("API keys")
         ordering = ["name"]
 
     def __str__(self) -> str:

@@ -11,6 +11,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import connection, models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex
 
 from .fields import embedding_field
@@ -205,90 +206,90 @@ class MemoryItem(models.Model):
     """One statement the agent knows about one user."""
 
     class Type(models.TextChoices):
-        FACT = "fact", "fact"
-        PREFERENCE = "preference", "preference"
-        DECISION = "decision", "decision"
-        EVENT = "event", "event"
-        FEEDBACK = "feedback", "feedback"
+        FACT = "fact", _("fact")
+        PREFERENCE = "preference", _("preference")
+        DECISION = "decision", _("decision")
+        EVENT = "event", _("event")
+        FEEDBACK = "feedback", _("feedback")
         #: What the user said about themselves, in their words (one message or the part of it about them).
-        EPISODE = "episode", "episode"
+        EPISODE = "episode", _("episode")
 
     class Source(models.TextChoices):
-        USER_STATED = "user_stated", "stated by the user"
-        MODEL_INFERRED = "model_inferred", "inferred by the model"
-        SYSTEM_LOG = "system_log", "system log"
+        USER_STATED = "user_stated", _("stated by the user")
+        MODEL_INFERRED = "model_inferred", _("inferred by the model")
+        SYSTEM_LOG = "system_log", _("system log")
 
     class Status(models.TextChoices):
-        ACTIVE = "active", "active"
-        SUPERSEDED = "superseded", "superseded"
-        COLD = "cold", "cold"
-        DELETED = "deleted", "deleted"
+        ACTIVE = "active", _("active")
+        SUPERSEDED = "superseded", _("superseded")
+        COLD = "cold", _("cold")
+        DELETED = "deleted", _("deleted")
         #: Instructs the assistant (memory/guard.py): held for an operator's review, never in a prompt.
-        QUARANTINED = "quarantined", "quarantined (awaiting review)"
+        QUARANTINED = "quarantined", _("quarantined (awaiting review)")
 
     # Indexed through (user_id, status) and (user_id, key) below; a single-column index would only
     # add write cost.
-    user_id = models.CharField("user id", max_length=255,
-                               help_text="Opaque id of the end user, given by the caller.")
-    agent_id = models.CharField("agent id", max_length=255, blank=True, default="",
-                                help_text="Agent this memory belongs to; empty = shared by all the user's agents.")
-    type = models.CharField("type", max_length=20, choices=Type.choices)
-    key = models.CharField("key", max_length=100, blank=True, default="",
-                           help_text="Optional slot, e.g. company_industry, reply_style, budget, tech_stack.")
-    content = models.TextField("content", help_text="One natural-language statement (PII redacted).")
-    value = models.JSONField("value", null=True, blank=True, help_text="Optional structured value of the slot.")
-    source = models.CharField("source", max_length=20, choices=Source.choices)
-    confidence = models.FloatField("confidence", default=0.8, help_text="0..1.")
-    status = models.CharField("status", max_length=20, choices=Status.choices, default=Status.ACTIVE)
-    valid_from = models.DateTimeField("valid from", null=True, blank=True,
-                                      help_text="Event time: since when the statement holds.")
-    valid_to = models.DateTimeField("valid to", null=True, blank=True,
-                                    help_text="Event time: until when it held (set when superseded).")
-    created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
-    updated_at = models.DateTimeField("updated at", default=timezone.now, editable=False)
-    superseded_at = models.DateTimeField("superseded at", null=True, blank=True, editable=False,
-                                         help_text="Record time at which a newer item replaced this one.")
+    user_id = models.CharField(_("user id"), max_length=255,
+                               help_text=_("Opaque id of the end user, given by the caller."))
+    agent_id = models.CharField(_("agent id"), max_length=255, blank=True, default="",
+                                help_text=_("Agent this memory belongs to; empty = shared by all the user's agents."))
+    type = models.CharField(_("type"), max_length=20, choices=Type.choices)
+    key = models.CharField(_("key"), max_length=100, blank=True, default="",
+                           help_text=_("Optional slot, e.g. company_industry, reply_style, budget, tech_stack."))
+    content = models.TextField(_("content"), help_text=_("One natural-language statement (PII redacted)."))
+    value = models.JSONField(_("value"), null=True, blank=True, help_text=_("Optional structured value of the slot."))
+    source = models.CharField(_("source"), max_length=20, choices=Source.choices)
+    confidence = models.FloatField(_("confidence"), default=0.8, help_text=_("0..1."))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.ACTIVE)
+    valid_from = models.DateTimeField(_("valid from"), null=True, blank=True,
+                                      help_text=_("Event time: since when the statement holds."))
+    valid_to = models.DateTimeField(_("valid to"), null=True, blank=True,
+                                    help_text=_("Event time: until when it held (set when superseded)."))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now, editable=False)
+    superseded_at = models.DateTimeField(_("superseded at"), null=True, blank=True, editable=False,
+                                         help_text=_("Record time at which a newer item replaced this one."))
     supersedes = models.ForeignKey(
-        "self", verbose_name="supersedes", null=True, blank=True, on_delete=models.SET_NULL,
-        related_name="superseded_by", editable=False, help_text="The older version this item replaced.",
+        "self", verbose_name=_("supersedes"), null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="superseded_by", editable=False, help_text=_("The older version this item replaced."),
     )
-    session_id = models.CharField("session id", max_length=255, blank=True, default="",
-                                  help_text="Session the statement came from (a plain id, not a foreign key).")
-    turn_id = models.BigIntegerField("turn id", null=True, blank=True,
-                                     help_text="Turn the statement came from (a plain id, not a foreign key).")
-    excerpt = models.TextField("source excerpt", blank=True, default="",
-                               help_text="The words the memory was taken from (PII redacted).")
+    session_id = models.CharField(_("session id"), max_length=255, blank=True, default="",
+                                  help_text=_("Session the statement came from (a plain id, not a foreign key)."))
+    turn_id = models.BigIntegerField(_("turn id"), null=True, blank=True,
+                                     help_text=_("Turn the statement came from (a plain id, not a foreign key)."))
+    excerpt = models.TextField(_("source excerpt"), blank=True, default="",
+                               help_text=_("The words the memory was taken from (PII redacted)."))
     provenance = models.JSONField(
-        "provenance", default=list, blank=True, editable=False,
-        help_text="Every write merged into this item: session, turn, excerpt, time, idempotency key.",
+        _("provenance"), default=list, blank=True, editable=False,
+        help_text=_("Every write merged into this item: session, turn, excerpt, time, idempotency key."),
     )
-    tags = models.JSONField("context tags", default=dict, blank=True,
-                            help_text='Context such as {"project": "java-billing"}; items with other tags coexist.')
-    tags_key = models.CharField("tags key", max_length=500, blank=True, default="", editable=False,
-                                help_text="Canonical form of the tags, compared by dedup and conflicts.")
-    access_count = models.PositiveIntegerField("access count", default=0, editable=False)
-    last_accessed_at = models.DateTimeField("last accessed at", null=True, blank=True, editable=False)
-    embedding = embedding_field(verbose_name="embedding", help_text="Passage embedding of the content.")
-    embedding_model = models.CharField("embedding model", max_length=200, blank=True, default="",
-                                       editable=False, help_text="Model that produced the embedding.")
-    search_vector = SearchVectorField("keyword vector", null=True, blank=True, editable=False,
-                                      help_text="Keyword tokens with positions (BM25).")
-    term_count = models.PositiveIntegerField("term count", default=0, editable=False,
-                                             help_text="Number of keyword tokens (BM25 document length).")
+    tags = models.JSONField(_("context tags"), default=dict, blank=True,
+                            help_text=_('Context such as {"project": "java-billing"}; items with other tags coexist.'))
+    tags_key = models.CharField(_("tags key"), max_length=500, blank=True, default="", editable=False,
+                                help_text=_("Canonical form of the tags, compared by dedup and conflicts."))
+    access_count = models.PositiveIntegerField(_("access count"), default=0, editable=False)
+    last_accessed_at = models.DateTimeField(_("last accessed at"), null=True, blank=True, editable=False)
+    embedding = embedding_field(verbose_name=_("embedding"), help_text=_("Passage embedding of the content."))
+    embedding_model = models.CharField(_("embedding model"), max_length=200, blank=True, default="",
+                                       editable=False, help_text=_("Model that produced the embedding."))
+    search_vector = SearchVectorField(_("keyword vector"), null=True, blank=True, editable=False,
+                                      help_text=_("Keyword tokens with positions (BM25)."))
+    term_count = models.PositiveIntegerField(_("term count"), default=0, editable=False,
+                                             help_text=_("Number of keyword tokens (BM25 document length)."))
     # Set by a database trigger (migration 0011) from a sequence on every insert and every change of what
     # recall's in-process index holds (memory/snapshot.py): a user's (count, sum, max) of it tells that index
     # whether it is still current. Rows older than the migration keep 0.
-    rev = models.BigIntegerField("revision", default=0, editable=False)
+    rev = models.BigIntegerField(_("revision"), default=0, editable=False)
     idempotency_key = models.CharField(
-        "idempotency key", max_length=64, blank=True, default="", editable=False, db_index=True,
-        help_text="SHA-256 of user, session and normalised content: a retried write is a no-op.",
+        _("idempotency key"), max_length=64, blank=True, default="", editable=False, db_index=True,
+        help_text=_("SHA-256 of user, session and normalised content: a retried write is a no-op."),
     )
 
     objects = MemoryItemManager()
 
     class Meta:
-        verbose_name = "memory item"
-        verbose_name_plural = "memory items"
+        verbose_name = _("memory item")
+        verbose_name_plural = _("memory items")
         ordering = ["-created_at", "-id"]
         # Forgetting a user deletes everything they have (memories, sessions, profile): its own permission.
         permissions = [("forget_user", "Can forget a user (delete all of their data)"),
@@ -322,14 +323,15 @@ class MemoryTerm(models.Model):
     reads a user's matches here by (user, lexeme) instead of expanding each row's tsvector.
     """
 
-    memory = models.ForeignKey(MemoryItem, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
-    user_id = models.CharField("user id", max_length=255)
-    lexeme = models.TextField("lexeme")
-    tf = models.PositiveIntegerField("term frequency")
+    memory = models.ForeignKey(MemoryItem, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+",
+                               verbose_name=_("memory"))
+    user_id = models.CharField(_("user id"), max_length=255)
+    lexeme = models.TextField(_("lexeme"))
+    tf = models.PositiveIntegerField(_("term frequency"))
 
     class Meta:
-        verbose_name = "memory term"
-        verbose_name_plural = "memory terms"
+        verbose_name = _("memory term")
+        verbose_name_plural = _("memory terms")
         default_permissions = ()
         indexes = [models.Index(fields=["user_id", "lexeme"], include=["memory", "tf"], name="am_memory_term_idx")]
 
@@ -340,19 +342,19 @@ class MemoryTerm(models.Model):
 class MemoryProfile(models.Model):
     """The per-user summary text (rewritten by the lifecycle jobs); key facts come from MemoryItem."""
 
-    user_id = models.CharField("user id", max_length=255, unique=True)
-    summary = models.TextField("summary", blank=True, default="", help_text="A short portrait of the user.")
-    updated_at = models.DateTimeField("updated at", default=timezone.now)
-    summary_method = models.CharField("summary method", max_length=20, blank=True, default="",
-                                      help_text="How the summary was written: template, llm or manual.")
-    summary_sources = models.JSONField("summary sources", default=list, blank=True,
-                                       help_text="Ids of the memories the summary was distilled from.")
-    distilled_at = models.DateTimeField("distilled at", null=True, blank=True,
-                                        help_text="When the distillation job last rewrote the summary.")
+    user_id = models.CharField(_("user id"), max_length=255, unique=True)
+    summary = models.TextField(_("summary"), blank=True, default="", help_text=_("A short portrait of the user."))
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+    summary_method = models.CharField(_("summary method"), max_length=20, blank=True, default="",
+                                      help_text=_("How the summary was written: template, llm or manual."))
+    summary_sources = models.JSONField(_("summary sources"), default=list, blank=True,
+                                       help_text=_("Ids of the memories the summary was distilled from."))
+    distilled_at = models.DateTimeField(_("distilled at"), null=True, blank=True,
+                                        help_text=_("When the distillation job last rewrote the summary."))
 
     class Meta:
-        verbose_name = "memory profile"
-        verbose_name_plural = "memory profiles"
+        verbose_name = _("memory profile")
+        verbose_name_plural = _("memory profiles")
 
     def __str__(self) -> str:
         return f"profile of {self.user_id}"
@@ -366,20 +368,20 @@ class DeletionReceipt(models.Model):
     """
 
     class Kind(models.TextChoices):
-        USER = "user", "user forgotten"
-        MEMORY = "memory", "memory deleted"
+        USER = "user", _("user forgotten")
+        MEMORY = "memory", _("memory deleted")
 
-    kind = models.CharField("kind", max_length=20, choices=Kind.choices)
-    subject_digest = models.CharField("subject digest", max_length=64, db_index=True,
-                                      help_text="SHA-256 of the user id whose data was deleted.")
-    reason = models.CharField("reason", max_length=500, blank=True, default="")
-    actor = models.CharField("actor", max_length=200, blank=True, default="")
-    counts = models.JSONField("counts", default=dict, help_text="Deleted rows per kind (model label).")
-    created_at = models.DateTimeField("deleted at", default=timezone.now, editable=False)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    subject_digest = models.CharField(_("subject digest"), max_length=64, db_index=True,
+                                      help_text=_("SHA-256 of the user id whose data was deleted."))
+    reason = models.CharField(_("reason"), max_length=500, blank=True, default="")
+    actor = models.CharField(_("actor"), max_length=200, blank=True, default="")
+    counts = models.JSONField(_("counts"), default=dict, help_text=_("Deleted rows per kind (model label)."))
+    created_at = models.DateTimeField(_("deleted at"), default=timezone.now, editable=False)
 
     class Meta:
-        verbose_name = "deletion receipt"
-        verbose_name_plural = "deletion receipts"
+        verbose_name = _("deletion receipt")
+        verbose_name_plural = _("deletion receipts")
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:

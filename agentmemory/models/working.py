@@ -7,6 +7,7 @@ import uuid
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 # --- QuerySets ---------------------------------------------------------------------------------
 
@@ -67,49 +68,49 @@ class Session(models.Model):
     """One conversation of an end user with an agent: the working memory's unit."""
 
     class Status(models.TextChoices):
-        ACTIVE = "active", "active"
-        ENDED = "ended", "ended"
-        ARCHIVED = "archived", "archived"
+        ACTIVE = "active", _("active")
+        ENDED = "ended", _("ended")
+        ARCHIVED = "archived", _("archived")
 
-    id = models.UUIDField("id", primary_key=True, default=uuid.uuid4, editable=False,
-                          help_text="Opaque session id used in the API.")
-    user_id = models.CharField("user id", max_length=255, db_index=True,
-                               help_text="The end user this conversation belongs to.")
-    agent_id = models.CharField("agent id", max_length=255, blank=True, default="",
-                                help_text="The agent taking part, when there are several.")
-    status = models.CharField("status", max_length=16, choices=Status.choices, default=Status.ACTIVE,
+    id = models.UUIDField(_("id"), primary_key=True, default=uuid.uuid4, editable=False,
+                          help_text=_("Opaque session id used in the API."))
+    user_id = models.CharField(_("user id"), max_length=255, db_index=True,
+                               help_text=_("The end user this conversation belongs to."))
+    agent_id = models.CharField(_("agent id"), max_length=255, blank=True, default="",
+                                help_text=_("The agent taking part, when there are several."))
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.ACTIVE,
                               db_index=True,
-                              help_text="active: taking turns; ended: closed, turns kept for the retention "
-                                        "period; archived: raw turns purged.")
-    metadata = models.JSONField("metadata", default=dict, blank=True,
-                                help_text="Caller-supplied JSON (channel, locale, ...).")
-    started_at = models.DateTimeField("started at", default=timezone.now, editable=False)
-    last_activity_at = models.DateTimeField("last activity at", default=timezone.now, db_index=True,
-                                            help_text="Time of the last turn (or of creation).")
-    ended_at = models.DateTimeField("ended at", null=True, blank=True,
-                                    help_text="When the session was ended; starts the retention period.")
-    archived_at = models.DateTimeField("archived at", null=True, blank=True,
-                                       help_text="When the raw turns were purged.")
+                              help_text=_("active: taking turns; ended: closed, turns kept for the retention "
+                                        "period; archived: raw turns purged."))
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True,
+                                help_text=_("Caller-supplied JSON (channel, locale, ...)."))
+    started_at = models.DateTimeField(_("started at"), default=timezone.now, editable=False)
+    last_activity_at = models.DateTimeField(_("last activity at"), default=timezone.now, db_index=True,
+                                            help_text=_("Time of the last turn (or of creation)."))
+    ended_at = models.DateTimeField(_("ended at"), null=True, blank=True,
+                                    help_text=_("When the session was ended; starts the retention period."))
+    archived_at = models.DateTimeField(_("archived at"), null=True, blank=True,
+                                       help_text=_("When the raw turns were purged."))
     turn_count = models.PositiveIntegerField(
-        "turn count", default=0, editable=False,
-        help_text="Sequence number of the last turn; the next turn gets turn_count + 1 (under a row lock).")
-    summary = models.TextField("summary", blank=True, default="",
-                               help_text="Rolling summary of the turns up to 'summary covers'.")
+        _("turn count"), default=0, editable=False,
+        help_text=_("Sequence number of the last turn; the next turn gets turn_count + 1 (under a row lock)."))
+    summary = models.TextField(_("summary"), blank=True, default="",
+                               help_text=_("Rolling summary of the turns up to 'summary covers'."))
     summary_covers_seq = models.PositiveIntegerField(
-        "summary covers up to", default=0,
-        help_text="Sequence number of the last turn folded into the summary (0: none).")
-    summary_updated_at = models.DateTimeField("summary updated at", null=True, blank=True)
-    task_state = models.JSONField("task state", default=dict, blank=True,
-                                  help_text="Structured state of the task at hand, set by the agent.")
+        _("summary covers up to"), default=0,
+        help_text=_("Sequence number of the last turn folded into the summary (0: none)."))
+    summary_updated_at = models.DateTimeField(_("summary updated at"), null=True, blank=True)
+    task_state = models.JSONField(_("task state"), default=dict, blank=True,
+                                  help_text=_("Structured state of the task at hand, set by the agent."))
     extracted_up_to = models.PositiveIntegerField(
-        "extracted up to", default=0, editable=False,
-        help_text="Sequence number of the last turn a successful extraction covered.")
+        _("extracted up to"), default=0, editable=False,
+        help_text=_("Sequence number of the last turn a successful extraction covered."))
 
     objects = SessionQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "session"
-        verbose_name_plural = "sessions"
+        verbose_name = _("session")
+        verbose_name_plural = _("sessions")
         ordering = ["-last_activity_at"]
         indexes = [models.Index(fields=["user_id", "-last_activity_at"], name="am_session_user_idx")]
 
@@ -125,31 +126,31 @@ class Turn(models.Model):
     """One message of a session, numbered 1, 2, 3... without gaps or repeats."""
 
     class Role(models.TextChoices):
-        USER = "user", "user"
-        ASSISTANT = "assistant", "assistant"
-        SYSTEM = "system", "system"
-        TOOL = "tool", "tool"
+        USER = "user", _("user")
+        ASSISTANT = "assistant", _("assistant")
+        SYSTEM = "system", _("system")
+        TOOL = "tool", _("tool")
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns",
-                                verbose_name="session", help_text="The conversation this turn belongs to.")
-    user_id = models.CharField("user id", max_length=255, db_index=True,
-                               help_text="Copied from the session so forgetting a user reaches every row.")
-    seq = models.PositiveIntegerField("sequence number", help_text="1-based position in the session.")
-    role = models.CharField("role", max_length=16, choices=Role.choices)
-    content = models.TextField("content")
-    created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
-    token_count = models.PositiveIntegerField("token count", default=0,
-                                              help_text="Approximate LLM tokens of the content.")
+                                verbose_name=_("session"), help_text=_("The conversation this turn belongs to."))
+    user_id = models.CharField(_("user id"), max_length=255, db_index=True,
+                               help_text=_("Copied from the session so forgetting a user reaches every row."))
+    seq = models.PositiveIntegerField(_("sequence number"), help_text=_("1-based position in the session."))
+    role = models.CharField(_("role"), max_length=16, choices=Role.choices)
+    content = models.TextField(_("content"))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    token_count = models.PositiveIntegerField(_("token count"), default=0,
+                                              help_text=_("Approximate LLM tokens of the content."))
     high_priority = models.BooleanField(
-        "high priority", default=False,
-        help_text="Kept verbatim even after it is folded into the summary (remember intent, numbers, names).")
-    metadata = models.JSONField("metadata", default=dict, blank=True, help_text="Caller-supplied JSON.")
+        _("high priority"), default=False,
+        help_text=_("Kept verbatim even after it is folded into the summary (remember intent, numbers, names)."))
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True, help_text=_("Caller-supplied JSON."))
 
     objects = TurnQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "turn"
-        verbose_name_plural = "turns"
+        verbose_name = _("turn")
+        verbose_name_plural = _("turns")
         ordering = ["session", "seq"]
         constraints = [models.UniqueConstraint(fields=["session", "seq"], name="am_turn_session_seq_uniq")]
 
@@ -167,49 +168,49 @@ class ExtractionRun(models.Model):
     """
 
     class Status(models.TextChoices):
-        PENDING = "pending", "pending"
-        RUNNING = "running", "running"
-        SUCCEEDED = "succeeded", "succeeded"
-        FAILED = "failed", "failed"
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        SUCCEEDED = "succeeded", _("succeeded")
+        FAILED = "failed", _("failed")
 
     class Trigger(models.TextChoices):
-        END = "end", "session ended"
-        IDLE = "idle", "session idle"
-        REMEMBER = "remember", "remember intent"
-        MANUAL = "manual", "manual"
+        END = "end", _("session ended")
+        IDLE = "idle", _("session idle")
+        REMEMBER = "remember", _("remember intent")
+        MANUAL = "manual", _("manual")
 
     class Kind(models.TextChoices):
-        SESSION = "session", "session turns"
-        REMEMBER = "remember", "one remember turn"
+        SESSION = "session", _("session turns")
+        REMEMBER = "remember", _("one remember turn")
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="extraction_runs",
-                                verbose_name="session")
-    user_id = models.CharField("user id", max_length=255, db_index=True,
-                               help_text="Copied from the session so forgetting a user reaches every row.")
-    kind = models.CharField("kind", max_length=16, choices=Kind.choices, default=Kind.SESSION,
-                            help_text="session: the session's new turns; remember: one explicit remember turn.")
-    trigger = models.CharField("trigger", max_length=16, choices=Trigger.choices, default=Trigger.END)
-    first_seq = models.PositiveIntegerField("first turn", help_text="First sequence number covered.")
-    last_seq = models.PositiveIntegerField("last turn", help_text="Last sequence number covered (the key).")
-    status = models.CharField("status", max_length=16, choices=Status.choices, default=Status.PENDING,
+                                verbose_name=_("session"))
+    user_id = models.CharField(_("user id"), max_length=255, db_index=True,
+                               help_text=_("Copied from the session so forgetting a user reaches every row."))
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices, default=Kind.SESSION,
+                            help_text=_("session: the session's new turns; remember: one explicit remember turn."))
+    trigger = models.CharField(_("trigger"), max_length=16, choices=Trigger.choices, default=Trigger.END)
+    first_seq = models.PositiveIntegerField(_("first turn"), help_text=_("First sequence number covered."))
+    last_seq = models.PositiveIntegerField(_("last turn"), help_text=_("Last sequence number covered (the key)."))
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.PENDING,
                               db_index=True)
-    extractor = models.CharField("extractor", max_length=255, blank=True, default="",
-                                 help_text="Dotted path of the extractor backend used.")
-    items = models.JSONField("items", null=True, blank=True,
-                             help_text="Memory drafts the extractor returned, stored before any write.")
-    results = models.JSONField("results", default=list, blank=True,
-                               help_text="What the write service did with each item, with its reason.")
-    attempts = models.PositiveIntegerField("attempts", default=0)
-    error = models.TextField("error", blank=True, default="", help_text="Last failure, when there was one.")
-    created_at = models.DateTimeField("created at", default=timezone.now, editable=False)
-    started_at = models.DateTimeField("started at", null=True, blank=True)
-    finished_at = models.DateTimeField("finished at", null=True, blank=True)
+    extractor = models.CharField(_("extractor"), max_length=255, blank=True, default="",
+                                 help_text=_("Dotted path of the extractor backend used."))
+    items = models.JSONField(_("items"), null=True, blank=True,
+                             help_text=_("Memory drafts the extractor returned, stored before any write."))
+    results = models.JSONField(_("results"), default=list, blank=True,
+                               help_text=_("What the write service did with each item, with its reason."))
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    error = models.TextField(_("error"), blank=True, default="", help_text=_("Last failure, when there was one."))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     objects = ExtractionRunQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "extraction run"
-        verbose_name_plural = "extraction runs"
+        verbose_name = _("extraction run")
+        verbose_name_plural = _("extraction runs")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["session", "kind", "last_seq"], name="am_extraction_key_uniq"),

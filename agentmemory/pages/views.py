@@ -15,7 +15,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils import translation
+from django.utils.translation import get_language, gettext, pgettext
 from django.views.decorators.http import require_http_methods
 
 from ..api.access import Principal, Rule, denial, principal_of, read, write
@@ -30,35 +31,36 @@ from ..models import MemoryItem
 from ..validation import validate_user_id
 from .voice import second_person
 
-LABELS = {
-    "zh": {
-        "title": "我记得的关于你的事", "summary": "概况", "no_summary": "还没有概况。", "empty": "还没有记住任何事。",
-        "types": {"fact": "事实", "preference": "偏好", "decision": "决定", "event": "事件", "feedback": "反馈",
-                  "episode": "你说过的话"},
-        "sources": {"user_stated": "你说的", "model_inferred": "推断的", "system_log": "系统记录"},
-        "correct": "更正", "delete": "删除", "save": "保存更正", "export": "导出全部（JSON）",
-        "forget": "忘记我", "forget_title": "忘记关于你的一切", "forget_confirm": "确认忘记",
-        "forget_text": "这会永久删除我们记住的关于你的全部内容：", "cancel": "取消",
-        "receipt_title": "已经忘记", "receipt_text": "关于你的内容已全部删除。回执：", "superseded": "已被更正",
-        "counts": {"memoryitem": "条记忆", "session": "次对话", "turn": "条消息", "memoryprofile": "份概况"},
-        "deleted": "已删除。", "corrected": "已更正：新版本取代了旧版本。", "lang": "English",
-    },
-    "en": {
-        "title": "What I remember about you", "summary": "Summary", "no_summary": "No summary yet.",
-        "empty": "Nothing is remembered yet.",
-        "types": {"fact": "Facts", "preference": "Preferences", "decision": "Decisions", "event": "Events",
-                  "feedback": "Feedback", "episode": "What you told me"},
-        "sources": {"user_stated": "you said", "model_inferred": "inferred", "system_log": "system log"},
-        "correct": "Correct", "delete": "Delete", "save": "Save correction", "export": "Export everything (JSON)",
-        "forget": "Forget me", "forget_title": "Forget everything about you", "forget_confirm": "Yes, forget me",
-        "forget_text": "This permanently deletes everything remembered about you:", "cancel": "Cancel",
-        "receipt_title": "Forgotten", "receipt_text": "Everything about you has been deleted. Receipt:",
-        "superseded": "corrected",
-        "counts": {"memoryitem": "memories", "session": "conversations", "turn": "messages",
-                   "memoryprofile": "profiles"},
-        "deleted": "Deleted.", "corrected": "Corrected: a new version replaces the old one.", "lang": "中文",
-    },
-}
+#: The page's languages (?lang=), each with the Django language whose message catalogue it reads.
+LANGUAGES = {"zh": "zh-hans", "en": "en"}
+
+
+def page_labels(lang: str) -> dict:
+    """What the page says, from the message catalogues (agentmemory/locale), in ``lang`` ("zh" or "en")."""
+    with translation.override(LANGUAGES[lang]):
+        return {
+            "title": gettext("What I remember about you"), "summary": gettext("Summary"),
+            "no_summary": gettext("No summary yet."), "empty": gettext("Nothing is remembered yet."),
+            "types": {"fact": gettext("Facts"), "preference": gettext("Preferences"),
+                      "decision": gettext("Decisions"), "event": gettext("Events"),
+                      "feedback": gettext("Feedback"), "episode": gettext("What you told me")},
+            "sources": {"user_stated": gettext("you said"), "model_inferred": gettext("inferred"),
+                        "system_log": gettext("system log")},
+            "correct": gettext("Correct"), "delete": gettext("Delete"), "save": gettext("Save correction"),
+            "export": gettext("Export everything (JSON)"), "forget": gettext("Forget me"),
+            "forget_title": gettext("Forget everything about you"), "forget_confirm": gettext("Yes, forget me"),
+            "forget_text": gettext("This permanently deletes everything remembered about you:"),
+            "cancel": gettext("Cancel"), "receipt_title": gettext("Forgotten"),
+            "receipt_text": gettext("Everything about you has been deleted. Receipt:"),
+            "superseded": gettext("corrected"),
+            # after a number ("3 memories"; Chinese adds its measure word: "3 条记忆")
+            "counts": {"memoryitem": pgettext("count", "memories"), "session": pgettext("count", "conversations"),
+                       "turn": pgettext("count", "messages"), "memoryprofile": pgettext("count", "profiles")},
+            "deleted": gettext("Deleted."), "corrected": gettext("Corrected: a new version replaces the old one."),
+            # the link to the other language, written in that language
+            "lang": "English" if lang == "zh" else "中文",
+        }
+
 
 _VIEW: Rule = read("agentmemory.view_memoryitem")
 
@@ -67,10 +69,16 @@ def _language(request) -> str:
     """?lang= (remembered in the session), else the host's language for this request: its LANGUAGE_CODE, or
     what its LocaleMiddleware chose (the browser's Accept-Language, the user's language cookie)."""
     wanted = request.GET.get("lang") or request.session.get("agentmemory_lang")
-    if wanted in LABELS:
+    if wanted in LANGUAGES:
         request.session["agentmemory_lang"] = wanted
         return wanted
     return "zh" if (get_language() or "").lower().startswith("zh") else "en"
+
+
+def _render(request, lang: str, template: str, context: dict):
+    """The page rendered in its language (templates' {% translate %} read the same catalogue)."""
+    with translation.override(LANGUAGES[lang]):
+        return render(request, template, context)
 
 
 def _html_lang(lang: str) -> str:
@@ -113,7 +121,7 @@ def _page_url(request, user_id: str) -> str:
 def remembered(request, user_id: str):
     _allowed(request, user_id, _VIEW)
     lang = _language(request)
-    labels = LABELS[lang]
+    labels = page_labels(lang)
     memories = (MemoryItem.objects.for_user(user_id)
                 .filter(status__in=[MemoryItem.Status.ACTIVE, MemoryItem.Status.COLD, MemoryItem.Status.SUPERSEDED])
                 .defer("embedding", "search_vector").order_by("-created_at", "-id"))
@@ -122,7 +130,7 @@ def remembered(request, user_id: str):
         item.shown = second_person(item.content)  # "你在腾讯工作": the page speaks to the user
         groups.setdefault(item.type, []).append(item)
     profile = get_profile(user_id)
-    return render(request, "agentmemory/remembered.html", {
+    return _render(request, lang, "agentmemory/remembered.html", {
         "labels": labels, "lang": lang, "other_lang": "en" if lang == "zh" else "zh", "user_id": user_id,
         "ns": _namespace(request),
         "profile": profile, "summary": second_person(profile.get("summary") or ""),
@@ -174,7 +182,7 @@ def export(request, user_id: str):
 def forget(request, user_id: str):
     principal = _allowed(request, user_id, admin_rule("agentmemory.forget_user", self_service=True))
     lang = _language(request)
-    labels = LABELS[lang]
+    labels = page_labels(lang)
     if request.method == "GET":
         counts = {
             labels["counts"]["memoryitem"]: MemoryItem.objects.for_user(user_id).exclude(
@@ -183,11 +191,11 @@ def forget(request, user_id: str):
         from ..models import Session
 
         counts[labels["counts"]["session"]] = Session.objects.for_user(user_id).count()
-        return render(request, "agentmemory/forget_confirm.html", {
+        return _render(request, lang, "agentmemory/forget_confirm.html", {
             "labels": labels, "user_id": user_id, "counts": counts, "page": _page_url(request, user_id),
             "html_lang": _html_lang(lang)})
     with audit_context(principal.actor, "forgotten on the user's page"):
         receipt = forget_user(user_id, reason="requested by the user on their page")
     counts = {labels["counts"].get(k, k): v for k, v in receipt.counts.items()}
-    return render(request, "agentmemory/forgotten.html", {"labels": labels, "receipt": receipt, "counts": counts,
+    return _render(request, lang, "agentmemory/forgotten.html", {"labels": labels, "receipt": receipt, "counts": counts,
                                                           "html_lang": _html_lang(lang)})

@@ -191,3 +191,48 @@ def test_an_operator_reviews_a_held_version_in_the_admin(live_server, browser): 
         ec.presence_of_element_located((By.CSS_SELECTOR, ".messagelist"))).text
     assert DocumentVersion.objects.get(pk=held.pk).status == "active"
     assert search_knowledge("同城送达要多久", knowledge_bases=["service"]).hits[0].version == 2
+
+
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_the_admin_and_the_users_page_speak_the_hosts_language(live_server, browser, language, settings):  # noqa: F811
+    """Under the host's LANGUAGE_CODE the admin (model names, columns, actions, filters) and the user's page
+    come from the message catalogues; screenshots of both are kept in .agentmemory/screenshots/."""
+    from django.utils import translation
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.browser import SCREENSHOTS
+
+    settings.LANGUAGE_CODE = language
+    admin = get_user_model().objects.create_superuser("ops", password="ops-pass-1")
+    write_memory(str(admin.pk), MemoryDraft(content="用户在腾讯工作", type="fact", key="employer", source="user_stated"))
+    with translation.override(language):
+        plural = str(MemoryItem._meta.verbose_name_plural)
+        status = str(MemoryItem._meta.get_field("status").verbose_name)
+        confirm = str(_action_label("confirm"))
+    if language == "zh-hans":
+        assert plural != "memory items" and status != "status"  # translated, not the English source
+
+    _login(browser, live_server.url, "ops", "ops-pass-1")
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == language
+    browser.get(f"{live_server.url}/admin/agentmemory/memoryitem/")
+    page = browser.find_element(By.TAG_NAME, "body").text
+    assert plural.lower() in page.lower() and status.lower() in page.lower(), page[:500]
+    options = [o.text for o in Select(browser.find_element(By.NAME, "action")).options]
+    assert confirm in options, options
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    browser.set_window_size(1400, 900)
+    browser.save_screenshot(str(SCREENSHOTS / f"i18n-admin-memory-{language}.png"))
+
+    browser.get(f"{live_server.url}/memory/{admin.pk}/")
+    body = browser.find_element(By.TAG_NAME, "body").text
+    title = "我记得的关于你的事" if language == "zh-hans" else "What I remember about you"
+    assert title in body and "你在腾讯工作" in body, body[:300]
+    browser.save_screenshot(str(SCREENSHOTS / f"i18n-user-page-{language}.png"))
+
+
+def _action_label(name: str):
+    from django.contrib import admin as django_admin
+
+    model_admin = django_admin.site._registry[MemoryItem]
+    return getattr(model_admin, name).short_description
