@@ -102,7 +102,7 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
         return now
 
     user_id, query, budget = _validate(user_id, query, token_budget, route, knowledge_bases, agent_id)
-    language = request_language(query, language)
+    language = request_language(query, language, user_id=user_id)
     t = time.perf_counter()
     session = _load_session(user_id, session_id) if session_id not in (None, "") else None
     if knowledge_bases is not None:
@@ -161,13 +161,21 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
                          token_counts=_token_counts(rendered.token_counts, budget, share), token_budget=budget)
 
 
-def request_language(query: str, language: str | None = None) -> str:
-    """The language a context speaks: the one asked for, else the query's, else the configured default."""
+def request_language(query: str, language: str | None = None, *, user_id: str | None = None) -> str:
+    """The language a context speaks: the one asked for, else the query's, else (a query in neither language:
+    "ok", "123") the user's, read from their latest memories, else the configured default."""
     if language:
         if language[:2] not in ("zh", "en"):
             raise InvalidInput("language must be 'zh' or 'en'.", field="language")
         return language[:2]
-    return language_of(query, default=configured_language())
+    said = language_of(query, default="")
+    if said or not user_id:
+        return said or configured_language()
+    from ..models import MemoryItem
+
+    latest = MemoryItem.objects.for_user(user_id).filter(status=MemoryItem.Status.ACTIVE).order_by(
+        "-updated_at").values_list("content", flat=True)[:5]
+    return language_of(" ".join(latest), default=configured_language())
 
 
 def _token_counts(counts: dict[str, int], budget: int, share: float) -> dict[str, int]:

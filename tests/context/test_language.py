@@ -32,6 +32,19 @@ def test_the_context_speaks_the_language_of_the_query_or_the_one_asked_for(api_c
     assert bad.status_code == 400 and bad.json()["field"] == "language"
 
 
+def test_a_query_in_neither_language_gets_the_users_language(api_client, settings):
+    settings.AGENTMEMORY = {**getattr(settings, "AGENTMEMORY", {}), "LANGUAGE": "zh"}
+    write_memory("en-user", MemoryDraft(content="The user works at Stripe", type="fact", key="employer",
+                                        source="user_stated"))
+    write_memory("zh-user", MemoryDraft(content="用户在腾讯工作", type="fact", key="employer", source="user_stated"))
+    for user, language in (("en-user", "en"), ("zh-user", "zh"), ("nobody", "zh")):
+        body = api_client.post(f"{API}context/", {"user_id": user, "query": "123？"}, format="json").json()
+        assert body["trace"]["language"] == language, user
+    settings.AGENTMEMORY = {**settings.AGENTMEMORY, "LANGUAGE": "en"}
+    body = api_client.post(f"{API}context/", {"user_id": "nobody", "query": "123"}, format="json").json()
+    assert body["trace"]["language"] == "en"
+
+
 def test_a_summary_uses_the_template_of_the_users_language(settings):
     settings.AGENTMEMORY = {**getattr(settings, "AGENTMEMORY", {}), "LANGUAGE": "zh"}
     for content, key in (("The user works at Stripe", "employer"), ("The user prefers short answers", "reply_style")):
