@@ -351,6 +351,10 @@ class AppSettings:
     # --- context assembly ----------------------------------------------------------------------
     CONTEXT_TOKEN_BUDGET: Setting[int] = Setting(4000, range=(50, 1000000))
     CONTEXT_MEMORY_SHARE: Setting[float] = Setting(0.25, range=(0.0, 1.0))
+    CONTEXT_MEMORY_MAX_ITEMS: Setting[int] = Setting(
+        5, range=(0, 100),
+        doc='Memories a context carries at most (the profile summary aside): up to three core profile facts, '
+            'then the most relevant; a model-inferred one only when it covers the query and no stated one does.')
     CONTEXT_LAYER_WEIGHTS: Setting[dict[str, Any]] = Setting(
         {"working_memory": 1.2, "knowledge": 1.0, "long_term_memory": 0.8})
     ROUTE_CLASSIFIER: Setting[str] = Setting(

@@ -58,6 +58,9 @@ class DocumentInputSerializer(serializers.Serializer):
                                     help_text="The document text (Markdown, plain text or HTML).")
     format = serializers.CharField(required=False, default="markdown", help_text="markdown | text | html")
     metadata = serializers.JSONField(required=False, help_text="Free-form JSON object.")
+    propose_checks = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                              help_text="Propose evaluation cases from this document's content "
+                                                        "(default: the knowledge base's propose_checks).")
 
     def validate_metadata(self, value):
         if not isinstance(value, dict):
@@ -73,6 +76,7 @@ class DocumentUploadSerializer(serializers.Serializer):
     title = serializers.CharField(max_length=500, required=False, allow_blank=True)
     format = serializers.CharField(required=False, allow_blank=True)
     metadata = serializers.JSONField(required=False, help_text="JSON object (as a string in multipart).")
+    propose_checks = serializers.BooleanField(required=False, allow_null=True, default=None)
 
     def validate_metadata(self, value):
         if isinstance(value, str):

@@ -136,7 +136,8 @@ class DocumentListView(AgentMemoryAPIView):
         data = serializer.validated_data
         source = {"upload": data["file"]} if upload else {"text": data["content"]}
         return {**source, "fmt": data.get("format") or "", "title": data.get("title") or "",
-                "external_id": data.get("external_id") or "", "metadata": data.get("metadata")}
+                "external_id": data.get("external_id") or "", "metadata": data.get("metadata"),
+                "propose_checks": data.get("propose_checks")}
 
 
 class DocumentDetailView(AgentMemoryAPIView):

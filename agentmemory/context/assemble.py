@@ -10,12 +10,14 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from django.utils import timezone
+
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
 from ..text import configured_language, language_of
 from ..types import ContextBundle, ContextItem, LayerResult
 from ..validation import MAX_ID_CHARS, validate_query, validate_user_id
-from .budget import BudgetResult, fill_budget, memory_cap
+from .budget import BudgetResult, fill_budget, memory_cap, select_memories
 from .combine import Combined, combine_layers
 from .gather import gather_layers
 from .layers.working import load_working_context, turn_line
@@ -139,10 +141,13 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
                               dedup_threshold=app_settings.CONTEXT_DEDUP_THRESHOLD)
     t = lap("fuse", t)
 
-    priced = [replace(it, tokens=item_tokens(it, language)) for it in combined.items]
+    selected, left_out = select_memories(combined.items, max_items=app_settings.CONTEXT_MEMORY_MAX_ITEMS, query=query)
+    priced = [replace(it, tokens=item_tokens(it, language)) for it in selected]
     share = app_settings.CONTEXT_MEMORY_SHARE
     budgeted = fill_budget(priced, budget=budget, fixed_tokens=fixed_total, memory_share=share,
                            memory_header_tokens=fixed["memory_header"])
+    budgeted = replace(budgeted, dropped=left_out + budgeted.dropped)
+    touch_shown(user_id, budgeted.kept)
     t = lap("budget", t)
 
     sections = _labelled(budgeted.kept)
@@ -159,6 +164,17 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
     trace["language"] = language
     return ContextBundle(route=decision.route, sections=sections, prompt=rendered.text, trace=trace,
                          token_counts=_token_counts(rendered.token_counts, budget, share), token_budget=budget)
+
+
+def touch_shown(user_id: str, kept: list[ContextItem]) -> None:
+    """Record an access on the memories the prompt carries, and only those: a fact the budget or the memory
+    section's size left out is not in use (so it can go cold), and a cold one shown is active again."""
+    from ..memory.access import record_access
+
+    ids = sorted({int(it.ref["memory_id"]) for it in kept
+                  if it.layer in ("profile", "long_term_memory") and it.ref.get("memory_id")})
+    if ids:
+        record_access(user_id, ids, timezone.now())
 
 
 def request_language(query: str, language: str | None = None, *, user_id: str | None = None) -> str:

@@ -1,4 +1,5 @@
-"""Stage 4, budget: fill the token budget by score, with a cap on memory.
+"""Stage 4, budget: at most CONTEXT_MEMORY_MAX_ITEMS memories, then fill the token budget by score, with a
+cap on memory.
 
 Pure. The current message, the instructions and the section headers are fixed costs; what remains
 is filled in two passes. Memory (profile and long-term memory) goes first but only up to its cap
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..text import keyword_tokens, query_terms
 from ..types import ContextItem
 from .combine import MEMORY_LAYERS
 
@@ -24,6 +26,40 @@ class BudgetResult:
     kept: list[ContextItem]
     dropped: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
+
+
+#: Profile facts that open the memory section ("3 core + 2 secondary").
+CORE_FACTS = 3
+def select_memories(items: list[ContextItem], *, max_items: int,
+                    query: str = "") -> tuple[list[ContextItem], list[dict[str, Any]]]:
+    """``items`` (best first) with at most ``max_items`` memories, the profile summary aside: up to three core
+    facts (the profile's, best first), then the most relevant of the rest. A model-inferred memory comes only
+    when it covers the query (shares a content word with it) and no stated memory does ("用户可能喜欢安静的环境"
+    stays out of "帮我写一封邮件").
+    Returns the items kept (others untouched, order kept) and the memories left out, each with its reason."""
+    memories = [it for it in items if it.layer in MEMORY_LAYERS and it.kind != "summary"]
+    dropped: list[dict[str, Any]] = []
+    terms = set(query_terms(query))
+
+    def covers(item: ContextItem) -> bool:
+        return bool(terms & set(keyword_tokens(item.text)))
+
+    stated_covers = any(it.ref.get("source") != "model_inferred" and covers(it) for it in memories)
+    eligible = []
+    for item in memories:
+        if item.ref.get("source") == "model_inferred" and (stated_covers or not covers(item)):
+            why = "a stated memory covers the query" if stated_covers else "inferred, and not about the query"
+            dropped.append(_drop(item, why, reason="inferred"))
+        else:
+            eligible.append(item)
+    core = [it for it in eligible if it.layer == "profile"][:CORE_FACTS]
+    rest = [it for it in eligible if it not in core]
+    chosen = {id(it) for it in (core + rest)[:max(0, max_items)]}
+    for item in rest[max(0, max_items - len(core)):]:
+        if id(item) not in chosen:
+            dropped.append(_drop(item, f"memory section holds {max_items} items", reason="memory_items"))
+    left_out = {id(it) for it in memories if id(it) not in chosen}
+    return [it for it in items if id(it) not in left_out], dropped
 
 
 def memory_cap(budget: int, share: float) -> int:
@@ -73,6 +109,6 @@ def fill_budget(items: Iterable[ContextItem], *, budget: int, fixed_tokens: int,
     return BudgetResult(kept=kept, dropped=dropped, usage=usage)
 
 
-def _drop(item: ContextItem, detail: str) -> dict[str, Any]:
+def _drop(item: ContextItem, detail: str, *, reason: str = "budget") -> dict[str, Any]:
     return {"key": item.key, "layer": item.layer, "kind": item.kind, "score": item.score,
-            "tokens": item.tokens, "reason": "budget", "detail": detail}
+            "tokens": item.tokens, "reason": reason, "detail": detail}

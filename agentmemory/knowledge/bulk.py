@@ -165,10 +165,10 @@ def _publish(kb: KnowledgeBase, complete: list[_Pending], activated: set[int] = 
         for pending, result in zip(complete, publish_versions(versions, activated=activated), strict=True):
             out.append((pending.item, result if isinstance(result, AgentMemoryError) else _result(
                 pending.begun, pending.embedded, duplicates=duplicates.get(pending.begun.version.pk))))
-    if kb.propose_checks:
-        for item, outcome in out:
-            if isinstance(outcome, IngestResult) and outcome.publication == "published":
-                propose_cases(next(p.begun.version for p in complete if p.item is item))
+    for item, outcome in out:
+        wanted = kb.propose_checks if item.propose_checks is None else item.propose_checks
+        if wanted and isinstance(outcome, IngestResult) and outcome.publication == "published":
+            propose_cases(next(p.begun.version for p in complete if p.item is item))
     return out
 
 

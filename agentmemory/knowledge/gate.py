@@ -47,6 +47,11 @@ DEPTH = 10
 #: A new-version chunk under the same headings this like an expected chunk of the replaced version stands for it.
 SUCCESSOR_MIN = 0.5
 _WORD_RE = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]")
+#: Words a question and an answer share whatever they say (compared: the rest).
+_FUNCTION_WORDS = frozenset(
+    "的了是在有和与吗呢吧啊么什怎多少几我你他她它们这那个一不也就都而及或被把给对从到为以之于上下中要会能可请问"
+    ) | frozenset("a an the is are was were be been to of in on for at by with and or do does did how what when "
+                  "where who which why i you it this that my your can will should would could".split())
 
 
 @dataclass
@@ -95,6 +100,7 @@ def _try(kb: KnowledgeBase, versions: list[DocumentVersion]) -> list[GateOutcome
             new_chunks = dict(Chunk.objects.filter(version__in=versions).values_list("pk", "version_id"))
             followed = _add_successors(cases, versions)
             after = [_judge(kb, case) for case in cases]
+            _still_answers(cases, before, after, versions)
             off_topic = _off_topic(kb, new_chunks)
             report = _report(kb, cases, before, after, off_topic, margin, versions)
             report["ms"] = round((time.perf_counter() - started) * 1000, 1)
@@ -112,13 +118,32 @@ def _try(kb: KnowledgeBase, versions: list[DocumentVersion]) -> list[GateOutcome
 
 
 def _judge(kb: KnowledgeBase, case: Case) -> dict[str, Any]:
-    """One case searched through the production path: its recall@5, rank and top hits."""
+    """One case searched through the production path: its recall@5, rank and top hits, and (document cases)
+    the words of the question each expected document's best hit in the top 5 holds."""
     result = search_knowledge(case.query, knowledge_bases=[kb], top_k=DEPTH)
     keys = _chunk_keys(h.chunk_id for h in result.hits) if case.chunk_keys or case.chunk_ids else {}
     ranked, relevant = _ranked_units(case, result.hits, keys)
     rank = next((i for i, unit in enumerate(ranked, start=1) if unit in relevant), None)
+    asked = set(_words(case.query))
+    held: dict[int, set[str]] = {}
+    for hit in result.hits[:5]:
+        if hit.document_id in case.document_ids and hit.document_id not in held:
+            held[hit.document_id] = asked & set(_words(hit.text))
     return {"recall@5": metrics_for(ranked, relevant)["recall@5"], "rank": rank,
-            "top": [h.citation for h in result.hits[:3]]}
+            "top": [h.citation for h in result.hits[:3]], "held": held}
+
+
+def _still_answers(cases: list[Case], before: list[dict], after: list[dict], versions: list[DocumentVersion]) -> None:
+    """A document case whose replaced document is still found, but whose found chunk no longer holds the words
+    of the question the old one held ("保修" gone from a manual that still ranks first in a base of one), is
+    counted as not found: its recall@5 after becomes 0, with the words it lost."""
+    replaced = {v.document_id for v in versions}
+    for case, b, a in zip(cases, before, after, strict=True):
+        for document in case.document_ids & replaced:
+            lost = b["held"].get(document, set()) - a["held"].get(document, set())
+            if document in a["held"] and lost:
+                a["recall@5"], a["rank"] = 0.0, None
+                a["lost_words"] = sorted(lost)
 
 
 def _add_successors(cases: list[Case], versions: list[DocumentVersion]) -> dict[int, dict[int, int]]:
@@ -177,8 +202,9 @@ def _follow(followed: dict[int, dict[int, int]]) -> int:
 
 
 def _words(text: str) -> list[str]:
+    """Latin words and Chinese characters of ``text`` (heading lines left out), without function words."""
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    return _WORD_RE.findall(body.casefold())
+    return [w for w in _WORD_RE.findall(body.casefold()) if w not in _FUNCTION_WORDS]
 
 
 def _dice(a: list[str], b: list[str]) -> float:
@@ -202,7 +228,8 @@ def _report(kb, cases, before, after, off_topic, margin, versions) -> dict[str, 
     recall_before = round(sum(b["recall@5"] for b in before) / n, 4) if n else None
     recall_after = round(sum(a["recall@5"] for a in after) / n, 4) if n else None
     broken = [{"case_id": case.case_id, "query": case.query[:200], "expected": _expected(case),
-               "rank_before": b["rank"], "rank_after": a["rank"], "top_after": a["top"]}
+               "rank_before": b["rank"], "rank_after": a["rank"], "top_after": a["top"],
+               **({"lost_words": a["lost_words"]} if a.get("lost_words") else {})}
               for case, b, a in zip(cases, before, after, strict=True) if a["recall@5"] < b["recall@5"]]
     reasons = []
     if n and recall_after < recall_before - margin - 1e-9:

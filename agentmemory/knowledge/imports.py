@@ -79,7 +79,7 @@ def prepare_text(text: str, *, fmt: str = "", title: str = "") -> PreparedDocume
 
 def import_document(knowledge_base: KnowledgeBase, *, upload: Upload | None = None, text: str | None = None,
                     fmt: str = "", title: str = "", external_id: str = "",
-                    metadata: dict | None = None) -> ImportJob:
+                    metadata: dict | None = None, propose_checks: bool | None = None) -> ImportJob:
     """Record the import of ``upload`` or ``text`` into ``knowledge_base`` (not run yet).
 
     Raises InvalidInput (DocumentTooLarge, UnsupportedFormat) before anything is written. The job is
@@ -93,4 +93,5 @@ def import_document(knowledge_base: KnowledgeBase, *, upload: Upload | None = No
     else:
         prepared = prepare_text(text, fmt=fmt, title=title)
     return create_import_job(knowledge_base=knowledge_base, parsed=prepared.parsed, title=prepared.title,
-                             fmt=prepared.fmt, external_id=external_id or "", metadata=metadata)
+                             fmt=prepared.fmt, external_id=external_id or "", metadata=metadata,
+                             propose_checks=propose_checks)

@@ -94,6 +94,7 @@ def ingest_document(
     external_id: str = "",
     metadata: dict | None = None,
     progress: Progress | None = None,
+    propose_checks: bool | None = None,
 ) -> IngestResult:
     """Create or update one document from parsed text; see the module docstring for the steps.
 
@@ -103,7 +104,7 @@ def ingest_document(
     """
     from .bulk import ingest_documents  # bulk.py builds on this module's names
 
-    item = DocumentInput(parsed, title, fmt, external_id, metadata)
+    item = DocumentInput(parsed, title, fmt, external_id, metadata, propose_checks)
     [(_item, outcome)] = list(ingest_documents(knowledge_base=knowledge_base, items=[item], progress=progress))
     if isinstance(outcome, AgentMemoryError):
         raise outcome

@@ -22,8 +22,12 @@ from .parse import ParsedDocument, check_format
 
 
 def create_import_job(*, knowledge_base: KnowledgeBase, parsed: ParsedDocument, title: str, fmt: str,
-                      external_id: str = "", metadata: dict | None = None) -> ImportJob:
-    """Record an import to run now or on a worker; the extracted text is kept for retries."""
+                      external_id: str = "", metadata: dict | None = None,
+                      propose_checks: bool | None = None) -> ImportJob:
+    """Record an import to run now or on a worker; the extracted text is kept for retries.
+
+    ``propose_checks``: this import proposes evaluation cases from its content (None: as the base says).
+    """
     from .ingest import validate_text
 
     validate_text(parsed.text)
@@ -31,7 +35,8 @@ def create_import_job(*, knowledge_base: KnowledgeBase, parsed: ParsedDocument, 
         knowledge_base=knowledge_base, kind=ImportJob.Kind.INGEST, external_id=(external_id or "")[:255],
         title=(title or "")[:500], format=check_format(fmt), source_text=parsed.text,
         structure=parsed.structure(), metadata=metadata if metadata is not None else {},
-        result={"metadata_given": metadata is not None}, requested_by=current_actor()[:200],
+        result={"metadata_given": metadata is not None, "propose_checks": propose_checks},
+        requested_by=current_actor()[:200],
     )
 
 
@@ -98,7 +103,7 @@ def run_import_job(job_id: int, *, progress: Progress | None = None) -> dict:
                 knowledge_base=job.knowledge_base, parsed=parsed, title=job.title, fmt=job.format,
                 external_id=job.external_id,
                 metadata=job.metadata if (job.result or {}).get("metadata_given", True) else None,
-                progress=report,
+                progress=report, propose_checks=(job.result or {}).get("propose_checks"),
             )
         return result.as_dict(), {
             "external_id": result.external_id, "progress": result.embedded, "total": result.embedded,

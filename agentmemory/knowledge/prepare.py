@@ -77,6 +77,7 @@ class DocumentInput:
     fmt: str
     external_id: str = ""
     metadata: dict | None = None
+    propose_checks: bool | None = None  # propose evaluation cases from this document (None: the base decides)
 
 
 @dataclass

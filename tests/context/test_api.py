@@ -66,7 +66,9 @@ def test_english_prompt_by_configured_language(api_client, seeded_kb):
     assert body["prompt"].endswith("[Current message]\nWhat is the capital of Mars?")
 
 
-def test_budget_of_1000_keeps_memory_within_a_quarter_and_the_best(api_client):
+def test_budget_of_1000_keeps_memory_within_a_quarter_and_the_best(api_client, settings):
+    # The token cap alone (the memory section's item cap, five by default, is test_memory_section's).
+    settings.AGENTMEMORY = {**getattr(settings, "AGENTMEMORY", {}), "CONTEXT_MEMORY_MAX_ITEMS": 100}
     for i in range(30):
         add_memory(api_client, "u4", f"第{i}号项目的预算是{i + 1}万元，负责人是同事{i}号，截止日期在{i % 12 + 1}月",
                    type="fact", key=f"project_{i}", confidence=round(0.5 + i / 70, 3))

@@ -282,3 +282,31 @@ def test_an_english_section_removed_breaks_its_case_and_one_edited_keeps_it(api_
     held = _import(api_client, removed, slug="shop", external_id="returns")
     assert held["publication"] == "held"
     assert held["gate"]["broken"][0]["expected"][0]["heading_path"] == "Returns policy > Return window"
+
+
+def test_a_document_case_in_a_base_of_one_document_still_needs_its_answer(api_client):
+    """The only document always ranks first; what decides is whether it still says what the question asks."""
+    _gated_base(api_client)
+    first = _import(api_client, WARRANTY)
+    response = api_client.post(f"{BASE}service/evaluation-cases/", {
+        "query": "保修期是多久？", "expected_document_ids": [first["document_id"]]}, format="json")
+    assert response.status_code == 201, response.content
+
+    edited = _import(api_client, WARRANTY.replace("保修两年", "保修三年"))
+    assert edited["publication"] == "published", edited["gate"]
+    held = _import(api_client, WITHOUT_WARRANTY)
+    assert held["publication"] == "held"
+    [broken] = held["gate"]["broken"]
+    assert broken["rank_before"] == 1 and set(broken["lost_words"]) >= {"保", "修"}
+
+
+def test_one_import_can_ask_for_proposed_checks(api_client):
+    api_client.post(BASE, {"slug": "service", "name": "售后"}, format="json")
+    response = api_client.post(f"{BASE}service/documents/", {"external_id": "manual", "content": WARRANTY,
+                                                            "propose_checks": True}, format="json")
+    assert response.status_code == 201, response.content
+    proposed = api_client.get(f"{BASE}service/evaluation-cases/?status=proposed").json()
+    assert proposed and all(c["note"].startswith("proposed from") for c in proposed)
+    api_client.post(f"{BASE}service/documents/", {"external_id": "other", "content": "# 会员\n## 积分\n积分一年有效。"},
+                    format="json")
+    assert len(api_client.get(f"{BASE}service/evaluation-cases/?status=proposed").json()) == len(proposed)

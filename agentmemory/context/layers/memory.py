@@ -6,8 +6,6 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
-from django.utils import timezone
-
 from ...conf import app_settings
 from ...exceptions import InvalidInput, NotFound
 from ...ranking.fusion import scale_to_best
@@ -142,16 +140,14 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
     Relevance is recall's fused channel relevance, scaled to the best hit; decay is what recall
     multiplies it by (time decay x source weight x confidence).
     """
-    from ...memory.access import record_access
     from ...memory.profile import top_facts
 
     answer, failure = _recall(user_id, query, agent_id, top_k)
     reactivate = app_settings.MEMORY_REACTIVATE_MIN_COSINE
     rows = [r for r in answer if r.memory.status != "cold" or (r.scores.vector or 0.0) >= reactivate]
     rows, dropped = memory_floor(rows, query)
+    # Shown, a cold one is active again (assemble.touch_shown records the access of what the prompt carries).
     reactivated = [r.memory.pk for r in rows if r.memory.status == "cold"]
-    if rows:
-        record_access(user_id, [r.memory.pk for r in rows], timezone.now())
     scale = scale_to_best([float(r.scores.relevance or 0.0) for r in rows])
     rows, reranked = rerank_recalled(query, rows)
     if reranked.get("backend"):  # the reranker sets the order; the scale stays recall's
@@ -160,9 +156,6 @@ def gather_memories(user_id: str, query: str, *, agent_id: str | None = None, to
     items = [_recalled_item(row, rel) for row, rel in zip(rows, relevances, strict=True)]
     # The user's top memories come from the cache; one also recalled is kept once, at its best score.
     top = top_facts(user_id, agent_id=agent_id, limit=5)
-    top_ids = [int(f.memory_id) for f in top if f.memory_id]
-    if top_ids:
-        record_access(user_id, top_ids, timezone.now())  # read from the cache, used all the same
     items += [_top_item(fact) for fact in top]
     items = [it for it in items if it.text]
     detail: dict[str, Any] = {"mode": answer.mode, "recalled": len(rows), "top_memories": len(top),

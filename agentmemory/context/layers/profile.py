@@ -1,7 +1,6 @@
 """The profile layer: the user's summary and key facts (one current value per key), always loaded, cached."""
 from __future__ import annotations
 
-from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from ...text import keyword_tokens, query_terms
@@ -11,7 +10,6 @@ from ...types import ContextItem, LayerResult
 def gather_profile(user_id: str, query: str, *, agent_id: str | None = None) -> LayerResult:
     """Key facts (one current value per key) and the summary: always loaded, cached, no vector search."""
     from ...memory import cache
-    from ...memory.access import record_access
     from ...memory.profile import load_profile
 
     name = f"profile:{agent_id if agent_id is not None else '*'}"
@@ -37,8 +35,5 @@ def gather_profile(user_id: str, query: str, *, agent_id: str | None = None) -> 
             ref={"memory_id": fact.memory_id, "key": fact.key, "source": fact.source, "type": fact.type,
                  "confidence": confidence},
         ))
-    # Facts shown in every prompt are in use: they must not go cold for lack of a recall hit.
-    fact_ids = [int(f.memory_id) for f in profile.facts if f.memory_id]
-    if fact_ids:
-        record_access(user_id, fact_ids, timezone.now())
+    # Only the facts the prompt carries are recorded as accessed (assemble.touch_shown).
     return LayerResult(layer="profile", items=items, detail={"cache": "hit" if cached else "miss"})
