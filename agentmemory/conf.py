@@ -351,6 +351,13 @@ class AppSettings:
     # --- context assembly ----------------------------------------------------------------------
     CONTEXT_TOKEN_BUDGET: Setting[int] = Setting(4000, range=(50, 1000000))
     CONTEXT_MEMORY_SHARE: Setting[float] = Setting(0.25, range=(0.0, 1.0))
+    CONTEXT_LEDGER: Setting[bool] = Setting(
+        True, doc='Record each assembled context in the ledger (REST, answer, tools, MCP); a request may say '
+                  '"record": false.')
+    CONTEXT_LEDGER_RETENTION_DAYS: Setting[float] = Setting(
+        30.0, range=(0.01, 100000), doc='Ledger rows older than this are purged by the beat job purge_contexts.')
+    CONTEXT_LEDGER_PROMPT: Setting[bool] = Setting(
+        False, doc='Also keep the prompt text (PII redacted) in the ledger.')
     CONTEXT_MEMORY_MAX_ITEMS: Setting[int] = Setting(
         5, range=(0, 100),
         doc='Memories a context carries at most (the profile summary aside): up to three core profile facts, '

@@ -29,6 +29,8 @@ BEAT_SCHEDULE: dict[str, dict] = {
     "agentmemory-embed-pending-memories": {"task": "agentmemory.embed_pending_memories", "schedule": 600.0},
     # Profile: rewrite the summaries that are due (PROFILE_MAX_AGE_DAYS old, or enough changed), nightly.
     "agentmemory-distill-profiles": {"task": "agentmemory.distill_profiles", "schedule": crontab(hour=4, minute=20)},
+    # Context ledger: delete records older than CONTEXT_LEDGER_RETENTION_DAYS, nightly.
+    "agentmemory-purge-contexts": {"task": "agentmemory.purge_contexts", "schedule": crontab(hour=4, minute=40)},
     # Knowledge: import and re-embed jobs left queued while the broker or the embedder was down, every 5 minutes.
     "agentmemory-retry-import-jobs": {"task": "agentmemory.retry_import_jobs", "schedule": 300.0},
 }

@@ -80,6 +80,7 @@ class ContextBundle:
     trace: dict[str, Any]
     token_counts: dict[str, int]
     token_budget: int = 0
+    context_id: int | None = None  # its row in the context ledger (None: not recorded)
 
 
 # --- knowledge search -----------------------------------------------------------------------------

@@ -130,6 +130,7 @@ _AM_ENV = {
     "RERANK_MODEL": str,
     "LANGUAGE": str,
     "CONTEXT_PARALLEL": bool,
+    "CONTEXT_MEMORY_MAX_ITEMS": int,
     "MEMORY_ACCESS_ASYNC": bool,
 }
 for _key, _cast in _AM_ENV.items():

@@ -27,6 +27,9 @@ class ContextRequestSerializer(serializers.Serializer):
     language = serializers.ChoiceField(choices=["zh", "en"], required=False, allow_null=True, default=None,
                                        help_text="Language of the prompt's labels and instructions (default: the "
                                                  "query's, else AGENTMEMORY['LANGUAGE']).")
+    record = serializers.BooleanField(required=False, default=True,
+                                      help_text="Record this context in the ledger (contexts/); default true "
+                                                "(AGENTMEMORY['CONTEXT_LEDGER']).")
 
 
 class ContextItemSerializer(serializers.Serializer):
@@ -86,5 +89,5 @@ def bundle_as_dict(bundle: ContextBundle) -> dict[str, Any]:
                                 for name in ("profile", "long_term_memory", "knowledge", "working_memory")}
     current = bundle.sections.get("current_message") or []
     sections["current_message"] = item_as_dict(current[0]) if current else None
-    return {"route": bundle.route, "sections": sections, "prompt": bundle.prompt,
+    return {"context_id": bundle.context_id, "route": bundle.route, "sections": sections, "prompt": bundle.prompt,
             "token_counts": bundle.token_counts, "trace": bundle.trace}

@@ -6,4 +6,6 @@ from . import context_views
 urlpatterns = [
     path("context/", context_views.ContextView.as_view(), name="context"),
     path("context/answer/", context_views.ContextAnswerView.as_view(), name="context-answer"),
+    path("contexts/", context_views.ContextRecordListView.as_view(), name="context-record-list"),
+    path("contexts/<int:pk>/", context_views.ContextRecordDetailView.as_view(), name="context-record-detail"),
 ]

@@ -1,11 +1,20 @@
-"""Context API: the agent's context for one message, and (with a chat model) an answer from it."""
+"""Context API: the agent's context for one message, (with a chat model) an answer from it, and the ledger."""
 from __future__ import annotations
 
+import datetime as dt
+
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
 from rest_framework.response import Response
 
 from ..context.answer import answer_question
 from ..context.assemble import assemble_context
-from .access import context_arguments, principal_of, read
+from ..exceptions import InvalidInput, NotFound
+from ..models import ContextRecord
+from ..validation import validate_user_id
+from .access import context_arguments, principal_of, read, require_user
 from .base import AgentMemoryAPIView
 from .context_serializers import (
     AnswerResponseSerializer,
@@ -13,6 +22,7 @@ from .context_serializers import (
     ContextResponseSerializer,
     bundle_as_dict,
 )
+from .params import page_param
 from .schema import extend_schema
 
 
@@ -47,3 +57,60 @@ class ContextAnswerView(AgentMemoryAPIView):
         result = answer_question(**_arguments(request))
         return Response({"answer": result.answer, "citations": result.citations, "model": result.model,
                          "dropped_citations": result.dropped_citations, "context": bundle_as_dict(result.bundle)})
+
+
+class ContextRecordSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ContextRecord
+        fields = ["id", "user_id", "agent_id", "session_id", "via", "route", "language", "query", "items", "dropped",
+                  "token_counts", "timings_ms", "degraded", "knowledge_empty", "prompt", "answer", "created_at"]
+
+
+def _since(request):
+    raw = request.query_params.get("since")
+    if not raw:
+        return None
+    value = parse_datetime(raw) or (parse_date(raw) and dt.datetime.combine(parse_date(raw), dt.time.min))
+    if value is None:
+        raise InvalidInput("since must be an ISO date or date-time, e.g. 2026-12-04 or 2026-12-04T08:00:00Z",
+                           field="since")
+    return value if timezone.is_aware(value) else timezone.make_aware(value, dt.UTC)
+
+
+class ContextRecordListView(AgentMemoryAPIView):
+    """The context ledger of one user, newest first: ``?user_id=`` (required), ``agent_id``, ``since``."""
+
+    rules = {"GET": read("agentmemory.view_contextrecord")}
+
+    @extend_schema(parameters=[OpenApiParameter("user_id", str, required=True), OpenApiParameter("agent_id", str),
+                               OpenApiParameter("since", str, description="ISO date or date-time"),
+                               OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
+                   responses={200: ContextRecordSerializer(many=True)})
+    def get(self, request):
+        user_id = request.query_params.get("user_id", "")
+        if not user_id:
+            raise InvalidInput("user_id is required", field="user_id")
+        validate_user_id(user_id)
+        require_user(request, user_id)
+        rows = ContextRecord.objects.for_user(user_id)
+        if "agent_id" in request.query_params:
+            rows = rows.filter(agent_id=request.query_params["agent_id"])
+        since = _since(request)
+        if since is not None:
+            rows = rows.filter(created_at__gte=since)
+        page = page_param(request, default_limit=50, max_limit=500).of(rows.order_by("-created_at", "-id"))
+        return Response(ContextRecordSerializer(page, many=True).data)
+
+
+class ContextRecordDetailView(AgentMemoryAPIView):
+    """One recorded context (404 for a user the caller may not act for: its existence is not told)."""
+
+    rules = {"GET": read("agentmemory.view_contextrecord")}
+
+    @extend_schema(responses={200: ContextRecordSerializer})
+    def get(self, request, pk: int):
+        row = ContextRecord.objects.filter(pk=pk).first()
+        if row is None:
+            raise NotFound(f"Context {pk} does not exist.")
+        require_user(request, row.user_id, not_found=f"Context {pk} does not exist.")
+        return Response(ContextRecordSerializer(row).data)

@@ -13,6 +13,7 @@ from typing import Any
 from ..exceptions import ConfigurationError, LLMError
 from ..types import ContextBundle, ContextItem
 from .assemble import assemble_context
+from .ledger import record_answer
 
 _MARKER_RE = re.compile(r"\[([KM]\d+)\]")
 
@@ -52,7 +53,7 @@ def citation_of(item: ContextItem) -> dict[str, Any]:
 
 def answer_question(*, user_id: str, query: str, agent_id: str | None = None, session_id: Any = None,
                     knowledge_bases: list[str] | None = None, token_budget: int | None = None,
-                    route: str | None = None, language: str | None = None) -> AnswerResult:
+                    route: str | None = None, language: str | None = None, record: bool = True) -> AnswerResult:
     """Assemble the context, then ask the chat model (AGENTMEMORY['LLM_URL'/'LLM_MODEL']) to answer.
 
     Raises what assemble_context raises, and LLMError (a 503 in the API) when no chat model is
@@ -62,7 +63,7 @@ def answer_question(*, user_id: str, query: str, agent_id: str | None = None, se
 
     bundle = assemble_context(user_id=user_id, query=query, agent_id=agent_id, session_id=session_id,
                               knowledge_bases=knowledge_bases, token_budget=token_budget, route=route,
-                              language=language)
+                              language=language, record=record, via="answer")
     try:
         client = ChatClient()
     except ConfigurationError as exc:
@@ -84,5 +85,6 @@ def answer_question(*, user_id: str, query: str, agent_id: str | None = None, se
             citations.append(citation_of(by_label[marker]))
         elif marker:
             dropped.append(marker)
+    record_answer(bundle.context_id, answer.strip())
     return AnswerResult(answer=answer.strip(), citations=citations, bundle=bundle, model=client.model,
                         dropped_citations=dropped)

@@ -85,7 +85,8 @@ def _labelled(items: list[ContextItem]) -> dict[str, list[ContextItem]]:
 
 def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, session_id: Any = None,
                      knowledge_bases: list[str] | None = None, token_budget: int | None = None,
-                     route: str | None = None, language: str | None = None) -> ContextBundle:
+                     route: str | None = None, language: str | None = None, record: bool = True,
+                     via: str = "rest") -> ContextBundle:
     """What the agent should know to answer ``query`` from ``user_id``, within ``token_budget`` tokens.
 
     Labels, instructions and empty-section notes are in ``language`` ("zh" or "en"), else in the language of
@@ -93,7 +94,9 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
 
     Raises InvalidInput (bad field, or a budget too small for the instructions and the current
     message) and NotFound (unknown session or session of another user, unknown knowledge base).
-    Backend failures never raise: the layer is reported failed or degraded in the trace.
+    Backend failures never raise: the layer is reported failed or degraded in the trace. The context is
+    recorded in the ledger (context/ledger.py) unless ``record`` is False or CONTEXT_LEDGER is off; ``via``
+    names the interface for it (rest, answer, tool).
     """
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -162,8 +165,14 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
         timings[f"gather.{name}"] = round(layer.elapsed_ms, 3)
     trace = _trace(decision, small_talk, wanted, layers, combined, priced, budgeted, timings)
     trace["language"] = language
-    return ContextBundle(route=decision.route, sections=sections, prompt=rendered.text, trace=trace,
-                         token_counts=_token_counts(rendered.token_counts, budget, share), token_budget=budget)
+    bundle = ContextBundle(route=decision.route, sections=sections, prompt=rendered.text, trace=trace,
+                           token_counts=_token_counts(rendered.token_counts, budget, share), token_budget=budget)
+    if record and app_settings.CONTEXT_LEDGER:
+        from .ledger import record_context
+
+        row = record_context(bundle, user_id=user_id, query=query, agent_id=agent_id, session_id=session_id, via=via)
+        bundle = replace(bundle, context_id=row.pk)
+    return bundle
 
 
 def touch_shown(user_id: str, kept: list[ContextItem]) -> None:

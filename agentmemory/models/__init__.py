@@ -10,6 +10,7 @@ from .knowledge import (
     ImportJob,
     KnowledgeBase,
 )
+from .ledger import ContextRecord
 from .memory import DeletionReceipt, MemoryItem, MemoryProfile, MemoryTerm
 from .memory_tests import MemoryTestCase
 from .search import (
@@ -26,6 +27,7 @@ __all__ = [
     "ApiKey",
     "AuditEvent",
     "Chunk",
+    "ContextRecord",
     "DeletionReceipt",
     "Document",
     "DocumentVersion",

@@ -2,6 +2,7 @@
 
 Each area keeps its tasks in its own module; importing them here registers them with Celery.
 """
+from .context import purge_contexts
 from .knowledge import ingest_document, reembed_knowledge_base, retry_import_jobs
 from .memory import (
     decay_memories,
@@ -32,6 +33,7 @@ __all__ = [
     "forget_user",
     "health_check",
     "ingest_document",
+    "purge_contexts",
     "purge_memories",
     "purge_sessions",
     "reembed_knowledge_base",

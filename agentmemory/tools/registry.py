@@ -173,11 +173,11 @@ def _get_context(principal: Principal, args: dict) -> dict:
     args = context_arguments(principal, args)  # the same user, agent and session checks as REST context/
     bundle = assemble_context(user_id=args["user_id"], query=args["query"], agent_id=args["agent_id"],
                               session_id=args["session_id"], knowledge_bases=args["knowledge_bases"],
-                              token_budget=args["token_budget"])
+                              token_budget=args["token_budget"], via="tool")
     citations = [{"label": it.label, "layer": it.layer, "ref": it.ref}
                  for items in bundle.sections.values() for it in items if it.label]
     return {"prompt": bundle.prompt, "route": bundle.route, "citations": citations,
-            "degraded": bundle.trace.get("degraded", [])}
+            "degraded": bundle.trace.get("degraded", []), "context_id": bundle.context_id}
 
 
 def _session_for(principal: Principal, session_id: str):
