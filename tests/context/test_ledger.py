@@ -96,3 +96,19 @@ def test_the_tool_path_records_too(api_client):
         "user_id": "erin", "query": "我在哪个城市"}}, format="json")
     assert response.status_code == 200, response.content
     assert ContextRecord.objects.for_user("erin").get().via == "tool"
+
+
+def test_the_admin_lists_a_users_contexts_and_draws_a_sample(api_client, admin_client):
+    _fact("gus", "gus 在深圳", "city")
+    for query in ("我在哪个城市", "帮我写封信", "今天天气"):
+        api_client.post(f"{API}context/", {"user_id": "gus", "query": query}, format="json")
+    page = admin_client.get("/admin/agentmemory/contextrecord/?q=gus").content.decode()
+    assert page.count("gus") >= 3 and "sample/" in page
+    record = ContextRecord.objects.for_user("gus").order_by("created_at").first()
+    detail = admin_client.get(f"/admin/agentmemory/contextrecord/{record.pk}/change/").content.decode()
+    assert "我在哪个城市" in detail and f"memory:{record.items[0]['ref'].get('memory_id')}" in detail
+    sample = admin_client.get("/admin/agentmemory/contextrecord/sample/?n=2&days=1").content.decode()
+    assert sample.count("/change/") == 2 and "/ 3" in sample
+    personal = admin_client.get("/admin/agentmemory/contextrecord/sample/?n=10&route=personal").content.decode()
+    assert all(row.route == "personal" for row in ContextRecord.objects.filter(
+        pk__in=[int(pk) for pk in __import__("re").findall(r"contextrecord/(\d+)/change/", personal)]))

@@ -21,8 +21,9 @@ def test_context_with_knowledge_memory_and_a_session_runs_a_fixed_number_of_quer
     flush_access()
     # 16: the memory layer reads a small user whole with its fingerprint (no statements after its ranking); the
     # cached profile and top memories each read the user's stamp (correct across processes, memory/cache.py);
-    # the access of what the prompt carries is recorded once (was three times, one per memory layer: 22).
-    with django_assert_num_queries(16):
+    # the access of what the prompt carries is recorded once (was three times, one per memory layer: 22); the
+    # context ledger's row is one INSERT.
+    with django_assert_num_queries(17):
         r = context(api_client, **body)
     assert r.status_code == 200 and r.json()["sections"]["knowledge"]
     flush_access()

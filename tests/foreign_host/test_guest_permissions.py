@@ -133,6 +133,8 @@ ENDPOINTS = [
              perms=_p("change_memoryitem"), **SES),
     Endpoint("mem0-delete", "delete", "v1/memories/{m}/", scope="write", perms=_p("delete_memoryitem"), **SES),
     Endpoint("mem0-history", "get", "v1/memories/{m}/history/", scope="read", perms=_p("view_memoryitem"), **SES),
+    # the context ledger: a user's own rows (a non-staff user its own), by the read scope
+    Endpoint("contexts", "get", "contexts/?user_id=alice", scope="read", perms=_p("view_contextrecord"), **MEM),
     # function calling: the list is for any caller; each call is checked like the REST endpoint
     Endpoint("tools", "get", "tools/"),
     Endpoint("tool-call-recall", "post", "tools/call/", {"name": "recall", "arguments": {"user_id": "alice",
