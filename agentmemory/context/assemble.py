@@ -188,7 +188,7 @@ def touch_shown(user_id: str, kept: list[ContextItem]) -> None:
 
 def request_language(query: str, language: str | None = None, *, user_id: str | None = None) -> str:
     """The language a context speaks: the one asked for, else the query's, else (a query in neither language:
-    "ok", "123") the user's, read from their latest memories, else the configured default."""
+    "123？", "👍") the user's, read from their latest memories, else the configured default."""
     if language:
         if language[:2] not in ("zh", "en"):
             raise InvalidInput("language must be 'zh' or 'en'.", field="language")
