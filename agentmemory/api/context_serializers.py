@@ -6,6 +6,7 @@ from typing import Any
 from rest_framework import serializers
 
 from ..context.route import ROUTES
+from ..models import ContextRecord
 from ..timestamps import iso
 from ..types import ContextBundle, ContextItem
 
@@ -30,6 +31,15 @@ class ContextRequestSerializer(serializers.Serializer):
     record = serializers.BooleanField(required=False, default=True,
                                       help_text="Record this context in the ledger (contexts/); default true "
                                                 "(AGENTMEMORY['CONTEXT_LEDGER']).")
+
+
+class ContextRecordSerializer(serializers.ModelSerializer):
+    """One row of the context ledger (contexts/)."""
+
+    class Meta:
+        model = ContextRecord
+        fields = ["id", "user_id", "agent_id", "session_id", "via", "route", "language", "query", "items", "dropped",
+                  "token_counts", "timings_ms", "degraded", "knowledge_empty", "prompt", "answer", "created_at"]
 
 
 class ContextItemSerializer(serializers.Serializer):

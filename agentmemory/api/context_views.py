@@ -6,7 +6,6 @@ import datetime as dt
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework import serializers
 from rest_framework.response import Response
 
 from ..context.answer import answer_question
@@ -18,6 +17,7 @@ from .access import context_arguments, principal_of, read, require_user
 from .base import AgentMemoryAPIView
 from .context_serializers import (
     AnswerResponseSerializer,
+    ContextRecordSerializer,
     ContextRequestSerializer,
     ContextResponseSerializer,
     bundle_as_dict,
@@ -57,13 +57,6 @@ class ContextAnswerView(AgentMemoryAPIView):
         result = answer_question(**_arguments(request))
         return Response({"answer": result.answer, "citations": result.citations, "model": result.model,
                          "dropped_citations": result.dropped_citations, "context": bundle_as_dict(result.bundle)})
-
-
-class ContextRecordSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = ContextRecord
-        fields = ["id", "user_id", "agent_id", "session_id", "via", "route", "language", "query", "items", "dropped",
-                  "token_counts", "timings_ms", "degraded", "knowledge_empty", "prompt", "answer", "created_at"]
 
 
 def _since(request):

@@ -183,6 +183,18 @@ class DocumentChunksView(AgentMemoryAPIView):
         return Response(ChunkPreviewSerializer(chunks, many=True).data)
 
 
+def _version_param(request, *, required: bool = False) -> int | None:
+    """The body's ``version``: a positive integer; None when absent and not ``required``."""
+    raw = request.data.get("version") if hasattr(request.data, "get") else None
+    if raw is None and not required:
+        return None
+    if (isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).strip().isdigit()
+            or not 0 < int(raw) <= MAX_INT_PARAM):
+        raise InvalidInput("version (a positive integer) is required." if required
+                           else "version must be a positive integer.", field="version")
+    return int(raw)
+
+
 class DocumentRollbackView(AgentMemoryAPIView):
     """Make an earlier version active again: ``{"version": N}``."""
 
@@ -191,23 +203,8 @@ class DocumentRollbackView(AgentMemoryAPIView):
     @extend_schema(request=dict, responses={200: dict})
     def post(self, request, slug: str, pk: str):
         document = get_document(get_knowledge_base(slug), pk)
-        raw = request.data.get("version") if hasattr(request.data, "get") else None
-        if (isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).strip().isdigit()
-                or not 0 < int(raw) <= MAX_INT_PARAM):
-            raise InvalidInput("version (a positive integer) is required.", field="version")
-        result = rollback_document(document, version_number=int(raw))
+        result = rollback_document(document, version_number=_version_param(request, required=True))
         return Response(result.as_dict())
-
-
-def _version_param(request) -> int | None:
-    """The optional ``version`` of a review decision (a positive integer)."""
-    raw = request.data.get("version") if hasattr(request.data, "get") else None
-    if raw is None:
-        return None
-    if (isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).strip().isdigit()
-            or not 0 < int(raw) <= MAX_INT_PARAM):
-        raise InvalidInput("version must be a positive integer.", field="version")
-    return int(raw)
 
 
 class DocumentPublishView(AgentMemoryAPIView):

@@ -26,7 +26,7 @@ from ..conf import app_settings
 from ..models import Chunk, DocumentVersion, DuplicatePolicy
 from ..models.rows import update_rows
 from .cite import ChunkRow, hydrate
-from .retrieve import _tables
+from .retrieve import _tables, active_chunk_count
 from .trace import SearchTrace
 
 #: Nearest active chunks of other documents compared with each new chunk.
@@ -82,7 +82,7 @@ def find_duplicates(versions: list[DocumentVersion]) -> dict[int, list[Duplicate
     chunk_t = _tables()["chunk"]
     kb_ids = list(Chunk.objects.filter(version__in=ids).values_list("knowledge_base_id", flat=True).distinct())
     with transaction.atomic(), connection.cursor() as cur:
-        active = _active_count(cur, kb_ids)
+        active = active_chunk_count(kb_ids)
         if not active:
             return {}
         exact = active <= EXACT_MAX
@@ -130,12 +130,6 @@ def find_duplicates(versions: list[DocumentVersion]) -> dict[int, list[Duplicate
         DocumentVersion.objects.filter(pk=version_id).update(
             duplicates=[d.as_dict() for d in duplicates[:LISTED_MAX]])
     return out
-
-
-def _active_count(cur, kb_ids: list[int]) -> int:
-    cur.execute(f"SELECT coalesce(sum(chunk_count), 0) FROM {_tables()['stats']} WHERE knowledge_base_id = ANY(%s)",
-                [kb_ids])
-    return int(cur.fetchone()[0])
 
 
 def collapse_copies(ids: list[int], chunks: dict[int, ChunkRow], trace: SearchTrace) -> tuple[list[int], dict[int, list[int]]]:

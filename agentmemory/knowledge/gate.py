@@ -56,12 +56,11 @@ _FUNCTION_WORDS = frozenset(
 
 @dataclass
 class GateOutcome:
-    """What the gate did with one version: ``published`` (with the switch's result) or ``held``."""
+    """What the gate did with one version: ``published`` or ``held``, and the report it decided by."""
 
     version: DocumentVersion
     decision: str
     report: dict[str, Any] = field(default_factory=dict)
-    published: PublishResult | None = None
 
 
 class _Hold(Exception):
@@ -111,7 +110,7 @@ def _try(kb: KnowledgeBase, versions: list[DocumentVersion]) -> list[GateOutcome
         pass
     if report["decision"] == "published":
         _record(versions, report)
-        return [GateOutcome(v, "published", report, r) for v, r in zip(versions, results, strict=True)]
+        return [GateOutcome(v, "published", report) for v in versions]
     for version in versions:
         version.refresh_from_db(fields=["status", "error", "published_at"])
     return [_hold(version, report) for version in versions]

@@ -19,18 +19,16 @@ import re
 
 from ..conf import app_settings
 from ..models import Chunk, DocumentVersion, EvaluationCase
+from ..text.sentences import split_sentences
 
 _DIGIT_RE = re.compile(r"\d")
 _WORD_RE = re.compile(r"[A-Za-z]+|[\u4e00-\u9fff]")
 
 
 def _sentences(text: str) -> list[str]:
-    out = []
-    for part in re.split(r"(?<=[。！？!?；;])|\n|(?<=\.)\s+", text):
-        part = part.strip(" \t-*#>•·|")
-        if 8 <= len(part) <= 120:
-            out.append(part)
-    return out
+    """The chunk's sentences (text.split_sentences) of a quotable length, list and heading marks left out."""
+    parts = (text[start:end].strip().strip("-*#>•·|").strip() for start, end in split_sentences(text))
+    return [part for part in parts if 8 <= len(part) <= 120]
 
 
 def _key_sentence(text: str) -> str | None:
