@@ -358,6 +358,13 @@ class AppSettings:
         30.0, range=(0.01, 100000), doc='Ledger rows older than this are purged by the beat job purge_contexts.')
     CONTEXT_LEDGER_PROMPT: Setting[bool] = Setting(
         False, doc='Also keep the prompt text (PII redacted) in the ledger.')
+    FEEDBACK_CONFIDENCE_STEP: Setting[float] = Setting(
+        0.2, range=(0.0, 1.0),
+        doc='How much a negative mark on a memory (contexts/{id}/feedback/) lowers its confidence.')
+    FEEDBACK_REVIEW_BELOW: Setting[float] = Setting(
+        0.6, range=(0.0, 1.0),
+        doc='A memory marked down below this confidence (or a model-inferred one marked down) leaves the prompt '
+            'for an operator\'s review (the admin\'s quarantine queue).')
     CONTEXT_MEMORY_MAX_ITEMS: Setting[int] = Setting(
         5, range=(0, 100),
         doc='Memories a context carries at most (the profile summary aside): up to three core profile facts, '

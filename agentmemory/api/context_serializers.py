@@ -6,7 +6,7 @@ from typing import Any
 from rest_framework import serializers
 
 from ..context.route import ROUTES
-from ..models import ContextRecord
+from ..models import ContextFeedback, ContextRecord
 from ..timestamps import iso
 from ..types import ContextBundle, ContextItem
 
@@ -33,13 +33,47 @@ class ContextRequestSerializer(serializers.Serializer):
                                                 "(AGENTMEMORY['CONTEXT_LEDGER']).")
 
 
+class FeedbackRequestSerializer(serializers.Serializer):
+    """Body of POST contexts/{id}/feedback/ (validated again by context/feedback.give_feedback)."""
+
+    rating = serializers.IntegerField(help_text="1 (helpful) or -1 (not helpful).")
+    items = serializers.ListField(child=serializers.CharField(max_length=8), required=False, default=list,
+                                  help_text='Markers of the items it is about, e.g. ["M2", "K1"]; empty: the context.')
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    correction = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=2000,
+        help_text="What is true instead (rating -1): becomes a user-stated memory superseding the marked one.")
+
+
+class ContextFeedbackSerializer(serializers.ModelSerializer):
+    """One feedback on a context, with what it changed."""
+
+    class Meta:
+        model = ContextFeedback
+        fields = ["id", "context", "rating", "items", "comment", "correction", "actor", "effects", "created_at"]
+
+
 class ContextRecordSerializer(serializers.ModelSerializer):
-    """One row of the context ledger (contexts/)."""
+    """One row of the context ledger (contexts/), with the feedback given on it."""
+
+    feedback = ContextFeedbackSerializer(many=True, read_only=True)
 
     class Meta:
         model = ContextRecord
         fields = ["id", "user_id", "agent_id", "session_id", "via", "route", "language", "query", "items", "dropped",
-                  "token_counts", "timings_ms", "degraded", "knowledge_empty", "prompt", "answer", "created_at"]
+                  "token_counts", "total_tokens", "timings_ms", "degraded", "knowledge_empty", "prompt", "answer",
+                  "feedback", "created_at"]
+
+
+class TokenUsageSerializer(serializers.Serializer):
+    """One user's contexts and tokens on one UTC day (contexts/usage/)."""
+
+    day = serializers.DateField()
+    contexts = serializers.IntegerField()
+    context_tokens = serializers.IntegerField(help_text="Sum of the contexts' token_counts.total.")
+    llm_calls = serializers.IntegerField()
+    llm_prompt_tokens = serializers.IntegerField()
+    llm_completion_tokens = serializers.IntegerField()
 
 
 class ContextItemSerializer(serializers.Serializer):

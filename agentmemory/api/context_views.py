@@ -10,16 +10,21 @@ from rest_framework.response import Response
 
 from ..context.answer import answer_question
 from ..context.assemble import assemble_context
+from ..context.feedback import give_feedback
+from ..context.ledger import daily_usage
 from ..exceptions import InvalidInput, NotFound
 from ..models import ContextRecord
 from ..validation import validate_user_id
-from .access import context_arguments, principal_of, read, require_user
+from .access import context_arguments, principal_of, read, require_user, write
 from .base import AgentMemoryAPIView
 from .context_serializers import (
     AnswerResponseSerializer,
+    ContextFeedbackSerializer,
     ContextRecordSerializer,
     ContextRequestSerializer,
     ContextResponseSerializer,
+    FeedbackRequestSerializer,
+    TokenUsageSerializer,
     bundle_as_dict,
 )
 from .params import page_param
@@ -91,19 +96,59 @@ class ContextRecordListView(AgentMemoryAPIView):
         since = _since(request)
         if since is not None:
             rows = rows.filter(created_at__gte=since)
-        page = page_param(request, default_limit=50, max_limit=500).of(rows.order_by("-created_at", "-id"))
+        rows = rows.order_by("-created_at", "-id").prefetch_related("feedback")
+        page = page_param(request, default_limit=50, max_limit=500).of(rows)
         return Response(ContextRecordSerializer(page, many=True).data)
 
 
+def _record(request, pk: int) -> ContextRecord:
+    """The recorded context ``pk`` if the caller may act for its user (404 otherwise: existence is not told)."""
+    row = ContextRecord.objects.filter(pk=pk).prefetch_related("feedback").first()
+    if row is None:
+        raise NotFound(f"Context {pk} does not exist.")
+    require_user(request, row.user_id, not_found=f"Context {pk} does not exist.")
+    return row
+
+
 class ContextRecordDetailView(AgentMemoryAPIView):
-    """One recorded context (404 for a user the caller may not act for: its existence is not told)."""
+    """One recorded context, with the feedback given on it."""
 
     rules = {"GET": read("agentmemory.view_contextrecord")}
 
     @extend_schema(responses={200: ContextRecordSerializer})
     def get(self, request, pk: int):
-        row = ContextRecord.objects.filter(pk=pk).first()
-        if row is None:
-            raise NotFound(f"Context {pk} does not exist.")
-        require_user(request, row.user_id, not_found=f"Context {pk} does not exist.")
-        return Response(ContextRecordSerializer(row).data)
+        return Response(ContextRecordSerializer(_record(request, pk)).data)
+
+
+class ContextFeedbackView(AgentMemoryAPIView):
+    """Feedback on a recorded context by the agent or the user (self-service): a rating of the context or of the
+    items it names ("M2", "K1"), an optional comment and correction; see context/feedback.py for the effects."""
+
+    rules = {"POST": write("agentmemory.add_contextfeedback")}
+
+    @extend_schema(request=FeedbackRequestSerializer, responses={201: ContextFeedbackSerializer})
+    def post(self, request, pk: int):
+        record = _record(request, pk)
+        data = request.data if isinstance(request.data, dict) else {}
+        if "rating" not in data:
+            raise InvalidInput("rating is required (1 or -1).", field="rating")
+        row = give_feedback(record, rating=data.get("rating"), items=data.get("items"), comment=data.get("comment"),
+                            correction=data.get("correction"), actor=principal_of(request).actor)
+        return Response(ContextFeedbackSerializer(row).data, status=201)
+
+
+class TokenUsageView(AgentMemoryAPIView):
+    """One user's contexts and tokens per UTC day, with the LLM tokens their jobs spent: ``?user_id=``, ``since``."""
+
+    rules = {"GET": read("agentmemory.view_contextrecord")}
+
+    @extend_schema(parameters=[OpenApiParameter("user_id", str, required=True),
+                               OpenApiParameter("since", str, description="ISO date or date-time")],
+                   responses={200: TokenUsageSerializer(many=True)})
+    def get(self, request):
+        user_id = request.query_params.get("user_id", "")
+        if not user_id:
+            raise InvalidInput("user_id is required", field="user_id")
+        validate_user_id(user_id)
+        require_user(request, user_id)
+        return Response(TokenUsageSerializer(daily_usage(user_id=user_id, since=_since(request)), many=True).data)

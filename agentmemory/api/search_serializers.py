@@ -62,6 +62,8 @@ class EvaluationCaseSerializer(serializers.Serializer):
                                                default=list, help_text="Chunks a good answer comes from.")
     expected_document_ids = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False,
                                                   default=list, help_text="Or whole documents.")
+    rejected_chunk_ids = serializers.ListField(child=serializers.IntegerField(), read_only=True,
+                                               help_text="Chunks a user marked as not answering it (feedback).")
     note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
     source = serializers.CharField(read_only=True)
     accepted = serializers.BooleanField(read_only=True, help_text="False for a proposal not yet accepted.")

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from ..audit import record_event
 from ..exceptions import InvalidInput, NotFound
-from ..knowledge.evaluate import create_case
+from ..knowledge.evaluate import create_case, set_expected
 from ..knowledge.propose import accept_cases, propose_for_documents
 from ..knowledge.search import search_knowledge
 from ..models import EvaluationCase, EvaluationRun
@@ -118,11 +118,20 @@ class EvaluationCaseAcceptView(AgentMemoryAPIView):
 
     rules = {"POST": admin("agentmemory.change_evaluationcase")}
 
-    @extend_schema(request=None, responses={200: EvaluationCaseSerializer})
+    @extend_schema(request=dict, responses={200: EvaluationCaseSerializer})
     def post(self, request, slug: str, pk: int):
+        """``{"expected_chunk_ids"?, "expected_document_ids"?}`` name what answers it (a feedback case needs it)."""
         kb = get_knowledge_base(slug)
-        if not accept_cases(kb, [pk]) and not EvaluationCase.objects.for_knowledge_base(kb).filter(pk=pk).exists():
+        case = EvaluationCase.objects.for_knowledge_base(kb).filter(pk=pk).first()
+        if case is None:
             raise NotFound(f"Evaluation case {pk} does not exist in {slug!r}.")
+        body = request.data if isinstance(request.data, dict) else {}
+        if body.get("expected_chunk_ids") or body.get("expected_document_ids"):
+            set_expected(case, chunk_ids=body.get("expected_chunk_ids") or [],
+                         document_ids=body.get("expected_document_ids") or [])
+        if not accept_cases(kb, [pk]) and not EvaluationCase.objects.filter(pk=pk, accepted=True).exists():
+            raise InvalidInput("this case names nothing that should answer it: give expected_chunk_ids or "
+                               "expected_document_ids.", field="expected_chunk_ids")
         record_event("evaluation_case.accept", object_type="evaluation_case", object_id=pk)
         return Response(EvaluationCaseSerializer(EvaluationCase.objects.get(pk=pk)).data)
 

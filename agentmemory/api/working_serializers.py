@@ -5,6 +5,7 @@ import datetime as dt
 
 from rest_framework import serializers
 
+from ..backends.summarizers.base import SummaryFields
 from ..models import ExtractionRun, Session, Turn
 
 
@@ -46,12 +47,18 @@ class TurnSerializer(serializers.ModelSerializer):
 
 class SessionSerializer(serializers.ModelSerializer):
     id = serializers.CharField(read_only=True)
+    summary_fields = serializers.SerializerMethodField(
+        help_text='The summary as fields: {"goal": "...", "confirmed": [...], "open": [...]}; "summary" is its text.')
 
     class Meta:
         model = Session
         fields = ["id", "user_id", "agent_id", "status", "metadata", "started_at", "last_activity_at", "ended_at",
-                  "archived_at", "turn_count", "summary", "summary_covers_seq", "summary_updated_at",
+                  "archived_at", "turn_count", "summary", "summary_fields", "summary_covers_seq", "summary_updated_at",
                   "task_state", "extracted_up_to"]
+
+
+    def get_summary_fields(self, obj: Session) -> dict:
+        return SummaryFields.from_session(obj.summary_fields, obj.summary).as_dict()
 
 
 class ExtractionRunSerializer(serializers.ModelSerializer):

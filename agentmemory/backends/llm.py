@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from ..conf import app_settings
@@ -13,6 +17,39 @@ from ..exceptions import ConfigurationError, LLMError
 from .http import join_url, post_json
 
 _FENCE_RE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+@dataclass
+class UsageTally:
+    """Calls and tokens of the chat completions made inside ``counting_usage`` (the servers' ``usage``)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str = ""
+
+    def add(self, usage: Any, model: str) -> None:
+        self.calls += 1
+        self.model = self.model or model
+        if isinstance(usage, dict):
+            for name in ("prompt_tokens", "completion_tokens"):
+                value = usage.get(name)
+                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                    setattr(self, name, getattr(self, name) + value)
+
+
+_tally: ContextVar[UsageTally | None] = ContextVar("agentmemory_llm_usage", default=None)
+
+
+@contextmanager
+def counting_usage() -> Iterator[UsageTally]:
+    """Count the chat completions made in this block (this thread or task only); see agentmemory/usage.py."""
+    tally = UsageTally()
+    token = _tally.set(tally)
+    try:
+        yield tally
+    finally:
+        _tally.reset(token)
 
 
 class ChatClient:
@@ -39,6 +76,9 @@ class ChatClient:
             payload["max_tokens"] = max_tokens
         answer = post_json(join_url(self.url, "/chat/completions"), payload, api_key=self.api_key,
                            timeout=self.timeout, error_class=LLMError)
+        tally = _tally.get()
+        if tally is not None:
+            tally.add(answer.get("usage") if isinstance(answer, dict) else None, self.model)
         try:
             content = answer["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:

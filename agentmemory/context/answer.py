@@ -12,6 +12,7 @@ from typing import Any
 
 from ..exceptions import ConfigurationError, LLMError
 from ..types import ContextBundle, ContextItem
+from ..usage import llm_usage
 from .assemble import assemble_context
 from .ledger import record_answer
 
@@ -69,8 +70,9 @@ def answer_question(*, user_id: str, query: str, agent_id: str | None = None, se
     except ConfigurationError as exc:
         raise LLMError(f"No answer model is configured: {exc}") from exc
     language = bundle.trace.get("language", "zh")  # the context's: asked for, the query's, or LANGUAGE
-    reply = client.complete_json([{"role": "system", "content": SYSTEM[language]},
-                                  {"role": "user", "content": bundle.prompt}])
+    with llm_usage("answer", user_id=user_id, job=f"context:{bundle.context_id or ''}"):
+        reply = client.complete_json([{"role": "system", "content": SYSTEM[language]},
+                                      {"role": "user", "content": bundle.prompt}])
     answer = reply.get("answer")
     if not isinstance(answer, str) or not answer.strip():
         raise LLMError("The answer model replied without an 'answer' text")

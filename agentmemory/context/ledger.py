@@ -17,7 +17,7 @@ from django.utils import timezone
 from ..audit import record_event
 from ..conf import app_settings
 from ..memory.redact import redact_text
-from ..models import ContextRecord
+from ..models import ContextRecord, LLMUsage
 from ..timestamps import iso
 from ..types import ContextBundle
 
@@ -43,6 +43,7 @@ def record_context(bundle: ContextBundle, *, user_id: str, query: str, agent_id:
         user_id=user_id, agent_id=agent_id or "", session_id=str(session_id or ""), via=via, route=bundle.route,
         language=trace.get("language", ""), query=redact_text(query), items=items,
         dropped=list(trace.get("dropped", []))[:200], token_counts=dict(bundle.token_counts),
+        total_tokens=max(0, int(bundle.token_counts.get("total", 0) or 0)),
         timings_ms=dict(trace.get("timings_ms", {})), degraded=bool(trace.get("degraded")),
         knowledge_empty=searched and not bundle.sections.get("knowledge"),
         prompt=redact_text(bundle.prompt) if app_settings.CONTEXT_LEDGER_PROMPT else "",
@@ -65,3 +66,32 @@ def purge_expired(*, now: dt.datetime | None = None) -> dict[str, Any]:
     if deleted:
         record_event("ledger.purge", object_type="context_record", object_id="", after=receipt)
     return receipt
+
+
+def daily_usage(*, user_id: str | None = None, since: dt.datetime | None = None) -> list[dict[str, Any]]:
+    """Per user and UTC day, newest first: contexts and their tokens (the sum of each context's total), and the
+    LLM calls and tokens its jobs spent (LLMUsage). The admin's usage page and REST ``contexts/usage/``."""
+    from django.db.models import Count, Sum
+    from django.db.models.functions import TruncDate
+
+    contexts = ContextRecord.objects.all()
+    llm = LLMUsage.objects.all()
+    if user_id is not None:
+        contexts, llm = contexts.filter(user_id=user_id), llm.filter(user_id=user_id)
+    if since is not None:
+        contexts, llm = contexts.filter(created_at__gte=since), llm.filter(created_at__gte=since)
+    rows: dict[tuple[str, dt.date], dict[str, Any]] = {}
+
+    def row(user: str, day: dt.date) -> dict[str, Any]:
+        return rows.setdefault((user, day), {
+            "user_id": user, "day": day, "contexts": 0, "context_tokens": 0,
+            "llm_calls": 0, "llm_prompt_tokens": 0, "llm_completion_tokens": 0})
+
+    for entry in contexts.daily_tokens():
+        row(entry["user_id"], entry["day"]).update(contexts=entry["contexts"], context_tokens=entry["tokens"] or 0)
+    for entry in (llm.annotate(day=TruncDate("created_at", tzinfo=dt.UTC)).values("user_id", "day")
+                  .annotate(calls=Sum("calls"), prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens"),
+                            jobs=Count("id"))):
+        row(entry["user_id"], entry["day"]).update(llm_calls=entry["calls"] or 0, llm_prompt_tokens=entry["prompt"] or 0,
+                                                   llm_completion_tokens=entry["completion"] or 0)
+    return sorted(rows.values(), key=lambda r: (-r["day"].toordinal(), r["user_id"]))

@@ -147,24 +147,41 @@ def save_cases(knowledge_base, cases: list[Case], *, source: str = "file") -> in
     return len(rows)
 
 
-def create_case(*, knowledge_base, query: str, expected_chunk_ids: list[int] | None = None,
-                expected_document_ids: list[int] | None = None, source: str = "admin", note: str = ""):
-    """Save one evaluation case (from the hit-testing page); the expected ids must belong to the base."""
-    from ..models import Chunk, Document, EvaluationCase
+def _expected_ids(knowledge_base, chunk_ids, document_ids) -> tuple[list[int], list[int]]:
+    """The expected ids, validated: at least one, each in ``knowledge_base`` (InvalidInput otherwise)."""
+    from ..models import Chunk, Document
 
-    query = (query or "").strip()
-    if not query:
-        raise InvalidInput("query must not be empty", field="query")
-    chunk_ids = sorted({int(i) for i in expected_chunk_ids or []})
-    doc_ids = sorted({int(i) for i in expected_document_ids or []})
+    try:
+        chunk_ids = sorted({int(i) for i in chunk_ids or []})
+        doc_ids = sorted({int(i) for i in document_ids or []})
+    except (TypeError, ValueError):
+        raise InvalidInput("expected ids must be integers", field="expected_chunk_ids") from None
     if not chunk_ids and not doc_ids:
         raise InvalidInput("choose at least one expected chunk or document", field="expected_chunk_ids")
     if Chunk.objects.filter(pk__in=chunk_ids, knowledge_base=knowledge_base).count() != len(chunk_ids):
         raise InvalidInput("an expected chunk is not in this knowledge base", field="expected_chunk_ids")
     if Document.objects.filter(pk__in=doc_ids, knowledge_base=knowledge_base).count() != len(doc_ids):
         raise InvalidInput("an expected document is not in this knowledge base", field="expected_document_ids")
+    return chunk_ids, doc_ids
+
+
+def create_case(*, knowledge_base, query: str, expected_chunk_ids: list[int] | None = None,
+                expected_document_ids: list[int] | None = None, source: str = "admin", note: str = ""):
+    """Save one evaluation case (from the hit-testing page); the expected ids must belong to the base."""
+    from ..models import EvaluationCase
+
+    query = (query or "").strip()
+    if not query:
+        raise InvalidInput("query must not be empty", field="query")
+    chunk_ids, doc_ids = _expected_ids(knowledge_base, expected_chunk_ids, expected_document_ids)
     return EvaluationCase.objects.create(knowledge_base=knowledge_base, query=query, source=source, note=note[:500],
                                          expected_chunk_ids=chunk_ids, expected_document_ids=doc_ids)
+
+
+def set_expected(case, *, chunk_ids, document_ids) -> None:
+    """Name what answers a saved case (a feedback case has only the chunk that should not have)."""
+    case.expected_chunk_ids, case.expected_document_ids = _expected_ids(case.knowledge_base, chunk_ids, document_ids)
+    case.save(update_fields=["expected_chunk_ids", "expected_document_ids"])
 
 
 # --- running ----------------------------------------------------------------------------------

@@ -95,6 +95,7 @@ def propose_for_documents(knowledge_base, document_ids: list[int] | None = None)
 
 
 def accept_cases(knowledge_base, case_ids: list[int]) -> int:
-    """Accept proposed cases: they count in evaluations and the publish gate from now on."""
-    return EvaluationCase.objects.for_knowledge_base(knowledge_base).filter(pk__in=case_ids).proposed().update(
-        accepted=True)
+    """Accept proposed cases: they count in evaluations and the publish gate from now on. A case that names
+    nothing to find (feedback's rejected chunk alone) is not accepted until an operator names what answers it."""
+    return (EvaluationCase.objects.for_knowledge_base(knowledge_base).filter(pk__in=case_ids).proposed()
+            .exclude(expected_chunk_ids=[], expected_document_ids=[]).update(accepted=True))

@@ -98,7 +98,10 @@ def _run() -> None:
         try:
             batch = [_queue.get(timeout=IDLE_SECONDS)]
         except queue.Empty:
-            close_old_connections()  # closed unless CONN_MAX_AGE keeps it
+            try:
+                close_old_connections()  # closed unless CONN_MAX_AGE keeps it
+            except Exception:  # a host (or a test runner) may forbid database access in this thread now
+                logger.debug("access writer: idle connection check skipped", exc_info=True)
             continue
         while True:  # coalesce whatever queued up while the last batch was written
             try:

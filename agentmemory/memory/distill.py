@@ -20,6 +20,7 @@ from ..audit import record_event
 from ..backends.distillers import MemoryLine, SessionLine
 from ..conf import app_settings
 from ..models import MemoryItem, MemoryProfile, Session
+from ..usage import llm_usage
 from ..validation import validate_user_id
 from . import cache
 
@@ -79,8 +80,9 @@ def distill_profile(user_id: str, *, now: dt.datetime | None = None, dry_run: bo
     backend = distiller()
     sessions = recent_sessions(user_id) if getattr(backend, "uses_sessions", False) else []
     max_chars = app_settings.PROFILE_SUMMARY_MAX_CHARS
-    summary = (backend.distill(lines, max_chars=max_chars, sessions=sessions) if sessions
-               else backend.distill(lines, max_chars=max_chars))
+    with llm_usage("distill", user_id=user_id, job=f"profile:{user_id}"):
+        summary = (backend.distill(lines, max_chars=max_chars, sessions=sessions) if sessions
+                   else backend.distill(lines, max_chars=max_chars))
     sources = [line.id for line in lines]
     session_ids = [s.id for s in sessions]
     if dry_run:

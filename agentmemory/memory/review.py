@@ -1,4 +1,6 @@
-"""An operator's review of quarantined memories (memory/guard.py): approve or reject, audited.
+"""An operator's review of quarantined memories (memory/guard.py): approve or reject, audited; and
+``mark_down``, which a user's negative feedback on a context uses (context/feedback.py) to lower a memory's
+confidence and, below FEEDBACK_REVIEW_BELOW, send it to the same review queue.
 
 Approving makes the memory active with its text quoted as the user's own words (``guard.
 quote_as_user_words``), so a prompt carries what the user said, never an instruction; rejecting deletes it
@@ -37,7 +39,8 @@ def approve_memory(user_id: str, memory_id: int, *, reason: str = "") -> MemoryI
         lock_user(user_id)
         item = _quarantined(user_id, memory_id)
         before = snapshot(item)
-        item.content = quote_as_user_words(item.content, chinese=is_chinese(item.content))
+        if not _held_by_feedback(item):  # an instruction is kept as the user's quoted words
+            item.content = quote_as_user_words(item.content, chinese=is_chinese(item.content))
         item.status, item.updated_at = MemoryItem.Status.ACTIVE, timezone.now()
         item.provenance = [*(item.provenance or []), {"review": "approved", "at": iso(item.updated_at)}][-50:]
         for name, value in search_fields(item.content, item.tags or {}).items():
@@ -47,6 +50,36 @@ def approve_memory(user_id: str, memory_id: int, *, reason: str = "") -> MemoryI
                      after=snapshot(item), reason=reason or "approved in review")
         after_commit(user_id)
     return item
+
+
+def _held_by_feedback(item: MemoryItem) -> bool:
+    return bool(item.provenance) and (item.provenance[-1] or {}).get("review") == "feedback"
+
+
+def mark_down(user_id: str, memory_id: int, *, step: float, review_below: float, reason: str) -> dict:
+    """Lower a current memory's confidence by ``step``; below ``review_below`` (or when it was a model's
+    inference) it is quarantined for review, out of every prompt until an operator approves it.
+    Returns the effect ({"memory_id", "action": lowered|review|skipped, "confidence"})."""
+    validate_user_id(user_id)
+    with transaction.atomic():
+        lock_user(user_id)
+        item = MemoryItem.objects.for_user(user_id).select_for_update().filter(pk=memory_id).first()
+        if item is None or item.status not in (MemoryItem.Status.ACTIVE, MemoryItem.Status.COLD):
+            return {"memory_id": memory_id, "action": "skipped",
+                    "reason": "not a current memory" if item else "not found"}
+        before = snapshot(item)
+        item.confidence = round(max(0.0, item.confidence - step), 4)
+        review = item.confidence < review_below or item.source == MemoryItem.Source.MODEL_INFERRED
+        item.updated_at = timezone.now()
+        if review:
+            item.status = MemoryItem.Status.QUARANTINED
+            item.provenance = [*(item.provenance or []),
+                               {"review": "feedback", "reason": reason[:200], "at": iso(item.updated_at)}][-50:]
+        item.save(update_fields=["confidence", "status", "provenance", "updated_at"])
+        record_event("feedback.mark_down", object_type="memory", object_id=item.pk, user_id=user_id,
+                     before=before, after=snapshot(item), reason=reason)
+        after_commit(user_id)
+    return {"memory_id": memory_id, "action": "review" if review else "lowered", "confidence": item.confidence}
 
 
 def reject_memory(user_id: str, memory_id: int, *, reason: str = "") -> DeletionReceipt:

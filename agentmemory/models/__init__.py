@@ -10,7 +10,7 @@ from .knowledge import (
     ImportJob,
     KnowledgeBase,
 )
-from .ledger import ContextRecord
+from .ledger import ContextFeedback, ContextRecord, LLMUsage
 from .memory import DeletionReceipt, MemoryItem, MemoryProfile, MemoryTerm
 from .memory_tests import MemoryTestCase
 from .search import (
@@ -27,6 +27,7 @@ __all__ = [
     "ApiKey",
     "AuditEvent",
     "Chunk",
+    "ContextFeedback",
     "ContextRecord",
     "DeletionReceipt",
     "Document",
@@ -42,6 +43,7 @@ __all__ = [
     "KnowledgeBaseRetrieval",
     "KnowledgeBaseStats",
     "KnowledgeTermStat",
+    "LLMUsage",
     "MemoryItem",
     "MemoryProfile",
     "MemoryTerm",

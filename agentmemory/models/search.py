@@ -138,6 +138,7 @@ class EvaluationCase(models.Model):
         FILE = "file", _("JSONL file")
         API = "api", _("API")
         PROPOSED = "proposed", _("proposed from an import")
+        FEEDBACK = "feedback", _("proposed from feedback")
 
     knowledge_base = models.ForeignKey(
         "agentmemory.KnowledgeBase", on_delete=models.CASCADE, related_name="evaluation_cases",
@@ -151,6 +152,10 @@ class EvaluationCase(models.Model):
     expected_document_ids = models.JSONField(
         _("expected documents"), default=list, blank=True,
         help_text=_("Document ids that answer the query (any chunk of them counts)."),
+    )
+    rejected_chunk_ids = models.JSONField(
+        _("rejected chunks"), default=list, blank=True,
+        help_text=_("Chunks a user marked as not answering the query (negative feedback on a context)."),
     )
     source = models.CharField(_("source"), max_length=16, choices=Source.choices, default=Source.ADMIN,
                               help_text=_("Where the case came from."))

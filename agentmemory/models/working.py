@@ -99,6 +99,10 @@ class Session(models.Model):
     summary_covers_seq = models.PositiveIntegerField(
         _("summary covers up to"), default=0,
         help_text=_("Sequence number of the last turn folded into the summary (0: none)."))
+    summary_fields = models.JSONField(
+        _("structured summary"), default=dict, blank=True,
+        help_text=_('The summary as fields: {"goal": "...", "confirmed": [...], "open": [...]} '
+                    "(working/summary.py); 'summary' is its text."))
     summary_updated_at = models.DateTimeField(_("summary updated at"), null=True, blank=True)
     task_state = models.JSONField(_("task state"), default=dict, blank=True,
                                   help_text=_("Structured state of the task at hand, set by the agent."))

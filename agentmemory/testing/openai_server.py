@@ -39,6 +39,7 @@ class OpenAIChatServer:
     def __init__(self, answers: list[Answer] | None = None, *, delay: float = 0.0):
         self.answers: list[Answer] = list(answers or [])
         self.requests: list[dict[str, Any]] = []
+        self.usages: list[dict[str, int]] = []
         self.delay = delay
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -73,6 +74,12 @@ class OpenAIChatServer:
                 if isinstance(answer, int):
                     return self._send(answer, {"error": {"message": f"scripted HTTP {answer}"}})
                 content = answer(body) if callable(answer) else answer
+                # A real server counts tokens with its tokenizer; this one counts characters / 2, and keeps
+                # what it reported (``usages``) for tests of the accounting.
+                prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 2 + 1
+                usage = {"prompt_tokens": prompt, "completion_tokens": len(content) // 2 + 1}
+                usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+                server.usages.append(usage)
                 self._send(200, {
                     "id": f"chatcmpl-{len(server.requests)}",
                     "object": "chat.completion",
@@ -80,7 +87,7 @@ class OpenAIChatServer:
                     "model": body.get("model", ""),
                     "choices": [{"index": 0, "finish_reason": "stop",
                                  "message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                    "usage": usage,
                 })
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -25,6 +25,7 @@ from ..memory.redact import redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..timestamps import iso
 from ..types import MemoryDraft, WriteResult
+from ..usage import llm_usage
 from . import grounding
 from .corrections import without_retractions
 from .episodes import with_episodes
@@ -240,7 +241,8 @@ def run_extraction(run_id: int, *, extractor: Extractor | None = None) -> Extrac
     run.refresh_from_db()
     try:
         if run.items is None:
-            items = redact_json(_extract_items(run, session, extractor))  # the stored payload, masked too
+            with llm_usage("extraction", user_id=session.user_id, job=f"extraction_run:{run.pk}"):
+                items = redact_json(_extract_items(run, session, extractor))  # the stored payload, masked too
             run.items = items
             run.extractor = f"{type(extractor).__module__}.{type(extractor).__qualname__}"
             run.save(update_fields=["items", "extractor"])

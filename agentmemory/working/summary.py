@@ -1,5 +1,8 @@
 """Rolling summary: fold the turns older than the window into the summary, incrementally.
 
+The summary is structured (backends/summarizers/base.SummaryFields: goal, confirmed, open), stored in
+``Session.summary_fields`` with its rendered text in ``Session.summary`` (what the prompt carries).
+
 The summarizer gets the previous summary plus only the turns not yet folded (never a rewrite from
 scratch). It runs outside any lock; the result is applied only if nobody folded meanwhile.
 """
@@ -11,9 +14,11 @@ from django.utils import timezone
 
 from ..backends.extractors import TurnText
 from ..backends.summarizers import Summarizer, get_summarizer
+from ..backends.summarizers.base import SummaryFields
 from ..conf import app_settings
 from ..memory.redact import redact
 from ..models import Session, Turn
+from ..usage import llm_usage
 
 
 @dataclass(frozen=True)
@@ -49,10 +54,15 @@ def update_summary(session_id, *, force: bool = False, summarizer: Summarizer | 
     texts = [TurnText(seq=t.seq, role=t.role, content=t.content, turn_id=t.pk, session_id=str(session.pk))
              for t in turns]
     summarizer = summarizer or get_summarizer()
-    text = redact(summarizer.summarize(session.summary, texts, max_chars=app_settings.SUMMARY_MAX_CHARS))
+    previous = SummaryFields.from_session(session.summary_fields, session.summary)
+    with llm_usage("summary", user_id=session.user_id, job=f"session:{session.pk}"):
+        fields = summarizer.summarize_fields(previous, texts, max_chars=app_settings.SUMMARY_MAX_CHARS)
+    fields = SummaryFields(goal=redact(fields.goal), confirmed=[redact(x) for x in fields.confirmed],
+                           open=[redact(x) for x in fields.open])
     # Optimistic apply: only if the summary still covers what we started from (no concurrent fold).
     applied = Session.objects.filter(pk=session.pk, summary_covers_seq=start).update(
-        summary=text, summary_covers_seq=target, summary_updated_at=timezone.now())
+        summary=fields.render(), summary_fields=fields.as_dict(), summary_covers_seq=target,
+        summary_updated_at=timezone.now())
     return SummaryResult(str(session.pk), target - start if applied else 0,
                          target if applied else Session.objects.get(pk=session.pk).summary_covers_seq,
                          bool(applied))

@@ -193,6 +193,42 @@ def test_an_operator_reviews_a_held_version_in_the_admin(live_server, browser): 
     assert search_knowledge("同城送达要多久", knowledge_bases=["service"]).hits[0].version == 2
 
 
+def test_an_operator_reads_the_context_ledger_with_its_feedback_and_token_usage(live_server, browser):  # noqa: F811
+    """The ledger in a browser: a user's contexts, one opened with its items and the 👎 a user gave on one of
+    them, a sample of the period, and token usage per day that adds up to the contexts' totals."""
+    from rest_framework.test import APIClient
+    from selenium.webdriver.common.by import By
+
+    from agentmemory.context.feedback import give_feedback
+    from agentmemory.models import ContextRecord
+
+    city = write_memory("ruth", MemoryDraft(content="用户住在青岛", type="fact", key="city",
+                                            source="user_stated")).memory_id
+    api = APIClient()
+    api.force_authenticate(get_user_model().objects.create_superuser("ops", password="ops-pass-1"))
+    totals = []
+    for query in ("我住在哪个城市？", "帮我写一封请假邮件", "青岛明天天气"):
+        body = api.post("/api/agentmemory/context/", {"user_id": "ruth", "query": query}, format="json").json()
+        totals.append(body["token_counts"]["total"])
+    record = ContextRecord.objects.for_user("ruth").order_by("created_at").first()
+    marker = next(i["marker"] for i in record.items if i["ref"].get("memory_id") == city)
+    give_feedback(record, rating=-1, items=[marker], comment="已经搬到上海", actor="user:1")
+    base = live_server.url
+
+    _login(browser, base, "ops", "ops-pass-1")
+    browser.get(f"{base}/admin/agentmemory/contextrecord/?q=ruth")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#result_list tbody tr")
+    assert len(rows) == 3 and "−1" in browser.find_element(By.ID, "result_list").text
+    browser.get(f"{base}/admin/agentmemory/contextrecord/{record.pk}/change/")
+    page = browser.find_element(By.ID, "content-main").text
+    assert "我住在哪个城市" in page and f"memory:{city}" in page and "👎" in page and "已经搬到上海" in page
+    browser.get(f"{base}/admin/agentmemory/contextrecord/sample/?n=2&days=1")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#sample tbody tr")) == 2
+    browser.get(f"{base}/admin/agentmemory/contextrecord/usage/?user_id=ruth")
+    total = browser.find_element(By.CSS_SELECTOR, "#usage-total .context-tokens").text
+    assert int(total) == sum(totals)
+
+
 @pytest.mark.parametrize("language", ["zh-hans", "en"])
 def test_the_admin_and_the_users_page_speak_the_hosts_language(live_server, browser, language, settings):  # noqa: F811
     """Under the host's LANGUAGE_CODE the admin (model names, columns, actions, filters) and the user's page

@@ -175,3 +175,20 @@ def test_killing_the_worker_mid_extraction_and_restarting_gives_the_memories_of_
     assert done.attempts == 2
     assert sorted(row["item"] for row in done.results) == list(range(len(done.items)))
     assert _memories("killed-user") == expected
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_the_structured_summary_is_folded_by_a_real_worker(api_client, celery_worker, settings):
+    from tests.working.test_structured_summary import TRIP
+
+    settings.AGENTMEMORY = {"WINDOW_TURNS": 4, "SUMMARY_TRIGGER_TURNS": 4}
+    sid = api_client.post(BASE, {"user_id": "sum-user"}, format="json").json()["id"]
+    for role, content in TRIP:
+        assert api_client.post(f"{BASE}{sid}/turns/", {"role": role, "content": content},
+                               format="json").status_code == 201
+    body = _wait(lambda: (lambda b: b if b["covered_up_to"] >= 6 else None)(api_client.get(f"{BASE}{sid}/").json()),
+                 60, "the worker's summary")
+    fields = body["summary_fields"]
+    assert "日本" in fields["goal"] and any("2万元" in line for line in fields["confirmed"])
+    assert body["summary"].startswith("目标：")

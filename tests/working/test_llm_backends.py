@@ -12,7 +12,7 @@ from agentmemory.backends.extractors import TurnText
 from agentmemory.backends.extractors.llm import LLMExtractor
 from agentmemory.backends.summarizers.llm import LLMSummarizer
 from agentmemory.exceptions import LLMError
-from agentmemory.models import ExtractionRun, MemoryItem, Turn
+from agentmemory.models import ExtractionRun, LLMUsage, MemoryItem, Turn
 from agentmemory.tasks import extract_session
 from agentmemory.testing.hanging import hanging_server
 from agentmemory.testing.openai_server import OpenAIChatServer
@@ -73,9 +73,15 @@ def test_a_run_whose_model_keeps_failing_fails_with_turns_kept_and_succeeds_on_r
     with OpenAIChatServer([json.dumps(ITEMS, ensure_ascii=False)]) as server:
         _llm_settings(settings, server, EXTRACTOR="agentmemory.backends.extractors.llm.LLMExtractor")
         run_extraction(run.pk)
+        reported = server.usages
     run.refresh_from_db()
     assert run.status == "succeeded" and run.attempts == 2
     assert {m.key for m in MemoryItem.objects.for_user("llm-user").current()} >= {"company_industry"}
+    # The tokens each attempt spent are recorded against the run: the failed one's two calls, then one.
+    usage = list(LLMUsage.objects.filter(job=f"extraction_run:{run.pk}").order_by("id"))
+    assert [(u.purpose, u.user_id, u.calls) for u in usage] == [("extraction", "llm-user", 2),
+                                                                ("extraction", "llm-user", 1)]
+    assert usage[1].prompt_tokens == reported[0]["prompt_tokens"] > 0
 
 
 @pytest.mark.django_db
