@@ -43,11 +43,13 @@ class Context:
     trace: dict
     token_counts: dict
     raw: dict
+    context_id: int | None = None  # its row in the context ledger (feedback names it)
 
     @classmethod
     def from_api(cls, data: dict) -> Context:
         return cls(prompt=data.get("prompt", ""), route=data.get("route", ""), sections=data.get("sections", {}),
-                   trace=data.get("trace", {}), token_counts=data.get("token_counts", {}), raw=data)
+                   trace=data.get("trace", {}), token_counts=data.get("token_counts", {}), raw=data,
+                   context_id=data.get("context_id"))
 
 
 def memory_list(data: Any) -> list[Memory]:

@@ -144,6 +144,24 @@ class AgentMemory(BaseClient):
     def answer(self, user_id: str, query: str, **options) -> dict:
         return self.request("POST", "context/answer/", json={"user_id": user_id, "query": query, **options})
 
+    def contexts(self, user_id: str, **params) -> list[dict]:
+        """The context ledger of a user, newest first (``agent_id``, ``since``, ``limit``, ``offset``)."""
+        return self.request("GET", "contexts/", params={"user_id": user_id, **params})
+
+    def context_record(self, context_id: int) -> dict:
+        """One recorded context with the feedback given on it."""
+        return self.request("GET", f"contexts/{context_id}/")
+
+    def feedback(self, context_id: int, rating: int, items: list[str] | None = None, *, comment: str = "",
+                 correction: str = "") -> dict:
+        """Rate a recorded context or its items (markers such as "M2", "K1"); see docs/context.md."""
+        return self.request("POST", f"contexts/{context_id}/feedback/", json={
+            "rating": rating, "items": items or [], "comment": comment, "correction": correction})
+
+    def token_usage(self, user_id: str, since: str | None = None) -> list[dict]:
+        """A user's contexts and tokens per day, with the LLM tokens their jobs spent."""
+        return self.request("GET", "contexts/usage/", params={"user_id": user_id, "since": since})
+
     def knowledge_bases(self) -> list[dict]:
         return self.request("GET", "knowledge-bases/")
 
@@ -218,8 +236,9 @@ class AgentMemory(BaseClient):
         return self.request("POST", f"knowledge-bases/{slug}/evaluation-cases/propose/",
                             json={} if document_ids is None else {"document_ids": document_ids})
 
-    def accept_evaluation_case(self, slug: str, case_id: int) -> dict:
-        return self.request("POST", f"knowledge-bases/{slug}/evaluation-cases/{case_id}/accept/")
+    def accept_evaluation_case(self, slug: str, case_id: int, **expected) -> dict:
+        """Accept a proposed case; a feedback case needs ``expected_chunk_ids`` or ``expected_document_ids``."""
+        return self.request("POST", f"knowledge-bases/{slug}/evaluation-cases/{case_id}/accept/", json=expected)
 
     def add_evaluation_case(self, slug: str, query: str, **expected) -> dict:
         return self.request("POST", f"knowledge-bases/{slug}/evaluation-cases/", json={"query": query, **expected})

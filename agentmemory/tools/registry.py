@@ -116,6 +116,16 @@ class EndSessionArgs(serializers.Serializer):
     session_id = serializers.CharField(max_length=64)
 
 
+class ContextFeedbackArgs(serializers.Serializer):
+    context_id = serializers.IntegerField(min_value=1, help_text="The context_id get_context returned.")
+    rating = serializers.ChoiceField(choices=[1, -1], help_text="1: helpful; -1: wrong or not helpful.")
+    items = serializers.ListField(child=serializers.CharField(max_length=8), required=False, default=list,
+                                  help_text='The markers it is about, e.g. ["M2", "K1"]; empty: the whole context.')
+    comment = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    correction = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="",
+                                       help_text="What is true instead, in the user's words (with rating -1).")
+
+
 # --- handlers ---------------------------------------------------------------------------------
 
 def _remember(principal: Principal, args: dict) -> dict:
@@ -223,6 +233,18 @@ def _end_session(principal: Principal, args: dict) -> dict:
             "extraction": {"run_id": run.pk, "status": run.status} if run else None}
 
 
+def _context_feedback(principal: Principal, args: dict) -> dict:
+    from ..context.feedback import give_feedback
+    from ..models import ContextRecord
+
+    record = ContextRecord.objects.filter(pk=args["context_id"]).first()
+    if record is None or not principal.may_act_for(record.user_id):
+        raise NotFound(f"Context {args['context_id']} does not exist.")
+    row = give_feedback(record, rating=args["rating"], items=args["items"], comment=args["comment"],
+                        correction=args["correction"], actor=principal.actor)
+    return {"feedback_id": row.pk, "effects": row.effects}
+
+
 _MEMORY = "agentmemory.view_memoryitem"
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("remember", "Store something the user said about themselves that should be known in later "
@@ -246,6 +268,9 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          write("agentmemory.add_turn"), _append_turn),
     Tool("end_session", "End the conversation: what the user said is extracted into long-term memory in "
          "the background.", EndSessionArgs, write("agentmemory.change_session"), _end_session),
+    Tool("context_feedback", "Tell the memory that a context helped or was wrong: rate it, or the items the "
+         "user objected to by their markers (M2, K1); with rating -1 a correction in the user's words replaces "
+         "a wrong memory.", ContextFeedbackArgs, write("agentmemory.add_contextfeedback"), _context_feedback),
 )}
 
 

@@ -160,3 +160,22 @@ def test_the_admin_shows_feedback_per_item(api_client, admin_client):
     assert "👎" in detail and "搬家了" in detail
     listing = admin_client.get("/admin/agentmemory/contextfeedback/").content.decode()
     assert "搬家了" in listing and "lowered" in listing
+
+
+def test_the_agent_gives_feedback_through_the_tool(api_client, client):
+    city = _fact("olga", "用户住在大连", "city")
+    call = f"{API}tools/call/"
+    got = api_client.post(call, {"name": "get_context", "arguments": {"user_id": "olga", "query": "我住在哪？"}},
+                          format="json").json()["result"]
+    marker = next(c["label"] for c in got["citations"] if c["ref"].get("memory_id") == city)
+    answer = api_client.post(call, {"name": "context_feedback", "arguments": {
+        "context_id": got["context_id"], "rating": -1, "items": [marker], "correction": "我搬到青岛了"}},
+        format="json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["result"]["effects"][0]["action"] == "corrected"
+    assert "青岛" in _context(api_client, "olga", "我住在哪？")["prompt"]
+    _key, raw = create_api_key("pia-device", scopes=["read", "write"], user_ids=["pia"])
+    hidden = client.post(call, {"name": "context_feedback", "arguments": {"context_id": got["context_id"],
+                                                                          "rating": 1}},
+                         content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert hidden.status_code == 404

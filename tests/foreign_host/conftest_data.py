@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from agentmemory.api_keys import create_api_key, revoke_api_key
 from agentmemory.knowledge.ingest import create_import_job, prepare_document, run_import_job
 from agentmemory.memory.write import write_memory
-from agentmemory.models import KnowledgeBase
+from agentmemory.models import ContextRecord, KnowledgeBase
 from agentmemory.types import MemoryDraft
 from agentmemory.working.sessions import append_turn, create_session
 
@@ -38,6 +38,7 @@ class World:
     memory: dict[str, int] = field(default_factory=dict)  # user name -> memory id
     session: dict[str, str] = field(default_factory=dict)  # user name -> session id
     ids: dict[str, str] = field(default_factory=dict)  # user name -> memory user id (the Django pk)
+    context: dict[str, int] = field(default_factory=dict)  # user name -> a recorded context's id
     document: int | None = None
     job: int | None = None
 
@@ -52,6 +53,8 @@ def build_world(*, with_knowledge: bool) -> World:
         session = create_session(user_id=world.ids[user])
         append_turn(session, role="user", content=f"我的工号是 {secret}-7")
         world.session[user] = str(session.pk)
+        world.context[user] = ContextRecord.objects.create(user_id=world.ids[user], route="personal",
+                                                           query="我们公司的代号是什么？").pk
     if with_knowledge:
         kb = KnowledgeBase.objects.create(slug="manual", name="产品手册")
         parsed = prepare_document(fmt="markdown", content="# X-200\n## 参数\nX-200 的功率是 15W。")

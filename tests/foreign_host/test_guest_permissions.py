@@ -21,7 +21,8 @@ pytestmark = pytest.mark.django_db
 class Endpoint:
     name: str
     method: str
-    path: str  # formatted with the world: {m} alice's memory, {s} alice's session, {d} document, {j} job
+    path: str  # formatted with the world: {m} alice's memory, {s} alice's session, {c} alice's recorded context,
+    # {d} document, {j} job
     body: dict | None = None
     scope: str | None = None  # None: open to every authenticated principal (or to all, with public)
     perms: tuple[str, ...] = ()
@@ -135,6 +136,11 @@ ENDPOINTS = [
     Endpoint("mem0-history", "get", "v1/memories/{m}/history/", scope="read", perms=_p("view_memoryitem"), **SES),
     # the context ledger: a user's own rows (a non-staff user its own), by the read scope
     Endpoint("contexts", "get", "contexts/?user_id=alice", scope="read", perms=_p("view_contextrecord"), **MEM),
+    Endpoint("context-record", "get", "contexts/{c}/", scope="read", perms=_p("view_contextrecord"), **SES),
+    Endpoint("context-feedback", "post", "contexts/{c}/feedback/", {"rating": 1}, scope="write",
+             perms=_p("add_contextfeedback"), ok=201, **SES),
+    Endpoint("context-usage", "get", "contexts/usage/?user_id=alice", scope="read",
+             perms=_p("view_contextrecord"), **MEM),
     # function calling: the list is for any caller; each call is checked like the REST endpoint
     Endpoint("tools", "get", "tools/"),
     Endpoint("tool-call-recall", "post", "tools/call/", {"name": "recall", "arguments": {"user_id": "alice",
@@ -167,7 +173,8 @@ def test_every_endpoint_for_every_principal(principal: Principal, ep: Endpoint):
     world = build_world(with_knowledge=ep.knowledge)
     client = client_for(principal)
     # The endpoints name alice by her name; the memory knows her by her Django primary key.
-    path = API + ep.path.format(m=world.memory["alice"], s=world.session["alice"], d=world.document,
+    path = API + ep.path.format(m=world.memory["alice"], s=world.session["alice"], c=world.context["alice"],
+                                d=world.document,
                                 j=world.job).replace("alice", world.ids["alice"])
     if ep.body is not None:
         body = {k: [world.document if v == "{d}" else v for v in value] if isinstance(value, list) else value

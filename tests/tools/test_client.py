@@ -152,3 +152,20 @@ def test_the_review_queue_and_proposed_checks_through_the_client(api, eager_cele
         with pytest.raises(BadRequestError):
             m.discard_version("gated", first["document_id"], 2)
         assert m.propose_evaluation_cases("gated") is not None
+
+
+def test_the_ledger_and_feedback_through_the_client(api):
+    url, key = api
+    with AgentMemory(url, key) as m:
+        m.add([{"role": "user", "content": "我在阿里巴巴工作"}], user_id="lin")
+        context = m.context("lin", "我在哪家公司工作？")
+        assert context.context_id and m.contexts("lin")[0]["id"] == context.context_id
+        memory = next(i for s in ("profile", "long_term_memory") for i in context.sections[s]
+                      if "阿里巴巴" in i["text"])
+        answer = m.feedback(context.context_id, -1, [memory["label"]], correction="我现在在腾讯工作")
+        assert answer["effects"][0]["action"] == "corrected"
+        assert m.context_record(context.context_id)["feedback"][0]["id"] == answer["id"]
+        assert "腾讯" in m.context("lin", "我在哪家公司工作？").prompt
+        assert m.token_usage("lin")[0]["contexts"] == 2
+        with pytest.raises(BadRequestError):
+            m.feedback(context.context_id, 2)

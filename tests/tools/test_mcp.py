@@ -13,7 +13,8 @@ from django.db import connection
 from agentmemory.api_keys import create_api_key
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOL_NAMES = {"remember", "recall", "forget_memory", "search_knowledge", "get_context", "append_turn", "end_session"}
+TOOL_NAMES = {"remember", "recall", "forget_memory", "search_knowledge", "get_context", "append_turn", "end_session",
+              "context_feedback"}
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
