@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install browser run test lint messages worker beat bench clean-data
+.PHONY: install browser services run test lint messages worker beat bench clean-data
 
 $(VENV)/.installed: pyproject.toml setup.py agentmemory/backends/embeddings/native/e5q.c agentmemory/text/_segment.c
 	$(PYTHON) -m venv $(VENV)
@@ -27,13 +27,22 @@ browser:
 			fonts-wqy-microhei >/dev/null; \
 	else echo "chromium/chromedriver missing and not root: the browser tests will be skipped"; fi
 
+# PgBouncer for the pooling tests (transaction mode in front of the embedded PostgreSQL); apt when missing.
+services:
+	@if command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing pgbouncer (apt) for the pooling tests"; \
+		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >/dev/null 2>&1 \
+		  || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >/dev/null; }; }; \
+	else echo "pgbouncer missing and not root: the PgBouncer test will be skipped"; fi
+
 # The web server, a Celery worker and beat; a bundled Redis is the broker unless CELERY_BROKER_URL is set.
 run: install
 	$(PY) -m project.serve --host $(HOST) --port $(PORT)
 
 # The main suite, then the foreign-host suite: agentmemory installed into a second, typical Django
 # site (its own settings module, its own DRF API) exactly as README.md says.
-test: install browser
+test: install browser services
 	$(PY) -m pytest
 	$(PY) -m pytest --ds=tests.foreign_host.settings tests/foreign_host
 	$(PY) -m pytest --ds=tests.foreign_host.email_settings tests/foreign_host/email_login

@@ -114,6 +114,16 @@ def _check_related(raw: dict) -> list[Error]:
                 'e.g. [{"name": "blood_type", "type": "fact", "zh": "用户的血型是{v}", "en": "The user\'s blood type '
                 'is {v}", "patterns": ["血型是(?P<v>[ABO]{1,2})型?", "blood type is (?P<v>[ABO]{1,2})"]}] '
                 '(docs/memory.md, "Your own slots").')))
+    queues = raw.get("TASK_QUEUES")
+    if queues is not None:
+        from .tasks.queues import WORKLOADS
+
+        if not isinstance(queues, dict) or any(k not in WORKLOADS or not isinstance(v, str) or not v.strip()
+                                               for k, v in queues.items()):
+            errors.append(Error(f"AGENTMEMORY['TASK_QUEUES'] must map workloads to queue names, not {queues!r}.",
+                                hint='e.g. {"ingest": "am-ingest", "extraction": "am-extraction", '
+                                     '"maintenance": "am-maintenance"} (docs/reliability.md, "Queues").',
+                                id="agentmemory.E002"))
     return errors
 
 

@@ -348,6 +348,18 @@ class AppSettings:
         doc='Slots an operator adds to the rule-based extractor without code: a list of {"name", "type", '
             '"zh", "en", "patterns": [regular expressions with a (?P<v>...) group], "multi"} '
             '(docs/memory.md, "Your own slots").')
+    TASK_QUEUES: Setting[dict[str, Any]] = Setting(
+        {},
+        doc='Celery queue per workload: {"ingest": ..., "extraction": ..., "maintenance": ...} (tasks/queues.py); '
+            'empty: every task goes to the host\'s default queue or its own task_routes.')
+    BACKLOG_WARN_SECONDS: Setting[float] = Setting(
+        900.0, range=(1, 10000000),
+        doc='A workload whose oldest waiting job is older than this is reported as a warning (health ?backlog=1, '
+            'the health_check task, the admin\'s extraction-run and import-job lists).')
+    EXTRACTION_LEASE_SECONDS: Setting[float] = Setting(
+        600.0, range=(1, 86400),
+        doc='While a run of a user is running (and started less than this ago), another run of the same user '
+            'waits: extraction runs of one user never interleave.')
     # --- context assembly ----------------------------------------------------------------------
     CONTEXT_TOKEN_BUDGET: Setting[int] = Setting(4000, range=(50, 1000000))
     CONTEXT_MEMORY_SHARE: Setting[float] = Setting(0.25, range=(0.0, 1.0))

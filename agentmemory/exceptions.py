@@ -42,5 +42,9 @@ class EmbeddingModelMismatch(AgentMemoryError):
     """Vectors of one embedding model were about to be compared with vectors of another."""
 
 
+class ExtractionBusy(BackendError):
+    """Another extraction run of the same user is running: this one waits (the task retries it later)."""
+
+
 class LLMError(BackendError):
     """An OpenAI-compatible chat backend failed or returned an unusable answer."""

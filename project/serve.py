@@ -6,6 +6,12 @@ broker configured, that broker is used. With no REDIS_URL, the bundled Redis is 
 shared cache. Ctrl-C stops all three.
 
     python -m project.serve [--host 127.0.0.1] [--port 8000] [--no-worker] [--no-beat]
+
+``--topology`` starts the production shape instead, for local trials (docs/deployment.md): gunicorn with
+``--web-workers`` processes (3), one Celery worker per workload queue (ingest, extraction, maintenance:
+AGENTMEMORY_TASK_QUEUES, prefixed ``--queue-prefix``, default "am"), and beat.
+
+    python -m project.serve --topology [--web-workers 3] [--queue-prefix am]
 """
 from __future__ import annotations
 
@@ -37,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", default=os.environ.get("PORT", "8000"))
     parser.add_argument("--no-worker", action="store_true")
     parser.add_argument("--no-beat", action="store_true")
+    parser.add_argument("--topology", action="store_true",
+                        help="gunicorn with several workers, one Celery worker per queue, beat")
+    parser.add_argument("--web-workers", type=int, default=3)
+    parser.add_argument("--queue-prefix", default=os.environ.get("AGENTMEMORY_QUEUE_PREFIX", "am"))
     args = parser.parse_args(argv)
 
     broker, _server = _broker()
@@ -52,18 +62,39 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True)
     subprocess.run([python, "manage.py", "check"], cwd=ROOT, env=env, check=True)
     children: list[subprocess.Popen] = []
+    queues = {w: f"{args.queue_prefix}-{w}" for w in ("ingest", "extraction", "maintenance")} if args.topology else {}
+    if queues:
+        spec = ",".join(f"{w}={q}" for w, q in queues.items())
+        for e in (env, worker_env):
+            e["AGENTMEMORY_TASK_QUEUES"] = spec
     if not args.no_worker:
-        children.append(subprocess.Popen([celery, "-A", "project", "worker", "-l", "info", "--pool", "solo",
-                                          "--concurrency", "1"], cwd=ROOT, env=worker_env))
+        for workload, queue in (queues.items() if queues else [("default", None)]):
+            command = [celery, "-A", "project", "worker", "-l", "info", "--pool", "solo", "--concurrency", "1"]
+            if queue:
+                command += ["-Q", queue, "-n", f"{workload}@%h"]
+            children.append(subprocess.Popen(command, cwd=ROOT, env=worker_env))
     if not args.no_beat:
         children.append(subprocess.Popen([celery, "-A", "project", "beat", "-l", "info", "--scheduler",
                                           "django_celery_beat.schedulers:DatabaseScheduler"], cwd=ROOT, env=env))
-    web = subprocess.Popen([python, "manage.py", "runserver", f"{args.host}:{args.port}", "--noreload"], cwd=ROOT,
-                           env=env)
+    if args.topology:
+        gunicorn = Path(python).parent / "gunicorn"
+        if not gunicorn.exists():
+            print("--topology needs gunicorn (pip install gunicorn)", file=sys.stderr)
+            for child in children:
+                child.terminate()
+            return 2
+        web = subprocess.Popen([str(gunicorn), "project.wsgi", "--bind", f"{args.host}:{args.port}",
+                                "--workers", str(args.web_workers), "--access-logfile", "-"], cwd=ROOT,
+                               env={**env, "OMP_NUM_THREADS": "1", "AGENTMEMORY_EMBEDDER_THREADS": "1"})
+    else:
+        web = subprocess.Popen([python, "manage.py", "runserver", f"{args.host}:{args.port}", "--noreload"],
+                               cwd=ROOT, env=env)
     children.append(web)
-    print(f"agentmemory: web http://{args.host}:{args.port}/, broker {broker}, "
-          f"{'worker' if not args.no_worker else 'no worker'}, {'beat' if not args.no_beat else 'no beat'}",
-          flush=True)
+    workers = ("no worker" if args.no_worker else
+               f"workers on {', '.join(queues.values())}" if queues else "worker")
+    web_shape = f"gunicorn x{args.web_workers}" if args.topology else "runserver"
+    print(f"agentmemory: web http://{args.host}:{args.port}/ ({web_shape}), broker {broker}, {workers}, "
+          f"{'beat' if not args.no_beat else 'no beat'}", flush=True)
 
     def stop(*_args) -> None:
         for child in children:

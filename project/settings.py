@@ -76,6 +76,12 @@ else:
 DATABASES["default"].setdefault("TEST", {})
 DATABASES["default"]["TEST"]["NAME"] = env("TEST_DATABASE_NAME", default=None)
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
+# Django's psycopg connection pool (needs psycopg-pool; CONN_MAX_AGE must stay 0): DATABASE_POOL=<max size>.
+if env.int("DATABASE_POOL", default=0):
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": env.int("DATABASE_POOL")}
+# Behind PgBouncer in transaction mode a cursor cannot outlive its transaction (Django's advice; agentmemory
+# itself keeps no session state: its settings and locks are transaction-local): DATABASE_PGBOUNCER=1.
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool("DATABASE_PGBOUNCER", default=False)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -132,6 +138,7 @@ _AM_ENV = {
     "CONTEXT_PARALLEL": bool,
     "CONTEXT_MEMORY_MAX_ITEMS": int,
     "MEMORY_ACCESS_ASYNC": bool,
+    "TASK_QUEUES": dict,  # "ingest=am-ingest,extraction=am-extraction,maintenance=am-maintenance"
 }
 for _key, _cast in _AM_ENV.items():
     _name = f"AGENTMEMORY_{_key}"

@@ -25,6 +25,7 @@ from ..knowledge.reembed import create_reembed_job
 from ..models import Chunk, Document, DocumentVersion, HeldVersion, ImportJob, KnowledgeBase
 from ..tasks.dispatch import enqueue_on_commit
 from .audit import ReadOnlyAdmin, as_operator
+from .backlog import BacklogWarningMixin
 
 PREVIEW_LIMIT = 200
 
@@ -398,7 +399,7 @@ class ChunkAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ImportJob)
-class ImportJobAdmin(ReadOnlyAdmin):
+class ImportJobAdmin(BacklogWarningMixin, ReadOnlyAdmin):
     def has_retry_permission(self, request) -> bool:
         return request.user.has_perm("agentmemory.change_importjob")
 

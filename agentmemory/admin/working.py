@@ -11,6 +11,7 @@ from ..models import ExtractionRun, Session, Turn
 from ..tasks.working import enqueue_extraction, enqueue_summary
 from ..working.sessions import end_session
 from .audit import ReadOnlyAdmin
+from .backlog import BacklogWarningMixin
 
 
 class TurnInline(admin.TabularInline):
@@ -86,7 +87,7 @@ class SessionAdmin(admin.ModelAdmin):
 
 
 @admin.register(ExtractionRun)
-class ExtractionRunAdmin(ReadOnlyAdmin):
+class ExtractionRunAdmin(BacklogWarningMixin, ReadOnlyAdmin):
     def has_retry_permission(self, request) -> bool:
         return request.user.has_perm("agentmemory.change_session")
 

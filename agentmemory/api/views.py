@@ -63,13 +63,16 @@ class HealthView(AgentMemoryAPIView):
 
     @extend_schema(parameters=[OpenApiParameter("vectors", bool, description=(
         "Authenticated callers only: also report stored vectors of another embedding model (after a "
-        "switch, until re-embedded)."))],
+        "switch, until re-embedded).")), OpenApiParameter("backlog", bool, description=(
+        "Authenticated callers only: jobs waiting per workload, the oldest one's age, the broker's queue "
+        "depths and warnings past BACKLOG_WARN_SECONDS."))],
         responses={200: inline_serializer("Health", {
             "status": serializers.ChoiceField(choices=["ok", "unavailable"]),
             "pgvector": serializers.CharField(allow_null=True, required=False,
                                               help_text="Authenticated callers only."),
             "version": serializers.CharField(required=False, help_text="Authenticated callers only."),
             "vectors": serializers.DictField(required=False),
+            "backlog": serializers.DictField(required=False),
         }), 503: inline_serializer("HealthUnavailable", {"status": serializers.CharField(), "error": serializers.CharField(), "detail": serializers.CharField()})})
     def get(self, request):
         try:
@@ -87,6 +90,11 @@ class HealthView(AgentMemoryAPIView):
             from ..health import vector_models
 
             body["vectors"] = vector_models(get_embedder().model_name)
+        if request.query_params.get("backlog") in ("1", "true"):
+            # ?backlog=1: jobs waiting per workload, the oldest one's age, the broker's queue depths, warnings.
+            from ..backlog import backlog
+
+            body["backlog"] = backlog()
         return Response(body)
 
 

@@ -20,6 +20,7 @@ from django.db import InterfaceError, OperationalError
 from ..audit import task_actor
 from ..conf import app_settings
 from ..exceptions import BackendError, EmbeddingError
+from .queues import AgentMemoryTask
 
 DATABASE_DOWN = (OperationalError, InterfaceError)
 
@@ -70,6 +71,7 @@ def agentmemory_task(name: str, *, retry: RetryPolicy | None = None,
     ``fallback(exc, *args, **kwargs)`` answers for a policy that does not retry eagerly.
     """
     options.setdefault("acks_late", True)
+    options.setdefault("base", AgentMemoryTask)  # its workload's queue (tasks/queues.py)
 
     def decorate(func: Callable) -> Callable:
         body = _as_task_actor(name, func) if audited else func

@@ -13,14 +13,14 @@ import datetime as dt
 import logging
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from ..backends.extractors import ExistingMemory, Extractor, TurnText, get_extractor
 from ..backends.extractors.base import BOOKKEEPING_TAGS, safe_key
 from ..backends.extractors.rules import RuleBasedExtractor
 from ..conf import app_settings
-from ..exceptions import BackendError, InvalidInput
+from ..exceptions import BackendError, ExtractionBusy, InvalidInput
 from ..memory.redact import redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..timestamps import iso
@@ -236,8 +236,7 @@ def run_extraction(run_id: int, *, extractor: Extractor | None = None) -> Extrac
         return run
     session = run.session
     extractor = extractor or get_extractor()
-    ExtractionRun.objects.filter(pk=run.pk).update(status=ExtractionRun.Status.RUNNING, error="",
-                                                   attempts=run.attempts + 1, started_at=timezone.now())
+    _claim(run)
     run.refresh_from_db()
     try:
         if run.items is None:
@@ -256,6 +255,26 @@ def run_extraction(run_id: int, *, extractor: Extractor | None = None) -> Extrac
         Session.objects.filter(pk=session.pk, extracted_up_to__lt=run.last_seq).update(extracted_up_to=run.last_seq)
     run.refresh_from_db()
     return run
+
+
+def _claim(run: ExtractionRun) -> None:
+    """Mark ``run`` running, unless another run of its user is running (started less than
+    EXTRACTION_LEASE_SECONDS ago): runs of one user never interleave, whatever the number of workers, so
+    the newer session's statements are written after the older one's. Raises ExtractionBusy (the task
+    retries later; left pending, the sweep starts it again)."""
+    now = timezone.now()
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                           [f"agentmemory:extraction:{run.user_id}"])
+        other = (ExtractionRun.objects.filter(user_id=run.user_id, status=ExtractionRun.Status.RUNNING,
+                                              started_at__gte=now - dt.timedelta(
+                                                  seconds=app_settings.EXTRACTION_LEASE_SECONDS))
+                 .exclude(pk=run.pk).values_list("pk", flat=True).first())
+        if other is not None:
+            raise ExtractionBusy(f"run {other} of this user is running; run {run.pk} waits for it")
+        ExtractionRun.objects.filter(pk=run.pk).update(status=ExtractionRun.Status.RUNNING, error="",
+                                                       attempts=run.attempts + 1, started_at=now)
 
 
 def _fail(run: ExtractionRun, exc: BaseException) -> None:
