@@ -164,12 +164,17 @@ def embedded_redis_url(data_dir: Path | None = None) -> str:
 
 
 def database_url(settings: dict) -> str:
-    """A DATABASE_URL for a DATABASES entry from embedded_database() (socket directory as host)."""
-    from urllib.parse import urlencode
+    """A DATABASE_URL for a DATABASES entry (embedded_database()'s or any other): host (a socket directory
+    too), port, user, password and the string OPTIONS (sslmode, options, ...), so another process reaches
+    the same database exactly as configured."""
+    from urllib.parse import quote, urlencode
 
-    # The socket directory as a query parameter: the form both libpq and django-environ read.
-    query = urlencode({"host": settings["HOST"], "port": settings["PORT"], "user": settings["USER"]})
-    return f"postgres:///{settings['NAME']}?{query}"
+    # Everything as query parameters: the form both libpq and django-environ read, socket directories too.
+    params = {"host": settings.get("HOST") or "", "port": settings.get("PORT") or "",
+              "user": settings.get("USER") or "", "password": settings.get("PASSWORD") or ""}
+    params.update({k: v for k, v in (settings.get("OPTIONS") or {}).items() if isinstance(v, str | int)})
+    query = urlencode({k: v for k, v in params.items() if v != ""})
+    return f"postgres:///{quote(settings['NAME'])}?{query}"
 
 
 def main(argv: list[str] | None = None) -> int:

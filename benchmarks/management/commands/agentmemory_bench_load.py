@@ -223,8 +223,9 @@ class Command(BenchCommand):
         db = connection.settings_dict
         from agentmemory.embedded import database_url
 
-        env = {**os.environ, "DATABASE_URL": database_url({"HOST": db["HOST"], "PORT": db["PORT"],
-                                                           "USER": db["USER"], "NAME": db["NAME"]}),
+        # The database exactly as this process reaches it: the given DATABASE_URL, else every part of its
+        # settings (password and options included).
+        env = {**os.environ, "DATABASE_URL": os.environ.get("DATABASE_URL") or database_url(db),
                "CELERY_BROKER_URL": broker, "OMP_NUM_THREADS": "1", "DEBUG": "false",
                "CONN_MAX_AGE": "60", "AGENTMEMORY_LOG_LEVEL": "WARNING"}
         port = _free_port()
