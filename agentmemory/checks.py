@@ -242,6 +242,27 @@ def check_broker(app_configs=None, **kwargs):
     return []
 
 
+@register(Tags.database)
+def check_read_replica(app_configs=None, **kwargs):
+    """READ_REPLICA names a database alias and the router that uses it is installed."""
+    from django.conf import settings
+
+    alias = app_settings.READ_REPLICA
+    if not alias:
+        return []
+    if alias not in settings.DATABASES:
+        return [Error(f"AGENTMEMORY['READ_REPLICA'] is {alias!r}, which is not in DATABASES.",
+                      hint="Add the replica's connection under that alias (docs/deployment.md).",
+                      id="agentmemory.E009")]
+    from .db import router_installed
+
+    if not router_installed():
+        return [Warning("AGENTMEMORY['READ_REPLICA'] is set but agentmemory.db.ReplicaRouter is not in "
+                        "DATABASE_ROUTERS: the replica is not used (every read goes to the primary).",
+                        hint='DATABASE_ROUTERS = ["agentmemory.db.ReplicaRouter", ...]', id="agentmemory.W004")]
+    return []
+
+
 @register(Tags.caches, deploy=True)  # with `check --deploy`: a note for production, not on every command
 def check_cache_per_process(app_configs=None, **kwargs):
     """I001: the default cache is per process; what that costs (correctness does not depend on it)."""

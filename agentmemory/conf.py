@@ -352,6 +352,14 @@ class AppSettings:
         {},
         doc='Celery queue per workload: {"ingest": ..., "extraction": ..., "maintenance": ...} (tasks/queues.py); '
             'empty: every task goes to the host\'s default queue or its own task_routes.')
+    READ_REPLICA: Setting[str] = Setting(
+        "",
+        doc='DATABASES alias of a read replica for retrieval reads (context, search, recall), with '
+            'DATABASE_ROUTERS = ["agentmemory.db.ReplicaRouter"]; empty: everything reads the default database.')
+    READ_YOUR_WRITES_SECONDS: Setting[float] = Setting(
+        60.0, range=(1, 86400),
+        doc='How long a user\'s write is remembered (its WAL position) so that their reads wait for the replica '
+            'to replay it, reading the primary meanwhile.')
     BACKLOG_WARN_SECONDS: Setting[float] = Setting(
         900.0, range=(1, 10000000),
         doc='A workload whose oldest waiting job is older than this is reported as a warning (health ?backlog=1, '

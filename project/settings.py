@@ -82,6 +82,10 @@ if env.int("DATABASE_POOL", default=0):
 # Behind PgBouncer in transaction mode a cursor cannot outlive its transaction (Django's advice; agentmemory
 # itself keeps no session state: its settings and locks are transaction-local): DATABASE_PGBOUNCER=1.
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool("DATABASE_PGBOUNCER", default=False)
+# A read replica for retrieval reads (docs/deployment.md, "Read replica"): DATABASE_REPLICA_URL.
+if env("DATABASE_REPLICA_URL", default=""):
+    DATABASES["replica"] = {**env.db("DATABASE_REPLICA_URL"), "TEST": {"MIRROR": "default"}}
+    DATABASE_ROUTERS = ["agentmemory.db.ReplicaRouter"]
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -144,6 +148,8 @@ for _key, _cast in _AM_ENV.items():
     _name = f"AGENTMEMORY_{_key}"
     if _name in os.environ:
         AGENTMEMORY[_key] = env.get_value(_name, cast=_cast)
+if "replica" in DATABASES:
+    AGENTMEMORY.setdefault("READ_REPLICA", "replica")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -13,6 +13,7 @@ from typing import Any
 from django.utils import timezone
 
 from ..conf import app_settings
+from ..db import retrieval_reads
 from ..exceptions import InvalidInput, NotFound
 from ..text import configured_language, language_of
 from ..types import ContextBundle, ContextItem, LayerResult
@@ -108,33 +109,36 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
 
     user_id, query, budget = _validate(user_id, query, token_budget, route, knowledge_bases, agent_id)
     language = request_language(query, language, user_id=user_id)
-    t = time.perf_counter()
-    session = _load_session(user_id, session_id) if session_id not in (None, "") else None
-    if knowledge_bases is not None:
-        from ..knowledge.search import resolve_knowledge_bases
+    # Everything read for the context comes from one place: the primary, or the read replica when it has
+    # replayed this user's writes (agentmemory/db.py); the ledger and access writes go to the primary.
+    with retrieval_reads(user_id) as read_from:
+        t = time.perf_counter()
+        session = _load_session(user_id, session_id) if session_id not in (None, "") else None
+        if knowledge_bases is not None:
+            from ..knowledge.search import resolve_knowledge_bases
 
-        knowledge_bases = resolve_knowledge_bases(knowledge_bases)  # NotFound early; the search reuses them
-    working = load_working_context(session) if session is not None else None
-    t = lap("load", t)
+            knowledge_bases = resolve_knowledge_bases(knowledge_bases)  # NotFound early; the search reuses them
+        working = load_working_context(session) if session is not None else None
+        t = lap("load", t)
 
-    # Route first, so a message that cannot fit is rejected before any search runs.
-    recent = [turn_line(turn) for turn in (working.recent_turns() if working is not None else [])[-4:]]
-    decision = decide_route(query, requested=route, recent_turns=recent, has_session=session is not None)
-    # A message that is only small talk has no evidence to find: nothing is retrieved for it.
-    small_talk = app_settings.CONTEXT_SMALL_TALK_FLOOR and is_small_talk(query)
-    wanted = tuple(name for name in decision.layers
-                   if not (small_talk and name in ("knowledge", "long_term_memory")))
-    t = lap("route", t)
-    with_knowledge = "knowledge" in wanted
-    fixed = fixed_tokens(query, language=language, with_knowledge=with_knowledge, with_history=working is not None)
-    fixed_total = sum(fixed.values())
-    if fixed_total > budget:
-        raise InvalidInput(
-            f"token_budget {budget} is too small: the current message and the instructions alone need "
-            f"{fixed_total} tokens", field="token_budget")
+        # Route first, so a message that cannot fit is rejected before any search runs.
+        recent = [turn_line(turn) for turn in (working.recent_turns() if working is not None else [])[-4:]]
+        decision = decide_route(query, requested=route, recent_turns=recent, has_session=session is not None)
+        # A message that is only small talk has no evidence to find: nothing is retrieved for it.
+        small_talk = app_settings.CONTEXT_SMALL_TALK_FLOOR and is_small_talk(query)
+        wanted = tuple(name for name in decision.layers
+                       if not (small_talk and name in ("knowledge", "long_term_memory")))
+        t = lap("route", t)
+        with_knowledge = "knowledge" in wanted
+        fixed = fixed_tokens(query, language=language, with_knowledge=with_knowledge, with_history=working is not None)
+        fixed_total = sum(fixed.values())
+        if fixed_total > budget:
+            raise InvalidInput(
+                f"token_budget {budget} is too small: the current message and the instructions alone need "
+                f"{fixed_total} tokens", field="token_budget")
 
-    layers = gather_layers(layers=wanted, user_id=user_id, query=query, agent_id=agent_id,
-                           working=working, knowledge_bases=knowledge_bases)
+        layers = gather_layers(layers=wanted, user_id=user_id, query=query, agent_id=agent_id,
+                               working=working, knowledge_bases=knowledge_bases)
     t = lap("gather", t)
 
     candidates = [it for name in ("profile", "long_term_memory", "knowledge", "working_memory")
@@ -165,6 +169,7 @@ def assemble_context(*, user_id: str, query: str, agent_id: str | None = None, s
         timings[f"gather.{name}"] = round(layer.elapsed_ms, 3)
     trace = _trace(decision, small_talk, wanted, layers, combined, priced, budgeted, timings)
     trace["language"] = language
+    trace["reads"] = read_from
     bundle = ContextBundle(route=decision.route, sections=sections, prompt=rendered.text, trace=trace,
                            token_counts=_token_counts(rendered.token_counts, budget, share), token_budget=budget)
     if record and app_settings.CONTEXT_LEDGER:

@@ -13,6 +13,7 @@ layer that fails is reported in the trace and contributes nothing; the context i
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 import logging
 import os
 import threading
@@ -109,7 +110,9 @@ def gather_layers(*, layers: tuple[str, ...], user_id: str, query: str, agent_id
     futures = {}
     if parallel and len(jobs) > 1:
         pool = _executor()
-        futures = {name: pool.submit(_in_worker(lambda n=name, f=fn: _timed(n, f))) for name, fn in jobs.items()}
+        # Each job runs in a copy of this context: where retrieval reads (agentmemory/db.py) goes with it.
+        futures = {name: pool.submit(contextvars.copy_context().run, _in_worker(lambda n=name, f=fn: _timed(n, f)))
+                   for name, fn in jobs.items()}
     if "profile" in layers:
         results["profile"] = _timed("profile", lambda: gather_profile(user_id, query, agent_id=agent_id))
     if "working_memory" in layers:

@@ -26,9 +26,10 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from ..conf import app_settings
+from ..db import read_alias, read_connection
 from ..models.fields import vector_literal
 from ..ranking.bm25 import bm25_idf, term_score_params, term_score_sql
 
@@ -131,7 +132,7 @@ def keyword_search(
 def _term_statistics(knowledge_base_id: int, terms: list[str]) -> KeywordResult:
     """The base's N, average length and BM25 parameters, and each known term's df and IDF (one query)."""
     tables = _tables()
-    with connection.cursor() as cur:
+    with read_connection.cursor() as cur:
         cur.execute(
             f"""
             SELECT s.chunk_count, s.total_terms, s.bm25_k1, s.bm25_b, s.chunks_zh, s.chunks_en,
@@ -195,7 +196,7 @@ def _score_postings(knowledge_base_id: int, result: KeywordResult, *, limit: int
     candidate_score = term_score_sql(idf="q.idf", tf="p.tf", length="p.length", avgdl="%s")
     common_score = term_score_sql(idf="(%s::float8[])[array_position(%s::text[], p.term)]", tf="p.tf",
                                   length="p.length", avgdl="%s")
-    with connection.cursor() as cur:
+    with read_connection.cursor() as cur:
         cur.execute(
             f"""
             WITH q(term, idf) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
@@ -244,7 +245,7 @@ class VectorHits(list):
 
 @functools.lru_cache(maxsize=8)
 def _iterative_scan_supported(vendor_key: str) -> bool:
-    with connection.cursor() as cur:
+    with read_connection.cursor() as cur:
         cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
         row = cur.fetchone()
     if not row:
@@ -255,7 +256,7 @@ def _iterative_scan_supported(vendor_key: str) -> bool:
 
 def active_chunk_count(knowledge_base_ids) -> int:
     """Active chunks of the given bases in all (kept by the keyword index's statistics)."""
-    with connection.cursor() as cur:
+    with read_connection.cursor() as cur:
         cur.execute(f"SELECT coalesce(sum(chunk_count), 0) FROM {_tables()['stats']} WHERE knowledge_base_id = ANY(%s)",
                     [list(knowledge_base_ids)])
         return int(cur.fetchone()[0])
@@ -263,7 +264,7 @@ def active_chunk_count(knowledge_base_ids) -> int:
 
 def chunk_languages(knowledge_base_id: int) -> dict[str, int]:
     """The base's active chunks per language ("zh", "en"; kept with the keyword index's statistics)."""
-    with connection.cursor() as cur:
+    with read_connection.cursor() as cur:
         cur.execute(f"SELECT chunks_zh, chunks_en FROM {_tables()['stats']} WHERE knowledge_base_id = %s",
                     [knowledge_base_id])
         row = cur.fetchone()
@@ -294,7 +295,7 @@ def vector_search(
     if languages is not None:  # one language's chunks of a mixed base (channels.vector_channel)
         extra, extra_params = extra + " AND c.language = ANY(%s)", [*extra_params, list(languages)]
     literal = vector_literal(query_vector)
-    with transaction.atomic(), connection.cursor() as cur:
+    with transaction.atomic(using=read_alias()), read_connection.cursor() as cur:
         if exact is None:
             exact = active_chunk_count(knowledge_base_ids) <= app_settings.VECTOR_EXACT_SEARCH_MAX
         if exact:
@@ -305,7 +306,7 @@ def vector_search(
             order = "(c.embedding <=> %s::vector) + 0"
         else:
             order = "c.embedding <=> %s::vector"
-            iterative = _iterative_scan_supported(connection.settings_dict.get("NAME", ""))
+            iterative = _iterative_scan_supported(read_connection.settings_dict.get("NAME", ""))
             cur.execute(
                 "SELECT set_config('hnsw.ef_search', %s, true)"
                 + (", set_config('hnsw.iterative_scan', 'relaxed_order', true)" if iterative else ""),
@@ -341,7 +342,7 @@ def chunk_cosines(chunk_ids: list[int], query_vectors: dict[str, Any], *,
     tables = _tables()
     raw = query_vectors[""]
     zh, en = (vector_literal(query_vectors.get(lang, raw)) for lang in ("zh", "en"))
-    with connection.cursor() as cur:
+    with read_connection.cursor() as cur:
         cur.execute(f"SELECT id, language, 1 - (embedding <=> CASE language WHEN 'zh' THEN %s::vector "
                     f"WHEN 'en' THEN %s::vector ELSE %s::vector END) FROM {tables['chunk']} "
                     f"WHERE id = ANY(%s) AND embedding IS NOT NULL AND embedding_model = %s",

@@ -26,6 +26,7 @@ import time
 from typing import Any
 
 from ..conf import app_settings
+from ..db import retrieval_entry
 from ..exceptions import InvalidInput, NotFound
 from ..types import SearchResult
 from ..validation import validate_query
@@ -102,6 +103,7 @@ def resolve_knowledge_bases(slugs: list[str] | None) -> list:
     return [found[s] for s in slugs]
 
 
+@retrieval_entry()
 def search_knowledge(
     query: str,
     *,

@@ -20,9 +20,9 @@ import logging
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connection
 
 from ..conf import app_settings
+from ..db import note_write, read_connection
 from ..models import MemoryItem, MemoryProfile
 from .snapshot import FINGERPRINT_COLUMNS
 
@@ -66,7 +66,7 @@ def stamp(user_id: str) -> tuple:
     """What the user's cached values derive from, as it is now in the database: the count, sum and maximum
     of their memories' revisions (every insert, update and delete changes one) and the profile row's version
     (its ``xmin``: any update, the admin's too)."""
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {FINGERPRINT_COLUMNS}, "
             f"(SELECT xmin::text FROM {MemoryProfile._meta.db_table} WHERE user_id = %s) "
@@ -88,7 +88,10 @@ def get_or_set(user_id: str, name: str, compute, timeout: float | None = None) -
 
 
 def invalidate_user(user_id: str) -> int:
-    """Drop every cached entry of ``user_id``; returns how many keys were listed."""
+    """Drop every cached entry of ``user_id``; returns how many keys were listed. Every write of a user's
+    memories calls it (now and after commit): with a read replica it also records where the write is in the
+    primary's WAL, for read-your-writes (agentmemory/db.py)."""
+    note_write(user_id)
     prefix = _prefix(user_id)
     index_key = f"{prefix}:_keys"
 

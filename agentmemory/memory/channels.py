@@ -11,9 +11,10 @@ import json
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from ..conf import app_settings
+from ..db import read_alias, read_connection
 from ..models import MemoryItem, MemoryTerm
 from ..models.fields import vector_literal
 from ..ranking.bm25 import idf_sql, term_score_params, term_score_sql
@@ -64,7 +65,7 @@ def keyword_channel(user_id: str, scope: str, params: list, terms: list[str],
     scan reads every row of the user; counted here to save a round trip)."""
     table, terms_table = MemoryItem._meta.db_table, MemoryTerm._meta.db_table
     user_rows = f"(SELECT count(*) FROM {table} WHERE user_id = %s)"
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         if not terms:
             cursor.execute(f"SELECT {user_rows}", [user_id])
             return {}, {}, int(cursor.fetchone()[0])
@@ -200,7 +201,7 @@ def vector_candidates(scope: str, params: list, *, vector: list[float] | None, m
     args += [sorted(keyword_ids), *params]
     hnsw = vector is not None and not exact
     # Only the HNSW settings need a transaction (SET LOCAL); the exact scan saves its BEGIN/COMMIT.
-    with transaction.atomic() if hnsw else nullcontext(), connection.cursor() as cursor:
+    with transaction.atomic(using=read_alias()) if hnsw else nullcontext(), read_connection.cursor() as cursor:
         if hnsw:
             # A large scope: HNSW, with iterative scan so the user filter still fills the list.
             cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
@@ -221,7 +222,7 @@ def candidate_rows(scope: str, params: list, ids: list[int], *, vector: dict[int
     proposes ids; this statement decides what the user's scope holds now)."""
     if not ids:
         return {}
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(f"SELECT m.id, {DETAILS} FROM {MemoryItem._meta.db_table} m "
                        f"WHERE m.id = ANY(%s) AND {scope}", [ids, *params])
         rows = cursor.fetchall()
@@ -234,7 +235,7 @@ def access_in_scope(scope: str, params: list, ids: list[int]) -> dict[int, tuple
     recall's in-process index cannot keep (recalls raise them without a new revision)."""
     if not ids:
         return {}
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(f"SELECT m.id, m.access_count, extract(epoch FROM coalesce(m.last_accessed_at, m.created_at))"
                        f"::float8 FROM {MemoryItem._meta.db_table} m WHERE m.id = ANY(%s) AND {scope}", [ids, *params])
         return {pk: (int(accesses or 0), touched) for pk, accesses, touched in cursor.fetchall()}

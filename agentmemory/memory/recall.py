@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from ..backends import get_embedder
 from ..conf import app_settings
+from ..db import retrieval_entry
 from ..exceptions import EmbeddingError, InvalidInput
 from ..models import MemoryItem
 from ..ranking.fusion import fuse_channels
@@ -88,6 +89,7 @@ def with_neighbour_context(relevance: dict[int, float], positions: dict[int, tup
 
 
 # --- the service --------------------------------------------------------------------------------
+@retrieval_entry(user_first=True)
 def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str | None = None,
                     include_cold: bool = False, include_inferred: bool = False, as_of: dt.datetime | None = None,
                     agent_ids: list[str] | None = None, touch: bool = True,

@@ -26,9 +26,9 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
-from django.db import connection
 
 from ..conf import app_settings
+from ..db import read_connection
 from ..models import MemoryItem
 from ..models.memory import row_columns, row_names
 from .priors import speaker_of
@@ -127,7 +127,7 @@ FINGERPRINT_COLUMNS = "count(*), coalesce(sum(rev), 0)::bigint, coalesce(max(rev
 
 def read_fingerprint(user_id: str) -> Fingerprint:
     """The user's revision fingerprint (count, sum, max of rev), read from the covering scope index alone."""
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(f"SELECT {FINGERPRINT_COLUMNS} FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id])
         n, total, top = cursor.fetchone()
     return int(n), int(total), int(top)
@@ -160,7 +160,7 @@ def read_live(user_id: str) -> tuple[Fingerprint, dict[int, LiveRow]]:
     It replaces the fingerprint statement while the query embeds, so what recall would read after the
     ranking (the candidates' access statistics) is already here, and the top k's rows are the copy's
     when it matches these revisions."""
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute(f"SELECT id, rev, access_count, extract(epoch FROM coalesce(last_accessed_at, created_at))"
                        f"::float8, (extract(epoch FROM last_accessed_at) * 1000000)::bigint "
                        f"FROM {MemoryItem._meta.db_table} WHERE user_id = %s", [user_id])
@@ -193,13 +193,13 @@ _trigger_ok: dict[str, float] = {}  # database name -> when it was last found wa
 def trigger_current() -> bool:
     """Whether this database's revision trigger watches all a copy holds (migration 0015); until it
     does, recall answers from SQL (a copy could miss an edit of a memory's words or tags)."""
-    name = str(connection.settings_dict.get("NAME"))
+    name = str(read_connection.settings_dict.get("NAME"))
     seen = _trigger_ok.get(name)
     if seen == math.inf:
         return True
     if seen is not None and time.monotonic() - seen < _TRIGGER_RECHECK:
         return False
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         cursor.execute("SELECT coalesce(bool_or(pg_get_triggerdef(oid) LIKE %s), false) FROM pg_trigger "
                        "WHERE tgname = 'am_memory_rev_update' AND tgrelid = %s::regclass",
                        ["%provenance%", MemoryItem._meta.db_table])
@@ -287,7 +287,7 @@ def load_index(user_id: str, model_name: str, *, whole: bool = False) -> UserInd
     old = _cache.peek(key)
     table = MemoryItem._meta.db_table
     columns = f"{_COLUMNS}, {row_columns(epoch_times=True)}" if whole else _COLUMNS
-    with connection.cursor() as cursor:
+    with read_connection.cursor() as cursor:
         if old is None or len(old.ids) < 256 or whole or old.whole:  # one read of every row
             cursor.execute(f"SELECT {columns} FROM {table} WHERE user_id = %s ORDER BY id", [model_name, user_id])
             index = _build(cursor.fetchall())
@@ -367,4 +367,4 @@ def _objects(items: list) -> np.ndarray:
 
 
 def _key(user_id: str, model_name: str) -> tuple[str, str, str]:
-    return (str(connection.settings_dict.get("NAME")), user_id, model_name)
+    return (str(read_connection.settings_dict.get("NAME")), user_id, model_name)

@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex
 
+from ..db import read_connection
 from .fields import embedding_field
 
 
@@ -97,7 +98,7 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
         its columns): the rows become instances here, through the fields' own converters.
         """
         _require_scope(user_id)
-        with connection.cursor() as cursor:
+        with read_connection.cursor() as cursor:  # the replica inside retrieval_reads (agentmemory/db.py)
             cursor.execute(_by_ids_sql(), [user_id, list(ids)])
             return self.from_rows(cursor.fetchall())
 
@@ -117,8 +118,8 @@ class MemoryItemManager(models.Manager.from_queryset(MemoryItemQuerySet)):
                     if local is not None:
                         values[i] = timezone.make_naive(values[i], local)
             for i, convert, column in converters:
-                values[i] = convert(values[i], column, connection)
-            items.append(MemoryItem.from_db(connection.alias, names, values))
+                values[i] = convert(values[i], column, read_connection)
+            items.append(MemoryItem.from_db(read_connection.alias, names, values))
         return items
 
     def owner_of(self, memory_id: int) -> str | None:

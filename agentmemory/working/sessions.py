@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from ..audit import record_event
 from ..conf import app_settings
+from ..db import note_write
 from ..exceptions import InvalidInput, NotFound
 from ..memory.redact import redact, redact_json
 from ..models import ExtractionRun, Session, Turn
@@ -123,6 +124,8 @@ def append_turn(session: Session | Any, *, role: str, content: str, metadata: di
         locked.turn_count = seq
         locked.last_activity_at = now
         locked.save(update_fields=["turn_count", "last_activity_at"])
+        # With a read replica, this user's next context reads the primary until the replica has this turn.
+        transaction.on_commit(lambda: note_write(locked.user_id))
     summary_due = locked.turn_count - locked.summary_covers_seq >= app_settings.SUMMARY_TRIGGER_TURNS
     memories: list[dict[str, Any]] = []
     run_id = None
