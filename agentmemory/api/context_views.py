@@ -15,7 +15,7 @@ from ..context.ledger import daily_usage
 from ..exceptions import InvalidInput, NotFound
 from ..models import ContextRecord
 from ..validation import validate_user_id
-from .access import context_arguments, principal_of, read, require_user, write
+from .access import context_arguments, principal_of, read, require_agent, require_user, write
 from .base import AgentMemoryAPIView
 from .context_serializers import (
     AnswerResponseSerializer,
@@ -91,6 +91,10 @@ class ContextRecordListView(AgentMemoryAPIView):
         validate_user_id(user_id)
         require_user(request, user_id)
         rows = ContextRecord.objects.for_user(user_id)
+        principal = principal_of(request)
+        if principal.agent_limit is not None:  # an agent-limited key sees its agents' contexts only
+            allowed = [*principal.agent_limit, *([""] if principal.may_use_agent(None) else [])]
+            rows = rows.filter(agent_id__in=allowed)
         if "agent_id" in request.query_params:
             rows = rows.filter(agent_id=request.query_params["agent_id"])
         since = _since(request)
@@ -107,6 +111,8 @@ def _record(request, pk: int) -> ContextRecord:
     if row is None:
         raise NotFound(f"Context {pk} does not exist.")
     require_user(request, row.user_id, not_found=f"Context {pk} does not exist.")
+    if row.agent_id:  # an agent's context is that agent's (an agent-limited key sees only its own)
+        require_agent(request, row.agent_id, not_found=f"Context {pk} does not exist.")
     return row
 
 

@@ -14,7 +14,8 @@ the items it names by their prompt markers ("M2", "K1"), and what it changes.
   proposes a case expecting that chunk.
 - **+1 on a memory** is kept with the feedback and changes nothing.
 
-Each feedback row keeps its effects, one entry per item, and an audit event ``context.feedback``.
+Each feedback row keeps its effects, one entry per item, and an audit event ``context.feedback``. The same
+feedback sent again on the same context (a client's retry) returns the first row and changes nothing twice.
 """
 from __future__ import annotations
 
@@ -66,6 +67,11 @@ def give_feedback(record: ContextRecord, *, rating, items=None, comment=None, co
     if correction and rating != -1:
         raise InvalidInput("a correction comes with rating -1.", field="correction")
     marked = _marked(record, markers)
+    # A retried request (the same feedback on the same context) changes nothing twice: the first row answers.
+    same = ContextFeedback.objects.filter(context=record, rating=rating, items=list(dict.fromkeys(markers)),
+                                          comment=redact_text(comment), correction=redact_text(correction)).first()
+    if same is not None:
+        return same
     memories = [m for m in marked if m.get("section") in _MEMORY_SECTIONS and m.get("ref", {}).get("memory_id")]
     chunks = [m for m in marked if m.get("section") == "knowledge" and m.get("ref", {}).get("chunk_id")]
     reason = f"feedback on context {record.pk}"

@@ -238,7 +238,8 @@ def _context_feedback(principal: Principal, args: dict) -> dict:
     from ..models import ContextRecord
 
     record = ContextRecord.objects.filter(pk=args["context_id"]).first()
-    if record is None or not principal.may_act_for(record.user_id):
+    if (record is None or not principal.may_act_for(record.user_id)
+            or (record.agent_id and not principal.may_use_agent(record.agent_id))):
         raise NotFound(f"Context {args['context_id']} does not exist.")
     row = give_feedback(record, rating=args["rating"], items=args["items"], comment=args["comment"],
                         correction=args["correction"], actor=principal.actor)

@@ -179,3 +179,25 @@ def test_the_agent_gives_feedback_through_the_tool(api_client, client):
                                                                           "rating": 1}},
                          content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}")
     assert hidden.status_code == 404
+
+
+def test_a_retried_feedback_changes_nothing_twice_and_an_agents_context_is_its_own(api_client, client):
+    pet = _fact("quinn", "用户养了一只叫豆豆的狗", "pet", confidence=0.9)
+    body = _context(api_client, "quinn", "我的狗叫什么？", agent_id="helper")
+    marker = _marker(body, pet)
+    first = _feedback(api_client, body["context_id"], rating=-1, items=[marker], comment="不对")
+    again = _feedback(api_client, body["context_id"], rating=-1, items=[marker], comment="不对")
+    assert first.status_code == again.status_code == 201 and first.json()["id"] == again.json()["id"]
+    assert MemoryItem.objects.for_user("quinn").get(pk=pet).confidence == pytest.approx(0.7)  # lowered once
+    _key, raw = create_api_key("other-agent", scopes=["read", "write"], agent_ids=["writer"])
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
+    assert client.get(f"{API}contexts/{body['context_id']}/", **auth).status_code == 404
+    assert client.post(f"{API}contexts/{body['context_id']}/feedback/", {"rating": 1},
+                       content_type="application/json", **auth).status_code == 404
+    _key, raw = create_api_key("helper-agent", scopes=["read", "write"], agent_ids=["helper"])
+    assert client.post(f"{API}contexts/{body['context_id']}/feedback/", {"rating": 1},
+                       content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 201
+    # The ledger list of an agent-limited key holds its agent's contexts only.
+    other = _context(api_client, "quinn", "再问一次", agent_id="writer")["context_id"]
+    listed = client.get(f"{API}contexts/?user_id=quinn", HTTP_AUTHORIZATION=f"Bearer {raw}").json()
+    assert body["context_id"] in [r["id"] for r in listed] and other not in [r["id"] for r in listed]
