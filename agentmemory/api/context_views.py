@@ -75,6 +75,16 @@ def _since(request):
     return value if timezone.is_aware(value) else timezone.make_aware(value, dt.UTC)
 
 
+def _user_param(request) -> str:
+    """``?user_id=``: required, valid, and a user the caller may act for."""
+    user_id = request.query_params.get("user_id", "")
+    if not user_id:
+        raise InvalidInput("user_id is required", field="user_id")
+    validate_user_id(user_id)
+    require_user(request, user_id)
+    return user_id
+
+
 class ContextRecordListView(AgentMemoryAPIView):
     """The context ledger of one user, newest first: ``?user_id=`` (required), ``agent_id``, ``since``."""
 
@@ -85,11 +95,7 @@ class ContextRecordListView(AgentMemoryAPIView):
                                OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
                    responses={200: ContextRecordSerializer(many=True)})
     def get(self, request):
-        user_id = request.query_params.get("user_id", "")
-        if not user_id:
-            raise InvalidInput("user_id is required", field="user_id")
-        validate_user_id(user_id)
-        require_user(request, user_id)
+        user_id = _user_param(request)
         rows = ContextRecord.objects.for_user(user_id)
         principal = principal_of(request)
         if principal.agent_limit is not None:  # an agent-limited key sees its agents' contexts only
@@ -152,9 +158,5 @@ class TokenUsageView(AgentMemoryAPIView):
                                OpenApiParameter("since", str, description="ISO date or date-time")],
                    responses={200: TokenUsageSerializer(many=True)})
     def get(self, request):
-        user_id = request.query_params.get("user_id", "")
-        if not user_id:
-            raise InvalidInput("user_id is required", field="user_id")
-        validate_user_id(user_id)
-        require_user(request, user_id)
+        user_id = _user_param(request)
         return Response(TokenUsageSerializer(daily_usage(user_id=user_id, since=_since(request)), many=True).data)
