@@ -8,10 +8,11 @@ shared cache. Ctrl-C stops all three.
     python -m project.serve [--host 127.0.0.1] [--port 8000] [--no-worker] [--no-beat]
 
 ``--topology`` starts the production shape instead, for local trials (docs/deployment.md): gunicorn with
-``--web-workers`` processes (3), one Celery worker per workload queue (ingest, extraction, maintenance:
-AGENTMEMORY_TASK_QUEUES, prefixed ``--queue-prefix``, default "am"), and beat.
+``--web-workers`` processes (3) of ``--web-threads`` threads (8), one Celery worker per workload queue (ingest,
+extraction, maintenance: AGENTMEMORY_TASK_QUEUES, prefixed ``--queue-prefix``, default "am"), and beat.
+``--replica`` adds a streaming standby of the embedded PostgreSQL (project/replica.py) as the read replica.
 
-    python -m project.serve --topology [--web-workers 3] [--queue-prefix am]
+    python -m project.serve --topology [--web-workers 3] [--web-threads 8] [--queue-prefix am] [--replica]
 """
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--topology", action="store_true",
                         help="gunicorn with several workers, one Celery worker per queue, beat")
     parser.add_argument("--web-workers", type=int, default=3)
+    parser.add_argument("--web-threads", type=int, default=8, help="threads per gunicorn worker (gthread)")
+    parser.add_argument("--replica", action="store_true",
+                        help="start a streaming standby of the embedded PostgreSQL and read retrieval from it")
+    parser.add_argument("--no-access-log", action="store_true", help="no gunicorn access log (benchmarks)")
     parser.add_argument("--queue-prefix", default=os.environ.get("AGENTMEMORY_QUEUE_PREFIX", "am"))
     args = parser.parse_args(argv)
 
@@ -60,6 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     python = sys.executable
     celery = str(Path(python).parent / "celery")
     subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True)
+    replica = _start_replica(env) if args.replica else None
+    if replica is not None:
+        from agentmemory.embedded import database_url
+
+        for e in (env, worker_env):
+            e["DATABASE_REPLICA_URL"] = database_url(replica.settings)
     subprocess.run([python, "manage.py", "check"], cwd=ROOT, env=env, check=True)
     children: list[subprocess.Popen] = []
     queues = {w: f"{args.queue_prefix}-{w}" for w in ("ingest", "extraction", "maintenance")} if args.topology else {}
@@ -84,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
                 child.terminate()
             return 2
         web = subprocess.Popen([str(gunicorn), "project.wsgi", "--bind", f"{args.host}:{args.port}",
-                                "--workers", str(args.web_workers), "--access-logfile", "-"], cwd=ROOT,
+                                "--workers", str(args.web_workers), "--worker-class", "gthread",
+                                "--threads", str(args.web_threads), "--timeout", "300",
+                                *([] if args.no_access_log else ["--access-logfile", "-"])], cwd=ROOT,
                                env={**env, "OMP_NUM_THREADS": "1", "AGENTMEMORY_EMBEDDER_THREADS": "1"})
     else:
         web = subprocess.Popen([python, "manage.py", "runserver", f"{args.host}:{args.port}", "--noreload"],
@@ -92,9 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     children.append(web)
     workers = ("no worker" if args.no_worker else
                f"workers on {', '.join(queues.values())}" if queues else "worker")
-    web_shape = f"gunicorn x{args.web_workers}" if args.topology else "runserver"
+    web_shape = f"gunicorn {args.web_workers}x{args.web_threads}" if args.topology else "runserver"
     print(f"agentmemory: web http://{args.host}:{args.port}/ ({web_shape}), broker {broker}, {workers}, "
-          f"{'beat' if not args.no_beat else 'no beat'}", flush=True)
+          f"{'beat' if not args.no_beat else 'no beat'}"
+          f"{', replica ' + replica.settings['HOST'] if replica else ''}", flush=True)
 
     def stop(*_args) -> None:
         for child in children:
@@ -115,7 +129,25 @@ def main(argv: list[str] | None = None) -> int:
         pass
     finally:
         stop()
+        if replica is not None:
+            replica.stop()
     return 0
+
+
+def _start_replica(env: dict):
+    """A standby of the database the project reaches (the embedded PostgreSQL), as project.replica makes it."""
+    import django
+
+    os.environ.update({k: v for k, v in env.items() if k in ("DJANGO_SETTINGS_MODULE",)})
+    django.setup()
+    from django.db import connection
+
+    from project.replica import replica_unavailable_reason, start_replica
+
+    reason = replica_unavailable_reason(connection.settings_dict)
+    if reason:
+        raise SystemExit(f"--replica: {reason}")
+    return start_replica(connection.settings_dict)
 
 
 if __name__ == "__main__":

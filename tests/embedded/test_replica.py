@@ -1,4 +1,4 @@
-"""A read replica for retrieval, against a real streaming standby (tests/replica.py): the bundled project with
+"""A read replica for retrieval, against a real streaming standby (project/replica.py): the bundled project with
 DATABASE_REPLICA_URL reads contexts from the replica; a user who just wrote reads their write at once (the
 primary answers until the replica has replayed it), while the replica's lag is visible to reads nobody waited
 for; a replica that stops sends reads to the primary."""
@@ -18,7 +18,7 @@ from agentmemory.embedded import database_url
 from agentmemory.memory.write import write_memory
 from agentmemory.types import MemoryDraft
 from tests.live_helpers import call, free_port, stop_group, wait_until_healthy
-from tests.replica import replica_unavailable_reason, sql, start_replica
+from project.replica import replica_unavailable_reason, sql, start_replica
 
 ROOT = Path(__file__).resolve().parents[2]
 API = "/api/agentmemory/"

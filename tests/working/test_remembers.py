@@ -168,3 +168,9 @@ def test_a_correction_of_one_fact_keeps_the_others_said_with_it(api_client, talk
     shown = remembered(api_client, "rest", "Where does the user work, and what is the dog called?")
     assert "Tencent" in shown and "Alibaba" not in shown
     assert "Max" in remembered(api_client, "rest", "What is the name of the user's dog?")
+
+
+def test_a_pet_named_after_a_possessive_keeps_a_clean_value(talk):
+    talk("pet", "我家的猫叫年糕。")
+    pets = MemoryItem.objects.for_user("pet").current().filter(key__startswith="pet:")
+    assert [m.content for m in pets] == ["用户的宠物：猫叫年糕"]

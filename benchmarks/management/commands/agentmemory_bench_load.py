@@ -6,6 +6,11 @@ errors and p50/p95/p99; then every acknowledged turn is read back: present, once
 what it measured and asserts nothing (tests/api/test_load_smoke.py runs a short version).
 
     python manage.py agentmemory_bench_load --clients 50 --seconds 60
+    python manage.py agentmemory_bench_load --topology [--replica]   # the production shape (project.serve)
+
+``--topology`` runs against ``python -m project.serve --topology``: gunicorn with several processes, one Celery
+worker per workload queue, beat, and one Redis cache shared by all; ``--replica`` adds a streaming standby of the
+embedded PostgreSQL as the read replica, and the table says where the contexts read.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ import sys
 import threading
 import time
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -39,6 +44,7 @@ class ClientLog:
     acknowledged: list[tuple[int, str]] = field(default_factory=list)  # (seq, content) of 201 turns
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    reads: Counter = field(default_factory=Counter)  # where each context read (its trace's "reads")
 
 
 @dataclass
@@ -56,6 +62,9 @@ class LoadResult:
     def errors(self, endpoint: str | None = None) -> int:
         names = [endpoint] if endpoint else ENDPOINTS
         return sum(len(log.errors[name]) for log in self.logs for name in names)
+
+    def reads(self) -> Counter:
+        return sum((log.reads for log in self.logs), Counter())
 
     def percentile(self, endpoint: str, q: float) -> float:
         values = sorted(v for log in self.logs for v in log.latencies[endpoint])
@@ -122,8 +131,10 @@ def _client(base_url: str, key: str, log: ClientLog, until: float) -> None:
             timed("memory_search", "POST", f"/users/{log.user_id}/memories/search/",
                   {"query": QUERIES[n % len(QUERIES)]}, (200,))
         elif step == 2:
-            timed("context", "POST", "/context/", {"user_id": log.user_id, "session_id": log.session_id,
-                                                    "query": QUERIES[n % len(QUERIES)]}, (200,))
+            context = timed("context", "POST", "/context/", {"user_id": log.user_id, "session_id": log.session_id,
+                                                              "query": QUERIES[n % len(QUERIES)]}, (200,))
+            if context is not None:
+                log.reads[str(context.get("trace", {}).get("reads", "?"))] += 1
 
 
 def _verify_turns(base_url: str, key: str, log: ClientLog) -> tuple[int, bool, int]:
@@ -186,9 +197,13 @@ class Command(BenchCommand):
         parser.add_argument("--key", help="API key for --url")
         parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
         parser.add_argument("--threads", type=int, default=16, help="threads per gunicorn worker (default 16)")
+        parser.add_argument("--topology", action="store_true",
+                            help="start python -m project.serve --topology (queues per workload, beat, shared cache)")
+        parser.add_argument("--replica", action="store_true",
+                            help="with --topology: a streaming standby of the embedded PostgreSQL as read replica")
 
     def handle(self, *args, clients: int, seconds: float, url: str | None, key: str | None, workers: int,
-               threads: int, **options):
+               threads: int, topology: bool, replica: bool, **options):
         if url:
             if not key:
                 raise CommandError("--url needs --key")
@@ -196,8 +211,10 @@ class Command(BenchCommand):
             return
         from agentmemory.api_keys import create_api_key
 
+        if replica and not topology:
+            raise CommandError("--replica needs --topology")
         _key, raw = create_api_key(f"bench-load-{uuid.uuid4().hex[:8]}")
-        processes = self._start(workers, threads)
+        processes = self._start_topology(workers, threads, replica) if topology else self._start(workers, threads)
         try:
             base = f"http://127.0.0.1:{processes['port']}/api/agentmemory"
             self._wait_ready(base, raw, processes)
@@ -207,18 +224,18 @@ class Command(BenchCommand):
                 proc.terminate()
             for proc in processes["procs"]:
                 try:
-                    proc.wait(30)
+                    proc.wait(60)
                 except subprocess.TimeoutExpired:
                     proc.kill()
-        self._report(result, f"gunicorn {workers}x{threads} (gthread) + 1 Celery worker")
+        where = (f"project.serve --topology: gunicorn {workers}x{threads} (gthread), a Celery worker per queue, "
+                 f"beat, one Redis cache{', a streaming read replica' if replica else ''}" if topology else
+                 f"gunicorn {workers}x{threads} (gthread) + 1 Celery worker")
+        self._report(result, where)
 
-    def _start(self, workers: int, threads: int) -> dict:
+    def _environment(self) -> tuple[Path, dict, object]:
         from django.conf import settings
 
         root = Path(settings.BASE_DIR) if hasattr(settings, "BASE_DIR") else Path.cwd()
-        gunicorn = Path(sys.executable).parent / "gunicorn"
-        if not gunicorn.exists():
-            raise CommandError("gunicorn is not installed: pip install 'agentmemory[dev]'.")
         broker = os.environ.get("CELERY_BROKER_URL") or self._broker()
         db = connection.settings_dict
         from agentmemory.embedded import database_url
@@ -228,9 +245,29 @@ class Command(BenchCommand):
         env = {**os.environ, "DATABASE_URL": os.environ.get("DATABASE_URL") or database_url(db),
                "CELERY_BROKER_URL": broker, "OMP_NUM_THREADS": "1", "DEBUG": "false",
                "CONN_MAX_AGE": "60", "AGENTMEMORY_LOG_LEVEL": "WARNING"}
-        port = _free_port()
         (root / ".agentmemory").mkdir(exist_ok=True)
-        log = open(root / ".agentmemory" / "bench_load.log", "ab")
+        return root, env, open(root / ".agentmemory" / "bench_load.log", "ab")
+
+    def _start_topology(self, workers: int, threads: int, replica: bool) -> dict:
+        root, env, log = self._environment()
+        if not os.environ.get("REDIS_URL"):
+            # One cache for every process, as the topology needs for read-your-writes across processes.
+            env["REDIS_URL"] = "redis://127.0.0.1:6379/15" if env["CELERY_BROKER_URL"].startswith(
+                "redis://127.0.0.1:6379/") else env["CELERY_BROKER_URL"].rsplit("/", 1)[0] + "/1"
+        port = _free_port()
+        command = [sys.executable, "-m", "project.serve", "--topology", "--port", str(port), "--web-workers",
+                   str(workers), "--web-threads", str(threads), "--no-access-log",
+                   "--queue-prefix", "bench-load", *(["--replica"] if replica else [])]
+        serve = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        return {"port": port, "procs": [serve]}
+
+    def _start(self, workers: int, threads: int) -> dict:
+        root, env, log = self._environment()
+        gunicorn = Path(sys.executable).parent / "gunicorn"
+        if not gunicorn.exists():
+            raise CommandError("gunicorn is not installed: pip install 'agentmemory[dev]'.")
+        port = _free_port()
         web = subprocess.Popen([str(gunicorn), "project.wsgi:application", "-b", f"127.0.0.1:{port}",
                                 "-w", str(workers), "-k", "gthread", "--threads", str(threads), "--timeout", "300"],
                                cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -271,6 +308,9 @@ class Command(BenchCommand):
                   f"acknowledged turns {sum(len(log.acknowledged) for log in result.logs)}, lost "
                   f"{result.lost_turns}, duplicated {result.duplicated_turns}, sessions out of order "
                   f"{result.misordered_sessions}")
+        reads = result.reads()
+        if reads:
+            out.write("contexts read from: " + ", ".join(f"{where} {n}" for where, n in reads.most_common()))
         shown = [e for log in result.logs for name in ENDPOINTS for e in log.errors[name]][:5]
         for error in shown:
             out.write(f"  error: {error}")

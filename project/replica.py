@@ -1,16 +1,24 @@
-"""A real streaming replica of the embedded PostgreSQL for the tests: a base backup (pg_basebackup -R) started as
-a hot standby on a socket of its own, from the embedded server's own binaries."""
+"""A real streaming replica of the embedded PostgreSQL, for local trials, the load benchmark and the tests: a base
+backup (pg_basebackup -R) started as a hot standby on a socket of its own, from the embedded server's own binaries.
+
+    python -m project.serve --topology --replica     # the topology reading retrieval from a standby
+"""
 from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.live_helpers import free_port
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def _binaries() -> Path | None:
@@ -37,6 +45,7 @@ class Replica:
 
 
 def replica_unavailable_reason(primary: dict) -> str | None:
+    """Why no standby can be made of ``primary`` here, or None."""
     if _binaries() is None:
         return "the embedded PostgreSQL binaries (pg_basebackup) are not installed"
     if not str(primary.get("HOST", "")).startswith("/"):
@@ -57,7 +66,7 @@ def start_replica(primary: dict, *, timeout: float = 120.0) -> Replica:
     subprocess.run([str(bin_dir / "pg_basebackup"), "-h", primary["HOST"], "-p", str(primary["PORT"]),
                     "-U", primary["USER"], "-D", str(data), "-R", "-X", "stream", "-c", "fast"],
                    user=user, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
-    port = free_port()
+    port = _free_port()
     options = (f"-p {port} -k {sock} -c listen_addresses='' -c hot_standby=on -c shared_buffers=64MB "
                "-c max_connections=200")
     subprocess.run([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(data / "log"), "-o", options, "-w",
@@ -69,7 +78,7 @@ def start_replica(primary: dict, *, timeout: float = 120.0) -> Replica:
     while sql(replica, "SELECT pg_is_in_recovery()") != "t":
         if time.monotonic() > deadline:
             replica.stop()
-            raise AssertionError("the standby did not come up")
+            raise RuntimeError("the standby did not come up")
         time.sleep(0.3)
     return replica
 
