@@ -307,8 +307,13 @@ def vector_search(
         else:
             order = "c.embedding <=> %s::vector"
             iterative = _iterative_scan_supported(read_connection.settings_dict.get("NAME", ""))
+            # enable_sort off: the size was decided above from the base's own count. Left to itself, the
+            # planner reads the base's share from the table's statistics, and for a base they do not know
+            # yet (bulk-imported since the last ANALYZE, or outside the most-common-values list of a table
+            # shared by many bases) it estimates a handful of rows and sorts the whole base exactly: 120 ms
+            # at 100k chunks against 2 ms through the graph (docs/deployment.md, "A million rows").
             cur.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true)"
+                "SELECT set_config('hnsw.ef_search', %s, true), set_config('enable_sort', 'off', true)"
                 + (", set_config('hnsw.iterative_scan', 'relaxed_order', true)" if iterative else ""),
                 [str(ef)],
             )

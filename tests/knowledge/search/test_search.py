@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection, transaction
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 
 from agentmemory.exceptions import InvalidInput, NotFound
 from agentmemory.knowledge.search import search_knowledge
@@ -148,3 +150,23 @@ def test_small_bases_are_scanned_exactly_and_large_ones_through_hnsw_with_the_sa
     assert graph.trace["channels"]["seed"]["vector"]["ef_search"] == 100
     assert [h.chunk_id for h in graph.hits] == [h.chunk_id for h in exact.hits]
     assert [h.score for h in graph.hits] == pytest.approx([h.score for h in exact.hits])
+
+
+def test_a_large_base_walks_the_graph_even_where_the_statistics_do_not_know_it(seed_kb):
+    """A base bulk-imported since the last ANALYZE (or one of many sharing the table) looks tiny to the planner;
+    left to itself it would sort every chunk of the base exactly. The statements the search sends, replayed with
+    the table's statistics gone, still plan the HNSW index."""
+    from agentmemory.models import Chunk
+
+    with connection.cursor() as cur:
+        cur.execute(f"DELETE FROM pg_statistic WHERE starelid = '{Chunk._meta.db_table}'::regclass")
+    with override_settings(AGENTMEMORY={"VECTOR_EXACT_SEARCH_MAX": 0}), \
+            CaptureQueriesContext(connection) as sent:
+        search_knowledge("大语言模型", knowledge_bases=["seed"], mode="vector", top_k=3)
+    nearest = [i for i, q in enumerate(sent.captured_queries) if "WITH nn AS MATERIALIZED" in q["sql"]][-1]
+    settings = [q["sql"] for q in sent.captured_queries[:nearest] if "set_config('hnsw.ef_search'" in q["sql"]]
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(settings[-1])
+        cur.execute("EXPLAIN " + sent.captured_queries[nearest]["sql"])
+        plan = "\n".join(row[0] for row in cur.fetchall())
+    assert "am_chunk_embedding_hnsw" in plan, plan
