@@ -44,11 +44,20 @@ class Replica:
         shutil.rmtree(self.work, ignore_errors=True)
 
 
+def _server(primary: dict) -> dict:
+    """The HOST, PORT, USER and NAME a DATABASES entry reaches, whether given as fields or (a DATABASE_URL's
+    query) as connection options."""
+    options = primary.get("OPTIONS") or {}
+    return {"HOST": str(primary.get("HOST") or options.get("host") or ""),
+            "PORT": str(primary.get("PORT") or options.get("port") or "5432"),
+            "USER": str(primary.get("USER") or options.get("user") or ""), "NAME": primary["NAME"]}
+
+
 def replica_unavailable_reason(primary: dict) -> str | None:
     """Why no standby can be made of ``primary`` here, or None."""
     if _binaries() is None:
         return "the embedded PostgreSQL binaries (pg_basebackup) are not installed"
-    if not str(primary.get("HOST", "")).startswith("/"):
+    if not _server(primary)["HOST"].startswith("/"):
         return "the test database is not the embedded PostgreSQL (its socket directory)"
     return None
 
@@ -56,6 +65,7 @@ def replica_unavailable_reason(primary: dict) -> str | None:
 def start_replica(primary: dict, *, timeout: float = 120.0) -> Replica:
     """A hot standby of ``primary`` (a DATABASES entry of the embedded server), streaming from it."""
     bin_dir = _binaries()
+    primary = _server(primary)
     user = Path(primary["HOST"]).owner() if os.geteuid() == 0 else None  # PostgreSQL refuses to run as root
     work = Path(tempfile.mkdtemp(prefix="am-replica-"))
     data, sock = work / "standby", work / "sock"

@@ -17,8 +17,8 @@ from agentmemory.api_keys import create_api_key
 from agentmemory.embedded import database_url
 from agentmemory.memory.write import write_memory
 from agentmemory.types import MemoryDraft
-from tests.live_helpers import call, free_port, stop_group, wait_until_healthy
 from project.replica import replica_unavailable_reason, sql, start_replica
+from tests.live_helpers import call, free_port, stop_group, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 API = "/api/agentmemory/"

@@ -51,7 +51,7 @@ def test_the_topology_reads_every_write_at_once_and_each_queue_has_its_worker(re
 
     try:
         wait_until_healthy(base, key, proc, timeout=180, log=str(log_path))
-        assert "gunicorn x2" in log() and f"{prefix}-extraction" in log()
+        assert "gunicorn 2x8" in log() and f"{prefix}-extraction" in log()
         status, _, _ = call("POST", base + "users/topo/memories/", key, {
             "content": "用户在阿里巴巴工作", "type": "fact", "key": "employer", "source": "user_stated"})
         assert status == 201

@@ -250,14 +250,16 @@ class Command(BenchCommand):
 
     def _start_topology(self, workers: int, threads: int, replica: bool) -> dict:
         root, env, log = self._environment()
-        if not os.environ.get("REDIS_URL"):
-            # One cache for every process, as the topology needs for read-your-writes across processes.
-            env["REDIS_URL"] = "redis://127.0.0.1:6379/15" if env["CELERY_BROKER_URL"].startswith(
-                "redis://127.0.0.1:6379/") else env["CELERY_BROKER_URL"].rsplit("/", 1)[0] + "/1"
+        broker = env["CELERY_BROKER_URL"]
+        if not os.environ.get("REDIS_URL") and broker.startswith("redis://"):
+            # One cache for every process, as the topology needs for read-your-writes across processes: the
+            # broker's Redis, the database after the broker's.
+            server, _, db = broker.rpartition("/")
+            env["REDIS_URL"] = f"{server}/{(int(db) + 1) % 16 if db.isdigit() else 1}"
         port = _free_port()
         command = [sys.executable, "-m", "project.serve", "--topology", "--port", str(port), "--web-workers",
                    str(workers), "--web-threads", str(threads), "--no-access-log",
-                   "--queue-prefix", "bench-load", *(["--replica"] if replica else [])]
+                   "--queue-prefix", os.environ.get("AGENTMEMORY_QUEUE_PREFIX", "bench-load"), *(["--replica"] if replica else [])]
         serve = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
                                  start_new_session=True)
         return {"port": port, "procs": [serve]}
