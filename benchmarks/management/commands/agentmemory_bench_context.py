@@ -86,6 +86,12 @@ class Command(BenchCommand):
         parser.add_argument("--cleanup", action="store_true", help="only delete the bench data")
         parser.add_argument("--build-only", action="store_true", help="build the data, do not measure")
         parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--server", choices=("gunicorn", "wsgiref"), default="gunicorn",
+                            help="the HTTP server measured: gunicorn with one sync worker (default; wsgiref when "
+                                 "gunicorn is not installed), or the standard library's wsgiref")
+        parser.add_argument("--ef-sweep", default="",
+                            help="comma-separated hnsw.ef_search values: the knowledge vector channel's recall "
+                                 "against an exact scan and its latency for each, instead of the HTTP run")
 
     # --- data -----------------------------------------------------------------------------------
 
@@ -110,6 +116,9 @@ class Command(BenchCommand):
         if opts["build_only"]:
             return
         queries = self._queries(data, opts["requests"] * 2 + 50, opts["seed"])
+        if opts["ef_sweep"]:
+            self._ef_sweep([int(v) for v in opts["ef_sweep"].split(",") if v.strip()], queries[:opts["requests"]])
+            return
         self._measure(opts, queries)
 
     def _counts(self) -> tuple[int, int]:
@@ -269,6 +278,47 @@ class Command(BenchCommand):
 
     # --- measurement ----------------------------------------------------------------------------
 
+    def _ef_sweep(self, values: list[int], queries: list[str], limit: int = 50) -> None:
+        """The knowledge vector channel through HNSW at each ef_search against an exact scan: recall@10 and @50
+        by score (a hit counts when its cosine reaches the exact k-th best), the cosine lost on the ten best
+        (the synthesized base holds hundreds of near-copies of each text, so which copies tie is mostly
+        noise: the loss says how much worse the found ones are), and the statement's p50/p95."""
+        from agentmemory.backends import get_embedder
+        from agentmemory.knowledge.retrieve import vector_search
+        from agentmemory.models import KnowledgeBase
+
+        kb = KnowledgeBase.objects.get(slug=KB_SLUG)
+        embedder = get_embedder()
+        vectors = embedder.embed_queries([q[:500] for q in queries])
+        model = embedder.model_name
+        truth = [[h.score for h in vector_search([kb.pk], v, model_name=model, limit=limit, exact=True)]
+                 for v in vectors]
+
+        def recall(found: list[float], exact: list[float], k: int) -> float:
+            if not exact:
+                return 1.0
+            bar = exact[:k][-1] - 1e-6
+            return sum(1 for score in found[:k] if score >= bar) / len(exact[:k])
+
+        self.stdout.write(f"\nknowledge vector channel, {len(queries)} queries, top {limit}, base of "
+                          f"{self._counts()[0]} chunks (ms; recall by score against the exact scan)")
+        self.stdout.write("| ef_search | recall@10 | recall@50 | cosine lost @10 | p50 | p95 |")
+        self.stdout.write("|---|---|---|---|---|---|")
+        for ef in values:
+            times, r10, r50, lost = [], [], [], []
+            for vector, exact in zip(vectors, truth, strict=True):
+                started = time.perf_counter()
+                hits = vector_search([kb.pk], vector, model_name=model, limit=limit, exact=False, ef_search=ef)
+                times.append((time.perf_counter() - started) * 1000)
+                found = [h.score for h in hits]
+                r10.append(recall(found, exact, 10))
+                r50.append(recall(found, exact, limit))
+                if exact:  # the mean cosine of the ten best found, under the exact ten best's
+                    lost.append(statistics.mean(exact[:10]) - statistics.mean((found + [0.0] * 10)[:len(exact[:10])]))
+            self.stdout.write(f"| {max(ef, limit)} | {statistics.mean(r10):.3f} | {statistics.mean(r50):.3f} | "
+                              f"{statistics.mean(lost):.4f} | "
+                              f"{_percentile(times, 0.5):.1f} | {_percentile(times, 0.95):.1f} |")
+
     def _measure(self, opts: dict, queries: list[str]) -> None:
         from agentmemory.api_keys import create_api_key
         from agentmemory.backends import get_embedder
@@ -295,8 +345,14 @@ class Command(BenchCommand):
         # (CONN_MAX_AGE), as a gunicorn sync worker would; runserver would open a thread and a
         # database connection per request.
         env = {**os.environ, "CONN_MAX_AGE": os.environ.get("CONN_MAX_AGE", "600")}
-        server = subprocess.Popen([sys.executable, "-c", SERVER_SCRIPT, str(port)], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        gunicorn = Path(sys.executable).parent / "gunicorn"
+        if opts["server"] == "gunicorn" and gunicorn.exists():
+            # One sync worker: one request at a time, as production's gunicorn serves each.
+            command = [str(gunicorn), "project.wsgi:application", "-b", f"127.0.0.1:{port}", "-w", "1",
+                       "--timeout", "120"]
+        else:
+            command = [sys.executable, "-c", SERVER_SCRIPT, str(port)]
+        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         url = f"http://127.0.0.1:{port}/api/agentmemory/context/"
         pick = random.Random(opts["seed"])
         users = [f"{USER_PREFIX}{u}" for u in range(opts["users"])]
@@ -356,7 +412,7 @@ class Command(BenchCommand):
     def _table(self, rows, opts) -> None:
         out = self.stdout.write
         out("")
-        out(f"POST /api/agentmemory/context/ over HTTP, route={opts['route']}, one client, "
+        out(f"POST /api/agentmemory/context/ over HTTP ({opts['server']}), route={opts['route']}, one client, "
             f"{opts['requests']} requests per row (ms)")
         out("| scenario | n | p50 | p95 | mean | max | server p50 | gather.knowledge p50 | gather.memory p50 "
             "| gather.profile p50 | route+fuse+budget+render p50 |")
