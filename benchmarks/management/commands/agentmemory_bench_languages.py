@@ -9,6 +9,10 @@ Sets (``benchmarks/relevance_data.py``): cmrc2018-dev's Chinese questions (zh->z
 ``--cmrc-questions``), cmrc2018-dev-en (en->zh, dev), the held-out English and paraphrased Chinese questions
 over the same paragraphs, and the English documents' Chinese and English questions (zh->en, en->en; dev and
 held-out halves); off-topic questions in both languages against both bases.
+
+``--en-docs FILE`` (repeatable) adds a set in the format of ``benchmarks/data/xling_en_docs.jsonl`` as a base of
+its own (``bench-<file stem>``): its paragraphs' Chinese and English questions and its off-topic questions,
+all counted as held out (e.g. ``benchmarks/data/xling2_en_docs.jsonl``, written after the model was trained).
 """
 from __future__ import annotations
 
@@ -32,8 +36,11 @@ class Command(BenchCommand):
     def add_arguments(self, parser):
         parser.add_argument("--bench", default=str(relevance_data.BENCH))
         parser.add_argument("--cmrc-questions", type=int, default=0, help="cmrc2018-dev questions (0: all).")
+        parser.add_argument("--en-docs", action="append", default=[],
+                            help="another set of English paragraphs with zh/en questions (xling_en_docs format)")
+        parser.add_argument("--only-extra", action="store_true", help="only the --en-docs sets")
 
-    def handle(self, *args, bench: str, cmrc_questions: int, **options):
+    def handle(self, *args, bench: str, cmrc_questions: int, en_docs: list[str], only_extra: bool, **options):
         from .agentmemory_bench_search import import_corpus
 
         folder = Path(bench)
@@ -46,6 +53,20 @@ class Command(BenchCommand):
         if cmrc_questions:
             from_cmrc = random.Random(5).sample(from_cmrc, min(cmrc_questions, len(from_cmrc)))
         queries = from_cmrc + [q for q in every if q.source != "cmrc2018-dev"]
+        if only_extra:
+            queries = []
+        for path in map(Path, en_docs):
+            slug = f"bench-{path.stem.replace('_', '-')}"
+            rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+            import_corpus(slug, [{"id": r["id"], "text": r["text"], "meta": {"title": r["title"]}}
+                                 for r in rows if r["type"] == "doc"], self.stderr)
+            for row in rows:
+                if row["type"] == "doc":
+                    queries += [relevance_data.Query(row["q_zh"], slug, (row["id"],), "zh->en", "heldout", path.stem),
+                                relevance_data.Query(row["q_en"], slug, (row["id"],), "en->en", "heldout", path.stem)]
+                else:
+                    queries.append(relevance_data.Query(row["text"], slug, (), f"off-topic {row['lang']}->en",
+                                                        "heldout", path.stem))
         external = dict(Document.objects.values_list("pk", "external_id"))
         ApiKey.objects.filter(name="bench-languages").delete()  # a key of an earlier run
         _key, raw = create_api_key("bench-languages", scopes=["read"])
