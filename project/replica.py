@@ -58,7 +58,7 @@ def replica_unavailable_reason(primary: dict) -> str | None:
     if _binaries() is None:
         return "the embedded PostgreSQL binaries (pg_basebackup) are not installed"
     if not _server(primary)["HOST"].startswith("/"):
-        return "the test database is not the embedded PostgreSQL (its socket directory)"
+        return "the database is not the embedded PostgreSQL (reached through its socket directory)"
     return None
 
 

@@ -71,7 +71,12 @@ def main(argv: list[str] | None = None) -> int:
 
         for e in (env, worker_env):
             e["DATABASE_REPLICA_URL"] = database_url(replica.settings)
-    subprocess.run([python, "manage.py", "check"], cwd=ROOT, env=env, check=True)
+    try:
+        subprocess.run([python, "manage.py", "check"], cwd=ROOT, env=env, check=True)
+    except subprocess.CalledProcessError:
+        if replica is not None:
+            replica.stop()
+        raise
     children: list[subprocess.Popen] = []
     queues = {w: f"{args.queue_prefix}-{w}" for w in ("ingest", "extraction", "maintenance")} if args.topology else {}
     if queues:

@@ -257,9 +257,10 @@ class Command(BenchCommand):
             server, _, db = broker.rpartition("/")
             env["REDIS_URL"] = f"{server}/{(int(db) + 1) % 16 if db.isdigit() else 1}"
         port = _free_port()
+        prefix = os.environ.get("AGENTMEMORY_QUEUE_PREFIX", "bench-load")
         command = [sys.executable, "-m", "project.serve", "--topology", "--port", str(port), "--web-workers",
-                   str(workers), "--web-threads", str(threads), "--no-access-log",
-                   "--queue-prefix", os.environ.get("AGENTMEMORY_QUEUE_PREFIX", "bench-load"), *(["--replica"] if replica else [])]
+                   str(workers), "--web-threads", str(threads), "--no-access-log", "--queue-prefix", prefix,
+                   *(["--replica"] if replica else [])]
         serve = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
                                  start_new_session=True)
         return {"port": port, "procs": [serve]}
