@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import re
 
+from ..backends.extractors.patterns import CAR_MAKES_EN, CAR_MAKES_ZH, EN_PETS, ZH_PETS
 from ..text import keyword_tokens
+from ..text.tokenize import EN_STOPWORDS
 
 _I = re.IGNORECASE
 _ZC = r"[\u4e00-\u9fffA-Za-z0-9·&]"
@@ -35,6 +37,12 @@ _RETRACTIONS = (
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)"),
     re.compile(rf"不是(?P<o>{_ZC}{{1,10}}?)(?:了|，|,|而是|是)"),
     re.compile(rf"(?:之前|上次|以前)(?:说|讲|写)的?(?P<o>{_ZC}{{1,10}}?)(?:是错的|不对|说错了|写错了|记错了)"),
+    re.compile(rf"(?:以前|之前|原来|当初)(?:在|用|开|养|住|学|弹)(?P<o>{_ZC}{{1,8}}?)(?:的时候|那会儿?|那阵子|时)"),
+    re.compile(rf"(?:和|跟)(?P<o>{_ZC}{{1,6}}?)分手了"),
+    re.compile(r"\b(?:used to|back when I) (?:live|work|was|had|drove|have|play|go|went)(?:ed)? (?:in|at|for|with|to|my|a|an|the)? ?"
+               r"(?:my |a |an |the )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
+    re.compile(r"\b(?P<o>[\w'-]+) and I (?:broke up|split up|split|separated|divorced)\b", _I),
+    re.compile(r"\b(?:renam(?:ed|ing)|broke up with) (?P<o>[\w'-]+)", _I),
     re.compile(r"\b(?:left|quit|sold|dropped|ditched|gave up(?: on)?|stopped|moved (?:away )?from|switched (?:away )?from|"
                r"traded in|got rid of|broke up with|no longer (?:at|with|in|use|using|have|own|eat|do|doing|"
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
@@ -48,9 +56,10 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"已经不|不再|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"已经不|不再|别再|不能再|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
     r"\b(?:no longer|any ?more|any longer|left|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
-    r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from)\b", _I)
+    r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|"
+    r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(r"(?<=[，,；;。！？!?])\s*|\s+(?=\b(?:and|but|so)\b)|\s+[—–-]\s+")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
@@ -61,24 +70,26 @@ TOPICS: dict[str, re.Pattern] = {
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
                        r"\b(?:job|work(?:ing)?|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer)\b", _I),
-    "home": re.compile(r"住在|住的|搬到|搬去|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|"
+    "home": re.compile(r"住在|住的|我住|租的|租房|房东|搬到|搬去|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|"
                        r"neighbou?rhood|based in|i'm in|im in|hometown)\b", _I),
     "study": re.compile(r"专业|大学|学校|读研|读博|年级|考研|学位|毕业|转专业|\b(?:major|degree|university|college|school|grade|"
                         r"phd|masters?|studying|semester|class(?:es)?)\b", _I),
-    "pet": re.compile(r"猫|狗|鹦鹉|仓鼠|兔子|宠物|\b(?:cats?|dogs?|pupp(?:y|ies)|kittens?|bunn(?:y|ies)|parrots?|hamsters?|"
-                      r"pets?)\b", _I),
+    "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|bunn(?:y|ies)|pets?)\b", _I),
+    "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|trains?|bus|subway|metro|bik(?:e|ing)|"
+                          r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
     "health": re.compile(r"过敏|不吃|吃素|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|\b(?:allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
                          r"mediterranean|carbs?|fasting)\b", _I),
-    "family": re.compile(r"老公|老婆|男朋友|女朋友|对象|婚|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
+    "family": re.compile(r"老公|老婆|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
                          r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|"
                          r"pregnan\w*)\b", _I),
-    "device": re.compile(r"车|手机|电脑|笔记本|平板|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
+    "car": re.compile(rf"车|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
+    "device": re.compile(rf"车|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
     "name": re.compile(r"名字|叫我|称呼|\b(?:name|call me|go by)\b", _I),
-    "schedule": re.compile(r"每天|几点|作息|排班|上班时间|周末|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
+    "schedule": re.compile(r"每天|几点|作息|排班|上班时间|周末|时区|[\u4e00-\u9fff]{2}时间|\b(?:time ?zone|[a-z]+ time|pst|est|cet|gmt|utc)\b|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
                            r"nights?|weekends?)\b", _I),
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
                            r"mandarin|language)\b", _I),
@@ -96,8 +107,8 @@ TOPICS: dict[str, re.Pattern] = {
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
     r"现在|改成|改为|改了|换成|换了|换到|挪到|推迟|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
-    r"转专业|其实|之前说|说错|记错|搞错|写错|结婚了|分手|取消|不办了|\b(?:now|any ?more|no longer|moved|relocated|"
-    r"switched|changed|left|quit|sold|new|actually|instead|rebrand\w*|renamed|got (?:married|engaged|divorced|"
+    r"转专业|以前在|以前用|之前在|之前用|分手|其实|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|any ?more|no longer|moved|relocated|"
+    r"switched|changed|left|quit|sold|new|actually|instead|used to|back when|broke up|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|since|turns out|scratch that|correction|update)\b", _I)
 
 
@@ -166,3 +177,68 @@ def topics(text: str) -> set[str]:
     """The coarse topics ``text`` speaks of (work, home, study, pet, health, family, device, music, name,
     schedule, language, habit, deadline, money, venture)."""
     return {name for name, pattern in TOPICS.items() if pattern.search(text or "")}
+
+
+#: Words a correction and what it corrects often share without naming the old value: time and filler words.
+_SHARED_NOT_VALUES = frozenset("""最近 现在 之前 以前 上次 今天 昨天 明天 每天 一直 还是 感觉 觉得 有点 时候 我家 哈哈 真的
+已经 其实 然后 不过 这边 那边 一下 好像 知道 问题 东西 lol haha yeah okay time day week month year today lately
+thing stuff really just like""".split())
+#: A clause that speaks of something as past or given away ("之前那台小米给我妈用了", "the jeep is gone").
+_PAST_RE = re.compile(r"之前|以前|原来|原先|那台|那只|那辆|给了|送给|送人|卖了|没了|不再|别再|不用了|\b(?:gone|used to|old|former|"
+                      r"previous|ex|sold|gave (?:it )?away|got rid|no more|any ?more|any longer)\b", _I)
+
+
+def _value_words(clause: str) -> set[str]:
+    """The words of ``clause`` as written that could name a value: not stopwords, fillers or topic words."""
+    latin = {w.lower() for w in re.findall(r"[A-Za-z][\w'-]*[A-Za-z0-9]|\d+", clause)}
+    cjk = {t for t in keyword_tokens(clause) if not t.isascii()}
+    return {w for w in latin | cjk if w not in _STOP and w not in _SHARED_NOT_VALUES and w not in EN_STOPWORDS
+            and len(w) >= (3 if w.isascii() else 2) and not any(p.fullmatch(w) for p in TOPICS.values())}
+
+
+def _said_in(word: str, text: str) -> bool:
+    """Whether ``word`` is written in ``text``: a Chinese word anywhere, a Latin one as a whole word."""
+    if not word.isascii():
+        return word in text
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, _I) is not None
+
+
+def without_old_mentions(text: str, replaced: list[str]) -> str:
+    """``text`` without its clauses that still speak of the values it replaces: a clause holding a word, as
+    written, that only the replaced memories and it share, when another clause says what changed or the clause
+    itself speaks of the past ("之前那台小米给我妈用了，现在换成iPhone 15了" -> "现在换成iPhone 15了";
+    "旺财是楼下邻居家那只" beside "我家狗其实叫来福"; "the jeep is gone, traded it in for a rav4"). The clauses
+    saying what changed keep their words, and something always remains."""
+    clauses = _clauses(text)
+    old = [r for r in replaced if r]
+    if len(clauses) < 2 or not old:
+        return text
+    changing = [c for c in clauses if _CHANGE_RE.search(c) and not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)]
+    kept_words = set().union(*(_value_words(c) for c in changing)) if changing else set()
+    kept = []
+    for clause in clauses:
+        if clause not in changing and (changing or _PAST_RE.search(clause)):
+            if any(_said_in(w, o) for w in _value_words(clause) - kept_words for o in old):
+                continue
+        kept.append(clause)
+    if not kept or len(kept) == len(clauses):
+        return text
+    joined = " ".join(c.strip() for c in kept)
+    return re.sub(r"\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff，。！？])\s+", "", joined).strip(" ,，;；")
+
+
+#: Topics that name one single-valued slot's kind of value (a car make, a way to work): an older episode of
+#: that topic is replaced by a newer value of the slot, even when no pattern read the slot from it ("the oil in
+#: my 2014 civic?" before "we finally got a Tesla").
+SLOT_VALUE_TOPICS: dict[str, str] = {"car": "car", "commute": "commute"}
+
+#: The topics each single-valued slot speaks of: a correction of that topic replaces the slot facts heard in
+#: the same message as the episode it replaces ("i bike to work" -> the commute slot, with its episode).
+SLOT_TOPICS: dict[str, frozenset[str]] = {
+    "location": frozenset({"home"}), "timezone": frozenset({"home", "schedule"}),
+    "employer": frozenset({"work"}), "job_title": frozenset({"work"}), "company_industry": frozenset({"work", "venture"}),
+    "company_focus": frozenset({"work", "venture"}), "tech_stack": frozenset({"work", "venture"}),
+    "commute": frozenset({"commute"}), "name": frozenset({"name"}), "partner": frozenset({"family"}),
+    "car": frozenset({"car"}), "education": frozenset({"study"}), "budget": frozenset({"money"}),
+    "birthday": frozenset({"family", "name"}), "reply_style": frozenset(),
+}

@@ -135,12 +135,16 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         corrects = judged or corrections.signals_change(turn.content)
         # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
         # judgement does.
+        # A new value of a single-valued slot replaces the episodes that held its old one, correction or not.
+        refills = any(s not in _ADDITIVE_SLOTS for s in slots)
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
-                                         min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE)) \
-            if corrects else ()
+                                         min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE,
+                                         guess=corrects)) \
+            if corrects or refills else ()
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         remainders.extend(_remainders(user_id, replaced, _old_values(user_id, turn.content, slots)))
+        old_texts = list(MemoryItem.objects.for_user(user_id).filter(pk__in=replaced).values_list("content", flat=True)) if replaced else []
         chosen: list[str] = []
         if keep_episodes:
             chosen, at = _disclosing(sentences, whole_keep, keep, at, model, turn.content)
@@ -163,6 +167,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
             text = corrections.without_retractions(text)
+        text = corrections.without_old_mentions(text, old_texts)
+        if replaced:
+            # "I quit keto, now 16:8 fasting": the episode replaces what held "keto"; a "no longer: keto" note
+            # beside it would only show the old value again.
+            drafts = [d for d in drafts if not _retraction_said_by(d, turn.turn_id, user_id, replaced)]
         text = _with_speaker(turn.content, (text or turn.content.strip()))[:MAX_CHARS]
         episodes.append(MemoryDraft(
             content=text, type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
@@ -222,10 +231,10 @@ def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -
 
 
 def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vectors: Sequence[np.ndarray], *,
-                    min_cosine: float = 0.75) -> list[int]:
+                    min_cosine: float = 0.75, guess: bool = True) -> list[int]:
     """The user's current memories a correction replaces (working/corrections.py): those holding a value it
-    retracts by name; else the episodes that filled one of its single-valued slots; else the episode of the
-    same topic closest in meaning."""
+    retracts by name; else the episodes that filled one of its single-valued slots (or spoke of that slot's
+    kind of value: a car make); else, when ``guess``, the episode of the same topic closest in meaning."""
     current = (MemoryItem.objects.for_user(user_id).current().filter(source=MemoryItem.Source.USER_STATED)
                .only("id", "type", "content", "value"))
     named = corrections.retracted_terms(text)
@@ -238,9 +247,15 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     episodes = current.filter(type=MemoryItem.Type.EPISODE)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
     if replaceable:
-        ids = list(episodes.filter(_any_of("slots", replaceable)).values_list("pk", flat=True))
+        held = _any_of("slots", replaceable)
+        kinds = [corrections.SLOT_VALUE_TOPICS[s] for s in replaceable if s in corrections.SLOT_VALUE_TOPICS]
+        if kinds:
+            held |= _any_of("topics", kinds)
+        ids = list(episodes.filter(held).values_list("pk", flat=True))
         if ids:
             return ids
+    if not guess:
+        return []
     bundled = disclosure.bundled_model_name()
     if get_embedder().model_name != bundled:
         return []  # stored vectors of another model than the classifier's
@@ -254,8 +269,39 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         if nearest is not None and (best is None or 1.0 - float(nearest[1]) > best[0]):
             best = (1.0 - float(nearest[1]), nearest[0])
     if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
-        return [best[1]]
+        return [best[1], *_their_slot_facts(current, [best[1]], about)]
     return []
+
+
+def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list[int]:
+    """The slot facts heard in the same messages as the replaced episodes, of a single-valued slot whose topic
+    the correction speaks of ("i bike to work every day" -> the commute slot, replaced with its episode by
+    "i take the train now instead"): what a replaced statement said is not left current on its own."""
+    topics = set(about)
+    heard = {}
+    for turn_id, value in current.filter(pk__in=episode_ids).values_list("turn_id", "value"):
+        slots = (value or {}).get("slots") or [] if isinstance(value, dict) else []
+        wanted = [s for s in slots if s not in _ADDITIVE_SLOTS and corrections.SLOT_TOPICS.get(s, frozenset()) & topics]
+        if turn_id is not None and wanted:
+            heard.setdefault(turn_id, set()).update(wanted)
+    if not heard:
+        return []
+    facts = current.exclude(type=MemoryItem.Type.EPISODE).filter(turn_id__in=list(heard))
+    return [pk for pk, turn_id, key in facts.values_list("pk", "turn_id", "key") if key.split(":")[0] in heard[turn_id]]
+
+
+def _retraction_said_by(draft: MemoryDraft, turn_id, user_id: str, replaced: Sequence[int]) -> bool:
+    """Whether ``draft`` is a retraction note ("no longer: keto") from ``turn_id`` whose value only memories the
+    turn's episode replaces held."""
+    slot = (draft.tags or {}).get("slot", "")
+    if draft.turn_id != turn_id or not (slot.startswith("retract_") or slot == "unlikes"):
+        return False
+    item = str((draft.value or {}).get("item", "")) if isinstance(draft.value, dict) else ""
+    if not item:
+        return False
+    holding = MemoryItem.objects.for_user(user_id).current().filter(content__icontains=item).values_list("pk", flat=True)
+    held = set(holding)
+    return bool(held) and held <= set(replaced)
 
 
 def _old_values(user_id: str, text: str, slots: list[str]) -> set[str]:

@@ -44,6 +44,8 @@ dynamodb snowflake bigquery redshift tidb oceanbase neo4j kafka rabbitmq celery 
 aws azure gcp aliyun kubernetes k8s docker terraform ansible nginx graphql grpc spark hadoop flink airflow
 pytorch tensorflow langchain llamaindex pgvector milvus qdrant weaviate pinecone chroma
 """.split())
+#: Technologies that are also everyday words: only written with a capital ("i go by Kit" names no language).
+_WORDS_TOO = frozenset("go rust ruby swift dart perl lua r julia spark express next chroma flask spring celery".split())
 _TECH_RE = re.compile(r"(?<![\w.+#])([A-Za-z][\w.+#]*)(?![\w+#])")
 
 
@@ -63,4 +65,4 @@ def is_place(value: str) -> bool:
 def tech_names(text: str) -> list[str]:
     """The known technologies named in ``text``, in order, as written."""
     names = (m.group(1).rstrip(".") for m in _TECH_RE.finditer(text or ""))
-    return [n for n in names if n.lower() in TECH]
+    return [n for n in names if n.lower() in TECH and (n.lower() not in _WORDS_TOO or n[0].isupper())]

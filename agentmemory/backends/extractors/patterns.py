@@ -113,9 +113,15 @@ _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[
 DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者)?$", re.IGNORECASE)
 
 _ZH_DATE = r"(?:[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}[日号]|(?:正|腊|[一二三四五六七八九十冬])月(?:初|十|廿|二十)?[一二三四五六七八九十]{1,2}|[0-9]{1,2}[./-][0-9]{1,2})"
-_ZH_PETS = r"猫|狗|猫咪|狗狗|鹦鹉|仓鼠|兔子|乌龟|柯基|柴犬|金毛|泰迪|布偶|英短|橘猫|边牧|哈士奇|比熊|龙猫|刺猬"
-_EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|gecko|ferret|guinea pig|corgi|labrador|lab|"
+ZH_PETS = r"猫|狗|猫咪|狗狗|鹦鹉|仓鼠|兔子|乌龟|柯基|柴犬|金毛|泰迪|布偶|英短|橘猫|边牧|哈士奇|比熊|龙猫|刺猬"
+EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|gecko|ferret|guinea pig|corgi|labrador|lab|"
             r"golden retriever|husky|beagle|poodle|tabby")
+#: Car makes and models people name their car by ("my 2014 civic", "we finally got a Tesla", "换了小鹏G6").
+CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
+                r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|golf|jetta|kia|hyundai|"
+                r"mazda|nissan|leaf|chevy|chevrolet|bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv")
+CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米SU7|大众|丰田|本田|宝马|奔驰|奥迪|日产|马自达|别克|雪佛兰|"
+                r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]")
 _EN_NUMBER = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)"
 _EN_DATE = (r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|"
             r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{1,2}/\d{1,2})")
@@ -149,11 +155,12 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
      None),
     ("employer", re.compile(rf"(?:^|我)(?:现在|目前)?在(?P<v>{ZC}{{1,15}}?)(?:做|当|担任)(?:{ZC}{{0,8}}?(?:{_ZH_TITLES}|"
                             r"分析|开发|运营|设计|测试|销售|产品|研发|市场|财务|人事|客服|算法|咨询))"), None),
-    ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|升了|升到|升成|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
+    ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|升了|升到|升成|直接升|已经升|升职成|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
                              rf"(?P<v>{ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("job_title", re.compile(rf"在{ZC}{{1,15}}?(?:做|当)(?P<v>{ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{ZC}{{2,12}})"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{ZC}{{1,15}})"), None),
+    ("location", re.compile(rf"我(?:现在|目前|一直)?住(?![院宿的了过着在])(?P<v>{ZC}{{2,8}}?)(?=[，。！？；,.!?;]|$)"), "@place"),
     ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(rf"我{ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{ZC}{{1,15}}?)"
                             rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
@@ -179,7 +186,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("diet", re.compile(r"(?P<v>[\u4e00-\u9fff]{1,4}不耐受?)"), None),
     ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{ZC}{{1,20}})"), None),
     ("do_not_recommend", re.compile(rf"(?:含|有)?(?P<v>{ZC}{{1,10}}?)的?(?:都)?(?:别|不要)(?:再)?(?:给我)?推荐了?(?=[，。！？；,.!?;]|$)"), None),
-    ("dislikes", re.compile(rf"(?:不喜欢|讨厌|不爱|受不了|反感)(?P<v>{ZC}{{1,20}})"), None),
+    ("dislikes", re.compile(rf"(?:不(?:太|怎么|大)?喜欢|讨厌|不爱|受不了|反感)(?P<v>{ZC}{{1,20}})"), None),
     ("unlikes", re.compile(rf"(?:不再|已经不)(?:喜欢|爱|偏好)(?P<v>{ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直|超|超级|真的|挺|蛮|好)?(?:喜欢|爱|偏好|倾向于)(?P<v>{ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?:迷上了?|爱上了?|喜欢上了?|热衷于|沉迷于?|入坑了?)(?P<v>{ZC}{{1,20}})"), None),
@@ -193,12 +200,14 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             rf"(?:回答|建议|方案|答案)){ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){ZC}{{0,10}})"), None),
     ("event", re.compile(rf"(?P<v>我(?:们)?(?:刚|刚刚|上周|昨天|上个月|今年|去年|前几天)?(?:去了|参加了|搬家到|买了|入职了|加入了|完成了|拿到了|生了|结婚了|毕业了|升职了|换了工作){ZC}{{0,30}})"), None),
     ("birthday", re.compile(rf"我(?:的)?生日(?:其实|应该|本来|现在|实际上)?(?:是|在)?(?P<v>{_ZH_DATE})"), None),
-    ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|一只|只)?(?P<v>{ZC}{{0,4}}(?:{_ZH_PETS})(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{{1,6}})"), None),
-    ("pet", re.compile(rf"(?:我|我家|家里)(?:新|刚)?养了(?P<v>(?:一|两|三|[0-9])?(?:只|条|个)?{ZC}{{0,4}}(?:{_ZH_PETS})(?:，?(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{{1,6}})?)"), None),
+    ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|一只|只)?(?P<v>{ZC}{{0,4}}(?:{ZH_PETS})(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{{1,6}})"), None),
+    ("pet", re.compile(rf"(?:我|我家|家里)(?:新|刚)?养了(?P<v>(?:一|两|三|[0-9])?(?:只|条|个)?{ZC}{{0,4}}(?:{ZH_PETS})(?:，?(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{{1,6}})?)"), None),
     ("child", re.compile(r"(?:我|我家)(?:的)?(?P<v>(?:儿子|女儿|孩子|闺女|宝宝|大宝|二宝)(?:今年|现在|才|刚)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)))"), None),
     ("partner", re.compile(r"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻)(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{1,6})"), None),
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
+    ("car", re.compile(rf"(?:我们家|咱家|我家|我们|我|家里)(?:的车)?(?:新|刚|终于|已经|现在)?(?:买了|换了|提了|开的是|开着|换成了?|提车了?)(?:一辆|辆|台|一台)?"
+                       rf"(?P<v>(?:{CAR_MAKES_ZH}){ZC}{{0,6}}?)(?=了|[，。！？；,.!?;]|$)"), None),
     ("instrument", re.compile(r"我(?:会|在学|学了|一直在)?(?:弹|拉|吹|打)(?P<v>钢琴|吉他|古筝|古琴|小提琴|大提琴|尤克里里|架子鼓|二胡|长笛|萨克斯|琵琶|贝斯)"), None),
     ("education", re.compile(rf"我(?:在)?(?P<v>{ZC}{{2,10}}(?:大学|学院))(?:读|上学|念书|上大|读研|读博|毕业)"), None),
     ("education", re.compile(rf"我(?:是|读的是|学的是|读|学)(?P<v>{ZC}{{2,8}})专业"), None),
@@ -212,11 +221,13 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("name", re.compile(r"(?:^|[,!.]\s*)(?:hey|hi|hello)?,?\s*(?P<v>[A-Z][a-z'-]+) here\b"), None),
     ("name", re.compile(r"\b(?i:my name is|my name's|name's) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
     ("name", re.compile(r"\b(?i:call me|I (?:\w+ly )?go by)(?i: my (?:middle |nick)?name,?)? (?P<v>[A-Z][\w'-]*)"), None),
-    ("name", re.compile(r"\bI(?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bbtw\b|\bhere\b|\bnow\b|\band\b))"),
+    ("name", re.compile(r"\b[Ii](?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bbtw\b|\bhere\b|\bnow\b|\band\b))"),
      None),
     ("employer", re.compile(rf"\bI (?:now )?(?:work|am working|'m working) (?:at|for) (?P<v>{_EC}{{1,40}}?)(?= as | now\b|$|[,.;!?])", _I), None),
     ("employer", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:just |recently |then )?(?:joined|started at|moved to|switched to) "
                             r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
+    ("employer", re.compile(r"\b(?:new |my |the )?(?:job|role|position|gig|internship) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
+     None),
     ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("employer", re.compile(r"(?:^\s*|,\s*|\b(?:and|so)\s+)(?:now|currently) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
      None),
@@ -237,6 +248,10 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
     ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved|relocated) to "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
+    ("location", re.compile(r"\b(?:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
+                            r"(?P<v>[a-z]+ [a-z]+)\b"), "@place"),
+    ("location", re.compile(r"\b(?:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
+                            r"(?P<v>[a-z]+)\b"), "@place"),
     ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
@@ -314,14 +329,17 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("birthday", re.compile(rf"\bmy birthday(?:'s| is)? (?:on |in )?(?P<v>{_EN_DATE})", _I), None),
     ("birthday", re.compile(rf"\bI was born on (?P<v>{_EN_DATE}(?:,? \d{{4}})?)", _I), None),
     ("pet", re.compile(rf"\b(?:I|we) (?:have|own|got|adopted|just got|just adopted|rescued) (?P<v>(?:a|an|{_EN_NUMBER}) (?:[\w-]+ )?"
-                       rf"(?:{_EN_PETS})s?(?: (?:named|called) [A-Z][\w'-]*(?: and [A-Z][\w'-]*)?)?)", _I), None),
-    ("pet", re.compile(rf"\bmy (?P<v>(?:[\w-]+ )?(?:{_EN_PETS})(?:'s name)? (?:is )?(?:named|called) [A-Z][\w'-]*)", _I), None),
+                       rf"(?:{EN_PETS})s?(?: (?:named|called) [A-Z][\w'-]*(?: and [A-Z][\w'-]*)?)?)", _I), None),
+    ("pet", re.compile(rf"\bmy (?P<v>(?:[\w-]+ )?(?:{EN_PETS})(?:'s name)? (?:is )?(?:named|called) [A-Z][\w'-]*)", _I), None),
     ("child", re.compile(rf"\bmy (?P<v>(?:son|daughter|kid|baby|boy|girl|oldest|youngest)(?: [A-Z][\w'-]*)? (?:is|just turned|turned) "
                          rf"{_EN_NUMBER}(?: years? old| months? old| months)?)\b", _I), None),
     ("child", re.compile(rf"\bmy (?P<v>{_EN_NUMBER}[- ](?:year|month)[- ]old (?:son|daughter|kid|baby|boy|girl|twins))\b", _I), None),
     ("partner", re.compile(r"\bmy (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse),? [A-Z][\w'-]*)"), None),
     ("car", re.compile(r"\bI (?:drive|own|just bought|bought) an? (?P<v>(?:\d{4} )?(?:[A-Z][\w-]*)(?: [\w-]+){0,2}?)(?= to\b| for\b|$|[,.;!?])"), None),
     ("car", re.compile(r"\bmy car is an? (?P<v>[\w-]+(?: [\w-]+){0,2})", _I), None),
+    ("car", re.compile(rf"(?:\b(?:I|we) (?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up)|\btraded (?:it |\w+ )?in for) "
+                       rf"(?:a|an|our|my|the) (?:new |used |\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: [\w-]+)?)\b", _I), None),
+    ("car", re.compile(rf"\bmy (?:old |new |trusty )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?!is\b|was\b)[\w-]+)?)\b", _I), None),
     ("instrument", re.compile(r"\bI (?:play|am learning|'m learning|started learning|learn) (?:the )?(?P<v>piano|guitar|violin|cello|"
                               r"drums|ukulele|bass|flute|saxophone|sax|trumpet|clarinet|harp|banjo)\b", _I), None),
     ("education", re.compile(r"\bI(?:'m| am) (?:a |an )?(?:\w+ ){0,3}?(?:student|freshman|sophomore|junior|senior|grad student|"
@@ -335,6 +353,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                            r"(?:work|the office|school|campus)\b", _I), None),
     ("timezone", re.compile(r"\b(?:I'm|I am|we're|we are) (?:in|on) (?P<v>(?:PST|PDT|PT|EST|EDT|ET|CST|CDT|MST|GMT|BST|UTC|CET|CEST|"
                             r"JST|IST|AEST)(?:[+-]\d{1,2})?)\b"), None),
+    ("timezone", re.compile(r"\b(?:I'm|I am|we're|we are|i'm|im) (?:now |currently )?on (?P<v>(?:[A-Za-z]+ ){1,2}time)\b"), None),
     ("project", re.compile(r"\b(?:working on|building|built|making|launched|launching|run|running) (?:a |an |my )?(?:[\w-]+ ){0,4}?"
                            r"(?:called|named) \"?(?P<v>[\w.&'-]+(?: [A-Z][\w.&'-]*){0,2})\"?", _I), None),
 ]

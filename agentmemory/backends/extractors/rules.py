@@ -64,7 +64,7 @@ _SWITCH_CUE_RE = re.compile(r"迁|换成|改用|切换|重写|\bnow\b|\bswitched
 # A clause about someone else ("我同事刚搬到上海", "my sister moved to Seattle") or a hypothesis
 # ("如果预算是5万", "if our budget were ...") states nothing about the user.
 _THIRD_PARTY_RE = re.compile(
-    r"(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|孩子|儿子|女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|"
+    r"(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|孩子|小孩|闺女|儿子|女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|"
     r"(?<![其吉])他|她|程序员|人们|客户|用户们)"
     r"|\b(?:my (?:sister|brother|friend|boss|wife|husband|partner|mom|mother|dad|father|kids?|son|daughter|colleague|"
     r"coworker|manager|team ?mate)s?|he|she|people|someone|everyone|most devs|devs)\b", re.IGNORECASE)
@@ -78,7 +78,8 @@ _SELF_START_RE = re.compile(r"^\W*(?:(?:嗯|哦|对了|其实|另外|还有|不�
 #: An English clause with no subject of its own ("work at Alibaba" after "I live in Shanghai and"): the
 #: previous clause's subject, with "I" put back so the patterns read it.
 _BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?:work|live|am|have|own|drive|use|play|study|moved|"
-                           r"started|joined|got|love|like|hate|teach|run)\b", re.IGNORECASE)
+                           r"started|joined|got|love|like|hate|teach|run)\b(?! \d| about\b| maybe\b| a (?:few|couple)\b)",
+                           re.IGNORECASE)
 
 
 _OTHER_START_RE = re.compile(
@@ -126,6 +127,21 @@ _FIRST_PERSON_RE = re.compile(r"我|\bI\b|\bmy\b")
 def _drop_quoted_speech(text: str) -> str:
     return _QUOTE_SPAN_RE.sub(lambda m: " " if _FIRST_PERSON_RE.search(m.group(0)) else m.group(0), text)
 
+#: Tastes read only when the user is their subject: in Chinese the subject is what precedes the verb in its clause.
+_TASTE_SLOTS = frozenset({"likes", "dislikes", "unlikes"})
+#: Words before a taste verb that leave the user its subject: adverbs of time and degree, a topic ("吃的方面").
+_ZH_SUBJECT_FILLER_RE = re.compile(
+    r"我们|我|咱|这两天|这几天|最近|现在|平时|其实|真的|一直|本来|从小|向来|一向|实在|确实|反正|所以|但是|不过|而且|然后|"
+    r"[^，。！？]{1,6}(?:方面|上|的话|这块)|[也都还就很最更比较特别有点超挺蛮好太那又再倒却]")
+_ZH_OTHER_SUBJECT_RE = re.compile(r"^\W*[\u4e00-\u9fffA-Za-z]{2,}\W*$")
+
+
+def _zh_other_subject(before: str) -> bool:
+    """Whether the words before a Chinese taste verb name a subject other than the user ("来福这两天")."""
+    rest = _ZH_SUBJECT_FILLER_RE.sub("", before)
+    return "我" not in before and bool(_ZH_OTHER_SUBJECT_RE.search(rest))
+
+
 _GENERIC_SLOTS = {"likes", "event"}
 #: A slot that said something more specific in a clause keeps the generic ones out of it.
 #: Fixed values worded as a preference rather than as a slot value.
@@ -156,6 +172,9 @@ def _clean_value(value: str, slot_key: str = "") -> str:
     if slot_key in ("likes", "dislikes", "do_not_recommend", "unlikes") and is_chinese(value):
         value = re.sub(r"^(?:的是|的|是)", "", value)
     if slot_key == "location":
+        # "capitol hill and don't want to drive more than an hour": the place, not the next statement.
+        value = re.split(r"\s+(?:and|but|so|which|where|because|cause|with|since|though|for)\b", value, maxsplit=1,
+                         flags=re.IGNORECASE)[0]
         value = re.sub(r"(?:这边|那边|附近|一带|这里|那里)$", "", value)
         value = re.sub(r"(?:上班|工作|生活|住)$", "", value)
     if slot_key == "job_title" and "的" in value:
@@ -301,6 +320,8 @@ class RuleBasedExtractor(Extractor):
                 for match in pattern.finditer(clause):
                     if _about_someone_else(clause, match.start()) or (asking and _QUESTION_RE.search(clause)):
                         continue
+                    if zh and slot_key in _TASTE_SLOTS and _zh_other_subject(clause[:match.start()]):
+                        continue  # "来福这两天不爱吃饭": the dog's taste, not the user's
                     raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
                     value = fixed if fixed not in (None, "@place") else _clean_value(raw, slot_key)
                     if fixed == "@place" and not is_place(value):

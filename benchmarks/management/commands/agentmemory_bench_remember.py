@@ -142,6 +142,8 @@ class Command(BenchCommand):
         stored = list(MemoryItem.objects.for_user(user).exclude(status__in=["deleted", "superseded"]))
         if conv["kind"] == "small_talk":
             row["small_talk_stored"] += bool(stored)
+            if stored:
+                misses.append({"id": conv["id"], "small_talk_stored": [m.content for m in stored][:12]})
         wrong = [m for m in stored if labels.get(m.turn_id) in NOT_THE_USERS]
         row["not_the_users"] += len(wrong)
         for probe in conv.get("probes") or []:
@@ -151,11 +153,15 @@ class Command(BenchCommand):
             stale = [s for s in probe.get("stale") or [] if s.lower() in text
                      and not any(s.lower() in a.lower() for a in probe["answer"])]
             kept = any(a.lower() in m.content.lower() for m in stored for a in probe["answer"])
-            row["probes"] += 1
-            row["answered"] += hit
-            row["stored"] += kept
+            # A probe with no answer (small talk, a question about what the user never said) checks only that
+            # nothing stale is shown.
+            answerable = bool(probe["answer"])
+            row["probes"] += answerable
+            row["answered"] += hit and answerable
+            row["stored"] += kept and answerable
+            row["checked"] += 1
             row["stale_shown"] += bool(stale)
-            if not hit or stale:
+            if (answerable and not hit) or stale:
                 misses.append({"id": conv["id"], "question": probe["question"], "answer": probe["answer"],
                                "stale_shown": stale, "stored_answer": kept,
                                "memories": [m.content for m in stored][:12], "context": text[:600]})
@@ -169,7 +175,7 @@ class Command(BenchCommand):
 
     def _table(self, path: Path, stats) -> None:
         self.stdout.write(f"\n{path.name}: answer in /context/'s profile or long-term memory section")
-        header = ("lang", "kind", "conversations", "probes", "answered", "stored", "stale shown",
+        header = ("lang", "kind", "conversations", "probes with an answer", "answered", "stored", "stale shown",
                   "small talk stored", "others' facts stored")
         self.stdout.write("| " + " | ".join(header) + " |")
         self.stdout.write("|" + "---|" * len(header))
@@ -186,9 +192,10 @@ class Command(BenchCommand):
     def _row(self, lang: str, kind: str, row: dict) -> None:
         probes = row.get("probes", 0)
 
-        def share(key: str) -> str:
-            return f"{row.get(key, 0) / probes:.1%} ({row.get(key, 0)})" if probes else "-"
+        def share(key: str, of: str = "probes") -> str:
+            whole = row.get(of, 0)
+            return f"{row.get(key, 0) / whole:.1%} ({row.get(key, 0)})" if whole else "-"
 
         small = f"{row.get('small_talk_stored', 0)}" if kind in ("small_talk", "**all**") else "-"
         self.stdout.write(f"| {lang} | {kind} | {row.get('conversations', 0)} | {probes} | {share('answered')} | "
-                          f"{share('stored')} | {share('stale_shown')} | {small} | {row.get('not_the_users', 0)} |")
+                          f"{share('stored')} | {share('stale_shown', 'checked')} | {small} | {row.get('not_the_users', 0)} |")
