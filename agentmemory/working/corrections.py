@@ -84,7 +84,7 @@ TOPICS: dict[str, re.Pattern] = {
                          r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|"
                          r"pregnan\w*)\b", _I),
     "car": re.compile(rf"车|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
-    "device": re.compile(rf"车|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
+    "device": re.compile(r"车|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
