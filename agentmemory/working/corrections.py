@@ -56,9 +56,9 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"已经不|不再|别再|不能再|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"已经不|不再|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
     r"\b(?:no longer|any ?more|any longer|left|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
-    r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|"
+    r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(r"(?<=[，,；;。！？!?])\s*|\s+(?=\b(?:and|but|so)\b)|\s+[—–-]\s+")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
@@ -84,6 +84,8 @@ TOPICS: dict[str, re.Pattern] = {
                          r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|"
                          r"pregnan\w*)\b", _I),
     "car": re.compile(rf"车|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
+    "phone": re.compile(r"手机|iPhone|Mate ?\d|(?:华为|小米|三星|荣耀|OPPO|vivo|一加|红米|Redmi|OnePlus|Pixel|Galaxy)\s?[A-Za-z]*\d+|"
+                       r"\b(?:i?phone|android|pixel|galaxy)\b", _I),
     "device": re.compile(r"车|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
@@ -93,7 +95,9 @@ TOPICS: dict[str, re.Pattern] = {
                            r"nights?|weekends?)\b", _I),
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
                            r"mandarin|language)\b", _I),
-    "habit": re.compile(r"烟|酒|戒|运动|跑步|夜跑|晨跑|游泳|骑行|瑜伽|健身|减肥|作息|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|"
+    "habit": re.compile(r"烟|酒|戒|运动|跑步|夜跑|晨跑|游泳|骑行|瑜伽|健身|减肥|作息|羽毛球|篮球|足球|网球|乒乓|徒步|滑雪|攀岩|普拉提|半马|全马|马拉松|"
+                        r"\b(?:badminton|tennis|basketball|soccer|climbing|bouldering|hiking|skiing|pilates|crossfit|marathon|"
+                        r"lifting|weights)\b|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|"
                         r"running|swim\w*|cycling|yoga|workout|exercis\w*|sober)\b", _I),
     "deadline": re.compile(r"截止|交稿|推迟|延期|挪到|上线|发布|\b(?:ddl|deadlines?|due|launch\w*|release|"
                            r"pushed (?:back|to))\b", _I),
@@ -189,11 +193,11 @@ _PAST_RE = re.compile(r"之前|以前|原来|原先|那台|那只|那辆|给了|
 
 
 def _value_words(clause: str) -> set[str]:
-    """The words of ``clause`` as written that could name a value: not stopwords, fillers or topic words."""
+    """The words of ``clause`` as written that could name a value: not stopwords or fillers."""
     latin = {w.lower() for w in re.findall(r"[A-Za-z][\w'-]*[A-Za-z0-9]|\d+", clause)}
     cjk = {t for t in keyword_tokens(clause) if not t.isascii()}
     return {w for w in latin | cjk if w not in _STOP and w not in _SHARED_NOT_VALUES and w not in EN_STOPWORDS
-            and len(w) >= (3 if w.isascii() else 2) and not any(p.fullmatch(w) for p in TOPICS.values())}
+            and len(w) >= (3 if w.isascii() else 2)}
 
 
 def _said_in(word: str, text: str) -> bool:
@@ -230,7 +234,7 @@ def without_old_mentions(text: str, replaced: list[str]) -> str:
 #: Topics that name one single-valued slot's kind of value (a car make, a way to work): an older episode of
 #: that topic is replaced by a newer value of the slot, even when no pattern read the slot from it ("the oil in
 #: my 2014 civic?" before "we finally got a Tesla").
-SLOT_VALUE_TOPICS: dict[str, str] = {"car": "car", "commute": "commute"}
+SLOT_VALUE_TOPICS: dict[str, str] = {"car": "car", "commute": "commute", "phone": "phone"}
 
 #: The topics each single-valued slot speaks of: a correction of that topic replaces the slot facts heard in
 #: the same message as the episode it replaces ("i bike to work" -> the commute slot, with its episode).
@@ -239,6 +243,6 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
     "employer": frozenset({"work"}), "job_title": frozenset({"work"}), "company_industry": frozenset({"work", "venture"}),
     "company_focus": frozenset({"work", "venture"}), "tech_stack": frozenset({"work", "venture"}),
     "commute": frozenset({"commute"}), "name": frozenset({"name"}), "partner": frozenset({"family"}),
-    "car": frozenset({"car"}), "education": frozenset({"study"}), "budget": frozenset({"money"}),
+    "car": frozenset({"car"}), "phone": frozenset({"phone"}), "education": frozenset({"study"}), "budget": frozenset({"money"}),
     "birthday": frozenset({"family", "name"}), "reply_style": frozenset(),
 }

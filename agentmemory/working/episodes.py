@@ -155,7 +155,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # The extractor filled a slot from it, or it corrects or retracts something: the user did say
                 # something about themselves.
                 chosen = sentences
-        chosen = [s for s in chosen if not _not_a_fact(s)]
+        chosen = [kept for kept in (_without_others(s) for s in chosen if not _not_a_fact(s)) if kept]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
         if not chosen:
@@ -193,6 +193,25 @@ def _not_a_fact(sentence: str) -> bool:
     """A sentence that tells no fact about the user: a condition ("If my elbow ever heals I might try padel"),
     or a sentence about someone outside the user's household ("My sister just moved to Berlin")."""
     return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence))
+
+
+_PIECE_RE = re.compile(r"(?<=[，,；;])")
+_ASKING_RE = re.compile(r"[?？]|怎么|如何|吗|\b(?:how|what|which|should|can you|could you)\b", re.IGNORECASE)
+
+
+def _without_others(sentence: str) -> str:
+    """``sentence`` without its clauses about someone else ("…，同事小王对芒果过敏，还有个同事死活不吃香蕉，怎么搭配比较好"),
+    and "" when what is left is a request with no word of the user's own."""
+    pieces = [p for p in _PIECE_RE.split(sentence) if p.strip()]
+    if len(pieces) < 2:
+        return sentence
+    kept = [p for p in pieces if not about_another_person(p)]
+    if len(kept) == len(pieces):
+        return sentence
+    rest = "".join(kept).strip(" ,，;；")
+    if not rest or (not _FIRST_PERSON_RE.search(rest) and _ASKING_RE.search(rest)):
+        return ""
+    return rest
 
 
 def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: int,

@@ -175,6 +175,7 @@ _SUBJECT_PERSON_RE = re.compile(rf"\s*(我的|我们的|我们|我|咱们|咱|(?
                                 re.IGNORECASE)
 _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
 #: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
+_LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|\b(?:and|also|plus|oh and)\s+)", re.IGNORECASE)
 _HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|娃|男朋友|女朋友|男友|女友|"
                            r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)$", re.IGNORECASE)
 
@@ -184,6 +185,7 @@ def about_another_person(text: str) -> str:
     relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
     …"). A clause with no subject is the speaker's own (Chinese and chat English drop the "I")."""
     first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()), "")
+    first = _LEADING_LINK_RE.sub("", first)  # "还有个同事…", "and my cousin …"
     found = _SUBJECT_PERSON_RE.match(first)
     if found is None or (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first):
         return ""  # no one else, or "My sister and I", "我和表姐": the user too

@@ -53,6 +53,7 @@ SLOTS: dict[str, Slot] = {
     "partner": Slot("fact", "用户的伴侣：{v}", "The user's partner: {v}", quality=0.85),
     "car": Slot("fact", "用户开的车：{v}", "The user drives {v}", quality=0.85),
     "device": Slot("fact", "用户用的设备：{v}", "The user's device: {v}", multi=True, quality=0.8),
+    "phone": Slot("fact", "用户用的手机：{v}", "The user's phone: {v}", quality=0.85),
     "instrument": Slot("fact", "用户会的乐器：{v}", "The user plays {v}", multi=True, quality=0.85),
     "education": Slot("fact", "用户的学校和专业：{v}", "The user's education: {v}", multi=True, quality=0.85),
     "health": Slot("fact", "用户的健康状况：{v}", "The user's health: {v}", multi=True, quality=0.85),
@@ -122,6 +123,10 @@ CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camr
                 r"mazda|nissan|leaf|chevy|chevrolet|bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv")
 CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米SU7|大众|丰田|本田|宝马|奔驰|奥迪|日产|马自达|别克|雪佛兰|"
                 r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]")
+#: Phone makes and lines ("我的Mate 60", "入手了iPhone 15 Pro", "my iphone 12", "switched to a Pixel").
+PHONE_MAKES = (r"华为|小米|苹果|三星|荣耀|OPPO|oppo|vivo|一加|红米|魅族|诺基亚|iPhone|iphone|Mate|Pixel|pixel|Galaxy|galaxy|"
+               r"Redmi|OnePlus|oneplus|Xiaomi|Huawei|Samsung|samsung|Motorola|moto")
+_PHONE_MODEL = r"(?:\s?(?:\d+[A-Za-z]*|Pro|pro|Max|max|Plus|plus|mini|Ultra|ultra|Fold\d*|fold\d*|Flip\d*|flip\d*|SE|se|XL|xl|[A-Za-z]\d+[A-Za-z0-9]*))*"
 _EN_NUMBER = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)"
 _EN_DATE = (r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|"
             r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{1,2}/\d{1,2})")
@@ -206,6 +211,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("partner", re.compile(r"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻)(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{1,6})"), None),
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
+    ("car", re.compile(rf"(?:新|刚)(?:提|买|换)的(?:车是?)?(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
+    ("phone", re.compile(rf"(?:我的|我用的是?|我在用|换了|换成了?|换到|入手了?|买了|新买的|刚换的)(?:一台|台|部|个)?(?:新的?)?"
+                         rf"(?P<v>(?:{PHONE_MAKES}){_PHONE_MODEL})(?:手机)?"), None),
     ("car", re.compile(rf"(?:我们家|咱家|我家|我们|我|家里)(?:的车)?(?:新|刚|终于|已经|现在)?(?:买了|换了|提了|开的是|开着|换成了?|提车了?)(?:一辆|辆|台|一台)?"
                        rf"(?P<v>(?:{CAR_MAKES_ZH}){ZC}{{0,6}}?)(?=了|[，。！？；,.!?;]|$)"), None),
     ("instrument", re.compile(r"我(?:会|在学|学了|一直在)?(?:弹|拉|吹|打)(?P<v>钢琴|吉他|古筝|古琴|小提琴|大提琴|尤克里里|架子鼓|二胡|长笛|萨克斯|琵琶|贝斯)"), None),
@@ -227,6 +235,10 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("employer", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:just |recently |then )?(?:joined|started at|moved to|switched to) "
                             r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("employer", re.compile(r"\b(?:new |my |the )?(?:job|role|position|gig|internship) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
+     None),
+    ("employer", re.compile(r"\b(?:first (?:day|week|month) at|(?:consulting|interning|working|started) at|(?:work|working) for) "
+                            r"(?P<v>(?!home\b|night\b|nights\b|the\b|a\b|an\b|my\b|our\b|this\b|that\b|least\b|all\b|it\b|"
+                            r"weekends?\b|work\b|school\b|the office\b)[a-z][\w&.'-]*)(?= (?:done|and|so|but|now|since|for|as)\b|[,.;!?]|$)"),
      None),
     ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("employer", re.compile(r"(?:^\s*|,\s*|\b(?:and|so)\s+)(?:now|currently) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
@@ -252,6 +264,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"(?P<v>[a-z]+ [a-z]+)\b"), "@place"),
     ("location", re.compile(r"\b(?:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
                             r"(?P<v>[a-z]+)\b"), "@place"),
+    ("location", re.compile(r"\b(?:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[a-z]+(?: [a-z]+)?)\b"), "@place"),
+    ("location", re.compile(r"\b(?:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[a-z]+)\b"), "@place"),
     ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
@@ -337,6 +351,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("partner", re.compile(r"\bmy (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse),? [A-Z][\w'-]*)"), None),
     ("car", re.compile(r"\bI (?:drive|own|just bought|bought) an? (?P<v>(?:\d{4} )?(?:[A-Z][\w-]*)(?: [\w-]+){0,2}?)(?= to\b| for\b|$|[,.;!?])"), None),
     ("car", re.compile(r"\bmy car is an? (?P<v>[\w-]+(?: [\w-]+){0,2})", _I), None),
+    ("phone", re.compile(rf"\b(?:my|got (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
+                         rf"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
+                         rf"motorola|moto)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|[a-z]\d+\w*))*)\b", _I), None),
     ("car", re.compile(rf"(?:\b(?:I|we) (?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up)|\btraded (?:it |\w+ )?in for) "
                        rf"(?:a|an|our|my|the) (?:new |used |\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: [\w-]+)?)\b", _I), None),
     ("car", re.compile(rf"\bmy (?:old |new |trusty )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?!is\b|was\b)[\w-]+)?)\b", _I), None),

@@ -17,12 +17,15 @@ from .context_tags import context_tags
 from .lexicon import is_place, tech_names
 from .patterns import (
     BUDGET_CUE_RE,
+    CAR_MAKES_EN,
+    CAR_MAKES_ZH,
     CORRECTION_RE,
     DIET_STYLE_RE,
     EMPTY_VALUES,
     EN_MONEY_RE,
     EN_RETRACT,
     EN_RULES,
+    PHONE_MAKES,
     REMEMBER_PREFIX_RE,
     REMEMBER_RE,
     ZC,
@@ -54,6 +57,7 @@ _HUMAN_LANGUAGE_RE = re.compile(r"(?:english|korean|japanese|chinese|mandarin|ca
                                 r"portuguese|russian|arabic|hindi|dutch|swedish|turkish|vietnamese|thai|greek|polish|"
                                 r"hebrew|indonesian|英语|韩语|日语|中文|普通话|粤语|西班牙语|法语|德语|意大利语|葡萄牙语|俄语)$",
                                 re.IGNORECASE)
+_MAKES_RE = re.compile(rf"(?:{PHONE_MAKES}|{CAR_MAKES_ZH}|(?:{CAR_MAKES_EN})\b)", re.IGNORECASE)
 #: A chosen thing said only as a pronoun ("I chose them 'cause ...") names nothing a memory could keep.
 _PRONOUN_VALUE_RE = re.compile(r"(?:them|it|this|that|these|those|him|her|one)\b", re.IGNORECASE)
 _WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|work|working|employer)\b", _I)
@@ -106,6 +110,11 @@ def _clause_subject(clause: str, previous: str) -> str:
 
 
 _SUBJECT_BREAK_RE = re.compile(r"\band\b|\bbut\b|\bso\b|\bthen\b|\bbecause\b|而且|但是|不过|所以|然后", re.IGNORECASE)
+
+
+#: Words before a value that put it in the user's past ("back when I had my iPhone", "以前用华为的时候").
+_PAST_BEFORE_RE = re.compile(r"\b(?:used to|back when|when I (?:had|was|lived|worked)|before I|formerly|previously|my old|"
+                             r"my former|my ex)\b|以前|之前|原来|当初|那时候", re.IGNORECASE)
 
 
 def _about_someone_else(clause: str, start: int) -> bool:
@@ -193,8 +202,8 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False  # "我喜欢你刚才那个回答", "I like how you formatted that": feedback on a reply
     if slot_key == "location" and _TIME_ZONE_RE.match(value):
         return False  # "I'm in PST" names a time zone, not a home
-    if slot_key == "tech_stack" and _HUMAN_LANGUAGE_RE.match(value.strip()):
-        return False
+    if slot_key == "tech_stack" and (_HUMAN_LANGUAGE_RE.match(value.strip()) or _MAKES_RE.match(value.strip())):
+        return False  # "换到苹果", "switched to Korean": a phone or a language, not a technology
     if slot_key == "decision" and _PRONOUN_VALUE_RE.match(value):
         return False
     return not (slot_key == "name" and value.split()[0].lower() in _NOT_NAMES)
@@ -320,6 +329,8 @@ class RuleBasedExtractor(Extractor):
                 for match in pattern.finditer(clause):
                     if _about_someone_else(clause, match.start()) or (asking and _QUESTION_RE.search(clause)):
                         continue
+                    if not slot_of(slot_key).multi and _PAST_BEFORE_RE.search(clause[:match.start()]):
+                        continue  # "back when I had my iPhone": what the user had, not has
                     if zh and slot_key in _TASTE_SLOTS and _zh_other_subject(clause[:match.start()]):
                         continue  # "来福这两天不爱吃饭": the dog's taste, not the user's
                     raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
@@ -333,6 +344,11 @@ class RuleBasedExtractor(Extractor):
                         break
         if not asking:
             self._sentence_fallbacks(sentence, add, taken, correction)
+        zone = next((d for d in out if d.key == "timezone"), None)
+        if zone is not None and "location" not in taken:
+            place = re.sub(r"\s*(?:time|时间)$", "", str(zone.value), flags=re.IGNORECASE)
+            if is_place(place):
+                add("location", place)  # "I'm on Berlin time now": where the user is
         stated = next((d.key.split(":")[0] for d in out if d.key.split(":")[0] in _RETRACT_SLOT), "")
         for slot_key, value in retracted:
             slot_key = stated if slot_key == "same" else slot_key
