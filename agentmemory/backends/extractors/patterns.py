@@ -351,9 +351,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("partner", re.compile(r"\bmy (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse),? [A-Z][\w'-]*)"), None),
     ("car", re.compile(r"\bI (?:drive|own|just bought|bought) an? (?P<v>(?:\d{4} )?(?:[A-Z][\w-]*)(?: [\w-]+){0,2}?)(?= to\b| for\b|$|[,.;!?])"), None),
     ("car", re.compile(r"\bmy car is an? (?P<v>[\w-]+(?: [\w-]+){0,2})", _I), None),
-    ("phone", re.compile(rf"\b(?:my|got (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
-                         rf"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
-                         rf"motorola|moto)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|[a-z]\d+\w*))*)\b", _I), None),
+    ("phone", re.compile(r"\b(?:my|got (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
+                         r"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
+                         r"motorola|moto)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|[a-z]\d+\w*))*)\b", _I), None),
     ("car", re.compile(rf"(?:\b(?:I|we) (?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up)|\btraded (?:it |\w+ )?in for) "
                        rf"(?:a|an|our|my|the) (?:new |used |\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: [\w-]+)?)\b", _I), None),
     ("car", re.compile(rf"\bmy (?:old |new |trusty )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?!is\b|was\b)[\w-]+)?)\b", _I), None),
