@@ -99,7 +99,7 @@ TOPICS: dict[str, re.Pattern] = {
                         r"\b(?:badminton|tennis|basketball|soccer|climbing|bouldering|hiking|skiing|pilates|crossfit|marathon|"
                         r"lifting|weights)\b|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|"
                         r"running|swim\w*|cycling|yoga|workout|exercis\w*|sober)\b", _I),
-    "deadline": re.compile(r"截止|交稿|推迟|延期|挪到|上线|发布|\b(?:ddl|deadlines?|due|launch\w*|release|"
+    "deadline": re.compile(r"截止|交稿|推迟|延期|挪到|改期|改到|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|moved to|postponed)\b|\b(?:ddl|deadlines?|due|launch\w*|release|"
                            r"pushed (?:back|to))\b", _I),
     "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage)\b", _I),
     "venture": re.compile(r"项目|店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
@@ -245,4 +245,7 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
     "commute": frozenset({"commute"}), "name": frozenset({"name"}), "partner": frozenset({"family"}),
     "car": frozenset({"car"}), "phone": frozenset({"phone"}), "education": frozenset({"study"}), "budget": frozenset({"money"}),
     "birthday": frozenset({"family", "name"}), "reply_style": frozenset(),
+    # Slots whose values add up: replaced only when a correction of their topic is closest to them in meaning.
+    "child": frozenset({"family", "study"}), "pet": frozenset({"pet"}), "project": frozenset({"venture", "deadline"}),
+    "instrument": frozenset({"music"}), "diet": frozenset({"health"}), "health": frozenset({"health"}),
 }

@@ -279,7 +279,14 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     if get_embedder().model_name != bundled:
         return []  # stored vectors of another model than the classifier's
     # Of the same topic, else (a topic the vocabulary does not know: "现在改学吉他") any episode, closer still.
+    # A slot fact of a slot of that topic is a candidate too: a short message is often kept as its slot fact
+    # alone ("用户在美团工作", "The user's project: The Sunday Byte").
     same = episodes.filter(_any_of("topics", about)) if about else episodes
+    of_topic = [slot for slot, kinds in corrections.SLOT_TOPICS.items() if kinds & set(about)]
+    if of_topic:
+        facts = current.exclude(type=MemoryItem.Type.EPISODE)
+        same = same | facts.filter(functools.reduce(operator.or_, (Q(key=slot) | Q(key__startswith=f"{slot}:")
+                                                                   for slot in of_topic)))
     best: tuple[float, int] | None = None
     for vector in vectors:  # the whole message, then its pieces that say something changed
         nearest = (same.filter(embedding_model=bundled)

@@ -354,8 +354,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("phone", re.compile(r"\b(?:my|got (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
                          r"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
                          r"motorola|moto)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|[a-z]\d+\w*))*)\b", _I), None),
-    ("car", re.compile(rf"(?:\b(?:I|we) (?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up)|\btraded (?:it |\w+ )?in for) "
-                       rf"(?:a|an|our|my|the) (?:new |used |\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: [\w-]+)?)\b", _I), None),
+    ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up)|"
+                       rf"\btraded (?:it |\w+ )?in for) "
+                       rf"(?:a|an|our|my|the) (?:new |used |\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?:[Mm]odel )?[\w-]+)?)\b", _I), None),
     ("car", re.compile(rf"\bmy (?:old |new |trusty )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?!is\b|was\b)[\w-]+)?)\b", _I), None),
     ("instrument", re.compile(r"\bI (?:play|am learning|'m learning|started learning|learn) (?:the )?(?P<v>piano|guitar|violin|cello|"
                               r"drums|ukulele|bass|flute|saxophone|sax|trumpet|clarinet|harp|banjo)\b", _I), None),
