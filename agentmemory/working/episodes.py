@@ -144,7 +144,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         remainders.extend(_remainders(user_id, replaced, _old_values(user_id, turn.content, slots)))
-        old_texts = list(MemoryItem.objects.for_user(user_id).filter(pk__in=replaced).values_list("content", flat=True)) if replaced else []
+        old_texts = _replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS])
         chosen: list[str] = []
         if keep_episodes:
             chosen, at = _disclosing(sentences, whole_keep, keep, at, model, turn.content)
@@ -299,21 +299,41 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     return []
 
 
+def _replaced_texts(user_id: str, replaced: Sequence[int], refilled: list[str]) -> list[str]:
+    """What the memories a message replaces say: those it supersedes, and the current facts of the single-valued
+    slots it fills again (the write path replaces those: "用户用的手机：小米13" before "现在换成iPhone 15了")."""
+    if not replaced and not refilled:
+        return []
+    scope = Q(pk__in=list(replaced)) | (Q(key__in=refilled) & ~Q(type=MemoryItem.Type.EPISODE))
+    return list(MemoryItem.objects.for_user(user_id).current().filter(scope).values_list("content", flat=True))
+
+
 def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list[int]:
-    """The slot facts heard in the same messages as the replaced episodes, of a single-valued slot whose topic
-    the correction speaks of ("i bike to work every day" -> the commute slot, replaced with its episode by
-    "i take the train now instead"): what a replaced statement said is not left current on its own."""
+    """What the same messages said beside the replaced memories: for a replaced episode, the slot facts heard with
+    it, of a single-valued slot whose topic the correction speaks of ("i bike to work every day" -> the commute
+    slot, replaced with its episode by "i take the train now instead"); for a replaced slot fact, the episode
+    that filled its slot. What a replaced statement said is not left current on its own."""
     topics = set(about)
-    heard = {}
-    for turn_id, value in current.filter(pk__in=episode_ids).values_list("turn_id", "value"):
+    heard, episodes_of = {}, {}
+    for turn_id, kind, key, value in current.filter(pk__in=episode_ids).values_list("turn_id", "type", "key", "value"):
+        if turn_id is None:
+            continue
+        if kind != MemoryItem.Type.EPISODE:  # a slot fact: the episode of the same message that filled its slot
+            episodes_of.setdefault(turn_id, set()).add(key.split(":")[0])
+            continue
         slots = (value or {}).get("slots") or [] if isinstance(value, dict) else []
         wanted = [s for s in slots if s not in _ADDITIVE_SLOTS and corrections.SLOT_TOPICS.get(s, frozenset()) & topics]
-        if turn_id is not None and wanted:
+        if wanted:
             heard.setdefault(turn_id, set()).update(wanted)
-    if not heard:
-        return []
-    facts = current.exclude(type=MemoryItem.Type.EPISODE).filter(turn_id__in=list(heard))
-    return [pk for pk, turn_id, key in facts.values_list("pk", "turn_id", "key") if key.split(":")[0] in heard[turn_id]]
+    out = []
+    if heard:
+        facts = current.exclude(type=MemoryItem.Type.EPISODE).filter(turn_id__in=list(heard))
+        out += [pk for pk, turn_id, key in facts.values_list("pk", "turn_id", "key") if key.split(":")[0] in heard[turn_id]]
+    if episodes_of:
+        told = current.filter(type=MemoryItem.Type.EPISODE, turn_id__in=list(episodes_of))
+        out += [pk for pk, turn_id, value in told.values_list("pk", "turn_id", "value")
+                if isinstance(value, dict) and set(value.get("slots") or ()) & episodes_of[turn_id]]
+    return [pk for pk in out if pk not in episode_ids]
 
 
 def _retraction_said_by(draft: MemoryDraft, turn_id, user_id: str, replaced: Sequence[int]) -> bool:
