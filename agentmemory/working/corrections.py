@@ -60,7 +60,7 @@ _RETRACTING_CLAUSE = re.compile(
     r"\b(?:no longer|any ?more|any longer|left|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
-_CLAUSE_SPLIT = re.compile(r"(?<=[，,；;。！？!?])\s*|\s+(?=\b(?:and|but|so)\b)|\s+[—–-]\s+")
+_CLAUSE_SPLIT = re.compile(r"(?<=[，,；;。！？!?])\s*|\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
 also some much many one""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())

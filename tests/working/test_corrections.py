@@ -71,3 +71,18 @@ def test_no_longer_and_moved_update_the_slot(talk, before, after, key, now):
     talk("nl", after)
     current = MemoryItem.objects.for_user("nl").filter(key=key, status="active").get()
     assert current.content == now and current.supersedes_id is not None
+
+
+@pytest.mark.parametrize(("text", "old", "kept"), [
+    ("之前那台小米给我妈用了，现在换成iPhone 15了。", "我用的是小米13，拍照一般", "现在换成iPhone 15了。"),
+    ("哈哈我上次打错了，我家狗其实叫来福，旺财是楼下邻居家那只。", "我家柯基旺财最近掉毛好严重", "哈哈我上次打错了，我家狗其实叫来福"),
+    ("lol the jeep is gone, traded it in for a rav4 hybrid.", "i drive an old jeep wrangler", "traded it in for a rav4 hybrid."),
+    ("ok so we switched to Mediterranean — keto was making us miserable.", "im on keto", "ok so we switched to Mediterranean"),
+    # Nothing says what changed and nothing is past: the clauses stay ("Pickle" is not "Pickles").
+    ("oops, her name is Pickle. the spray worked by the way", "my cat Pickles hates the deterrent spray",
+     "oops, her name is Pickle. the spray worked by the way"),
+])
+def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value(text, old, kept):
+    from agentmemory.working.corrections import without_old_mentions
+
+    assert without_old_mentions(text, [old]) == kept

@@ -174,3 +174,54 @@ def test_a_pet_named_after_a_possessive_keeps_a_clean_value(talk):
     talk("pet", "我家的猫叫年糕。")
     pets = MemoryItem.objects.for_user("pet").current().filter(key__startswith="pet:")
     assert [m.content for m in pets] == ["用户的宠物：猫叫年糕"]
+
+
+def test_the_old_value_said_beside_the_new_is_not_shown(api_client, talk):
+    talk("ph", "我的OPPO Reno拍夜景老是糊，有啥设置能调吗")
+    talk("ph", "之前那台OPPO给我爸用了，现在换成Pixel 8了，谷歌相册怎么同步")
+    shown = remembered(api_client, "ph", "用户现在用什么手机？")
+    assert "Pixel 8" in shown and "OPPO" not in shown, shown
+    assert current("ph", "phone") == ["Pixel 8"]
+
+
+def test_a_new_value_replaces_an_older_episode_of_its_kind_without_a_correction_word(api_client, talk):
+    talk("car", "how do I get tree sap off my 2012 corolla without wrecking the paint?")
+    talk("car", "we finally bought a Rivian R1S, any tips for a first road trip with it?")
+    shown = remembered(api_client, "car", "What car does the user drive?")
+    assert "Rivian" in shown and "corolla" not in shown.lower(), shown
+
+
+def test_a_replaced_statement_takes_its_slot_fact_along(api_client, talk):
+    talk("cm", "I drive to work every day, about 30 minutes each way. any podcast recommendations?")
+    assert current("cm", "commute")
+    talk("cm", "since the office moved downtown i take the bus now instead, is it ok to read on a bus?")
+    shown = remembered(api_client, "cm", "How does the user get to work?")
+    assert "bus" in shown and "drive" not in shown.lower(), shown
+    assert current("cm", "commute") == []
+
+
+def test_what_the_user_had_is_not_what_they_have(api_client, talk):
+    talk("past", "back when I had my Galaxy S10 the battery lasted forever, why do phones die so fast now?")
+    assert current("past", "phone") == []
+    talk("past2", "以前在京东的时候我们用的是内部框架，现在在字节这边用的是kitex")
+    assert current("past2", "employer") != ["京东"]
+
+
+def test_clauses_about_other_people_are_left_out_of_the_users_episode(api_client, talk):
+    talk("team", "帮部门订周五午餐，同事小李对花生过敏，还有个同事不吃牛肉，怎么订比较稳妥")
+    stored = [m.content for m in MemoryItem.objects.for_user("team").current()]
+    assert not [c for c in stored if "花生" in c or "牛肉" in c], stored
+
+
+def test_a_time_zone_that_names_a_city_says_where_the_user_is(api_client, talk):
+    talk("tz", "i'm in london, can you find a slot for a call with new york?")
+    talk("tz", "i'm on tokyo time now for the next year, redo that call slot for me?")
+    shown = remembered(api_client, "tz", "Where is the user based now?")
+    assert "tokyo" in shown.lower() and "london" not in shown.lower(), shown
+
+
+def test_a_breakup_said_in_passing_replaces_the_partner(api_client, talk):
+    talk("bf", "my boyfriend Sam's birthday is on friday and I have no idea what to get him")
+    talk("bf", "so Sam and I broke up last month, it's fine. I'm seeing Alex now, ideas for a first trip together?")
+    shown = remembered(api_client, "bf", "What is the name of the user's partner?")
+    assert "Alex" in shown and "Sam" not in shown, shown
