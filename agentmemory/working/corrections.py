@@ -75,7 +75,7 @@ TOPICS: dict[str, re.Pattern] = {
     "study": re.compile(r"专业|大学|学校|读研|读博|年级|考研|学位|毕业|转专业|\b(?:major|degree|university|college|school|grade|"
                         r"phd|masters?|studying|semester|class(?:es)?)\b", _I),
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|bunn(?:y|ies)|pets?)\b", _I),
-    "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|trains?|bus|subway|metro|bik(?:e|ing)|"
+    "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a) train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
     "health": re.compile(r"过敏|不吃|吃素|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|\b(?:allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
@@ -91,7 +91,7 @@ TOPICS: dict[str, re.Pattern] = {
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
     "name": re.compile(r"名字|叫我|称呼|\b(?:name|call me|go by)\b", _I),
-    "schedule": re.compile(r"每天|几点|作息|排班|上班时间|周末|时区|[\u4e00-\u9fff]{2}时间|\b(?:time ?zone|[a-z]+ time|pst|est|cet|gmt|utc)\b|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
+    "schedule": re.compile(r"每天|几点|作息|排班|上班时间|周末|时区|(?:北京|伦敦|东京|纽约|柏林|新加坡|悉尼|巴黎|美西|美东)时间|\b(?:time ?zones?|pacific time|eastern time|central time|mountain time|[a-z]+ standard time|pst|pdt|est|edt|cet|cest|gmt|bst|utc|jst)\b|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
                            r"nights?|weekends?)\b", _I),
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
                            r"mandarin|language)\b", _I),
@@ -99,7 +99,7 @@ TOPICS: dict[str, re.Pattern] = {
                         r"\b(?:badminton|tennis|basketball|soccer|climbing|bouldering|hiking|skiing|pilates|crossfit|marathon|"
                         r"lifting|weights)\b|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|"
                         r"running|swim\w*|cycling|yoga|workout|exercis\w*|sober)\b", _I),
-    "deadline": re.compile(r"截止|交稿|推迟|延期|挪到|改期|改到|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|moved to|postponed)\b|\b(?:ddl|deadlines?|due|launch\w*|release|"
+    "deadline": re.compile(r"截止|交稿|推迟|延期|挪到|改期|改到|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|launch\w*|release|"
                            r"pushed (?:back|to))\b", _I),
     "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage)\b", _I),
     "venture": re.compile(r"项目|店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
@@ -111,8 +111,8 @@ TOPICS: dict[str, re.Pattern] = {
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
     r"现在|改成|改为|改了|换成|换了|换到|挪到|推迟|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
-    r"转专业|以前在|以前用|之前在|之前用|分手|其实|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|any ?more|no longer|moved|relocated|"
-    r"switched|changed|left|quit|sold|new|actually|instead|used to|back when|broke up|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
+    r"转专业|分手|其实|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|any ?more|no longer|moved|relocated|"
+    r"switched|changed|left|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|since|turns out|scratch that|correction|update)\b", _I)
 
 

@@ -337,10 +337,10 @@ def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list
 
 
 def _retraction_said_by(draft: MemoryDraft, turn_id, user_id: str, replaced: Sequence[int]) -> bool:
-    """Whether ``draft`` is a retraction note ("no longer: keto") from ``turn_id`` whose value only memories the
-    turn's episode replaces held."""
-    slot = (draft.tags or {}).get("slot", "")
-    if draft.turn_id != turn_id or not (slot.startswith("retract_") or slot == "unlikes"):
+    """Whether ``draft`` is a diet's retraction note ("no longer: keto") from ``turn_id`` whose value only memories
+    the turn's episode replaces held."""
+    # Only a diet, which has one current value: "no longer likes jazz" stays a preference of its own.
+    if draft.turn_id != turn_id or (draft.tags or {}).get("slot", "") != "retract_diet":
         return False
     item = str((draft.value or {}).get("item", "")) if isinstance(draft.value, dict) else ""
     if not item:

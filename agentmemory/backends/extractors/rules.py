@@ -331,7 +331,8 @@ class RuleBasedExtractor(Extractor):
                         continue
                     if not slot_of(slot_key).multi and _PAST_BEFORE_RE.search(clause[:match.start()]):
                         continue  # "back when I had my iPhone": what the user had, not has
-                    if zh and slot_key in _TASTE_SLOTS and _zh_other_subject(clause[:match.start()]):
+                    if (zh and slot_key in _TASTE_SLOTS and not match.group(0).startswith(("我", "咱"))
+                            and _zh_other_subject(clause[:match.start()])):
                         continue  # "来福这两天不爱吃饭": the dog's taste, not the user's
                     raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
                     value = fixed if fixed not in (None, "@place") else _clean_value(raw, slot_key)
