@@ -65,6 +65,8 @@ _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|�
 _MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|崩溃|\bugh|\bsigh|\bsmh)[\s，,。.!！~～…]*$", re.IGNORECASE)
 #: A transcript's speaker label: a capitalised name or a short Chinese name, then a colon.
 _SPEAKER_LABEL_RE = re.compile(r"^\s*(?:[A-Z][\w'-]{1,20}(?: [A-Z][\w'-]{1,20})?|[\u4e00-\u9fff]{2,4})\s*[:：]")
+#: The same label, as a PostgreSQL regular expression (for the memories a transcript's speaker may correct).
+_SQL_SPEAKER_LABEL = r"^\s*([A-Z][A-Za-z'-]{1,20}( [A-Z][A-Za-z'-]{1,20})?|[一-龥]{2,4})\s*[:：]"
 _FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
 CORRECTION_MIN_COSINE = 0.75
@@ -256,6 +258,11 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     kind of value: a car make); else, when ``guess``, the episode of the same topic closest in meaning."""
     current = (MemoryItem.objects.for_user(user_id).current().filter(source=MemoryItem.Source.USER_STATED)
                .only("id", "type", "content", "value"))
+    label = _SPEAKER_LABEL_RE.match(text)
+    if label is not None:
+        # A transcript's speaker corrects their own statements, not another speaker's ("Tim: ..." is not "John:").
+        current = current.exclude(Q(content__regex=_SQL_SPEAKER_LABEL) & ~Q(content__startswith=label.group(0).strip())
+                                  & ~Q(content__startswith="用户"))
     named = corrections.retracted_terms(text)
     if named:
         # Narrowed in SQL (a substring of the content), then matched as the terms are meant.

@@ -225,3 +225,10 @@ def test_a_breakup_said_in_passing_replaces_the_partner(api_client, talk):
     talk("bf", "so Sam and I broke up last month, it's fine. I'm seeing Alex now, ideas for a first trip together?")
     shown = remembered(api_client, "bf", "What is the name of the user's partner?")
     assert "Alex" in shown and "Sam" not in shown, shown
+
+
+def test_a_transcript_speaker_corrects_only_their_own_statements(api_client, talk):
+    talk("tr", "John: My band rehearses every weekend in a garage in Oakland, it's the best part of my week.")
+    talk("tr", "Tim: Actually my band rehearses on weekday nights now, in a studio downtown.")
+    stored = [m.content for m in MemoryItem.objects.for_user("tr").current()]
+    assert any("Oakland" in c for c in stored) and any("downtown" in c for c in stored), stored
