@@ -39,8 +39,10 @@ _RETRACTIONS = (
     re.compile(rf"(?:之前|上次|以前)(?:说|讲|写)的?(?P<o>{_ZC}{{1,10}}?)(?:是错的|不对|说错了|写错了|记错了)"),
     re.compile(rf"(?:以前|之前|原来|当初)(?:在|用|开|养|住|学|弹)(?P<o>{_ZC}{{1,8}}?)(?:的时候|那会儿?|那阵子|时)"),
     re.compile(rf"(?:和|跟)(?P<o>{_ZC}{{1,6}}?)分手了"),
-    re.compile(r"\b(?:used to|back when I) (?:live|work|was|had|drove|have|play|go|went)(?:ed)? (?:in|at|for|with|to|my|a|an|the)? ?"
-               r"(?:my |a |an |the )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
+    # Only where one lived or worked, or what one had ("I used to live in Austin", "back when I had my iPhone"):
+    # "I used to paint with my mom" is a memory of the past, not a retraction.
+    re.compile(r"\b(?:used to (?:live|work) (?:in|at|for)|back when I (?:lived in|worked at|was at|had)) (?:my |a |an |the )?"
+               r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\b(?P<o>[\w'-]+) and I (?:broke up|split up|split|separated|divorced)\b", _I),
     re.compile(r"\b(?:renam(?:ed|ing)|broke up with) (?P<o>[\w'-]+)", _I),
     re.compile(r"\b(?:left|quit|sold|dropped|ditched|gave up(?: on)?|stopped|moved (?:away )?from|switched (?:away )?from|"
