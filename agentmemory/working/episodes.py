@@ -8,9 +8,10 @@ message (``{"slots": ["employer"]}``), so that a later statement can find the ep
 
 A message that corrects something (the classifier's judgement, or a word saying something changed)
 supersedes the user's earlier memories about the same thing, as working/corrections.py describes: what it
-names as retracted, the episodes that filled the same single-valued slot, else the one episode of the same
-topic closest in meaning (cosine of the bundled embedder's vectors at least CORRECTION_MIN_COSINE, or
-CUE_MIN_COSINE when only a word says something changed). Requests, small talk, hypotheticals and facts
+names as retracted, the episodes that filled the same single-valued slot (this one also without a correction:
+a slot's new value), else the one episode or slot fact of the same topic closest in meaning (cosine of the
+bundled embedder's vectors at least CORRECTION_MIN_COSINE, or CUE_MIN_COSINE when only a word says something
+changed). Requests, small talk, hypotheticals and facts
 about other people are not kept: a message whose first clause speaks of someone outside the user's household
 ("我表哥在华为上班，…", "My sister just moved …") gives no episode and no slot fact, and a condition ("If my knee
 ever heals …") is left out of any episode. A one-sentence message the classifier does not keep whole is read
@@ -135,10 +136,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         about = sorted(corrections.topics(turn.content))
         judged = whole_correction >= model.correction_threshold
         corrects = judged or corrections.signals_change(turn.content)
-        # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
-        # judgement does.
         # A new value of a single-valued slot replaces the episodes that held its old one, correction or not.
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)
+        # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
+        # judgement does.
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE,
                                          guess=corrects)) \
