@@ -7,6 +7,10 @@
 * ``bench-xling-en``: English paragraphs written for this (``benchmarks/data/xling_en_docs.jsonl``, 80
   paragraphs, encyclopedia, product documentation and how-to), each with a Chinese and an English question;
   the first 40 are dev, the last 40 held out. Its off-topic questions (zh and en) split the same way.
+* ``bench-xling2-en``: 120 more English paragraphs in the XQuAD style (``benchmarks/data/xling2_en_docs.jsonl``,
+  written by another helper after the model was first trained; its first run, held out, is in
+  docs/retrieval.md), each with a Chinese and an English question, and 40 off-topic questions: dev since that
+  first run (2026-12-04).
 * off-topic, asked of both bases: the built-in questions (``knowledge/off_topic.py``), LoCoMo questions
   (English, people's lives) and ``locomo-dev-zh`` (Chinese, the same kind).
 
@@ -23,6 +27,8 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data"
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
 CMRC_KB, EN_KB = "bench-cmrc", "bench-xling-en"
+# The bases of paragraphs written for this: slug -> (file, the split every row counts in; "" = the row's own).
+DOC_SETS = {EN_KB: ("xling_en_docs.jsonl", ""), "bench-xling2-en": ("xling2_en_docs.jsonl", "dev")}
 
 
 @dataclass(frozen=True)
@@ -44,8 +50,19 @@ def _hashed_split(key: str, heldout_share: float = 0.5) -> str:
     return "heldout" if int(hashlib.sha256(key.encode()).hexdigest(), 16) % 1000 < heldout_share * 1000 else "dev"
 
 
-def en_docs() -> list[dict]:
-    return [row for row in _jsonl(DATA / "xling_en_docs.jsonl") if row["type"] == "doc"]
+def doc_rows(base: str) -> list[dict]:
+    """The rows (paragraphs and off-topic questions) of one of ``DOC_SETS``, each with the split it counts in."""
+    name, split = DOC_SETS[base]
+    return [{**row, "split": split or row["split"]} for row in _jsonl(DATA / name)]
+
+
+def en_docs(base: str | None = None) -> list[dict]:
+    """The paragraphs of one base of ``DOC_SETS``, or of all of them."""
+    return [row for slug in ([base] if base else DOC_SETS) for row in doc_rows(slug) if row["type"] == "doc"]
+
+
+def base_language(base: str) -> str:
+    return "zh" if base == CMRC_KB else "en"
 
 
 def queries(bench: Path = BENCH, *, cmrc_sample: int = 400, off_topic_sample: int = 100, seed: int = 7) -> list[Query]:
@@ -65,11 +82,13 @@ def queries(bench: Path = BENCH, *, cmrc_sample: int = 400, off_topic_sample: in
         for row in _jsonl(held):
             pair = "en->zh" if row.get("lang") == "en" else "zh->zh"
             out.append(Query(row["text"], CMRC_KB, tuple(row["relevant"]), pair, "heldout", "xling_cmrc_heldout"))
-    for row in en_docs():
-        out.append(Query(row["q_zh"], EN_KB, (row["id"],), "zh->en", row["split"], "xling_en_docs"))
-        out.append(Query(row["q_en"], EN_KB, (row["id"],), "en->en", row["split"], "xling_en_docs"))
+    for base, (name, _split) in DOC_SETS.items():
+        source = name.removesuffix(".jsonl")
+        for row in en_docs(base):
+            out.append(Query(row["q_zh"], base, (row["id"],), "zh->en", row["split"], source))
+            out.append(Query(row["q_en"], base, (row["id"],), "en->en", row["split"], source))
     negatives: list[tuple[str, str]] = [(q, _hashed_split(q)) for q in OFF_TOPIC_QUESTIONS]
-    negatives += [(row["text"], row["split"]) for row in _jsonl(DATA / "xling_en_docs.jsonl")
+    negatives += [(row["text"], row["split"]) for base in DOC_SETS for row in doc_rows(base)
                   if row["type"] == "off_topic"]
     locomo = [row["text"] for row in _jsonl(bench / "locomo-dev" / "queries.jsonl")]
     negatives += [(q, _hashed_split(q)) for q in rng.sample(locomo, min(off_topic_sample, len(locomo)))]
@@ -78,6 +97,6 @@ def queries(bench: Path = BENCH, *, cmrc_sample: int = 400, off_topic_sample: in
                       for row in _jsonl(bench / "locomo-dev-zh" / "queries.jsonl")][:off_topic_sample]
     for text, split in negatives:
         lang = language_of(text)
-        for base, chunk_lang in ((CMRC_KB, "zh"), (EN_KB, "en")):
-            out.append(Query(text, base, (), f"off-topic {lang}->{chunk_lang}", split, "off-topic"))
+        for base in (CMRC_KB, *DOC_SETS):
+            out.append(Query(text, base, (), f"off-topic {lang}->{base_language(base)}", split, "off-topic"))
     return out

@@ -20,6 +20,7 @@ people cope").
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import operator
@@ -321,9 +322,11 @@ def _replaced_texts(user_id: str, replaced: Sequence[int], refilled: list[str]) 
 
 def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list[int]:
     """What the same messages said beside the replaced memories: for a replaced episode, the slot facts heard with
-    it, of a single-valued slot whose topic the correction speaks of ("i bike to work every day" -> the commute
-    slot, replaced with its episode by "i take the train now instead"); for a replaced slot fact, the episode
-    that filled its slot. What a replaced statement said is not left current on its own."""
+    it, of a slot whose topic the correction speaks of ("i bike to work every day" -> the commute slot, replaced
+    with its episode by "i take the train now instead"; "我女儿今年上二年级" -> its child fact, by "她其实是三年级"),
+    but of a slot whose values add up only when the message told one value of it (a correction of one of two pets
+    is not one of both); for a replaced slot fact, the episode that filled its slot. What a replaced statement
+    said is not left current on its own."""
     topics = set(about)
     heard, episodes_of = {}, {}
     for turn_id, kind, key, value in current.filter(pk__in=episode_ids).values_list("turn_id", "type", "key", "value"):
@@ -333,13 +336,16 @@ def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list
             episodes_of.setdefault(turn_id, set()).add(key.split(":")[0])
             continue
         slots = (value or {}).get("slots") or [] if isinstance(value, dict) else []
-        wanted = [s for s in slots if s not in _ADDITIVE_SLOTS and corrections.SLOT_TOPICS.get(s, frozenset()) & topics]
+        wanted = [s for s in slots if corrections.SLOT_TOPICS.get(s, frozenset()) & topics]
         if wanted:
             heard.setdefault(turn_id, set()).update(wanted)
     out = []
     if heard:
-        facts = current.exclude(type=MemoryItem.Type.EPISODE).filter(turn_id__in=list(heard))
-        out += [pk for pk, turn_id, key in facts.values_list("pk", "turn_id", "key") if key.split(":")[0] in heard[turn_id]]
+        facts = list(current.exclude(type=MemoryItem.Type.EPISODE).filter(turn_id__in=list(heard))
+                     .values_list("pk", "turn_id", "key"))
+        told = collections.Counter((turn_id, key.split(":")[0]) for _pk, turn_id, key in facts)
+        out += [pk for pk, turn_id, key in facts if (slot := key.split(":")[0]) in heard[turn_id]
+                and (slot not in _ADDITIVE_SLOTS or told[(turn_id, slot)] == 1)]
     if episodes_of:
         told = current.filter(type=MemoryItem.Type.EPISODE, turn_id__in=list(episodes_of))
         out += [pk for pk, turn_id, value in told.values_list("pk", "turn_id", "value")

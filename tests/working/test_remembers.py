@@ -232,3 +232,28 @@ def test_a_transcript_speaker_corrects_only_their_own_statements(api_client, tal
     talk("tr", "Tim: Actually my band rehearses on weekday nights now, in a studio downtown.")
     stored = [m.content for m in MemoryItem.objects.for_user("tr").current()]
     assert any("Oakland" in c for c in stored) and any("downtown" in c for c in stored), stored
+
+
+def test_a_correction_replaces_the_one_value_its_message_told_with_its_episode(api_client, talk):
+    talk("gr", "我女儿今年上二年级，数学应用题我都不知道咋给她讲😂")
+    talk("gr", "上次说错了，她其实是三年级，开学那会儿我记混了。")
+    shown = remembered(api_client, "gr", "用户的女儿上几年级？")
+    assert "三年级" in shown and "二年级" not in shown, shown
+    # A message that told two values of a slot whose values add up: correcting one leaves the other.
+    talk("pets", "我家的猫叫年糕，我家的狗叫旺财。")
+    talk("pets", "其实年糕已经五岁了，最近胃口不太好。")
+    assert "旺财" in remembered(api_client, "pets", "用户的狗叫什么名字？")
+
+
+@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
+    ("我那台16年的卡罗拉快10万公里了，这次保养要换哪些东西？", "刚提了理想L6😎 问下新能源车险一般怎么选？",
+     "用户现在开什么车？", "理想", "卡罗拉"),
+    ("我在上海，周末有什么好玩的？", "我这边现在是伦敦时间了", "用户现在在哪个城市？", "伦敦", "上海"),
+    ("我是产品助理，才工作半年，写的PRD老被开发挑毛病。", "转正之后直接升产品经理了，开心！", "用户的职位是什么？", "产品经理",
+     "产品助理"),
+])
+def test_a_new_value_said_in_chat_replaces_the_old(api_client, talk, before, after, question, new, old):
+    talk("chat", before)
+    talk("chat", after, agent="coach")
+    shown = remembered(api_client, "chat", question)
+    assert new in shown and old not in shown, shown

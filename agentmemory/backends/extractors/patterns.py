@@ -102,7 +102,7 @@ BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过
                             r"\bcan (?:do|go up to|pay|afford|spend)\b|\btops\b|\bwe have (?:maybe |about |around )?[$€£¥]|"
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
 _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
-              r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试")
+              r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试|助理|文员|合伙人")
 _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
               r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
               r"product owner|programmer|administrator|specialist|recruiter|professor|PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP")
@@ -158,8 +158,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
     ("employer", re.compile(rf"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?P<v>{ZC}{{1,20}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)"),
      None),
-    ("employer", re.compile(rf"(?:^|我)(?:现在|目前)?在(?P<v>{ZC}{{1,15}}?)(?:做|当|担任)(?:{ZC}{{0,8}}?(?:{_ZH_TITLES}|"
-                            r"分析|开发|运营|设计|测试|销售|产品|研发|市场|财务|人事|客服|算法|咨询))"), None),
+    ("employer", re.compile(rf"(?:^|我|(?:^|[，,。！!～~\s])(?=现在|目前))(?:现在|目前)?在(?P<v>{ZC}{{1,15}}?)(?:做|当|担任)(?:{ZC}{{0,8}}?(?:{_ZH_TITLES}|"
+                            r"分析|开发|运营|设计|测试|销售|产品|研发|市场|财务|人事|客服|算法|咨询|增长|数据|内容|业务|商务|品牌|投资|风控|"
+                            r"合规|法务|审计|采购|供应链|物流|用户|商家|策略|战略|招聘|行政|公关))"), None),
     ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|升了|升到|升成|直接升|已经升|升职成|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
                              rf"(?P<v>{ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("job_title", re.compile(rf"在{ZC}{{1,15}}?(?:做|当)(?P<v>{ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
@@ -212,7 +213,13 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"(?:新|刚)(?:提|买|换)的(?:车是?)?(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
-    ("phone", re.compile(rf"(?:我的|我用的是?|我在用|换了|换成了?|换到|入手了?|买了|新买的|刚换的)(?:一台|台|部|个)?(?:新的?)?"
+    # Said with no subject at a clause's start, a car make named: "刚提了理想L6😎", "终于入了辆比亚迪海豹".
+    ("car", re.compile(rf"(?:^|[，,。！!～~\s])(?:刚刚?|新|终于|已经|上周|昨天)?(?:提了|入了|买了|换了|提车)(?:一辆|辆|台|一台)?"
+                       rf"(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
+    # "我这边现在是伦敦时间了": the user's time zone, and where they are (rules.py reads the place from it).
+    ("timezone", re.compile(r"(?:我这边|我这里|我们这边|我)(?:现在|目前|已经)?(?:是|用的?是?|按|在)?(?P<v>[\u4e00-\u9fff]{2,5}?)时间"),
+     "@place"),
+    ("phone", re.compile(rf"(?:我的|我用的是?|我在用|换了|换成了?|换到|入手了?|入了|买了|新买的|刚换的)(?:一台|台|部|个)?(?:新的?)?"
                          rf"(?P<v>(?:{PHONE_MAKES}){_PHONE_MODEL})(?:手机)?"), None),
     ("car", re.compile(rf"(?:我们家|咱家|我家|我们|我|家里)(?:的车)?(?:新|刚|终于|已经|现在)?(?:买了|换了|提了|开的是|开着|换成了?|提车了?)(?:一辆|辆|台|一台)?"
                        rf"(?P<v>(?:{CAR_MAKES_ZH}){ZC}{{0,6}}?)(?=了|[，。！？；,.!?;]|$)"), None),

@@ -168,8 +168,9 @@ _AND_NEXT_RE = re.compile(
 
 
 def _clauses(sentence: str) -> list[str]:
-    # Commas inside numbers (5,000) do not end a clause.
-    parts = [c for c in re.split(r"[，；;]|,(?!\d)", sentence) if c.strip()] or [sentence]
+    # Commas inside numbers (5,000) do not end a clause; in chat, an emoji or a "～" ends one too ("刚提了理想L6😎 问下...").
+    parts = [c for c in re.split(r"[，；;～]|,(?!\d)|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*", sentence) if c.strip()] \
+        or [sentence]
     return [piece for part in parts for piece in _AND_NEXT_RE.split(part) if piece.strip()]
 
 

@@ -10,9 +10,10 @@ Sets (``benchmarks/relevance_data.py``): cmrc2018-dev's Chinese questions (zh->z
 over the same paragraphs, and the English documents' Chinese and English questions (zh->en, en->en; dev and
 held-out halves); off-topic questions in both languages against both bases.
 
-``--en-docs FILE`` (repeatable) adds a set in the format of ``benchmarks/data/xling_en_docs.jsonl`` as a base of
-its own (``bench-<file stem>``): its paragraphs' Chinese and English questions and its off-topic questions,
-all counted as held out (e.g. ``benchmarks/data/xling2_en_docs.jsonl``, written after the model was trained).
+``--docs FILE`` (repeatable; ``--en-docs`` is its older name) adds a set in the format of
+``benchmarks/data/xling_en_docs.jsonl`` as a base of its own (``bench-<file stem>``): its paragraphs (English or
+Chinese) with their Chinese and English questions, and its off-topic questions, all counted as held out (e.g.
+``benchmarks/data/xling3_zh_docs.jsonl``, written after the model was trained).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from rest_framework.test import APIClient
 
 from agentmemory.api_keys import create_api_key
 from agentmemory.models import ApiKey, Document
+from agentmemory.text.language import language_of
 from benchmarks import relevance_data
 from benchmarks.command import BenchCommand
 
@@ -36,18 +38,19 @@ class Command(BenchCommand):
     def add_arguments(self, parser):
         parser.add_argument("--bench", default=str(relevance_data.BENCH))
         parser.add_argument("--cmrc-questions", type=int, default=0, help="cmrc2018-dev questions (0: all).")
-        parser.add_argument("--en-docs", action="append", default=[],
-                            help="another set of English paragraphs with zh/en questions (xling_en_docs format)")
-        parser.add_argument("--only-extra", action="store_true", help="only the --en-docs sets")
+        parser.add_argument("--docs", "--en-docs", dest="docs", action="append", default=[],
+                            help="another set of paragraphs with zh/en questions (xling_en_docs format)")
+        parser.add_argument("--only-extra", action="store_true", help="only the --docs sets")
 
-    def handle(self, *args, bench: str, cmrc_questions: int, en_docs: list[str], only_extra: bool, **options):
+    def handle(self, *args, bench: str, cmrc_questions: int, docs: list[str], only_extra: bool, **options):
         from .agentmemory_bench_search import import_corpus
 
         folder = Path(bench)
         cmrc = [json.loads(line) for line in (folder / "cmrc2018-dev" / "corpus.jsonl").open(encoding="utf-8")]
         import_corpus(relevance_data.CMRC_KB, cmrc, self.stderr)
-        import_corpus(relevance_data.EN_KB, [{"id": d["id"], "text": d["text"], "meta": {"title": d["title"]}}
-                                             for d in relevance_data.en_docs()], self.stderr)
+        for base in relevance_data.DOC_SETS:
+            import_corpus(base, [{"id": d["id"], "text": d["text"], "meta": {"title": d["title"]}}
+                                 for d in relevance_data.en_docs(base)], self.stderr)
         every = relevance_data.queries(folder, cmrc_sample=10**6)
         from_cmrc = [q for q in every if q.source == "cmrc2018-dev"]
         if cmrc_questions:
@@ -55,17 +58,20 @@ class Command(BenchCommand):
         queries = from_cmrc + [q for q in every if q.source != "cmrc2018-dev"]
         if only_extra:
             queries = []
-        for path in map(Path, en_docs):
+        for path in map(Path, docs):
             slug = f"bench-{path.stem.replace('_', '-')}"
             rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+            lang = language_of(" ".join(r["text"] for r in rows if r["type"] == "doc"))
             import_corpus(slug, [{"id": r["id"], "text": r["text"], "meta": {"title": r["title"]}}
                                  for r in rows if r["type"] == "doc"], self.stderr)
             for row in rows:
                 if row["type"] == "doc":
-                    queries += [relevance_data.Query(row["q_zh"], slug, (row["id"],), "zh->en", "heldout", path.stem),
-                                relevance_data.Query(row["q_en"], slug, (row["id"],), "en->en", "heldout", path.stem)]
+                    queries += [relevance_data.Query(row["q_zh"], slug, (row["id"],), f"zh->{lang}", "heldout",
+                                                     path.stem),
+                                relevance_data.Query(row["q_en"], slug, (row["id"],), f"en->{lang}", "heldout",
+                                                     path.stem)]
                 else:
-                    queries.append(relevance_data.Query(row["text"], slug, (), f"off-topic {row['lang']}->en",
+                    queries.append(relevance_data.Query(row["text"], slug, (), f"off-topic {row['lang']}->{lang}",
                                                         "heldout", path.stem))
         external = dict(Document.objects.values_list("pk", "external_id"))
         ApiKey.objects.filter(name="bench-languages").delete()  # a key of an earlier run
