@@ -238,8 +238,9 @@ def without_old_mentions(text: str, replaced: list[str]) -> str:
 #: my 2014 civic?" before "we finally got a Tesla").
 SLOT_VALUE_TOPICS: dict[str, str] = {"car": "car", "commute": "commute", "phone": "phone"}
 
-#: The topics each single-valued slot speaks of: a correction of that topic replaces the slot facts heard in
-#: the same message as the episode it replaces ("i bike to work" -> the commute slot, with its episode).
+#: The topics each slot speaks of: a correction of that topic replaces the slot facts heard in the same message
+#: as the episode it replaces ("i bike to work" -> the commute slot, with its episode); of a slot whose values add
+#: up, only when that message told one value of it (episodes.py).
 SLOT_TOPICS: dict[str, frozenset[str]] = {
     "location": frozenset({"home"}), "timezone": frozenset({"home", "schedule"}),
     "employer": frozenset({"work"}), "job_title": frozenset({"work"}), "company_industry": frozenset({"work", "venture"}),
@@ -247,7 +248,8 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
     "commute": frozenset({"commute"}), "name": frozenset({"name"}), "partner": frozenset({"family"}),
     "car": frozenset({"car"}), "phone": frozenset({"phone"}), "education": frozenset({"study"}), "budget": frozenset({"money"}),
     "birthday": frozenset({"family", "name"}), "reply_style": frozenset(),
-    # Slots whose values add up: replaced only when a correction of their topic is closest to them in meaning.
+    # Slots whose values add up: replaced when a correction of their topic is closest to them in meaning, or with
+    # the episode of a message that told one value of them.
     "child": frozenset({"family", "study"}), "pet": frozenset({"pet"}), "project": frozenset({"venture", "deadline"}),
     "instrument": frozenset({"music"}), "diet": frozenset({"health"}), "health": frozenset({"health"}),
 }

@@ -343,9 +343,9 @@ def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list
     if heard:
         facts = list(current.exclude(type=MemoryItem.Type.EPISODE).filter(turn_id__in=list(heard))
                      .values_list("pk", "turn_id", "key"))
-        told = collections.Counter((turn_id, key.split(":")[0]) for _pk, turn_id, key in facts)
+        values_told = collections.Counter((turn_id, key.split(":")[0]) for _pk, turn_id, key in facts)
         out += [pk for pk, turn_id, key in facts if (slot := key.split(":")[0]) in heard[turn_id]
-                and (slot not in _ADDITIVE_SLOTS or told[(turn_id, slot)] == 1)]
+                and (slot not in _ADDITIVE_SLOTS or values_told[(turn_id, slot)] == 1)]
     if episodes_of:
         told = current.filter(type=MemoryItem.Type.EPISODE, turn_id__in=list(episodes_of))
         out += [pk for pk, turn_id, value in told.values_list("pk", "turn_id", "value")
