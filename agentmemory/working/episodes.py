@@ -58,6 +58,14 @@ SENTENCE_KEEP = 0.4
 CLAUSE_WHOLE_MIN = 0.2
 #: A sentence of a disclosing message scored under this (and every question) is left out of its episode.
 SENTENCE_DROP = 0.15
+#: A session is a transcript between people (a chat or meeting log replayed turn by turn, "Caroline: ...") when
+#: at least this many of its user messages, and TRANSCRIPT_SHARE of them, begin with a speaker label naming two
+#: or more speakers.
+TRANSCRIPT_MIN_TURNS, TRANSCRIPT_SHARE = 4, 0.8
+#: A transcript's turn is kept when one of its statements (not a question) scores this much: whatever a speaker
+#: tells of their life in passing is what is asked about later; a greeting, thanks or a question alone is not.
+#: Chosen on LoCoMo dev (docs/memory.md, "Transcripts").
+TRANSCRIPT_KEEP = 0.05
 #: Where a clause of a long sentence ends: a comma, a semicolon, a dash (the comma stays with its clause).
 _CLAUSE_RE = re.compile(r"(?<=[，,；;])|\s+[—–]\s+")
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$")
@@ -123,6 +131,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     others = {t.turn_id for t in messages if about_another_person(t.content)}
     drafts, episodes, at = [d for d in slot_drafts if d.turn_id not in others
                             and not _HYPOTHETICAL_RE.search(d.content)], [], 0
+    if keep_episodes and is_transcript([t.content for t in messages]):
+        return [*drafts, *_logged(messages, parts, keep)]
     remainders: list[MemoryDraft] = []
     for turn, sentences in zip(messages, parts, strict=True):
         whole_keep, whole_correction = float(keep[at]), float(correction[at])
@@ -245,6 +255,36 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: i
     return [s for s, score in zip(sentences, scores, strict=True)
             if not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s)
             and (score >= SENTENCE_DROP or corrections.retracted_terms(s))], at
+
+
+def is_transcript(messages: Sequence[str]) -> bool:
+    """Whether a session's user messages are a transcript between people (see TRANSCRIPT_MIN_TURNS): a user who
+    begins one message with "Update:" or "PS:" is not one."""
+    labels = [label.group(0).rstrip(":： ").strip() for label in map(_SPEAKER_LABEL_RE.match, messages) if label]
+    return (len(labels) >= TRANSCRIPT_MIN_TURNS and len(labels) >= TRANSCRIPT_SHARE * len(messages)
+            and len(set(labels)) >= 2)
+
+
+def _logged(messages: Sequence[TurnText], parts: list[list[str]], keep: np.ndarray) -> list[MemoryDraft]:
+    """A transcript is kept as the dialogue log it is: each turn that says anything (TRANSCRIPT_KEEP) becomes a
+    ``system_log`` event of its session and turn, as ``import_log`` would store it, so that recall reads it with
+    its neighbours (the window channels) and its speaker's label (the speaker prior). A log records what each
+    speaker said; it does not correct the user's facts (slot facts from it are written as from any session)."""
+    out, at = [], 0
+    for turn, sentences in zip(messages, parts, strict=True):
+        pieces = sentences if len(sentences) > 1 else []
+        scores = [float(keep[at + 1 + i]) for i in range(len(pieces))] or [float(keep[at])]
+        at += 1 + len(pieces)
+        said = any(score >= TRANSCRIPT_KEEP and not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s))
+                   for s, score in zip(pieces or [turn.content.strip()], scores, strict=True))
+        if said:
+            out.append(MemoryDraft(
+                content=turn.content.strip(), type=MemoryItem.Type.EVENT, source=MemoryItem.Source.SYSTEM_LOG,
+                confidence=round(0.6 + 0.3 * max(scores), 3), agent_id=turn.agent_id, session_id=turn.session_id,
+                turn_id=turn.turn_id, excerpt=turn.content[:500],
+                tags={**context_tags(turn.content), "extractor": "transcript"},
+            ))
+    return out
 
 
 def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -> list[str]:

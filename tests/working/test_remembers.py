@@ -257,3 +257,28 @@ def test_a_new_value_said_in_chat_replaces_the_old(api_client, talk, before, aft
     talk("chat", after, agent="coach")
     shown = remembered(api_client, "chat", question)
     assert new in shown and old not in shown, shown
+
+
+def test_a_transcript_between_people_is_kept_as_its_dialogue_log(api_client, talk):
+    talk("log", "Caroline: Hey Mel! Good to see you! How have you been?",
+         "Melanie: Hey Caroline! Swamped with the kids and work. What's up with you?",
+         "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+         "Melanie: Wow, that's cool! I ran a charity race for mental health last Saturday.",
+         "Caroline: Thanks, Mel!")
+    logged = list(MemoryItem.objects.for_user("log").current().filter(source="system_log")
+                  .order_by("turn_id").values_list("content", "type", "session_id", "turn_id"))
+    texts = [content for content, *_ in logged]
+    # Each turn that tells something, whole and with its speaker; greetings, questions and thanks alone are not.
+    assert any(t.startswith("Caroline: I went to a LGBTQ support group") for t in texts), texts
+    assert any(t.startswith("Melanie: Wow, that's cool! I ran a charity race") for t in texts), texts
+    assert not any(t.startswith("Caroline: Thanks") or t.startswith("Caroline: Hey Mel") for t in texts), texts
+    assert all(kind == "event" and session and turn for _c, kind, session, turn in logged)
+    assert not MemoryItem.objects.for_user("log").filter(type="episode").exists()
+    shown = remembered(api_client, "log", "What did Melanie run last Saturday?")
+    assert "charity race" in shown
+
+
+def test_a_label_or_two_in_a_chat_is_not_a_transcript(talk):
+    talk("notlog", "Update: I moved to Lisbon last month, still settling in.", "PS: can you suggest a good cafe?")
+    kept = MemoryItem.objects.for_user("notlog").current()
+    assert kept.exists() and not kept.filter(source="system_log").exists()
