@@ -39,6 +39,10 @@ _RETRACTIONS = (
     re.compile(rf"(?:之前|上次|以前)(?:说|讲|写)的?(?P<o>{_ZC}{{1,10}}?)(?:是错的|不对|说错了|写错了|记错了)"),
     re.compile(rf"(?:以前|之前|原来|当初)(?:在|用|开|养|住|学|弹)(?P<o>{_ZC}{{1,8}}?)(?:的时候|那会儿?|那阵子|时)"),
     re.compile(rf"(?:和|跟)(?P<o>{_ZC}{{1,6}}?)分手了"),
+    # A pet that is gone: "团子上个月寿终正寝了", "Biscuit passed away", "we lost Biscuit in May".
+    re.compile(rf"(?P<o>{_ZC}{{1,6}}?)(?:上个月|上周|前几天|去年|今年|最近|已经)?(?:去世了|过世了|寿终正寝了?|去了喵星|去了汪星)"),
+    re.compile(r"\b(?P<o>[A-Z][\w'-]+) (?:passed away|died|crossed the rainbow bridge)\b"),
+    re.compile(r"\bwe lost (?P<o>[A-Z][\w'-]+)\b"),
     # Only where one lived or worked, or what one had ("I used to live in Austin", "back when I had my iPhone"):
     # "I used to paint with my mom" is a memory of the past, not a retraction.
     re.compile(r"\b(?:used to (?:live|work) (?:in|at|for)|back when I (?:lived in|worked at|was at|had)) (?:my |a |an |the )?"
@@ -58,11 +62,14 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"已经不|不再|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
-    r"\b(?:no longer|any ?more|any longer|left|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
+    r"去世|过世|寿终正寝|去了[喵汪]星|已经不|不再|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"\b(?:passed away|no longer|any ?more|any longer|left|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
-_CLAUSE_SPLIT = re.compile(r"(?<=[，,；;。！？!?])\s*|\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+")
+#: Emoji and "～", which end a clause in chat ("领证那天是十八号不是八号😂 幸好还没订").
+_CHAT_END = "\U0001F300-\U0001FAFF\u2600-\u27BF～"
+_CLAUSE_SPLIT = re.compile(rf"(?<=[，,；;。！？!?])\s*|(?<=[{_CHAT_END}])\s*(?![{_CHAT_END}])|"
+                           r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
 also some much many one""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
@@ -79,9 +86,9 @@ TOPICS: dict[str, re.Pattern] = {
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|bunn(?:y|ies)|pets?)\b", _I),
     "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a) train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
-    "health": re.compile(r"过敏|不吃|吃素|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|\b(?:allerg\w*|vegan|vegetarian|"
+    "health": re.compile(r"过敏|不吃|吃素|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|\b(?:allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
-                         r"mediterranean|carbs?|fasting)\b", _I),
+                         r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood)\b", _I),
     "family": re.compile(r"老公|老婆|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
                          r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|"
                          r"pregnan\w*)\b", _I),
@@ -98,10 +105,13 @@ TOPICS: dict[str, re.Pattern] = {
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
                            r"mandarin|language)\b", _I),
     "habit": re.compile(r"烟|酒|戒|运动|跑步|夜跑|晨跑|游泳|骑行|瑜伽|健身|减肥|作息|羽毛球|篮球|足球|网球|乒乓|徒步|滑雪|攀岩|普拉提|半马|全马|马拉松|"
+                        r"冰球|击剑|滑冰|轮滑|排球|棒球|高尔夫|跆拳道|柔道|空手道|体操|舞蹈|芭蕾|射箭|"
                         r"\b(?:badminton|tennis|basketball|soccer|climbing|bouldering|hiking|skiing|pilates|crossfit|marathon|"
+                        r"hockey|fencing|skat(?:e|es|ing)|lacrosse|volleyball|baseball|softball|rugby|golf|karate|judo|"
+                        r"taekwondo|gymnastics|archery|rowing|ballet|dance|dancing|"
                         r"lifting|weights)\b|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|"
                         r"running|swim\w*|cycling|yoga|workout|exercis\w*|sober)\b", _I),
-    "deadline": re.compile(r"截止|交稿|推迟|延期|挪到|改期|改到|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|launch\w*|release|"
+    "deadline": re.compile(r"截止|交稿|要交|得交|终稿|推迟|延期|挪到|改期|改到|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|launch\w*|release|"
                            r"pushed (?:back|to))\b", _I),
     "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage)\b", _I),
     "venture": re.compile(r"项目|店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
@@ -113,9 +123,9 @@ TOPICS: dict[str, re.Pattern] = {
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
     r"现在|改成|改为|改了|换成|换了|换到|挪到|推迟|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
-    r"转专业|分手|其实|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|any ?more|no longer|moved|relocated|"
+    r"转专业|分手|其实|变卦|改主意|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|any ?more|no longer|moved|relocated|"
     r"switched|changed|left|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
-    r"promoted|a new)|promoted|since|turns out|scratch that|correction|update)\b", _I)
+    r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update)\b", _I)
 
 
 def signals_change(text: str) -> bool:
@@ -123,14 +133,15 @@ def signals_change(text: str) -> bool:
     return bool(_CHANGE_RE.search(text or "")) or bool(retracted_terms(text))
 
 
-def _clauses(text: str) -> list[str]:
+def clauses(text: str) -> list[str]:
+    """``text``'s clauses: split after a comma, a stop or an emoji, and before "and"/"but"/"so" in English."""
     return [c for c in _CLAUSE_SPLIT.split(text or "") if c and c.strip()]
 
 
 def retracted_terms(text: str) -> set[str]:
     """Keyword tokens of the values ``text`` retracts ("我已经不在阿里了" -> {"阿里"})."""
     terms: set[str] = set()
-    for clause in _clauses(text):
+    for clause in clauses(text):
         for pattern in _RETRACTIONS:
             for match in pattern.finditer(clause):
                 for token in keyword_tokens(match.group("o"))[:2]:
@@ -152,9 +163,9 @@ def without_retractions(text: str) -> str:
     """``text`` without its retracting clauses, when something else remains ("好消息，转专业申请过了！
     我已经不学土木了，下学期开始读金融" -> "好消息，转专业申请过了！下学期开始读金融")."""
     text = _without_old_values(text)
-    clauses = _clauses(text)
-    kept = [c for c in clauses if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c)]
-    if not kept or len(kept) == len(clauses):
+    parts = clauses(text)
+    kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c)]
+    if not kept or len(kept) == len(parts):
         return text
     joined = " ".join(c.strip() for c in kept)
     return re.sub(r"\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff，。！？])\s+", "", joined).strip(" ,，;；")
@@ -166,7 +177,7 @@ _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|�
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
     (re.compile(r",?\s*\bnot (?:the |a |an )?[\w&'-]+(?= *(?:[—–-]|[,.;!?]|$))", _I), ""),
-    (re.compile(rf"[，,]?不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;]|$)"), ""),
+    (re.compile(rf"[，,]?不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{_CHAT_END}]|$)"), ""),
     (re.compile(r"\b(switched|moved|changed|went) from [\w&'-]+(?: [\w&'-]+)? to\b", _I), r"\1 to"),
     (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
     (re.compile(rf"从{_ZC}{{1,10}}?(换成|改成|转到|换到|搬到)"), r"\1"),
@@ -215,19 +226,19 @@ def without_old_mentions(text: str, replaced: list[str]) -> str:
     itself speaks of the past ("之前那台小米给我妈用了，现在换成iPhone 15了" -> "现在换成iPhone 15了";
     "旺财是楼下邻居家那只" beside "我家狗其实叫来福"; "the jeep is gone, traded it in for a rav4"). The clauses
     saying what changed keep their words, and something always remains."""
-    clauses = _clauses(text)
+    parts = clauses(text)
     old = [r for r in replaced if r]
-    if len(clauses) < 2 or not old:
+    if len(parts) < 2 or not old:
         return text
-    changing = [c for c in clauses if _CHANGE_RE.search(c) and not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)]
+    changing = [c for c in parts if _CHANGE_RE.search(c) and not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)]
     kept_words = set().union(*(_value_words(c) for c in changing)) if changing else set()
     kept = []
-    for clause in clauses:
+    for clause in parts:
         if clause not in changing and (changing or _PAST_RE.search(clause)):
             if any(_said_in(w, o) for w in _value_words(clause) - kept_words for o in old):
                 continue
         kept.append(clause)
-    if not kept or len(kept) == len(clauses):
+    if not kept or len(kept) == len(parts):
         return text
     joined = " ".join(c.strip() for c in kept)
     return re.sub(r"\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff，。！？])\s+", "", joined).strip(" ,，;；")

@@ -32,10 +32,10 @@ from django.db.models import Q
 from pgvector.django import CosineDistance
 
 from ..backends import get_embedder
-from ..backends.extractors.base import TurnText, is_chinese
+from ..backends.extractors.base import BOOKKEEPING_TAGS, TurnText, is_chinese
 from ..backends.extractors.context_tags import context_tags
 from ..models import MemoryItem
-from ..text import split_sentences
+from ..text import keyword_tokens, split_sentences
 from ..types import MemoryDraft
 from . import corrections, disclosure
 from .grounding import about_another_person
@@ -78,6 +78,12 @@ _SPEAKER_LABEL_RE = re.compile(r"^\s*(?:[A-Z][\w'-]{1,20}(?: [A-Z][\w'-]{1,20})?
 #: The same label, as a PostgreSQL regular expression (for the memories a transcript's speaker may correct).
 _SQL_SPEAKER_LABEL = r"^\s*([A-Z][A-Za-z'-]{1,20}( [A-Z][A-Za-z'-]{1,20})?|[一-龥]{2,4})\s*[:：]"
 _FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", re.IGNORECASE)
+#: Words that take back what was said a moment ago, in the same session ("啊等下…其实是26号", "oh wait … we got bumped
+#: a week later").
+_TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|等等|更正|纠正|改成|改到|挪到|推迟|延期|提前到|变卦|不是.{1,12}是|"
+                            r"是.{1,12}不是|\b(?:actually|wait|scratch that|i mean|correction|turns out|bumped|moved (?:it )?to|"
+                            r"pushed|changed|rescheduled|postponed|not\b.{1,20}\bbut|my bad|typo|oops|i misspoke)\b",
+                            re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
 CORRECTION_MIN_COSINE = 0.75
 #: ...when only a word says something changed ("now", "现在"), not the classifier.
@@ -134,6 +140,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     if keep_episodes and is_transcript([t.content for t in messages]):
         return [*drafts, *_logged(messages, parts, keep)]
     remainders: list[MemoryDraft] = []
+    drafted: list[tuple[np.ndarray, MemoryDraft]] = []  # this run's episodes, with their messages' vectors
     for turn, sentences in zip(messages, parts, strict=True):
         whole_keep, whole_correction = float(keep[at]), float(correction[at])
         vector = rows[at, :384]
@@ -151,14 +158,23 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)
         # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
         # judgement does.
+        # A correction of what was said earlier in the same run ("our wedding is Sept 14 ..." then "we got bumped a
+        # week later to the 21st"): the guess is made among this run's episodes first, the newest mention.
+        # Only a correction the classifier judged one, in words that take back what was just said: a session's
+        # messages are all close in meaning, and "现在"/"now" are everywhere in them.
+        earlier = (_corrected_earlier(drafted, [vector, *changing], about)
+                   if judged and _TAKES_BACK_RE.search(turn.content) else [])
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE,
-                                         guess=corrects)) \
+                                         guess=corrects and not earlier)) \
             if corrects or refills else ()
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
-        remainders.extend(_remainders(user_id, replaced, _old_values(user_id, turn.content, slots)))
-        old_texts = _replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS])
+        old = _old_values(user_id, turn.content, slots)
+        remainders.extend(_remainders(user_id, replaced, old, about))
+        remainders.extend(kept for d in earlier if (kept := _remainder(d, old, about)))
+        old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
+                     *(d.content for d in earlier)]
         chosen: list[str] = []
         if keep_episodes:
             chosen, at = _disclosing(sentences, whole_keep, keep, at, model, turn.content)
@@ -195,10 +211,28 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             value={"slots": slots, "topics": about}, confidence=round(0.6 + 0.3 * whole_keep, 3), quality=0.9,
             agent_id=turn.agent_id, session_id=turn.session_id, turn_id=turn.turn_id,
             excerpt=turn.content[:500],
-            tags={**context_tags(turn.content), "extractor": "episodes", **({"correction": "true"} if corrects else {})},
+            tags={**context_tags(turn.content), "extractor": "episodes", **({"correction": "true"} if corrects else {}),
+                  # resolved to the memories written from those turns when this one is written (working/extract.py)
+                  **({"replaces_turns": ",".join(str(d.turn_id) for d in earlier)} if earlier else {})},
             supersedes_ids=replaced,
         ))
+        drafted.append((vector, episodes[-1]))
     return [*drafts, *episodes, *remainders]
+
+
+def _corrected_earlier(drafted: Sequence[tuple[np.ndarray, MemoryDraft]], vectors: Sequence[np.ndarray],
+                       about: list[str]) -> list[MemoryDraft]:
+    """The episode drafted earlier in the same run that a judged correction replaces: as corrected_items guesses
+    among stored episodes, of the same topic (or, with none, closer still) and the closest in meaning."""
+    least = CORRECTION_MIN_COSINE if about else NO_TOPIC_MIN_COSINE
+    best: tuple[float, MemoryDraft] | None = None
+    for vector, draft in drafted:
+        if draft.turn_id is None or (about and not set(draft.value["topics"]) & set(about)):
+            continue
+        cosine = max(float(np.dot(v, vector) / (np.linalg.norm(v) * np.linalg.norm(vector) or 1.0)) for v in vectors)
+        if cosine >= least and (best is None or cosine > best[0]):
+            best = (cosine, draft)
+    return [best[1]] if best else []
 
 
 def _one_sentence(message: str) -> bool:
@@ -213,6 +247,9 @@ def _not_a_fact(sentence: str) -> bool:
 
 
 _PIECE_RE = re.compile(r"(?<=[，,；;])")
+#: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
+#: Tom and I are writing our vows" is one statement).
+_REMAINDER_SPLIT = re.compile(r"(?<=[，,；;。！？!?\U0001F300-\U0001FAFF\u2600-\u27BF～])\s*(?![\U0001F300-\U0001FAFF\u2600-\u27BF])")
 _ASKING_RE = re.compile(r"[?？]|怎么|如何|吗|\b(?:how|what|which|should|can you|could you)\b", re.IGNORECASE)
 
 
@@ -418,31 +455,53 @@ def _old_values(user_id: str, text: str, slots: list[str]) -> set[str]:
         return set()
     values = (MemoryItem.objects.for_user(user_id).current().exclude(type=MemoryItem.Type.EPISODE)
               .filter(key__in=replaceable).values_list("value", flat=True))
-    return {str(v).strip().lower() for v in values if isinstance(v, str | int) and str(v).strip()}
+    said = {str(v).strip().lower() for v in values if isinstance(v, str | int) and str(v).strip()}
+    # As corrections.holds_any reads terms: Chinese as written, Latin as keyword tokens ("honda civic").
+    return {term for value in said for term in ([value] if not value.isascii() else keyword_tokens(value))}
 
 
-def _remainders(user_id: str, replaced: Sequence[int], old: set[str]) -> list[MemoryDraft]:
-    """For each replaced episode of several sentences, a new episode of the sentences that do not hold an old
-    value (same session, turn and time): a correction of one fact does not take the others with it."""
-    if not replaced or not old:
+def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str]) -> list[MemoryDraft]:
+    """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
+    one fact does not take the others with it (see _remainder)."""
+    if not replaced or not (old or about):
         return []
-    out = []
-    for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE):
-        text = episode.content
-        sentences = [text[a:b].strip() for a, b in split_sentences(text) if text[a:b].strip()]
-        kept = [s for s in sentences if not corrections.holds_any(s, old)]
-        if not kept or len(kept) == len(sentences) or len("".join(kept)) < 6:
+    episodes = MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
+    return [draft for episode in episodes if (draft := _remainder(MemoryDraft(
+        content=episode.content, type=episode.type, source=episode.source, confidence=float(episode.confidence),
+        agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
+        valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about))]
+
+
+def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str]) -> MemoryDraft | None:
+    """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
+    hold no old value the correction names and speak of none of the correction's topics, and of the others their
+    clauses about some other topic ("儿子8岁，学小提琴一年了，…" replaced by a message about the drums keeps "儿子8岁").
+    None when nothing would stay, or nothing was replaced."""
+    text = episode.content
+    replaced = set(about)
+    kept, dropped = [], False
+    for sentence in (text[a:b].strip() for a, b in split_sentences(text)):
+        if not sentence:
             continue
-        out.append(MemoryDraft(
-            content=("".join(kept) if is_chinese(text) else " ".join(kept))[:MAX_CHARS],
-            type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
-            value={"slots": [], "topics": sorted(corrections.topics(" ".join(kept)))},
-            confidence=float(episode.confidence), quality=0.9, agent_id=episode.agent_id,
-            session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
-            valid_from=episode.valid_from or episode.created_at,
-            tags={**(episode.tags or {}), "extractor": "episodes"},  # its context tags, and whose draft it is
-        ))
-    return out
+        if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced:
+            kept.append(sentence)
+            continue
+        # A sentence of what is replaced keeps only its clauses about something else that can be named: "儿子8岁"
+        # (family) of "儿子8岁，学小提琴一年了，…", not "一天至少三杯美式" of "我每天离不开咖啡，一天至少三杯美式".
+        dropped = True
+        kept += [c for c in _REMAINDER_SPLIT.split(sentence) if c.strip() and not corrections.holds_any(c, old)
+                 and (topics := corrections.topics(c)) and not topics & replaced and not _MOOD_END_RE.search(c)]
+    joined = ("".join(kept) if is_chinese(text) else " ".join(kept)).strip(" ,，;；")
+    if not kept or not dropped or len(joined) < 6:
+        return None
+    return MemoryDraft(
+        content=joined[:MAX_CHARS], type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
+        value={"slots": [], "topics": sorted(corrections.topics(joined))}, confidence=episode.confidence, quality=0.9,
+        agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
+        valid_from=episode.valid_from,
+        tags={**{k: v for k, v in (episode.tags or {}).items() if k not in BOOKKEEPING_TAGS},
+              "extractor": "episodes"},  # its context tags, and whose draft it is
+    )
 
 
 def _with_speaker(message: str, text: str) -> str:

@@ -101,6 +101,18 @@ def _existing_memories(user_id: str, turns: list[TurnText], limit: int = 20) -> 
             for r in found]
 
 
+def _with_earlier(draft: MemoryDraft, results: list[dict[str, Any]]) -> MemoryDraft:
+    """``draft`` replacing, besides its ``supersedes_ids``, the episodes this run wrote from the turns its
+    ``replaces_turns`` tag names (a correction of what the same session said earlier: those had no id yet)."""
+    turns = str((draft.tags or {}).get("replaces_turns") or "")
+    wanted = {int(t) for t in turns.split(",") if t.strip().isdigit()}
+    if not wanted:
+        return draft
+    ids = [row["memory_id"] for row in results if row.get("turn_id") in wanted and row.get("type") == "episode"
+           and row.get("memory_id") and row.get("action") in {"created", "merged", "superseded_previous"}]
+    return dataclasses.replace(draft, supersedes_ids=tuple(dict.fromkeys([*draft.supersedes_ids, *ids])))
+
+
 def _write(user_id: str, draft: MemoryDraft) -> WriteResult:
     from ..memory.write import write_memory
 
@@ -292,7 +304,7 @@ def _write_items(run: ExtractionRun) -> None:
             if any(row.get("item") == index for row in locked.results):
                 run.results = locked.results
                 continue
-            draft = draft_from_json(item)
+            draft = _with_earlier(draft_from_json(item), locked.results)
             try:
                 result = (WriteResult(action="rejected", reason=grounding.refused(draft)) if grounding.refused(draft)
                           else _write(run.user_id, draft))

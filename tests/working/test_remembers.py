@@ -282,3 +282,40 @@ def test_a_label_or_two_in_a_chat_is_not_a_transcript(talk):
     talk("notlog", "Update: I moved to Lisbon last month, still settling in.", "PS: can you suggest a good cafe?")
     kept = MemoryItem.objects.for_user("notlog").current()
     assert kept.exists() and not kept.filter(source="system_log").exists()
+
+
+def test_a_correction_later_in_the_same_session_replaces_what_it_just_said(api_client, talk):
+    talk("same", "our wedding is Sept 14 in Traverse City! can you help me make a timeline for the invites?",
+         "oh wait my fiancée just texted, the winery double-booked so we got bumped a week later to the 21st.")
+    shown = remembered(api_client, "same", "When is the user's wedding?")
+    assert "21st" in shown and "Sept 14" not in shown, shown
+    old = MemoryItem.objects.for_user("same").filter(content__contains="Sept 14", type="episode").get()
+    assert old.status == "superseded"  # kept in the history, not current
+
+
+def test_an_update_in_the_same_session_is_not_a_correction(api_client, talk):
+    talk("upd", "我在温哥华，想约国内的大提琴老师上网课，怎么排时间比较合理？",
+         "我刚考完大提琴四级，现在在练巴赫无伴奏第一组曲的前奏曲，老师说我换把位不稳")
+    shown = remembered(api_client, "upd", "用户学什么乐器？")
+    assert "大提琴四级" in shown and "温哥华" in shown, shown
+
+
+def test_what_a_replaced_statement_said_of_something_else_stays(api_client, talk):
+    talk("rest", "我儿子8岁，学小提琴一年了，每天练琴都要哭一场，怎么让他坚持下去")
+    talk("rest", "上次说的小提琴其实放弃了，琴卖了，现在每周六去少年宫敲架子鼓。在家练鼓怎么降噪啊")
+    shown = remembered(api_client, "rest", "用户的儿子多大了？")
+    assert "8岁" in shown, shown
+    assert "小提琴一年" not in remembered(api_client, "rest", "用户的儿子学什么乐器？")
+
+
+@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
+    ("我家仓鼠团子最近老啃笼子，是不是缺磨牙的东西？", "团子上个月寿终正寝了😢 最近新接了一只玄凤回家，叫阿福。玄凤怎么训上手啊",
+     "用户现在养的宠物叫什么名字？", "阿福", "团子"),
+    ("I'm a data engineer at Zillow and interviewing around.", "signed yesterday 🎉 first day at Duolingo is the 3rd!",
+     "Which company does the user work for?", "Duolingo", "Zillow"),
+])
+def test_a_pet_gone_or_a_new_job_started_replaces_the_old(api_client, talk, before, after, question, new, old):
+    talk("gone", before)
+    talk("gone", after)
+    shown = remembered(api_client, "gone", question)
+    assert new in shown and old not in shown, shown

@@ -39,7 +39,7 @@ class ExistingMemory:
 #: Tags an extractor sets for its own bookkeeping (kept on the run, not on the memory); every other
 #: tag of a draft is a context tag (project, product) that the memory keeps.
 BOOKKEEPING_TAGS = frozenset({"slot", "extractor", "status", "existing_id", "remember", "correction", "refused",
-                              "grounding"})
+                              "grounding", "replaces_turns"})
 
 #: Memory types an extractor may return (the long-term memory's vocabulary).
 MEMORY_TYPES = ("fact", "preference", "decision", "event", "feedback")

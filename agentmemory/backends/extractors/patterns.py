@@ -214,8 +214,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"(?:新|刚)(?:提|买|换)的(?:车是?)?(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
     # Said with no subject at a clause's start, a car make named: "刚提了理想L6😎", "终于入了辆比亚迪海豹".
-    ("car", re.compile(rf"(?:^|[，,。！!～~\s])(?:刚刚?|新|终于|已经|上周|昨天)?(?:提了|入了|买了|换了|提车)(?:一辆|辆|台|一台)?"
-                       rf"(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
+    ("car", re.compile(rf"(?:^|[，,。！!～~\s])(?:刚刚?|新|终于|已经|上周|昨天|现在)?(?:提了|入了|买了|换了|提车|开的是|开着)(?:一辆|辆|台|一台)?"
+                       rf"(?P<v>(?:{CAR_MAKES_ZH})(?:[A-Za-z0-9]{{1,6}}|[\u4e00-\u9fff]{{0,4}}?))"
+                       rf"(?=了|[，。！？；,.!?;\s～~]|$|[\U0001F300-\U0001FAFF\u2600-\u27BF])"), None),
     # "我这边现在是伦敦时间了": the user's time zone, and where they are (rules.py reads the place from it).
     ("timezone", re.compile(r"(?:我这边|我这里|我们这边|我)(?:现在|目前|已经)?(?:是|用的?是?|按|在)?(?P<v>[\u4e00-\u9fff]{2,5}?)时间"),
      "@place"),
@@ -248,6 +249,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"weekends?\b|work\b|school\b|the office\b)[a-z][\w&.'-]*)(?= (?:done|and|so|but|now|since|for|as)\b|[,.;!?]|$)"),
      None),
     ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
+    # A new job's start, the company named: "first day at Duolingo is the 3rd", "I start at Canva on Monday".
+    ("employer", re.compile(r"\b(?:[Ff]irst (?:day|week) at|I (?:start|begin) at|[Ss]tarting at) (?!\w+day\b|(?:Jan|Feb|Mar|"
+                            r"Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b|Noon\b|Midnight\b)(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2})"), None),
     ("employer", re.compile(r"(?:^\s*|,\s*|\b(?:and|so)\s+)(?:now|currently) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
      None),
     ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?an? (?:[\w-]+ ){1,3}?(?:at|with|for) "
