@@ -38,7 +38,7 @@ from ..models import MemoryItem
 from ..text import keyword_tokens, split_sentences
 from ..types import MemoryDraft
 from . import corrections, disclosure
-from .grounding import about_another_person
+from .grounding import about_another_person, pronoun_about_another
 
 #: Longest episode kept, in characters (a long message keeps its disclosing sentences).
 MAX_CHARS = 600
@@ -134,14 +134,16 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if slot:
             slots_of.setdefault(draft.turn_id, []).append(slot)
     # A slot filled from a message about someone else ("我表哥在华为上班，最近想跳槽去小米") is not the user's.
-    others = {t.turn_id for t in messages if about_another_person(t.content)}
+    # ...or led by "he"/"she" after someone else was named ("我同事…" then "他老婆也是我们公司的").
+    others = {t.turn_id for i, t in enumerate(messages) if about_another_person(t.content)
+              or pronoun_about_another(t.content, "\n".join(m.content for m in messages[:i]))}
     drafts, episodes, at = [d for d in slot_drafts if d.turn_id not in others
                             and not _HYPOTHETICAL_RE.search(d.content)], [], 0
     if keep_episodes and is_transcript([t.content for t in messages]):
         return [*drafts, *_logged(messages, parts, keep)]
     remainders: list[MemoryDraft] = []
     drafted: list[tuple[np.ndarray, MemoryDraft]] = []  # this run's episodes, with their messages' vectors
-    for turn, sentences in zip(messages, parts, strict=True):
+    for number, (turn, sentences) in enumerate(zip(messages, parts, strict=True)):
         whole_keep, whole_correction = float(keep[at]), float(correction[at])
         vector = rows[at, :384]
         at += 1
@@ -185,7 +187,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # The extractor filled a slot from it, or it corrects or retracts something: the user did say
                 # something about themselves.
                 chosen = sentences
-        chosen = [kept for kept in (_without_others(s) for s in chosen if not _not_a_fact(s)) if kept]
+        said_before = "\n".join(m.content for m in messages[:number])
+        chosen = [kept for kept in (_without_others(s) for i, s in enumerate(chosen) if not _not_a_fact(s)
+                                    and not pronoun_about_another(s, said_before + "".join(chosen[:i]))) if kept]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
         if not chosen:

@@ -119,6 +119,8 @@ def run_case(case: dict[str, Any], extractor: Extractor, *, user_id: str) -> Cas
             if any(old in _norm(m.value) and wanted not in _norm(m.value) for m in in_slot if not _is_retraction(m)):
                 result.stale += 1
                 result.missed.append(f"{slot}: old value {expect['old']} still active")
+    if result.small_talk and result.small_talk_memories:
+        result.missed.append(f"small talk stored {[m.content for m in active if m.pk not in known]}")
     return result
 
 

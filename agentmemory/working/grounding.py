@@ -39,7 +39,8 @@ _CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s
 _FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+")
 _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|哥哥|妹妹|弟弟|老姐|老哥|姐|哥|妹|弟|妈妈|妈|爸爸|爸|母亲|父亲|"
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
-              "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女")
+              "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
+              "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户")
 _PERSON_ZH_RE = re.compile(_PERSON_ZH)
 _PERSON_EN_RE = re.compile(
     r"\b(sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
@@ -193,6 +194,32 @@ def about_another_person(text: str) -> str:
     if _HOUSEHOLD_RE.search(found.group(2)) and not _OTHERS_POSSESSOR_RE.fullmatch(found.group(1) or ""):
         return ""
     return found.group(2)
+
+
+#: A clause led by "he"/"she" (after a filler or a link word), or by a relation word someone else's ("他老婆…").
+_PRONOUN_LED_RE = re.compile(r"^\s*(?:(?:嗯+|哦+|噢|ok|okay|哈哈+|唉|另外|而且|然后|不过|但是?|and|also|but|so|oh|plus|btw)"
+                             r"[\s,，、]*)*(?:他|她|他们|她们|\b(?:he|she|he's|she's|hes|shes|his|her|they|they're|their|him)\b)",
+                             re.IGNORECASE)
+_WITH_ME_RE = re.compile(r"[和跟与]我|我[和跟与]|\b(?:and I|and me|me and|with me)\b", re.IGNORECASE)
+#: Who the user's own household is, as a later "he"/"she" refers to them ("my son", "女儿", a pet).
+_HOUSEHOLD_MENTION_RE = re.compile(
+    r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|宝宝|娃|男朋友|女朋友|男友|女友|未婚[夫妻]|猫|狗|主子|"
+    r"\b(?:husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|kids?|baby|toddler|cat|dog|puppy|"
+    r"kitten|pet)\b", re.IGNORECASE)
+
+
+def pronoun_about_another(text: str, said_before: str) -> str:
+    """The person a clause led by "he"/"she" ("she also doesn't do spicy food", "他老婆也是我们公司的") is about when
+    that is not the user's household, or "": the person last named before it, in the same session (``said_before``).
+    A "he" after "my son" is the user's news; after "my coworker", not."""
+    first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()), "")
+    if not _PRONOUN_LED_RE.match(first) or _WITH_ME_RE.search(first):
+        return ""  # not led by "he"/"she", or "他和我…", "she and I …": the user too
+    last_other = max(((m.start(), m.group(0)) for pattern in (_PERSON_ZH_RE, _PERSON_EN_RE)
+                      for m in pattern.finditer(said_before) if not _HOUSEHOLD_MENTION_RE.fullmatch(m.group(0))),
+                     default=(-1, ""))
+    last_own = max((m.start() for m in _HOUSEHOLD_MENTION_RE.finditer(said_before)), default=-1)
+    return last_other[1] if last_other[0] > last_own else ""
 
 
 def _mentions_person(content: str) -> bool:

@@ -319,3 +319,12 @@ def test_a_pet_gone_or_a_new_job_started_replaces_the_old(api_client, talk, befo
     talk("gone", after)
     shown = remembered(api_client, "gone", question)
     assert new in shown and old not in shown, shown
+
+
+def test_he_or_she_after_someone_else_was_named_is_not_the_user(api_client, talk):
+    talk("pron", "我表弟在比亚迪做电池研发，干了六年，最近想跳槽去宁德时代，你觉得靠谱吗",
+         "他人在深圳坪山，宁德要他去福建，他老婆孩子都在深圳，有点犹豫")
+    talk("pron", "我们组新来的同事小周每天都迟到，说了好几次也不改",
+         "他说是因为住得远，住在燕郊，每天通勤两个多小时")
+    stored = [m.content for m in MemoryItem.objects.for_user("pron").current()]
+    assert not any("坪山" in c or "通勤" in c for c in stored), stored

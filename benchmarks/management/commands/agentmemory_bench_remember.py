@@ -146,6 +146,8 @@ class Command(BenchCommand):
                 misses.append({"id": conv["id"], "small_talk_stored": [m.content for m in stored][:12]})
         wrong = [m for m in stored if labels.get(m.turn_id) in NOT_THE_USERS]
         row["not_the_users"] += len(wrong)
+        if wrong:
+            misses.append({"id": conv["id"], "others_stored": [m.content for m in wrong][:12]})
         for probe in conv.get("probes") or []:
             body = client.post(f"{API}context/", {"user_id": user, "query": probe["question"]}, format="json").json()
             text = _context_text(body).lower()
