@@ -67,6 +67,8 @@ class Command(BenchCommand):
                                  "tests/data/extraction_cases.jsonl when present).")
         parser.add_argument("--cases-only", action="store_true", help="Run the labelled cases only.")
         parser.add_argument("--show-misses", action="store_true", help="List the labelled cases' misses.")
+        parser.add_argument("--per-conversation", action="store_true",
+                            help="Also print evidence stored and search R@10 per LoCoMo conversation.")
 
     def handle(self, *args, **options):
         names = options["extractor"] or (["rules", "llm"] if app_settings.LLM_URL else ["rules"])
@@ -167,6 +169,8 @@ class Command(BenchCommand):
                         if cid:
                             hit.add(cid)
         search_recall, search_hit = self._search(users, turn_of, options.get("queries") or [])
+        if options.get("per_conversation"):
+            self._per_conversation(name, users, turn_of, hit, evidence, corpus, options.get("queries") or [])
         if not options["keep"]:
             self._forget(users.values())
         recall = len(hit & evidence) / len(evidence) if evidence else 0.0
@@ -174,6 +178,18 @@ class Command(BenchCommand):
                 f"{statistics.median(extract_seconds):.2f}" if extract_seconds else "-",
                 f"{_pct(extract_seconds, 0.95):.2f}", memories, len(evidence), f"{recall:.3f}",
                 f"{search_recall:.3f}", f"{search_hit:.3f}")
+
+    def _per_conversation(self, name: str, users: dict, turn_of: dict, hit: set[str], evidence: set[str],
+                          corpus: list[dict], queries: list[dict]) -> None:
+        group_of = {row["id"]: row["group"] for row in corpus}
+        self.stdout.write(f"\n{name}, per conversation")
+        self.stdout.write("| conversation | evidence turns | stored | search R@10 | search hit@10 |")
+        self.stdout.write("|---|---|---|---|---|")
+        for group, user in users.items():
+            own = {cid for cid in evidence if group_of.get(cid) == group}
+            recall, found = self._search({group: user}, turn_of, [q for q in queries if q["group"] == group])
+            stored = len(own & hit) / len(own) if own else 0.0
+            self.stdout.write(f"| {group} | {len(own)} | {stored:.3f} | {recall:.3f} | {found:.3f} |")
 
     def _search(self, users: dict, turn_of: dict, queries: list[dict]) -> tuple[float, float]:
         """Memory search over what extraction stored: per scored question, the share of its evidence turns
