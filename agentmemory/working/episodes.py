@@ -34,6 +34,7 @@ from pgvector.django import CosineDistance
 from ..backends import get_embedder
 from ..backends.extractors.base import BOOKKEEPING_TAGS, TurnText, is_chinese
 from ..backends.extractors.context_tags import context_tags
+from ..memory.guard import instruction_signals
 from ..models import MemoryItem
 from ..text import keyword_tokens, split_sentences
 from ..types import MemoryDraft
@@ -319,8 +320,12 @@ def _logged(messages: Sequence[TurnText], parts: list[list[str]], keep: np.ndarr
         said = any(score >= TRANSCRIPT_KEEP and not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s))
                    for s, score in zip(pieces or [turn.content.strip()], scores, strict=True))
         if said:
+            # A turn that instructs the assistant goes through the write path's quarantine as what the user said
+            # (a log event is not checked there: an operator's import is trusted, a user's "transcript" is not).
+            logged = not instruction_signals(turn.content)
             out.append(MemoryDraft(
-                content=turn.content.strip(), type=MemoryItem.Type.EVENT, source=MemoryItem.Source.SYSTEM_LOG,
+                content=turn.content.strip(), type=MemoryItem.Type.EVENT if logged else MemoryItem.Type.EPISODE,
+                source=MemoryItem.Source.SYSTEM_LOG if logged else MemoryItem.Source.USER_STATED,
                 confidence=round(0.6 + 0.3 * max(scores), 3), agent_id=turn.agent_id, session_id=turn.session_id,
                 turn_id=turn.turn_id, excerpt=turn.content[:500],
                 tags={**context_tags(turn.content), "extractor": "transcript"},
