@@ -39,7 +39,7 @@ from ..models import MemoryItem
 from ..text import keyword_tokens, split_sentences
 from ..types import MemoryDraft
 from . import corrections, disclosure
-from .grounding import about_another_person, pronoun_about_another
+from .grounding import about_another_person, named_another, pronoun_about_another
 
 #: Longest episode kept, in characters (a long message keeps its disclosing sentences).
 MAX_CHARS = 600
@@ -138,8 +138,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     # ...or led by "he"/"she" after someone else was named ("我同事…" then "他老婆也是我们公司的").
     others = {t.turn_id for i, t in enumerate(messages) if about_another_person(t.content)
               or pronoun_about_another(t.content, "\n".join(m.content for m in messages[:i]))}
+    said_by = {t.turn_id: t.content for t in messages}
     drafts, episodes, at = [d for d in slot_drafts if d.turn_id not in others
-                            and not _HYPOTHETICAL_RE.search(d.content)], [], 0
+                            and not _HYPOTHETICAL_RE.search(d.content)
+                            and not _told_of_another(d, said_by.get(d.turn_id, ""))], [], 0
     if keep_episodes and is_transcript([t.content for t in messages]):
         return [*drafts, *_logged(messages, parts, keep)]
     remainders: list[MemoryDraft] = []
@@ -189,7 +191,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # something about themselves.
                 chosen = sentences
         said_before = "\n".join(m.content for m in messages[:number])
-        chosen = [kept for kept in (_without_others(s) for i, s in enumerate(chosen) if not _not_a_fact(s)
+        chosen = [kept for kept in (_without_others(s, said_before + turn.content) for i, s in enumerate(chosen)
+                                    if not _not_a_fact(s)
                                     and not pronoun_about_another(s, said_before + "".join(chosen[:i]))) if kept]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
@@ -258,13 +261,24 @@ _REMAINDER_SPLIT = re.compile(r"(?<=[，,；;。！？!?\U0001F300-\U0001FAFF\u2
 _ASKING_RE = re.compile(r"[?？]|怎么|如何|吗|\b(?:how|what|which|should|can you|could you)\b", re.IGNORECASE)
 
 
-def _without_others(sentence: str) -> str:
-    """``sentence`` without its clauses about someone else ("…，同事小王对芒果过敏，还有个同事死活不吃香蕉，怎么搭配比较好"),
-    and "" when what is left is a request with no word of the user's own."""
+def _told_of_another(draft: MemoryDraft, message: str) -> bool:
+    """Whether a slot draft's value was said only in clauses about someone else ("用户的饮食：不吃辣" from "…，主管完全
+    不吃辣，…"; "Tobias has a peanut allergy")."""
+    value = draft.value if isinstance(draft.value, str) else ""
+    if not value or value not in message:
+        return False
+    holding = [p for p in _PIECE_RE.split(message) if value in p]  # none: a value with a comma in it ("$8,000")
+    return bool(holding) and all(about_another_person(p) or named_another(p.strip(), message) for p in holding)
+
+
+def _without_others(sentence: str, said: str = "") -> str:
+    """``sentence`` without its clauses about someone else ("…，同事小王对芒果过敏，还有个同事死活不吃香蕉，怎么搭配比较好",
+    "Priyanka is vegan, Marcus has a sesame allergy …": named, and not as the user's household in ``said``), and ""
+    when what is left is a request with no word of the user's own."""
     pieces = [p for p in _PIECE_RE.split(sentence) if p.strip()]
     if len(pieces) < 2:
         return sentence
-    kept = [p for p in pieces if not about_another_person(p)]
+    kept = [p for p in pieces if not about_another_person(p) and not named_another(p.strip(), said)]
     if len(kept) == len(pieces):
         return sentence
     rest = "".join(kept).strip(" ,，;；")

@@ -40,7 +40,7 @@ _FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—
 _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|哥哥|妹妹|弟弟|老姐|老哥|姐|哥|妹|弟|妈妈|妈|爸爸|爸|母亲|父亲|"
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
-              "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户")
+              "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友")
 _PERSON_ZH_RE = re.compile(_PERSON_ZH)
 _PERSON_EN_RE = re.compile(
     r"\b(sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
@@ -174,6 +174,9 @@ _SUBJECT_PERSON_RE = re.compile(rf"\s*(我的|我们的|我们|我|咱们|咱|(?
                                 rf"grandpa|grandmother|grandfather|niece|nephew|classmate|teammate|husband|wife|"
                                 rf"partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)s?\b)",
                                 re.IGNORECASE)
+#: Someone who tells the user their own news ("导师说…", "my boss said …").
+_REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建议|让我|叫我|要我|通知|告诉我|跟我说|批了|同意)|"
+                         r"\s+(?:says|said|told me|wants me|asked me|approved)\b", re.IGNORECASE)
 _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
 #: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
 _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|\b(?:and|also|plus|oh and)\s+)", re.IGNORECASE)
@@ -190,6 +193,8 @@ def about_another_person(text: str) -> str:
     found = _SUBJECT_PERSON_RE.match(first)
     if found is None or (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first):
         return ""  # no one else, or "My sister and I", "我和表姐": the user too
+    if _REPORTS_RE.match(first, found.end()):
+        return ""  # "导师说交稿时间往后挪到12月15号了": the user's news, as told to them
     # The user's own household is the user's news ("我女儿下个月满6岁"); someone else's is not ("his fiancée").
     if _HOUSEHOLD_RE.search(found.group(2)) and not _OTHERS_POSSESSOR_RE.fullmatch(found.group(1) or ""):
         return ""
@@ -220,6 +225,39 @@ def pronoun_about_another(text: str, said_before: str) -> str:
                      default=(-1, ""))
     last_own = max((m.start() for m in _HOUSEHOLD_MENTION_RE.finditer(said_before)), default=-1)
     return last_other[1] if last_other[0] > last_own else ""
+
+
+#: A clause whose subject is someone named ("Priyanka is vegan", "and Marcus has a sesame allergy").
+#: Only what is said of a person (a diet, an allergy, where they live or work), not of a project or a place named.
+_NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh)\s+)?(?P<name>[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]+)?\s+"
+                               r"(?:(?:also |just |still )?(?:is (?:also )?(?:allergic|vegan|vegetarian|pregnant|lactose|"
+                               r"gluten|celiac|diabetic|kosher|halal|getting married|retiring|expecting)|has an? (?:[\w-]+ )?"
+                               r"allerg\w*|(?:doesn't|does not|can't|cannot|won't) (?:eat|drink|do)|lives in|works (?:at|for|in|as)|"
+                               r"moved to|is moving))\b")
+#: Capitalised words that begin a sentence without naming anyone.
+_NOT_NAMES = frozenset("""The This That These Those It Its There Here What When Where Why How Who Which Thanks Thank Also Just
+Maybe Honestly Work Life Today Tomorrow Yesterday Tonight Everything Nothing Everyone Everybody Someone Somebody Nobody
+Anyone Anything Something Traffic Weather Dinner Lunch Breakfast Monday Tuesday Wednesday Thursday Friday Saturday
+Sunday January February March April May June July August September October November December""".split())
+#: Someone of the user's household named ("my son Dev", "our cat Pimento", "Dev, my son").
+_HOUSEHOLD_ROLE = (r"(?:son|daughter|kid|baby|toddler|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|cat|dog|"
+                   r"puppy|kitten|pet|bunny|rabbit|parrot|hamster)")
+_HOUSEHOLD_NAMED_RE = re.compile(
+    rf"\b(?:my|our)\s+(?:[\w-]+\s+)?{_HOUSEHOLD_ROLE}(?:'s name is|\s+is named|\s+is called|\s+named|\s+called|,)?\s+"
+    rf"(?P<n>[A-Z][a-z]+)|(?P<m>[A-Z][a-z]+),?\s+(?:my|our)\s+(?:[\w-]+\s+)?{_HOUSEHOLD_ROLE}\b|"
+    rf"\b(?:a|an)\s+(?:[\w-]+\s+)?{_HOUSEHOLD_ROLE}\s+(?:named|called)\s+(?P<k>[A-Z][a-z]+)", re.IGNORECASE)
+_OWN_EN_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|we|we're|we've|my|our|me|us)\b", re.IGNORECASE)
+
+
+def named_another(clause: str, said: str) -> str:
+    """The name of someone else a clause is about ("Priyanka is vegan" in a message about an office potluck), or "":
+    its subject is a name, no "I"/"we" is, and ``said`` (the session so far) never named them as the user's own
+    household ("our cat Pimento", "my son Dev": their news is the user's)."""
+    found = _NAMED_SUBJECT_RE.match(clause)
+    if found is None or found.group("name") in _NOT_NAMES or _OWN_EN_RE.search(clause):
+        return ""
+    household = {name.lower() for m in _HOUSEHOLD_NAMED_RE.finditer(said) for name in m.groups() if name}
+    return "" if found.group("name").lower() in household else found.group("name")
 
 
 def _mentions_person(content: str) -> bool:

@@ -338,3 +338,18 @@ def test_a_transcript_turn_that_instructs_the_assistant_is_still_quarantined(tal
     held = MemoryItem.objects.for_user("logpoison").filter(content__contains="Ignore all previous instructions")
     assert held.exists() and all(m.status == "quarantined" for m in held), list(held.values_list("status", "source"))
     assert MemoryItem.objects.for_user("logpoison").current().filter(source="system_log").count() >= 2
+
+
+def test_named_colleagues_and_a_team_lead_in_the_users_message_are_left_out(api_client, talk):
+    talk("named", "I'm organizing our team's holiday potluck. Ananya is vegan, Tobias has a peanut allergy, "
+                  "and I can only cook on Sundays, how do I plan the menu?")
+    talk("named", "帮部门订个年会包间，我来负责订位，主管完全不吃辣，一共十五个人，人均两百")
+    stored = " ".join(MemoryItem.objects.for_user("named").current().values_list("content", flat=True))
+    assert "vegan" not in stored and "peanut" not in stored and "辣" not in stored, stored
+    assert "Sundays" in stored or "potluck" in stored, stored
+
+
+def test_news_told_to_the_user_by_their_advisor_is_theirs(talk):
+    talk("told", "我在读社会学硕士，小论文写的是外卖骑手。", "好消息，导师说交稿时间往后挪到12月15号了，我能多访几个人了")
+    stored = " ".join(MemoryItem.objects.for_user("told").current().values_list("content", flat=True))
+    assert "12月15号" in stored, stored
