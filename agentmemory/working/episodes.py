@@ -143,7 +143,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                             and not _HYPOTHETICAL_RE.search(d.content)
                             and not _told_of_another(d, said_by.get(d.turn_id, ""))], [], 0
     if keep_episodes and is_transcript([t.content for t in messages]):
-        return [*drafts, *_logged(messages, parts, keep)]
+        # No speaker of a transcript is taken for the user: its slot facts ("The user said: I ran a charity 5k")
+        # would put one speaker's words in the user's profile. The log holds what each of them said.
+        return _logged(messages, parts, keep)
     remainders: list[MemoryDraft] = []
     drafted: list[tuple[np.ndarray, MemoryDraft]] = []  # this run's episodes, with their messages' vectors
     for number, (turn, sentences) in enumerate(zip(messages, parts, strict=True)):
@@ -325,7 +327,7 @@ def _logged(messages: Sequence[TurnText], parts: list[list[str]], keep: np.ndarr
     """A transcript is kept as the dialogue log it is: each turn that says anything (TRANSCRIPT_KEEP) becomes a
     ``system_log`` event of its session and turn, as ``import_log`` would store it, so that recall reads it with
     its neighbours (the window channels) and its speaker's label (the speaker prior). A log records what each
-    speaker said; it does not correct the user's facts (slot facts from it are written as from any session)."""
+    speaker said; it neither fills nor corrects the user's slots."""
     out, at = [], 0
     for turn, sentences in zip(messages, parts, strict=True):
         pieces = sentences if len(sentences) > 1 else []

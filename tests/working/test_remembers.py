@@ -353,3 +353,15 @@ def test_news_told_to_the_user_by_their_advisor_is_theirs(talk):
     talk("told", "我在读社会学硕士，小论文写的是外卖骑手。", "好消息，导师说交稿时间往后挪到12月15号了，我能多访几个人了")
     stored = " ".join(MemoryItem.objects.for_user("told").current().values_list("content", flat=True))
     assert "12月15号" in stored, stored
+
+
+def test_no_speaker_of_a_transcript_is_taken_for_the_user(api_client, talk):
+    talk("logslots", "Caroline: Hey Mel! How have you been?",
+         "Melanie: Swamped! I ran a charity 5k for mental health last Saturday.",
+         "Caroline: Amazing. I started volunteering at an animal shelter in Oakland.",
+         "Melanie: That's so you. Thanks for telling me!")
+    assert not MemoryItem.objects.for_user("logslots").exclude(source="system_log").exists()
+    body = api_client.post(f"{API}context/", {"user_id": "logslots", "query": "Where does Caroline volunteer?"},
+                           format="json").json()
+    assert not body["sections"]["profile"]
+    assert any("animal shelter" in item["text"] for item in body["sections"]["long_term_memory"])
