@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import itertools
 import operator
 import re
 from collections.abc import Sequence
@@ -134,18 +135,20 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         slot = (draft.tags or {}).get("slot") or draft.key.split(":")[0]
         if slot:
             slots_of.setdefault(draft.turn_id, []).append(slot)
-    # A slot filled from a message about someone else ("我表哥在华为上班，最近想跳槽去小米") is not the user's.
-    # ...or led by "he"/"she" after someone else was named ("我同事…" then "他老婆也是我们公司的").
-    others = {t.turn_id for i, t in enumerate(messages) if about_another_person(t.content)
-              or pronoun_about_another(t.content, "\n".join(m.content for m in messages[:i]))}
-    said_by = {t.turn_id: t.content for t in messages}
-    drafts, episodes, at = [d for d in slot_drafts if d.turn_id not in others
-                            and not _HYPOTHETICAL_RE.search(d.content)
-                            and not _told_of_another(d, said_by.get(d.turn_id, ""))], [], 0
     if keep_episodes and is_transcript([t.content for t in messages]):
         # No speaker of a transcript is taken for the user: its slot facts ("The user said: I ran a charity 5k")
         # would put one speaker's words in the user's profile. The log holds what each of them said.
         return _logged(messages, parts, keep)
+    # What the session said before each message: who "he"/"she" is, whose names are the user's household's.
+    before = list(itertools.accumulate((m.content + "\n" for m in messages[:-1]), initial=""))
+    # A slot filled from a message about someone else ("我表哥在华为上班，最近想跳槽去小米") is not the user's,
+    # nor from one led by "he"/"she" after someone else was named ("我同事…" then "他老婆也是我们公司的").
+    others = {t.turn_id for t, said in zip(messages, before, strict=True)
+              if about_another_person(t.content) or pronoun_about_another(t.content, said)}
+    said_by = {t.turn_id: t.content for t in messages}
+    drafts, episodes, at = [d for d in slot_drafts if d.turn_id not in others
+                            and not _HYPOTHETICAL_RE.search(d.content)
+                            and not _told_of_another(d, said_by.get(d.turn_id, ""))], [], 0
     remainders: list[MemoryDraft] = []
     drafted: list[tuple[np.ndarray, MemoryDraft]] = []  # this run's episodes, with their messages' vectors
     for number, (turn, sentences) in enumerate(zip(messages, parts, strict=True)):
@@ -163,14 +166,14 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         corrects = judged or corrections.signals_change(turn.content)
         # A new value of a single-valued slot replaces the episodes that held its old one, correction or not.
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)
-        # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
-        # judgement does.
         # A correction of what was said earlier in the same run ("our wedding is Sept 14 ..." then "we got bumped a
         # week later to the 21st"): the guess is made among this run's episodes first, the newest mention.
         # Only a correction the classifier judged one, in words that take back what was just said: a session's
         # messages are all close in meaning, and "现在"/"now" are everywhere in them.
         earlier = (_corrected_earlier(drafted, [vector, *changing], about)
                    if judged and _TAKES_BACK_RE.search(turn.content) else [])
+        # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
+        # judgement does.
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE,
                                          guess=corrects and not earlier)) \
@@ -192,10 +195,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # The extractor filled a slot from it, or it corrects or retracts something: the user did say
                 # something about themselves.
                 chosen = sentences
-        said_before = "\n".join(m.content for m in messages[:number])
-        chosen = [kept for kept in (_without_others(s, said_before + turn.content) for i, s in enumerate(chosen)
+        chosen = [kept for kept in (_without_others(s, before[number] + turn.content) for i, s in enumerate(chosen)
                                     if not _not_a_fact(s)
-                                    and not pronoun_about_another(s, said_before + "".join(chosen[:i]))) if kept]
+                                    and not pronoun_about_another(s, before[number] + "".join(chosen[:i]))) if kept]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
         if not chosen:
