@@ -66,9 +66,9 @@ _RETRACTING_CLAUSE = re.compile(
     r"\b(?:passed away|no longer|any ?more|any longer|left|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
-#: Emoji and "～", which end a clause in chat ("领证那天是十八号不是八号😂 幸好还没订").
-_CHAT_END = "\U0001F300-\U0001FAFF\u2600-\u27BF～"
-_CLAUSE_SPLIT = re.compile(rf"(?<=[，,；;。！？!?])\s*|(?<=[{_CHAT_END}])\s*(?![{_CHAT_END}])|"
+#: Emoji and "～", which end a clause in chat ("领证那天是十八号不是八号😂 幸好还没订"), as a character class's body.
+CHAT_END = "\U0001F300-\U0001FAFF\u2600-\u27BF～"
+_CLAUSE_SPLIT = re.compile(rf"(?<=[，,；;。！？!?])\s*|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|"
                            r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
@@ -177,7 +177,7 @@ _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|�
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
     (re.compile(r",?\s*\bnot (?:the |a |an )?[\w&'-]+(?= *(?:[—–-]|[,.;!?]|$))", _I), ""),
-    (re.compile(rf"[，,]?不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{_CHAT_END}]|$)"), ""),
+    (re.compile(rf"[，,]?不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
     (re.compile(r"\b(switched|moved|changed|went) from [\w&'-]+(?: [\w&'-]+)? to\b", _I), r"\1 to"),
     (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
     (re.compile(rf"从{_ZC}{{1,10}}?(换成|改成|转到|换到|搬到)"), r"\1"),

@@ -261,7 +261,7 @@ def _not_a_fact(sentence: str) -> bool:
 _PIECE_RE = re.compile(r"(?<=[，,；;])")
 #: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
 #: Tom and I are writing our vows" is one statement).
-_REMAINDER_SPLIT = re.compile(r"(?<=[，,；;。！？!?\U0001F300-\U0001FAFF\u2600-\u27BF～])\s*(?![\U0001F300-\U0001FAFF\u2600-\u27BF])")
+_REMAINDER_SPLIT = re.compile(rf"(?<=[，,；;。！？!?{corrections.CHAT_END}])\s*(?![{corrections.CHAT_END}])")
 _ASKING_RE = re.compile(r"[?？]|怎么|如何|吗|\b(?:how|what|which|should|can you|could you)\b", re.IGNORECASE)
 
 
