@@ -130,11 +130,6 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             texts.extend(sentences)
     rows = disclosure.features(texts)
     keep, correction = model.probabilities(rows)
-    slots_of: dict[int | None, list[str]] = {}
-    for draft in slot_drafts:
-        slot = (draft.tags or {}).get("slot") or draft.key.split(":")[0]
-        if slot:
-            slots_of.setdefault(draft.turn_id, []).append(slot)
     if keep_episodes and is_transcript([t.content for t in messages]):
         # No speaker of a transcript is taken for the user: its slot facts ("The user said: I ran a charity 5k")
         # would put one speaker's words in the user's profile. The log holds what each of them said.
@@ -149,6 +144,15 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     drafts, episodes, at = [d for d in slot_drafts if d.turn_id not in others
                             and not _HYPOTHETICAL_RE.search(d.content)
                             and not _told_of_another(d, said_by.get(d.turn_id, ""))], [], 0
+    # The slots each message filled, of the drafts that stay (not a condition's, not someone else's).
+    slots_of: dict[int | None, list[str]] = {}
+    values_of: dict[int | None, list[str]] = {}
+    for draft in drafts:
+        slot = (draft.tags or {}).get("slot") or draft.key.split(":")[0]
+        if slot:
+            slots_of.setdefault(draft.turn_id, []).append(slot)
+            values_of.setdefault(draft.turn_id, []).append(
+                draft.value if isinstance(draft.value, str) and draft.value else draft.content)
     remainders: list[MemoryDraft] = []
     drafted: list[tuple[np.ndarray, MemoryDraft]] = []  # this run's episodes, with their messages' vectors
     for number, (turn, sentences) in enumerate(zip(messages, parts, strict=True)):
@@ -198,7 +202,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         chosen = [kept for kept in (_without_others(s, before[number] + turn.content) for i, s in enumerate(chosen)
                                     if not _not_a_fact(s)
                                     and not pronoun_about_another(s, before[number] + "".join(chosen[:i]))) if kept]
-        if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content):
+        if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content, values_of[turn.turn_id]):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
         if not chosen:
             if replaced:
@@ -545,11 +549,22 @@ def _any_of(field: str, names: list[str]) -> Q:
     return functools.reduce(operator.or_, (Q(value__contains={field: [name]}) for name in names))
 
 
-def _said_by_its_slots(message: str) -> bool:
-    """A message of one short sentence whose slots were filled: the slot facts hold all it says."""
+def _said_by_its_slots(message: str, values: Sequence[str]) -> bool:
+    """A message of one short sentence each clause of which names a value its slots were filled with
+    ("我们公司是做母婴用品的"): the slot facts hold all it says. "对了我在杭州做跨境电商，我家猫叫可乐" and "I work at
+    Google and my dog is Max" say more than their slot values; "预算1500，望江校区附近好找吗" does not."""
     text = message.strip()
     if len(split_sentences(text)) != 1:
         return False
-    return len(text) <= SHORT_ZH if is_chinese(text) else len(text.split()) <= SHORT_EN
+    if not (len(text) <= SHORT_ZH if is_chinese(text) else len(text.split()) <= SHORT_EN):
+        return False
+    named = [(value, set(keyword_tokens(value)) - _GENERIC_TOKENS) for value in values]
+    return all(len(keyword_tokens(clause)) <= 1 or _ASKING_RE.search(clause)  # "对了", "btw", a question
+               or any(value in clause or tokens & set(keyword_tokens(clause)) for value, tokens in named)
+               for clause in corrections.clauses(text))
+
+
+#: Words of a slot fact's wording that name no value ("用户在腾讯工作", "The user works at Google").
+_GENERIC_TOKENS = frozenset({"用户", "user", "the", "work", "工作", "is", "的"})
 
 

@@ -130,8 +130,10 @@ def test_an_imported_conversation_keeps_when_it_was_said(api_client, django_capt
             "role": "user", "content": "我家那只布偶猫叫年糕，今年三岁了。", "said_at": said}, format="json")
         assert turn.status_code == 201 and turn.json()["turn"]["created_at"].startswith("2023-05-08")
         api_client.post(f"{API}sessions/{session['id']}/end/")
-    kept = MemoryItem.objects.for_user("imp").current().get()  # the pet slot holds all the message says
-    assert "年糕" in kept.content and kept.valid_from.isoformat().startswith("2023-05-08T13:56")
+    # the pet slot, and the episode that also holds the cat's age
+    kept = list(MemoryItem.objects.for_user("imp").current())
+    assert any("年糕" in m.content for m in kept) and any("三岁" in m.content for m in kept), kept
+    assert all(m.valid_from.isoformat().startswith("2023-05-08T13:56") for m in kept)
     future = api_client.post(f"{API}sessions/{session['id']}/turns/", {
         "role": "user", "content": "x", "said_at": "2999-01-01T00:00:00Z"}, format="json")
     assert future.status_code == 400 and future.json()["field"] == "said_at"
@@ -149,6 +151,13 @@ def test_a_message_about_someone_else_or_a_condition_keeps_nothing_of_the_users(
 def test_a_fact_said_in_the_same_sentence_as_a_request_is_kept(api_client, talk):
     talk("cl", "i teach violin at a community music school, how do i price private lessons for adults")
     assert "violin" in remembered(api_client, "cl", "What instrument does the user teach?")
+
+
+def test_a_short_message_keeps_what_its_slot_facts_do_not_hold(api_client, talk):
+    talk("sh", "对了我在杭州做跨境电商，我家猫叫可乐", "I work at Google and my dog is Max")
+    assert "跨境电商" in remembered(api_client, "sh", "用户是做什么生意的？")
+    assert "Max" in remembered(api_client, "sh", "What is the name of the user's dog?")
+    assert "可乐" in remembered(api_client, "sh", "用户的猫叫什么？")
 
 
 def test_a_correction_that_names_the_old_value_beside_the_new_shows_only_the_new(api_client, talk):

@@ -170,7 +170,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(rf"我{ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{ZC}{{1,15}}?)"
                             rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
-    ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|切到|转到|换到|改用|迁移至)了?(?P<v>{ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
+    # a technology is named in Latin letters here: "换成超级猩猩了" is a gym, "能换成别的吗" a request
+    ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|切到|转到|换到|改用|迁移至)了?"
+                              rf"(?P<v>(?=[^，。！？；,.!?;]*?[A-Za-z]){ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
     ("tech_stack", re.compile(rf"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>{ZC}{{1,30}})"), None),
     ("tech_stack", re.compile(r"(?:我们|我)[^，。！？；,.!?;]{0,6}?(?:用的是|使用|在用|用)\s*(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
     ("tech_stack", re.compile(r"用(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*)(?:写|开发|搭建|实现|构建)"), None),
