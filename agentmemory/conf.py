@@ -143,6 +143,10 @@ class AppSettings:
             "moved by the embedding model's measured language offset first (backends/embeddings/crosslingual.py). True: "
             'the offsets shipped for the bundled embedder; a path: a JSON file of your own {"zh_minus_en": '
             '{model name: vector}}; False: off.')
+    CROSS_LINGUAL_KEYWORDS: Setting[bool] = Setting(
+        True,
+        doc="The keyword channel also searches a question's words translated by the bundled CC-CEDICT dictionary "
+            "in a base holding chunks of the other language (text/lexicon.py).")
     CROSS_LINGUAL_KEYWORD_WEIGHT: Setting[float] = Setting(
         0.25, range=(0.0, 10.0),
         doc="Multiplies the keyword channel's RRF weight in a base holding no chunk in the query's language (an "

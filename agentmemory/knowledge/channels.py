@@ -16,6 +16,7 @@ from ..backends.embeddings.crosslingual import query_vectors
 from ..conf import app_settings
 from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch
 from ..text.language import language_of
+from ..text.lexicon import translated
 from .floor import base_size
 from .keywords import index_tokens, user_dictionary_terms
 from .retrieve import ChannelHit, chunk_languages, keyword_search, vector_search
@@ -38,6 +39,9 @@ class BaseEvidence:
     languages: dict[int, str] = field(default_factory=dict)  # chunk id -> its language (vector candidates)
     chunk_languages: dict[str, int] | None = None  # the base's active chunks per language
     query_vectors: dict[str, Any] = field(default_factory=dict)  # per chunk language (embeddings/crosslingual.py)
+    # With the dictionary's words searched too: the BM25 of the question's own words per chunk (the floor's)
+    own_bm25: dict[int, float] | None = None
+    own_max_bm25: float | None = None
 
 
 @dataclass
@@ -86,7 +90,7 @@ def run_channels(search_query: str, trace: SearchTrace) -> ChannelsOutcome:
         except EmbeddingError as exc:
             trace.degrade(f"embedder failed ({exc}); keyword channel only", to_keyword=True)
             use_keyword = True
-    terms_cache: dict[tuple[str, ...], list[str]] = {}
+    terms_cache: dict[tuple, list[str]] = {}
     if use_keyword:
         for kb in plan.knowledge_bases:
             keyword_channel(kb, search_query, outcome.bases[kb.slug], trace, terms_cache)
@@ -116,16 +120,39 @@ def apply_threshold(hits: list[ChannelHit], threshold: float | None) -> tuple[li
     return kept, removed
 
 
+def other_languages(languages: dict[str, int], query_language: str) -> set[str]:
+    """The languages other than the query's that hold at least FOREIGN_BASE_SHARE of a base's chunks."""
+    total = sum(languages.values())
+    return {language for language, n in languages.items()
+            if query_language and language != query_language and n >= FOREIGN_BASE_SHARE * total}
+
+
 def keyword_channel(kb, search_query: str, evidence: BaseEvidence, trace: SearchTrace,
-                    terms_cache: dict[tuple[str, ...], list[str]]) -> None:
+                    terms_cache: dict[tuple, list[str]]) -> None:
     """BM25 over the base's keyword index, with the base's user dictionary; the bm25 threshold applied."""
     plan = trace.plan
     with trace.timed("keyword"):
         dictionary = user_dictionary_terms(kb)
-        key = tuple(dictionary)
+        key = (tuple(dictionary), ())
         if key not in terms_cache:
             terms_cache[key] = list(dict.fromkeys(index_tokens(search_query, terms=dictionary)))
-        kw = keyword_search(kb.pk, terms_cache[key], limit=plan.candidates, filters=plan.filters)
+        own = keyword_search(kb.pk, terms_cache[key], limit=plan.candidates, filters=plan.filters)
+        kw, words = own, {}
+        # The query's words in the base's other language too, when it holds one (text/lexicon.py): an English
+        # question names 君士坦丁堡 to a Chinese paragraph only through the dictionary.
+        into = tuple(sorted(other_languages(own.languages, language_of(search_query, default="")))) \
+            if app_settings.CROSS_LINGUAL_KEYWORDS else ()
+        if into:
+            words = {language: translated(search_query, language) for language in into}
+            if (wider := (tuple(dictionary), into)) not in terms_cache:
+                terms_cache[wider] = list(dict.fromkeys(
+                    [*terms_cache[key], *index_tokens(" ".join(words.values()), terms=dictionary)]))
+            if len(terms_cache[wider]) > len(terms_cache[key]):
+                kw = keyword_search(kb.pk, terms_cache[wider], limit=plan.candidates, filters=plan.filters)
+                # The floor reads the question's own words' BM25, as it was calibrated: a dictionary word
+                # matches in most chunks of a base and says less than a name the two texts share.
+                evidence.own_bm25 = {h.chunk_id: h.score for h in own.hits}
+                evidence.own_max_bm25 = sum(i.idf for i in own.terms) * (own.k1 + 1.0)
         evidence.chunks = kw.chunk_count
         evidence.chunk_languages = kw.languages  # read with N: the vector channel needs no query of its own
         # Every query term the base holds, at unbounded frequency (words the base never uses, the filler of
@@ -146,6 +173,7 @@ def keyword_channel(kb, search_query: str, evidence: BaseEvidence, trace: Search
             "unknown_terms": kw.unknown_terms, "skipped_common_terms": kw.skipped_terms,
             "N": kw.chunk_count, "avgdl": round(kw.average_length, 3), "k1": kw.k1, "b": kw.b,
             "returned": len(kw.hits), "kept": len(kept),
+            **({"dictionary": words} if words else {}),  # the question's words in the base's other language
         }
 
 

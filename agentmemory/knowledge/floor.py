@@ -134,18 +134,27 @@ def apply_floor(kb, ranked: list[int], trace: SearchTrace, *, evidence: BaseEvid
         stats = stats_by_language.get(language) or next(iter(stats_by_language.values()), None)
         raw = info.get("keyword", {}).get("score", 0.0)
         bm25_norm = round(raw / max_bm25, 6) if max_bm25 else 0.0
+        # With the dictionary's words searched too (channels.py), the BM25 of the question's own words: what
+        # the relevance model was trained on, and what the context's stricter gate reads.
+        own_norm = bm25_norm if evidence.own_bm25 is None else \
+            round(evidence.own_bm25.get(cid, 0.0) / evidence.own_max_bm25, 6) if evidence.own_max_bm25 else 0.0
         margin = None if cosine is None or not stats else round(float(cosine) - stats["median"], 6)
-        probability = None
+        probability = context_probability = None
         by = floor_passes(cosine, bm25_norm, margin, floors)
         if model is not None and cosine is not None and stats and (cross or floors.source == "default"):
-            probability = model.probability(Evidence(float(cosine), bm25_norm, stats["median"], stats["mean"],
-                                                     stats["std"], stats["best"], cross, int(stats["n"]),
-                                                     tuple(stats.get("top") or ())))
+            judged = [model.probability(Evidence(float(cosine), norm, stats["median"], stats["mean"], stats["std"],
+                                                 stats["best"], cross, int(stats["n"]), tuple(stats.get("top") or ())))
+                      for norm in dict.fromkeys((bm25_norm, own_norm))]
+            probability, context_probability = judged[0], judged[-1]
             by = by or ("model" if probability >= model.threshold(cross) else "")
         info["floor"] = {"cosine": None if cosine is None else round(float(cosine), 6), "bm25_norm": bm25_norm,
                          "margin": margin, "language": language, "cross_lingual": cross,
                          "probability": None if probability is None else round(probability, 4),
                          "passed": bool(by) or off, "by": by or ("off" if off else "")}
+        if own_norm != bm25_norm:
+            info["floor"]["own_bm25_norm"] = own_norm
+            if context_probability is not None:
+                info["floor"]["context_probability"] = round(context_probability, 4)
         if by or off:
             kept.append(cid)
             continue

@@ -44,13 +44,16 @@ def _stand_in_for_keywords(fused: list, evidence, query_language: str, weights: 
     """In a base holding both languages, a chunk in the other language than the query's can never match its
     words: its vector rank stands in for the keyword rank it cannot have (the chunk scores as if both
     channels ranked it where the vector channel does), so an English return policy is not outranked by an
-    English shipping page that shares "business days" with a Chinese question's translation. Re-sorted."""
+    English shipping page that shares "business days" with a Chinese question's translation. A chunk the keyword
+    channel did match in the other language (through the dictionary) keeps the better of the two. Re-sorted."""
     keyword_weight, vector_weight = weights.get("keyword", 1.0), weights.get("vector", 1.0)
     for f in fused:
         language = evidence.languages.get(f.key, "")
-        if language and language != query_language and "keyword" not in f.contributions \
-                and "vector" in f.contributions and vector_weight:
-            stand_in = f.contributions["vector"] * keyword_weight / vector_weight
+        if language and language != query_language and "vector" in f.contributions and vector_weight:
+            # A match through the dictionary (text/lexicon.py) counts when it ranks the chunk higher still.
+            stand_in = f.contributions["vector"] * keyword_weight / vector_weight - f.contributions.get("keyword", 0.0)
+            if stand_in <= 0:
+                continue
             f.score += stand_in
             f.contributions["keyword_stand_in"] = stand_in
             trace.evidence[f.key]["vector"]["keyword_stand_in"] = round(stand_in, 6)

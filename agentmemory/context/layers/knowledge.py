@@ -48,7 +48,9 @@ def prompt_gate(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[str, 
         first_of_document = hit.document_id not in documents_seen
         documents_seen.add(hit.document_id)
         floor = hit.channels.get("floor") or {}
-        probability, cross = floor.get("probability"), bool(floor.get("cross_lingual"))
+        # the model's judgement on the question's own words when the dictionary's matched too (knowledge/floor.py)
+        probability = floor.get("context_probability", floor.get("probability"))
+        cross = bool(floor.get("cross_lingual"))
         needed = chosen.get("cross" if cross else "same")
         if needed is None and model is not None and (cross or floor.get("by") == "model"):
             # Cross-lingual, or let through by the model alone (the rules did not pass it): the model's

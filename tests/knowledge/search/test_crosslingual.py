@@ -201,3 +201,37 @@ def test_a_model_file_from_another_version_leaves_the_rules_to_decide(tmp_path, 
         assert result.trace["floor"]["knowledge_bases"]["seed"]["model"] is False
     finally:
         relevance.bundled_model.cache_clear()
+
+
+def test_the_keyword_channel_reads_the_question_in_the_bases_other_language(mixed_kb, api_client):
+    # keyword mode alone: the words match only through the bundled dictionary (text/lexicon.py)
+    body = _search(api_client, "mixed", "When is breakfast served in the canteen?", mode="keyword")
+    assert body["hits"][0]["document_title"] == "员工食堂"
+    assert "早餐" in body["hits"][0]["channels"]["keyword"]["matched_terms"]
+    keyword = body["trace"]["channels"]["mixed"]["keyword"]
+    assert "早餐" in [t["term"] for t in keyword["terms"]] and "早餐" in keyword["dictionary"]["zh"].split()
+    body = _search(api_client, "mixed", "退货期限多少天？", mode="keyword")
+    assert body["hits"][0]["document_title"] == "Return policy"
+    with override_settings(AGENTMEMORY={"CROSS_LINGUAL_KEYWORDS": False}):
+        body = _search(api_client, "mixed", "When is breakfast served in the canteen?", mode="keyword")
+    assert "员工食堂" not in [h["document_title"] for h in body["hits"]]
+    assert "dictionary" not in body["trace"]["channels"]["mixed"]["keyword"]
+
+
+def test_the_context_judges_a_dictionary_match_on_the_questions_own_words(mixed_kb, api_client):
+    body = _search(api_client, "mixed", "When is breakfast served in the canteen?")
+    top = body["hits"][0]
+    assert top["document_title"] == "员工食堂" and "早餐" in top["channels"]["keyword"]["matched_terms"]
+    # the search's floor counts the dictionary's match; the context's gate reads the question's own words
+    floor = top["channels"]["floor"]
+    assert floor["bm25_norm"] > 0 and floor["own_bm25_norm"] == 0
+    assert floor["context_probability"] < floor["probability"]
+
+
+def test_the_dictionary_gives_names_and_terms_in_the_other_language():
+    from agentmemory.text.lexicon import translated
+
+    assert {"君士坦丁堡", "奥斯曼"} <= set(translated("When did the Ottomans capture Constantinople?", "zh").split())
+    assert "边界层" in translated("Who described the boundary layer in 1904?", "zh").split()
+    assert {"Constantinople", "Ottoman"} <= set(translated("君士坦丁堡是哪一年被奥斯曼人攻下的？", "en").split())
+    assert translated("What is it?", "zh") == "" and translated("什么", "fr") == ""
