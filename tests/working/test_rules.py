@@ -30,6 +30,14 @@ def test_small_talk_gives_nothing_and_assistant_turns_are_not_read():
     assert _extract(SEED, role="assistant") == []
 
 
+def test_a_simile_a_pronoun_or_a_request_fills_no_slot():
+    assert _extract("it is SO hot today, like walking through soup", "对！这就是我喜欢它的地方",
+                    "深蹲我不太会，能换成别的吗", "乐刻的卡到期我没续，换成超级猩猩了") == []
+    found = {(d.key.split(":")[0], d.value) for d in _extract("I live in Shanghai and like hiking",
+                                                               "我们后端已经换成Go了")}
+    assert {("location", "Shanghai"), ("likes", "hiking"), ("tech_stack", "Go")} <= found
+
+
 def test_chinese_slots_and_corrections():
     drafts = _extract("我叫张伟，预算是5万元，我不吃辣。", "其实我们已经迁到PostgreSQL了。", "下次别再推荐星巴克了",
                       "我在阿里巴巴工作。", "我们决定选了方案B。", "我不喜欢开会。")

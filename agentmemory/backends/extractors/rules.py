@@ -59,6 +59,7 @@ _HUMAN_LANGUAGE_RE = re.compile(r"(?:english|korean|japanese|chinese|mandarin|ca
                                 re.IGNORECASE)
 _MAKES_RE = re.compile(rf"(?:{PHONE_MAKES}|{CAR_MAKES_ZH}|(?:{CAR_MAKES_EN})\b)", re.IGNORECASE)
 #: A chosen thing said only as a pronoun ("I chose them 'cause ...") names nothing a memory could keep.
+_ZH_PRONOUN_VALUE_RE = re.compile(r"^(?:它|他|她)")
 _PRONOUN_VALUE_RE = re.compile(r"(?:them|it|this|that|these|those|him|her|one)\b", re.IGNORECASE)
 _WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|work|working|employer)\b", _I)
 _JOB_CHANGE_RE = re.compile(r"跳槽|入职|换工作|换了工作|离职|辞职|不在.{1,12}?(?:了|工作|上班)|离开(?:了)?.{1,12}|"
@@ -81,7 +82,7 @@ _SELF_START_RE = re.compile(r"^\W*(?:(?:嗯|哦|对了|其实|另外|还有|不�
                             re.IGNORECASE)
 #: An English clause with no subject of its own ("work at Alibaba" after "I live in Shanghai and"): the
 #: previous clause's subject, with "I" put back so the patterns read it.
-_BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?:work|live|am|have|own|drive|use|play|study|moved|"
+_BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?P<verb>work|live|am|have|own|drive|use|play|study|moved|"
                            r"started|joined|got|love|like|hate|teach|run)\b(?! \d| about\b| maybe\b| a (?:few|couple)\b)",
                            re.IGNORECASE)
 
@@ -167,11 +168,13 @@ _AND_NEXT_RE = re.compile(
     r"drive|use|play|study|moved|started|joined|got|love|like|hate|teach|run)\b))", re.IGNORECASE)
 
 
-def _clauses(sentence: str) -> list[str]:
+def _clauses(sentence: str) -> list[tuple[str, bool]]:
+    """The sentence's clauses, each with whether it followed "and"/"but" (where a bare "like" has the user's subject:
+    "I live in Shanghai and like hiking"; after a comma it is a simile: "it is SO hot today, like melting")."""
     # Commas inside numbers (5,000) do not end a clause; in chat, an emoji or a "～" ends one too ("刚提了理想L6😎 问下...").
     parts = [c for c in re.split(r"[，；;～]|,(?!\d)|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*", sentence) if c.strip()] \
         or [sentence]
-    return [piece for part in parts for piece in _AND_NEXT_RE.split(part) if piece.strip()]
+    return [(piece, i > 0) for part in parts for i, piece in enumerate(_AND_NEXT_RE.split(part)) if piece.strip()]
 
 
 def _clean_value(value: str, slot_key: str = "") -> str:
@@ -201,6 +204,8 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False
     if slot_key in ("likes", "dislikes") and _ABOUT_THE_ASSISTANT_RE.search(value):
         return False  # "我喜欢你刚才那个回答", "I like how you formatted that": feedback on a reply
+    if slot_key in ("likes", "dislikes") and _ZH_PRONOUN_VALUE_RE.match(value):
+        return False  # "这就是我喜欢它的地方": what "it" is was said before, if anywhere
     if slot_key == "location" and _TIME_ZONE_RE.match(value):
         return False  # "I'm in PST" names a time zone, not a home
     if slot_key == "tech_stack" and (_HUMAN_LANGUAGE_RE.match(value.strip()) or _MAKES_RE.match(value.strip())):
@@ -307,14 +312,14 @@ class RuleBasedExtractor(Extractor):
             return True
 
         subject = "self"
-        for clause in _clauses(sentence):
+        for clause, after_and in _clauses(sentence):
             subject = _clause_subject(clause, subject)
             # A clause about the user's partner or child is about someone else, but who they are to the user
             # (their name, their age) is the user's family: only those slots are read from it.
             family_only = subject == "other"
             if family_only and not _OWN_FAMILY_RE.search(clause):
                 continue
-            if not zh and _BARE_VERB_RE.match(clause):
+            if not zh and (bare := _BARE_VERB_RE.match(clause)) and (after_and or bare.group("verb").lower() != "like"):
                 clause = "I " + clause.lstrip()
             clause, found = _take_retractions(clause, ZH_RETRACT if zh else EN_RETRACT)
             retracted.extend(found)
