@@ -24,8 +24,9 @@ _META_RE = re.compile(
     re.IGNORECASE,
 )
 # Passing remarks about the weather or the moment.
-_EPHEMERAL_RE = re.compile(r"天气|下雨|好热|真热|好冷|真冷|weather|raining|so hot|so cold", re.IGNORECASE)
-_NOW_RE = re.compile(r"今天|现在|刚才|刚刚|此刻|today|right now|just now", re.IGNORECASE)
+# English words whole: "training for a half marathon" holds "raining".
+_EPHEMERAL_RE = re.compile(r"天气|下雨|好热|真热|好冷|真冷|\b(?:weather|raining|so hot|so cold)\b", re.IGNORECASE)
+_NOW_RE = re.compile(r"今天|现在|刚才|刚刚|此刻|\b(?:today|right now|just now)\b", re.IGNORECASE)
 # Markers of something durable about the user: identity, preference, decision, plan, constraint.
 _DURABLE_RE = re.compile(
     r"喜欢|偏好|更爱|讨厌|不喜欢|习惯|希望|想要|需要|预算|公司|行业|团队|项目|使用|在用|用的是|迁到|迁移|决定|计划|打算|"

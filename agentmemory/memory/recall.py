@@ -25,6 +25,7 @@ from ..models import MemoryItem
 from ..ranking.fusion import fuse_channels
 from ..text import query_terms
 from ..text.language import language_of
+from ..text.lexicon import translated
 from ..types import RecalledMemory, RecallResult, ScoreBreakdown
 from ..validation import validate_query, validate_tags, validate_user_id
 from . import snapshot
@@ -126,7 +127,7 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
 
     scope, params = scope_sql(user_id, statuses, sources, visible, as_of, tags)
     candidates = max(app_settings.MEMORY_CANDIDATES, top_k)
-    terms = query_terms(query)
+    terms = _with_dictionary(query, query_terms(query), query_vector.language)
     channels = None
     if embedder is not None and not tags and as_of is None and cache_limit() > 0:
         channels = _indexed_channels(user_id, scope, params, (statuses, sources, visible), terms,
@@ -150,6 +151,15 @@ def recall_memories(user_id: str, query: str, *, top_k: int = 5, agent_id: str |
     if touch and top:
         record_access(user_id, [r.memory.pk for r in top], timezone.now())
     return RecallResult(top, mode=mode, degraded_reason=reason)
+
+
+def _with_dictionary(query: str, terms: list[str], language: str) -> list[str]:
+    """The question's keyword terms and, with ``CROSS_LINGUAL_KEYWORDS``, its dictionary words in the other language
+    (text/lexicon.py): a Chinese question over a user's English memories shares no word with them otherwise."""
+    other = {"zh": "en", "en": "zh"}.get(language)
+    if not other or not app_settings.CROSS_LINGUAL_KEYWORDS:
+        return terms
+    return list(dict.fromkeys([*terms, *query_terms(translated(query, other))]))
 
 
 def _filters(include_cold: bool, include_inferred: bool, as_of: dt.datetime | None, agent_id: str | None,

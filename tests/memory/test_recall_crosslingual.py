@@ -51,3 +51,16 @@ def test_the_shift_raises_the_cross_lingual_cosine(api_client):
     with override_settings(AGENTMEMORY={"CROSS_LINGUAL_SHIFT": False}):
         plain = next(r for r in _search(api_client, "xl-en", "用户是做什么工作的？") if r["id"] == shifted["id"])
     assert shifted["scores"]["vector"] > plain["scores"]["vector"]
+
+
+@pytest.mark.parametrize("sql_only", [False, True])
+def test_the_keyword_channel_reads_a_question_in_the_other_language_through_the_dictionary(api_client, sql_only):
+    _write(api_client, "xl-dict", ENGLISH)
+    settings = {"MEMORY_RECALL_CACHE_MB": 0} if sql_only else {}
+    question = "用户是在儿童医院当护士吗？"  # 护士 -> "nurse", 医院 -> "hospital"
+    with override_settings(AGENTMEMORY=settings):
+        top = _search(api_client, "xl-dict", question)[0]
+    assert "nurse" in top["content"] and top["scores"]["bm25"] > 0
+    with override_settings(AGENTMEMORY={**settings, "CROSS_LINGUAL_KEYWORDS": False}):
+        plain = _search(api_client, "xl-dict", question)
+    assert all(not r["scores"]["bm25"] for r in plain)
