@@ -16,7 +16,6 @@ matching), each by the first words of its first definition.
 """
 from __future__ import annotations
 
-import functools
 import gzip
 import re
 import threading
@@ -48,6 +47,7 @@ _ZH_QUESTION_WORDS = frozenset("多少 为什么 什么 怎么 怎么样 怎样 
                                "请问 一下 可以 能否 如何".split())
 
 _lock = threading.Lock()
+_lexicon: Lexicon | None = None
 
 
 class Lexicon:
@@ -124,16 +124,19 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
-@functools.cache
 def lexicon() -> Lexicon:
-    """The process's lexicon (empty when the dictionary's package is not installed)."""
-    with _lock:
-        try:
-            with resources.files(_DATA[0]).joinpath(_DATA[1]).open("rb") as raw, \
-                    gzip.open(raw, "rt", encoding="utf-8") as lines:
-                return Lexicon(lines)
-        except (ModuleNotFoundError, FileNotFoundError):
-            return Lexicon([])
+    """The process's lexicon, read once (empty when the dictionary's package is not installed)."""
+    global _lexicon
+    if _lexicon is None:
+        with _lock:
+            if _lexicon is None:
+                try:
+                    with resources.files(_DATA[0]).joinpath(_DATA[1]).open("rb") as raw, \
+                            gzip.open(raw, "rt", encoding="utf-8") as lines:
+                        _lexicon = Lexicon(lines)
+                except (ModuleNotFoundError, FileNotFoundError):
+                    _lexicon = Lexicon([])
+    return _lexicon
 
 
 def translated(text: str, into: str) -> str:

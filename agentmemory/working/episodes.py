@@ -565,6 +565,6 @@ def _said_by_its_slots(message: str, values: Sequence[str]) -> bool:
 
 
 #: Words of a slot fact's wording that name no value ("用户在腾讯工作", "The user works at Google").
-_GENERIC_TOKENS = frozenset({"用户", "user", "the", "work", "工作", "is", "的"})
+_GENERIC_TOKENS = frozenset({"用户", "user", "work", "工作"})
 
 
