@@ -42,10 +42,14 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友")
 _PERSON_ZH_RE = re.compile(_PERSON_ZH)
+#: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
+#: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
+_OUTSIDE_EN = (r"buddy|pal|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
+               r"(?:mother|father|sister|brother)-in-law|in-laws|ex")
 _PERSON_EN_RE = re.compile(
     r"\b(sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
     r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
-    r"grandma|grandpa|grandmother|grandfather|niece|nephew|classmate|teammate)s?\b", re.IGNORECASE)
+    rf"grandma|grandpa|grandmother|grandfather|niece|nephew|classmate|teammate|{_OUTSIDE_EN})s?\b", re.IGNORECASE)
 #: "I"/"我" as the subject of a clause: "我" not followed by a relation word or 的 ("我表姐", "我的同事" are
 #: about someone else), "I"/"we" in English.
 _SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!{_PERSON_ZH}|的|们的|家的)")
@@ -172,7 +176,7 @@ _SUBJECT_PERSON_RE = re.compile(rf"\s*(我的|我们的|我们|我|咱们|咱|(?
                                 rf"(?:sister|brother|sis|bro|mom|mum|mother|dad|father|cousin|aunt|uncle|friend|"
                                 rf"colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|grandma|"
                                 rf"grandpa|grandmother|grandfather|niece|nephew|classmate|teammate|husband|wife|"
-                                rf"partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)s?\b)",
+                                rf"partner|boyfriend|girlfriend|fiancée?|son|daughter|kid|{_OUTSIDE_EN})s?\b)",
                                 re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
 _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建议|让我|叫我|要我|通知|告诉我|跟我说|批了|同意)|"

@@ -148,6 +148,14 @@ def test_a_message_about_someone_else_or_a_condition_keeps_nothing_of_the_users(
     assert not [c for c in stored if "美团" in c or "Shopify" in c or "tennis" in c], stored
 
 
+def test_a_buddy_is_someone_else_and_an_advisor_acts_on_the_users_own_affairs(api_client, talk):
+    talk("bud", "My buddy Leo's beagle Pepper has itchy skin. Any vet-approved chews I could bring when I visit?",
+         "my advisor pushed my thesis deadline to may 15, can we redo the plan")
+    stored = [m.content for m in MemoryItem.objects.for_user("bud").current()]
+    assert not [c for c in stored if "Pepper" in c or "chews" in c], stored
+    assert "may 15" in remembered(api_client, "bud", "When is the user's thesis due?")
+
+
 def test_a_fact_said_in_the_same_sentence_as_a_request_is_kept(api_client, talk):
     talk("cl", "i teach violin at a community music school, how do i price private lessons for adults")
     assert "violin" in remembered(api_client, "cl", "What instrument does the user teach?")
