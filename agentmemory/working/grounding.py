@@ -46,10 +46,10 @@ _PERSON_ZH_RE = re.compile(_PERSON_ZH)
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
 _OUTSIDE_EN = (r"buddy|pal|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
                r"(?:mother|father|sister|brother)-in-law|in-laws|ex")
-_PERSON_EN_RE = re.compile(
-    r"\b(sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
-    r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
-    rf"grandma|grandpa|grandmother|grandfather|niece|nephew|classmate|teammate|{_OUTSIDE_EN})s?\b", re.IGNORECASE)
+_PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
+              r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
+              rf"grandma|grandpa|grandmother|grandfather|niece|nephew|classmate|teammate|{_OUTSIDE_EN}")
+_PERSON_EN_RE = re.compile(rf"\b({_PERSON_EN})s?\b", re.IGNORECASE)
 #: "I"/"我" as the subject of a clause: "我" not followed by a relation word or 的 ("我表姐", "我的同事" are
 #: about someone else), "I"/"we" in English.
 _SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!{_PERSON_ZH}|的|们的|家的)")
@@ -173,11 +173,7 @@ def _other_person(clause: str) -> str:
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
 _SUBJECT_PERSON_RE = re.compile(rf"\s*(我的|我们的|我们|我|咱们|咱|(?:my|our|his|her|their)\s+)?({_PERSON_ZH}|"
-                                rf"(?:sister|brother|sis|bro|mom|mum|mother|dad|father|cousin|aunt|uncle|friend|"
-                                rf"colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|grandma|"
-                                rf"grandpa|grandmother|grandfather|niece|nephew|classmate|teammate|husband|wife|"
-                                rf"partner|boyfriend|girlfriend|fiancée?|son|daughter|kid|{_OUTSIDE_EN})s?\b)",
-                                re.IGNORECASE)
+                                rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
 _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建议|让我|叫我|要我|通知|告诉我|跟我说|批了|同意)|"
                          r"\s+(?:says|said|told me|wants me|asked me|approved)\b", re.IGNORECASE)
