@@ -68,7 +68,7 @@ _RETRACTING_CLAUSE = re.compile(
     r"renam(?:ed|ing) \w+)\b", _I)
 #: Emoji and "～", which end a clause in chat ("领证那天是十八号不是八号😂 幸好还没订"), as a character class's body.
 CHAT_END = "\U0001F300-\U0001FAFF\u2600-\u27BF～"
-_CLAUSE_SPLIT = re.compile(rf"(?<=[，,；;。！？!?])\s*|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|"
+_CLAUSE_SPLIT = re.compile(rf"(?<=[，,；;。！？!?])\s*|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
                            r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very

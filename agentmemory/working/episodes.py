@@ -68,8 +68,9 @@ TRANSCRIPT_MIN_TURNS, TRANSCRIPT_SHARE = 4, 0.8
 #: tells of their life in passing is what is asked about later; a greeting, thanks or a question alone is not.
 #: Chosen on LoCoMo dev (docs/memory.md, "Transcripts").
 TRANSCRIPT_KEEP = 0.05
-#: Where a clause of a long sentence ends: a comma, a semicolon, a dash (the comma stays with its clause).
-_CLAUSE_RE = re.compile(r"(?<=[，,；;])|\s+[—–]\s+")
+#: Where a clause of a long sentence ends: a comma, a semicolon, a dash (the comma stays with its clause), or a
+#: space between two Chinese characters, which chat uses as a comma ("我儿子上初一 数学跟不上").
+_CLAUSE_RE = re.compile(r"(?<=[，,；;])|\s+[—–]\s+|(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])")
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$")
 _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|\b(?:if i|if we|if my|if our|imagine|suppose|what if|hypothetically|"
                               r"just curious)\b", re.IGNORECASE)
@@ -106,7 +107,7 @@ def _sentences(text: str) -> list[str]:
     if len(sentences) == 1:
         # One sentence of several clauses is read clause by clause ("im a nurse, working night shifts in the ER
         # rn and my sleep is wrecked, how do people cope"): a fact and a request often share one sentence.
-        clauses = [c.strip() for c in _CLAUSE_RE.split(sentences[0]) if c and c.strip()]
+        clauses = [c.lstrip() for c in _CLAUSE_RE.split(sentences[0]) if c and c.strip()]
         if 1 < len(clauses) <= MAX_SENTENCES:
             return clauses
     return sentences if len(sentences) <= MAX_SENTENCES else [text.strip()]
