@@ -264,3 +264,71 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
     "child": frozenset({"family", "study"}), "pet": frozenset({"pet"}), "project": frozenset({"venture", "deadline"}),
     "instrument": frozenset({"music"}), "diet": frozenset({"health"}), "health": frozenset({"health"}),
 }
+
+
+#: A name the user's words give to a pet, a child or partner, or a project: later, the name alone says what a
+#: message speaks of ("Mochi's actually 6" of the cat in "my cat Mochi is 4", "豆豆上个月走了" of "我家狗豆豆").
+_EN_KIN = r"son|daughter|kid|baby|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?"
+_EN_VENTURES = r"project|app|game|startup|podcast|channel|newsletter|shop|store|band|blog|brand|business|book|novel"
+_ZH_KIN = r"儿子|女儿|闺女|孩子|宝宝|老公|老婆|男朋友|女朋友|对象"
+_ZH_VENTURES = r"项目|游戏|小程序|网店|店|公众号|账号|频道|播客|品牌|工作室|乐队|小说"
+_ZH_NAMING = r"(?:的名字)?(?:叫做?|名叫|取名叫?|起名叫?)"
+_EN_NAMES = (
+    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?,?\s+(?P<n>[A-Z][a-z][\w'-]*)")),  # "my cat Mochi", case as written
+    ("family", re.compile(rf"\b(?:{_EN_KIN})s?,?\s+(?P<n>[A-Z][a-z][\w'-]*)")),
+    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.,;!?]{{0,24}}?\b(?:named|called)\s+(?P<n>[\w'-]+)", _I)),
+    ("family", re.compile(rf"\b(?:{_EN_KIN})s?\b[^.,;!?]{{0,24}}?\b(?:named|called)\s+(?P<n>[\w'-]+)", _I)),
+    ("venture", re.compile(rf"\b(?:{_EN_VENTURES})\s+(?:is\s+)?(?:called|named)\s+(?P<n>[\w'-]+)", _I)),
+    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)(?:'s name)? (?:is|was) (?P<n>[A-Z][a-z][\w'-]*)")),  # "my dog is Max"
+)
+_ZH_NAMES = (
+    ("pet", re.compile(rf"(?:{'|'.join(sorted(ZH_PETS.split('|'), key=len, reverse=True))})(?:{_ZH_NAMING})?"
+                       rf"(?!{ZH_PETS}|叫)(?P<n>{_ZC}{{2,8}})"), False),
+    ("pet", re.compile(rf"(?:{ZH_PETS})[^，。！？,.!?\s]{{0,8}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
+    ("family", re.compile(rf"(?:{_ZH_KIN})[^，。！？,.!?\s]{{0,6}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
+    ("venture", re.compile(rf"(?:{_ZH_VENTURES}){_ZH_NAMING}《?(?P<n>{_ZC}{{2,12}})"), True),
+)
+_TITLE_RE = re.compile(r"《(?P<n>[^》]{1,20})》")
+_NOT_NAMES = frozenset("""the a an and is was has had who that this but so with from for because when while""".split())
+
+
+def names(text: str) -> dict[str, str]:
+    """The names ``text`` gives to a pet, a child or partner, or a project, each with its topic."""
+    found: dict[str, str] = {}
+    for topic, pattern in _EN_NAMES:
+        for match in pattern.finditer(text or ""):
+            name = match.group("n").strip("'").lower()
+            if len(name) >= 2 and name not in _NOT_NAMES and name not in EN_STOPWORDS and name not in _STOP:
+                found.setdefault(name, topic)
+    for match in _TITLE_RE.finditer(text or ""):
+        found.setdefault(match.group("n").strip(), "venture")
+    for topic, pattern, named in _ZH_NAMES:
+        for match in pattern.finditer(text or ""):
+            word, flag = _first_word(match.group("n"))
+            # Without "叫", only a noun-like word right after the pet's kind ("我家狗豆豆"), not "我家猫最近…".
+            if len(word) >= 2 and word not in _STOP and word not in _SHARED_NOT_VALUES and (
+                    named or match.group(0).find("叫") >= 0 or flag[:1] in ("n", "a")):
+                found.setdefault(word, topic)
+    return found
+
+
+def _first_word(text: str) -> tuple[str, str]:
+    """The first word of Chinese ``text`` with its part of speech (jieba's tags: "n" noun, "nr" name ...)."""
+    from jieba import posseg
+
+    from ..text.tokenize import _default_tokenizer
+
+    global _pos_tokenizer
+    if _pos_tokenizer is None:
+        _pos_tokenizer = posseg.POSTokenizer(_default_tokenizer())
+    for pair in _pos_tokenizer.cut(text):
+        return pair.word, pair.flag
+    return "", ""
+
+
+_pos_tokenizer = None
+
+
+def named_topics(text: str, known: dict[str, str]) -> set[str]:
+    """The topics of the ``known`` names (:func:`names` of the user's memories) that ``text`` mentions."""
+    return {topic for name, topic in known.items() if _said_in(name, text)}

@@ -156,6 +156,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 draft.value if isinstance(draft.value, str) and draft.value else draft.content)
     remainders: list[MemoryDraft] = []
     drafted: list[tuple[np.ndarray, MemoryDraft]] = []  # this run's episodes, with their messages' vectors
+    known = _known_names(user_id)  # the names of the user's pets, family and projects, with their topics
     for number, (turn, sentences) in enumerate(zip(messages, parts, strict=True)):
         whole_keep, whole_correction = float(keep[at]), float(correction[at])
         vector = rows[at, :384]
@@ -163,11 +164,17 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # The pieces that say something changed: a correction is often one clause of a long message
         # ("半马计划泡汤了，…，我现在改成游泳了"), closer in meaning to what it corrects than the whole is.
         pieces = len(sentences) if len(sentences) > 1 and keep_episodes else 0
-        changing = [rows[at + i, :384] for i, piece in enumerate(sentences[:pieces])
-                    if corrections.signals_change(piece)][:MAX_CORRECTION_PIECES]
+        changing_at = [at + i for i, piece in enumerate(sentences[:pieces])
+                       if corrections.signals_change(piece)][:MAX_CORRECTION_PIECES]
+        changing = [rows[i, :384] for i in changing_at]
         slots = sorted(set(slots_of.get(turn.turn_id, [])))
-        about = sorted(corrections.topics(turn.content))
-        judged = whole_correction >= model.correction_threshold
+        if turn.turn_id not in others:
+            known.update(corrections.names(turn.content))
+        # What it speaks of: its words, and the names the user gave ("Mochi's actually 6" speaks of a pet).
+        about = sorted(corrections.topics(turn.content) | corrections.named_topics(turn.content, known))
+        # The classifier's judgement of the whole, or of a piece that says something changed ("ok so I was wrong
+        # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
+        judged = max([whole_correction, *(float(correction[i]) for i in changing_at)]) >= model.correction_threshold
         corrects = judged or corrections.signals_change(turn.content)
         # A new value of a single-valued slot replaces the episodes that held its old one, correction or not.
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)
@@ -235,6 +242,20 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         ))
         drafted.append((vector, episodes[-1]))
     return [*drafts, *episodes, *remainders]
+
+
+#: How many of the user's newest memories are read for the names they give.
+KNOWN_NAMES_FROM = 300
+
+
+def _known_names(user_id: str) -> dict[str, str]:
+    """The names the user's current statements give to a pet, a child or partner, a project (with its topic)."""
+    known: dict[str, str] = {}
+    contents = (MemoryItem.objects.for_user(user_id).current().filter(source=MemoryItem.Source.USER_STATED)
+                .order_by("-pk").values_list("content", flat=True)[:KNOWN_NAMES_FROM])
+    for content in reversed(list(contents)):
+        known.update(corrections.names(content))
+    return known
 
 
 def _corrected_earlier(drafted: Sequence[tuple[np.ndarray, MemoryDraft]], vectors: Sequence[np.ndarray],
