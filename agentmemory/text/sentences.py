@@ -4,9 +4,11 @@ from __future__ import annotations
 import re
 
 # A sentence ends at Chinese 。！？；… (and full-width ！？；), or at . ! ? ; followed by a space or the
-# end, plus any closing quotes or brackets; a newline also ends one.
+# end, plus any closing quotes or brackets; a newline also ends one. Not the stop of a title or a street
+# ("St. Mary's", "Dr. Chen", "Mt. Hood").
 _END_RE = re.compile(
-    r"(?:[。！？；!?;]|…+|\.{3,}|(?<![0-9A-Z])\.(?=\s|$))[」』”’\"')）】]*\s*|\n+"
+    r"(?:[。！？；!?;]|…+|\.{3,}|(?<![0-9A-Z])(?<!\bSt)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bJr)(?<!\bSr)(?<!\bMt)"
+    r"(?<!\bvs)\.(?=\s|$))[」』”’\"')）】]*\s*|\n+"
 )
 
 

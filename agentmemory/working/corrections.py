@@ -27,6 +27,9 @@ from ..text.tokenize import EN_STOPWORDS
 _I = re.IGNORECASE
 _ZC = r"[\u4e00-\u9fffA-Za-z0-9·&]"
 
+#: "left" as the side of something ("bad left knee", "the left lane"), not as having gone away.
+_NOT_A_SIDE = (r"(?! (?:knee|leg|arm|hand|foot|feet|eye|ear|side|shoulder|hip|ankle|wrist|elbow|thumb|wing|turn|lane|"
+               r"one|overs?)\b)")
 #: Phrases that retract a value, with the value in group ``o``.
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
@@ -43,13 +46,14 @@ _RETRACTIONS = (
     re.compile(rf"(?P<o>{_ZC}{{1,6}}?)(?:上个月|上周|前几天|去年|今年|最近|已经)?(?:去世了|过世了|寿终正寝了?|去了喵星|去了汪星)"),
     re.compile(r"\b(?P<o>[A-Z][\w'-]+) (?:passed away|died|crossed the rainbow bridge)\b"),
     re.compile(r"\bwe lost (?P<o>[A-Z][\w'-]+)\b"),
+    re.compile(r"\b(?:had to |have to |decided to )?put (?P<o>[A-Z][\w'-]+) (?:down|to sleep)\b"),
     # Only where one lived or worked, or what one had ("I used to live in Austin", "back when I had my iPhone"):
     # "I used to paint with my mom" is a memory of the past, not a retraction.
     re.compile(r"\b(?:used to (?:live|work) (?:in|at|for)|back when I (?:lived in|worked at|was at|had)) (?:my |a |an |the )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\b(?P<o>[\w'-]+) and I (?:broke up|split up|split|separated|divorced)\b", _I),
     re.compile(r"\b(?:renam(?:ed|ing)|broke up with) (?P<o>[\w'-]+)", _I),
-    re.compile(r"\b(?:left|quit|sold|dropped|ditched|gave up(?: on)?|stopped|moved (?:away )?from|switched (?:away )?from|"
+    re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up(?: on)?|stopped|moved (?:away )?from|switched (?:away )?from|"
                r"traded in|got rid of|broke up with|no longer (?:at|with|in|use|using|have|own|eat|do|doing|"
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
@@ -63,7 +67,7 @@ _RETRACTIONS = (
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
     r"去世|过世|寿终正寝|去了[喵汪]星|已经不|不再|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
-    r"\b(?:passed away|no longer|any ?more|any longer|left|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
+    rf"\b(?:passed away|no longer|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 #: Emoji and "～", which end a clause in chat ("领证那天是十八号不是八号😂 幸好还没订"), as a character class's body.
@@ -78,7 +82,8 @@ TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
                        r"\b(?:job|work(?:ing)?|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
-                       r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer)\b", _I),
+                       r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|clinic|hospital|firm|"
+                       r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|房东|搬到|搬去|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|"
                        r"neighbou?rhood|based in|i'm in|im in|hometown)\b", _I),
     "study": re.compile(r"专业|大学|学校|读研|读博|年级|考研|学位|毕业|转专业|\b(?:major|degree|university|college|school|grade|"
@@ -113,7 +118,9 @@ TOPICS: dict[str, re.Pattern] = {
                         r"running|swim\w*|cycling|yoga|workout|exercis\w*|sober)\b", _I),
     "deadline": re.compile(r"截止|交稿|要交|得交|终稿|推迟|延期|挪到|改期|改到|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|launch\w*|release|"
                            r"pushed (?:back|to))\b", _I),
-    "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage)\b", _I),
+    "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|[$¥￥€£]\s?\d|[\d一二两三四五六七八九十百千万]\s?(?:块钱|块|元)(?![\u4e00-\u9fff]{0,2}[岁年天次])|"
+                        r"\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage|\d+\s?(?:dollars|bucks|usd|rmb|"
+                        r"euros?|pounds))\b", _I),
     "venture": re.compile(r"项目|店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
                           r"etsy|rebrand\w*|renamed|newsletter|substack)\b", _I),
 }
@@ -123,8 +130,8 @@ TOPICS: dict[str, re.Pattern] = {
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
     r"现在|改成|改为|改了|换成|换了|换到|挪到|推迟|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
-    r"转专业|分手|其实|变卦|改主意|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|any ?more|no longer|moved|relocated|"
-    r"switched|changed|left|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
+    r"转专业|分手|其实|如今|变卦|改主意|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|any ?more|no longer|moved|relocated|"
+    rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update)\b", _I)
 
 
@@ -176,7 +183,7 @@ _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|�
 #: The old value said beside the new one, taken out of the new episode: "Brisket, not Biscuit", "四年级不是三年级",
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
-    (re.compile(r",?\s*\bnot (?:the |a |an )?[\w&'-]+(?= *(?:[—–-]|[,.;!?]|$))", _I), ""),
+    (re.compile(rf",?\s*\bnot (?:the |a |an )?[\w&'-]+(?= *(?:[—–-]|[,.;!?{CHAT_END}]|$))", _I), ""),
     (re.compile(rf"[，,]?不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
     (re.compile(r"\b(switched|moved|changed|went) from [\w&'-]+(?: [\w&'-]+)? to\b", _I), r"\1 to"),
     (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
@@ -332,3 +339,15 @@ _pos_tokenizer = None
 def named_topics(text: str, known: dict[str, str]) -> set[str]:
     """The topics of the ``known`` names (:func:`names` of the user's memories) that ``text`` mentions."""
     return {topic for name, topic in known.items() if _said_in(name, text)}
+
+
+#: A pet or someone of the household gone, said of their name ("豆豆上个月走了…", "Rocco passed last week").
+_GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|今年|最近|已经|也|终于|还是))*\s*(?:走了|没了|不在了|去世|过世|"
+                    r"离开了?我们|去了[喵汪]星|寿终正寝)|\s+(?:passed|died|is gone|has passed|crossed the rainbow bridge)\b")
+
+
+def gone(text: str, known: dict[str, str]) -> set[str]:
+    """The ``known`` names of pets and family that ``text`` says are gone: "走了" of a pet is not "he left"."""
+    return {name for name, topic in known.items() if topic in ("pet", "family")
+            and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]){_GONE_AFTER_NAME}" if name.isascii()
+                          else rf"{re.escape(name)}{_GONE_AFTER_NAME}", text or "", _I)}

@@ -87,6 +87,10 @@ _TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|�
                             r"是.{1,12}不是|\b(?:actually|wait|scratch that|i mean|correction|turns out|bumped|moved (?:it )?to|"
                             r"pushed|changed|rescheduled|postponed|not\b.{1,20}\bbut|my bad|typo|oops|i misspoke)\b",
                             re.IGNORECASE)
+#: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
+#: I misspoke earlier — I can actually do $1500").
+_SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|口误|纠正一下|更正一下|\b(?:i misspoke|i was wrong|my mistake|"
+                            r"scratch that|i mis-?typed|typo|i meant to say|correction)\b", re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
 CORRECTION_MIN_COSINE = 0.75
 #: ...when only a word says something changed ("now", "现在"), not the classifier.
@@ -172,10 +176,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             known.update(corrections.names(turn.content))
         # What it speaks of: its words, and the names the user gave ("Mochi's actually 6" speaks of a pet).
         about = sorted(corrections.topics(turn.content) | corrections.named_topics(turn.content, known))
+        gone = corrections.gone(turn.content, known)  # "豆豆上个月走了…": a pet of the user's, gone
         # The classifier's judgement of the whole, or of a piece that says something changed ("ok so I was wrong
         # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
-        judged = max([whole_correction, *(float(correction[i]) for i in changing_at)]) >= model.correction_threshold
-        corrects = judged or corrections.signals_change(turn.content)
+        judged = (max([whole_correction, *(float(correction[i]) for i in changing_at)]) >= model.correction_threshold
+                  or bool(_SAID_WRONG_RE.search(turn.content)))
+        corrects = judged or corrections.signals_change(turn.content) or bool(gone)
         # A new value of a single-valued slot replaces the episodes that held its old one, correction or not.
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)
         # A correction of what was said earlier in the same run ("our wedding is Sept 14 ..." then "we got bumped a
@@ -188,11 +194,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # judgement does.
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE,
-                                         guess=corrects and not earlier)) \
+                                         guess=corrects and not earlier, gone=gone)) \
             if corrects or refills else ()
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
-        old = _old_values(user_id, turn.content, slots)
+        old = _old_values(user_id, turn.content, slots, gone)
         remainders.extend(_remainders(user_id, replaced, old, about))
         remainders.extend(kept for d in earlier if (kept := _remainder(d, old, about)))
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
@@ -202,9 +208,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             chosen, at = _disclosing(sentences, whole_keep, keep, at, model, turn.content)
             if turn.turn_id in others:
                 chosen = []  # about someone else, whatever a clause of it scored
-            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or (
+            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or (
+                    replaced and judged and not _HYPOTHETICAL_RE.search(turn.content)) or (
                     whole_keep >= RETRACTION_KEEP and (judged or corrections.retracted_terms(turn.content)))):
-                # The extractor filled a slot from it, or it corrects or retracts something: the user did say
+                # The extractor filled a slot from it, or it corrects or retracts something (a correction that
+                # replaces what the user said: "it's actually Brisket not Biscuit 💀"): the user did say
                 # something about themselves.
                 chosen = sentences
         chosen = [kept for kept in (_without_others(s, before[number] + turn.content) for i, s in enumerate(chosen)
@@ -338,9 +346,15 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: i
     # now" after "rebranded!!", so only clear ones go).
     # A sentence that retracts a value keeps its place whatever it scored alone: it holds the new value
     # ("oops, her name is Pickle, not Pickles.").
-    return [s for s, score in zip(sentences, scores, strict=True)
-            if not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s)
-            and (score >= SENTENCE_DROP or corrections.retracted_terms(s))], at
+    kept = []
+    for s, score in zip(sentences, scores, strict=True):
+        if _QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s) and score >= SENTENCE_KEEP:
+            # "commute is 45 min by bus now tho, any podcast recs?": the statement before the question stays.
+            s = "".join(c for c in _CLAUSE_RE.split(s) if c and not _QUESTION_RE.search(c)).strip()
+        if s and not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s) \
+                and (score >= SENTENCE_DROP or corrections.retracted_terms(s)):
+            kept.append(s)
+    return kept, at
 
 
 def is_transcript(messages: Sequence[str]) -> bool:
@@ -387,7 +401,7 @@ def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -
 
 
 def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vectors: Sequence[np.ndarray], *,
-                    min_cosine: float = 0.75, guess: bool = True) -> list[int]:
+                    min_cosine: float = 0.75, guess: bool = True, gone: set[str] = frozenset()) -> list[int]:
     """The user's current memories a correction replaces (working/corrections.py): those holding a value it
     retracts by name; else the episodes that filled one of its single-valued slots (or spoke of that slot's
     kind of value: a car make); else, when ``guess``, the episode of the same topic closest in meaning."""
@@ -398,7 +412,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         # A transcript's speaker corrects their own statements, not another speaker's ("Tim: ..." is not "John:").
         current = current.exclude(Q(content__regex=_SQL_SPEAKER_LABEL) & ~Q(content__startswith=label.group(0).strip())
                                   & ~Q(content__startswith="用户"))
-    named = corrections.retracted_terms(text)
+    named = corrections.retracted_terms(text) | gone
     if named:
         # Narrowed in SQL (a substring of the content), then matched as the terms are meant.
         holding = functools.reduce(operator.or_, (Q(content__icontains=term) for term in named))
@@ -497,10 +511,10 @@ def _retraction_said_by(draft: MemoryDraft, turn_id, user_id: str, replaced: Seq
     return bool(held) and held <= set(replaced)
 
 
-def _old_values(user_id: str, text: str, slots: list[str]) -> set[str]:
-    """The values a correction takes back: those it names ("I left Alibaba"), else the current values of the
-    single-valued slots it fills again (the employer it replaces)."""
-    named = corrections.retracted_terms(text)
+def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = frozenset()) -> set[str]:
+    """The values a correction takes back: those it names ("I left Alibaba", a pet ``gone``), else the current
+    values of the single-valued slots it fills again (the employer it replaces)."""
+    named = corrections.retracted_terms(text) | gone
     if named:
         return named
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]

@@ -26,7 +26,7 @@ from ..models import ExtractionRun, Session, Turn
 from ..timestamps import iso
 from ..types import MemoryDraft, WriteResult
 from ..usage import llm_usage
-from . import grounding
+from . import corrections, grounding
 from .corrections import without_retractions
 from .episodes import with_episodes
 
@@ -108,7 +108,12 @@ def _with_earlier(draft: MemoryDraft, results: list[dict[str, Any]]) -> MemoryDr
     wanted = {int(t) for t in turns.split(",") if t.strip().isdigit()}
     if not wanted:
         return draft
-    ids = [row["memory_id"] for row in results if row.get("turn_id") in wanted and row.get("type") == "episode"
+    # Its episodes, and the slot facts heard with them of a slot the correction speaks of ("budget is around $1000"
+    # then "I misspoke — I can actually do $1500": the budget fact goes with its episode).
+    about = set((draft.value or {}).get("topics") or ()) if isinstance(draft.value, dict) else set()
+    ids = [row["memory_id"] for row in results if row.get("turn_id") in wanted
+           and (row.get("type") == "episode" or corrections.SLOT_TOPICS.get(str(row.get("key") or "").split(":")[0],
+                                                                             frozenset()) & about)
            and row.get("memory_id") and row.get("action") in {"created", "merged", "superseded_previous"}]
     return dataclasses.replace(draft, supersedes_ids=tuple(dict.fromkeys([*draft.supersedes_ids, *ids])))
 

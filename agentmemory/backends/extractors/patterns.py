@@ -242,6 +242,11 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("name", re.compile(r"\b[Ii](?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bbtw\b|\bhere\b|\bnow\b|\band\b))"),
      None),
     ("employer", re.compile(rf"\bI (?:now )?(?:work|am working|'m working) (?:at|for) (?P<v>{_EC}{{1,40}}?)(?= as | now\b|$|[,.;!?])", _I), None),
+    # "I work as a pharmacist at Walgreens": the employer after the role, and the role.
+    ("employer", re.compile(r"\bI (?:now |currently )?(?:work|am working|'m working) as an? (?:[\w-]+ ){1,3}?(?:at|for|with) "
+                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
+    ("job_title", re.compile(r"\bI (?:now |currently )?(?i:work|am working|'m working) as (?P<v>an? [\w-]+(?: [\w-]+){0,2}?)"
+                             r"(?= at\b| for\b| with\b| in\b|[,.;!?]|$)"), None),
     ("employer", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:just |recently |then )?(?:joined|started at|moved to|switched to) "
                             r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("employer", re.compile(r"\b(?:new |my |the )?(?:job|role|position|gig|internship) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
@@ -358,13 +363,17 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("pet", re.compile(rf"\b(?:I|we) (?:have|own|got|adopted|just got|just adopted|rescued) (?P<v>(?:a|an|{_EN_NUMBER}) (?:[\w-]+ )?"
                        rf"(?:{EN_PETS})s?(?: (?:named|called) [A-Z][\w'-]*(?: and [A-Z][\w'-]*)?)?)", _I), None),
     ("pet", re.compile(rf"\bmy (?P<v>(?:[\w-]+ )?(?:{EN_PETS})(?:'s name)? (?:is )?(?:named|called) [A-Z][\w'-]*)", _I), None),
+    # "my cat Biscuit keeps throwing up", "my dog is Max": the name as written, capitalised.
+    ("pet", re.compile(rf"\b(?i:my) (?P<v>(?:(?i:[\w-]+) )?(?i:{EN_PETS}),?(?: is)? (?!(?:The|This|That|And|But|So|Is|Was|Has|Had|Just|"
+                       rf"Also|Still|Really|Keeps|Loves|Hates|Gets|Got|Does|Did|Can|Will|Now|Lately|Today)\b)[A-Z][a-z][\w'-]*)"),
+     None),
     ("child", re.compile(rf"\bmy (?P<v>(?:son|daughter|kid|baby|boy|girl|oldest|youngest)(?: [A-Z][\w'-]*)? (?:is|just turned|turned) "
                          rf"{_EN_NUMBER}(?: years? old| months? old| months)?)\b", _I), None),
     ("child", re.compile(rf"\bmy (?P<v>{_EN_NUMBER}[- ](?:year|month)[- ]old (?:son|daughter|kid|baby|boy|girl|twins))\b", _I), None),
     ("partner", re.compile(r"\bmy (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse),? [A-Z][\w'-]*)"), None),
     ("car", re.compile(r"\bI (?:drive|own|just bought|bought) an? (?P<v>(?:\d{4} )?(?:[A-Z][\w-]*)(?: [\w-]+){0,2}?)(?= to\b| for\b|$|[,.;!?])"), None),
     ("car", re.compile(r"\bmy car is an? (?P<v>[\w-]+(?: [\w-]+){0,2})", _I), None),
-    ("phone", re.compile(r"\b(?:my|got (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
+    ("phone", re.compile(r"\b(?:my|(?:got|getting|bought|buying|ordered|picked up|went with|grabbed) (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
                          r"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
                          r"motorola|moto)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|[a-z]\d+\w*))*)\b", _I), None),
     ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up)|"
@@ -386,7 +395,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"JST|IST|AEST)(?:[+-]\d{1,2})?)\b"), None),
     ("timezone", re.compile(r"\b(?:I'm|I am|we're|we are|i'm|im) (?:now |currently )?on (?P<v>(?:[A-Za-z]+ ){1,2}time)\b"), None),
     ("project", re.compile(r"\b(?:working on|building|built|making|launched|launching|run|running) (?:a |an |my )?(?:[\w-]+ ){0,4}?"
-                           r"(?:called|named) \"?(?P<v>[\w.&'-]+(?: [A-Z][\w.&'-]*){0,2})\"?", _I), None),
+                           r"(?:called|named) \"?(?P<v>[\w.&'-]+(?: (?-i:[A-Z])[\w.&'-]*){0,2})\"?", _I), None),
 ]
 
 

@@ -57,6 +57,9 @@ _HUMAN_LANGUAGE_RE = re.compile(r"(?:english|korean|japanese|chinese|mandarin|ca
                                 r"portuguese|russian|arabic|hindi|dutch|swedish|turkish|vietnamese|thai|greek|polish|"
                                 r"hebrew|indonesian|英语|韩语|日语|中文|普通话|粤语|西班牙语|法语|德语|意大利语|葡萄牙语|俄语)$",
                                 re.IGNORECASE)
+_CALENDAR_RE = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|"
+                          r"august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|"
+                          r"sunday|next|tomorrow|today|tonight)\b", re.IGNORECASE)
 _MAKES_RE = re.compile(rf"(?:{PHONE_MAKES}|{CAR_MAKES_ZH}|(?:{CAR_MAKES_EN})\b)", re.IGNORECASE)
 #: A chosen thing said only as a pronoun ("I chose them 'cause ...") names nothing a memory could keep.
 _ZH_PRONOUN_VALUE_RE = re.compile(r"^(?:它|他|她)")
@@ -208,8 +211,9 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False  # "这就是我喜欢它的地方": what "it" is was said before, if anywhere
     if slot_key == "location" and _TIME_ZONE_RE.match(value):
         return False  # "I'm in PST" names a time zone, not a home
-    if slot_key == "tech_stack" and (_HUMAN_LANGUAGE_RE.match(value.strip()) or _MAKES_RE.match(value.strip())):
-        return False  # "换到苹果", "switched to Korean": a phone or a language, not a technology
+    if slot_key == "tech_stack" and (_HUMAN_LANGUAGE_RE.match(value.strip()) or _MAKES_RE.match(value.strip())
+                                     or _CALENDAR_RE.match(value.strip())):
+        return False  # "换到苹果", "switched to Korean", "moved the whole thing to September": not a technology
     if slot_key == "decision" and _PRONOUN_VALUE_RE.match(value):
         return False
     return not (slot_key == "name" and value.split()[0].lower() in _NOT_NAMES)
