@@ -86,8 +86,15 @@ TOPICS: dict[str, re.Pattern] = {
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|房东|搬到|搬去|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|"
                        r"neighbou?rhood|based in|i'm in|im in|hometown)\b", _I),
-    "study": re.compile(r"专业|大学|学校|读研|读博|年级|考研|学位|毕业|转专业|\b(?:major|degree|university|college|school|grade|"
-                        r"phd|masters?|studying|semester|class(?:es)?)\b", _I),
+    "study": re.compile(r"专业|大学|学校|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
+                        r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|"
+                        r"professor)\b", _I),
+    "travel": re.compile(r"旅行|旅游|出差|出国|机票|航班|签证|自驾游|度假|蜜月|\b(?:trip|travel\w*|vacation|holiday|flights?|flying|"
+                         r"itinerary|visa|honeymoon|road ?trip)\b", _I),
+    # A day on the calendar ("June 8", "9月21号", "下周四"): what a date moved replaces.
+    "date": re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|[下这上]周[一二三四五六日天]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|"
+                       r"dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)? of (?:jan|feb|mar|apr|may|jun|jul|aug|"
+                       r"sep|oct|nov|dec)[a-z]*\b", _I),
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|bunn(?:y|ies)|pets?)\b", _I),
     "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a) train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
@@ -130,7 +137,7 @@ TOPICS: dict[str, re.Pattern] = {
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
     r"现在|改成|改为|改了|换成|换了|换到|挪到|推迟|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
-    r"转专业|分手|其实|如今|变卦|改主意|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|any ?more|no longer|moved|relocated|"
+    r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update)\b", _I)
 
@@ -199,7 +206,7 @@ def _without_old_values(text: str) -> str:
 
 def topics(text: str) -> set[str]:
     """The coarse topics ``text`` speaks of (work, home, study, pet, health, family, device, music, name,
-    schedule, language, habit, deadline, money, venture)."""
+    schedule, language, habit, deadline, money, venture, travel, a date on the calendar)."""
     return {name for name, pattern in TOPICS.items() if pattern.search(text or "")}
 
 
@@ -295,7 +302,7 @@ _ZH_NAMES = (
     ("family", re.compile(rf"(?:{_ZH_KIN})[^，。！？,.!?\s]{{0,6}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
     ("venture", re.compile(rf"(?:{_ZH_VENTURES}){_ZH_NAMING}《?(?P<n>{_ZC}{{2,12}})"), True),
 )
-_TITLE_RE = re.compile(r"《(?P<n>[^》]{1,20})》")
+_TITLE_RE = re.compile(r"《(?P<n>[^》]{1,20})》|「(?P<m>[^」]{1,20})」")
 _NOT_NAMES = frozenset("""the a an and is was has had who that this but so with from for because when while""".split())
 
 
@@ -308,7 +315,7 @@ def names(text: str) -> dict[str, str]:
             if len(name) >= 2 and name not in _NOT_NAMES and name not in EN_STOPWORDS and name not in _STOP:
                 found.setdefault(name, topic)
     for match in _TITLE_RE.finditer(text or ""):
-        found.setdefault(match.group("n").strip(), "venture")
+        found.setdefault((match.group("n") or match.group("m")).strip(), "venture")
     for topic, pattern, named in _ZH_NAMES:
         for match in pattern.finditer(text or ""):
             word, flag = _first_word(match.group("n"))

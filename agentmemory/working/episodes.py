@@ -89,7 +89,7 @@ _TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|�
                             re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
-_SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|口误|纠正一下|更正一下|\b(?:i misspoke|i was wrong|my mistake|"
+_SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|\b(?:i misspoke|i was wrong|my mistake|"
                             r"scratch that|i mis-?typed|typo|i meant to say|correction)\b", re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
 CORRECTION_MIN_COSINE = 0.75
@@ -299,14 +299,35 @@ _REMAINDER_SPLIT = re.compile(rf"(?<=[，,；;。！？!?{corrections.CHAT_END}]
 _ASKING_RE = re.compile(r"[?？]|怎么|如何|吗|\b(?:how|what|which|should|can you|could you)\b", re.IGNORECASE)
 
 
+#: A clause that goes on about whoever the clause before it spoke of ("同事是清真，而且不吃辣"; "one of the devs,
+#: Priya, is vegan").
+_GOES_ON_RE = re.compile(r"^\s*(?:而且|并且|还|也|另外|以及|(?:and|plus|also|but)\b(?! (?:i|i'm|we|my|our)\b)|"
+                         r"(?:is|has|can't|cannot|doesn't|does not|won't)\b)", re.IGNORECASE)
+_NAME_ONLY_RE = re.compile(r"^\s*[A-Z][a-z]+(?: [A-Z][a-z]+)?\s*,\s*$")
+
+
+def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
+    """For each clause of a message, whether it speaks of someone else: named or a relation ("同事小王对芒果过敏"),
+    or going on about the one the clause before spoke of, with no "I"/"we" of its own."""
+    out: list[bool] = []
+    for i, piece in enumerate(pieces):
+        other = bool(about_another_person(piece) or named_another(piece.strip(), said))
+        if not other and i and not _FIRST_PERSON_RE.search(piece) and _GOES_ON_RE.match(piece):
+            other = out[-1] or bool(_NAME_ONLY_RE.match(pieces[i - 1])
+                                    and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
+        out.append(other)
+    return out
+
+
 def _told_of_another(draft: MemoryDraft, message: str) -> bool:
     """Whether a slot draft's value was said only in clauses about someone else ("用户的饮食：不吃辣" from "…，主管完全
-    不吃辣，…"; "Tobias has a peanut allergy")."""
+    不吃辣，…" or "同事是清真，而且不吃辣"; "Tobias has a peanut allergy")."""
     value = draft.value if isinstance(draft.value, str) else ""
     if not value or value not in message:
         return False
-    holding = [p for p in _PIECE_RE.split(message) if value in p]  # none: a value with a comma in it ("$8,000")
-    return bool(holding) and all(about_another_person(p) or named_another(p.strip(), message) for p in holding)
+    pieces = _PIECE_RE.split(message)
+    holding = [other for p, other in zip(pieces, _of_others(pieces, message), strict=True) if value in p]
+    return bool(holding) and all(holding)  # none: a value with a comma in it ("$8,000")
 
 
 def _without_others(sentence: str, said: str = "") -> str:
@@ -316,7 +337,7 @@ def _without_others(sentence: str, said: str = "") -> str:
     pieces = [p for p in _PIECE_RE.split(sentence) if p.strip()]
     if len(pieces) < 2:
         return sentence
-    kept = [p for p in pieces if not about_another_person(p) and not named_another(p.strip(), said)]
+    kept = [p for p, other in zip(pieces, _of_others(pieces, said), strict=True) if not other]
     if len(kept) == len(pieces):
         return sentence
     rest = "".join(kept).strip(" ,，;；")
@@ -443,16 +464,28 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         facts = current.exclude(type=MemoryItem.Type.EPISODE)
         same = same | facts.filter(functools.reduce(operator.or_, (Q(key=slot) | Q(key__startswith=f"{slot}:")
                                                                    for slot in of_topic)))
+    # The whole message, then its pieces that say something changed.
+    best = _nearest(same.filter(embedding_model=bundled).exclude(embedding=None), vectors)
+    if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
+        return [best[1], *_their_slot_facts(current, [best[1]], about)]
+    if about and min_cosine <= CORRECTION_MIN_COSINE:
+        # Judged a correction (not only a word such as "现在"): the vocabulary's topics are coarse and incomplete ("还是不出国了…现在在准备考公" is travel, what it corrects
+        # study): any episode this close in meaning, as for a correction of no known topic.
+        closest = _nearest(episodes.filter(embedding_model=bundled).exclude(embedding=None), vectors)
+        if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
+            return [closest[1], *_their_slot_facts(current, [closest[1]], about)]
+    return []
+
+
+def _nearest(candidates, vectors: Sequence[np.ndarray]) -> tuple[float, int] | None:
+    """The (cosine, id) of the candidate closest to any of ``vectors``."""
     best: tuple[float, int] | None = None
-    for vector in vectors:  # the whole message, then its pieces that say something changed
-        nearest = (same.filter(embedding_model=bundled)
-                   .exclude(embedding=None).annotate(distance=CosineDistance("embedding", vector.tolist()))
+    for vector in vectors:
+        nearest = (candidates.annotate(distance=CosineDistance("embedding", vector.tolist()))
                    .order_by("distance").values_list("pk", "distance").first())
         if nearest is not None and (best is None or 1.0 - float(nearest[1]) > best[0]):
             best = (1.0 - float(nearest[1]), nearest[0])
-    if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
-        return [best[1], *_their_slot_facts(current, [best[1]], about)]
-    return []
+    return best
 
 
 def _replaced_texts(user_id: str, replaced: Sequence[int], refilled: list[str]) -> list[str]:

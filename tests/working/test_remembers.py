@@ -434,3 +434,24 @@ def test_a_left_knee_is_not_something_the_user_left(api_client, talk):
 def test_a_date_moved_is_not_a_tech_stack(talk):
     talk("dt", "the caterer cancelled so we moved the whole party to October 12, can you help me tell the guests?")
     assert current("dt", "tech_stack") == []
+
+
+@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
+    ("planning a trip to Portugal in May, a week between Lisbon and Porto. best way between the two?",
+     "change of plans, the flights got way too pricey so we're going to Croatia instead. still May",
+     "Where is the user traveling?", "Croatia", "Lisbon"),
+    ("our housewarming party is on July 19, how many snacks for 30 people?",
+     "the landlord needs the flat that weekend 🙄 so we moved everything to August 2. can you fix the invite text?",
+     "When is the user's party?", "August 2", "July 19"),
+])
+def test_a_trip_or_a_date_changed_replaces_the_old(api_client, talk, before, after, question, new, old):
+    talk("tr", before)
+    talk("tr", after)
+    shown = remembered(api_client, "tr", question)
+    assert new in shown and old not in shown
+
+
+def test_a_clause_going_on_about_a_colleague_is_not_the_users(talk):
+    talk("cg", "部门新来个实习生是素食，而且对海鲜过敏，聚餐去哪家比较好")
+    assert current("cg", "diet") == [] and current("cg", "health") == []
+    assert not [c for c in MemoryItem.objects.for_user("cg").current().values_list("content", flat=True) if "海鲜" in c]
