@@ -152,9 +152,23 @@ def clauses(text: str) -> list[str]:
     return [c for c in _CLAUSE_SPLIT.split(text or "") if c and c.strip()]
 
 
+#: Eating what a vegan or vegetarian diet leaves out, said as a change ("最近开始吃鱼和鸡蛋了", "现在每周会吃两三次鱼虾了",
+#: "started eating fish again"): the plant diet said before is what it ends.
+_EATS_ANIMAL_RE = re.compile(
+    r"(?:开始|现在|又|重新|恢复|偶尔|每周|也)[^，。！？,.!?]{0,8}吃[^，。！？,.!?]{0,6}(?:鱼|虾|肉|鸡|鸭|牛|猪|羊|蛋|奶|海鲜)|"
+    r"\b(?:started|starting|began|back to|now|again|occasionally)\b[^.,;!?]{0,20}\b(?:eat\w*|having)\b[^.,;!?]{0,15}"
+    r"\b(?:fish|meat|chicken|eggs?|dairy|seafood|beef|pork|salmon|tuna)\b|"
+    r"\b(?:eat\w*|having)\b[^.,;!?]{0,15}\b(?:fish|meat|chicken|eggs?|dairy|seafood)\b[^.,;!?]{0,20}\b(?:now|again|these days)\b",
+    _I)
+_PLANT_DIETS = ("全素", "纯素", "吃素", "素食", "vegan", "vegetarian")
+
+
 def retracted_terms(text: str) -> set[str]:
-    """Keyword tokens of the values ``text`` retracts ("我已经不在阿里了" -> {"阿里"})."""
+    """Keyword tokens of the values ``text`` retracts ("我已经不在阿里了" -> {"阿里"}; "最近开始吃鱼了" -> the plant
+    diet said before)."""
     terms: set[str] = set()
+    if _EATS_ANIMAL_RE.search(text or ""):
+        terms |= {t for diet in _PLANT_DIETS for t in ([diet] if not diet.isascii() else keyword_tokens(diet))}
     for clause in clauses(text):
         for pattern in _RETRACTIONS:
             for match in pattern.finditer(clause):
@@ -186,7 +200,8 @@ def without_retractions(text: str) -> str:
 
 
 #: A retracting clause that also says the new value ("we dropped keto for Mediterranean", "改学吉他") is kept.
-_NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|\b(?:switched to|moved to|for)\b", _I)
+_NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|改名叫|改叫|\b(?:switched to|moved to|for|"
+                           r"renam\w* (?:him|her|it|them|\w+ to)|new name)\b", _I)
 #: The old value said beside the new one, taken out of the new episode: "Brisket, not Biscuit", "四年级不是三年级",
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
@@ -244,7 +259,8 @@ def without_old_mentions(text: str, replaced: list[str]) -> str:
     old = [r for r in replaced if r]
     if len(parts) < 2 or not old:
         return text
-    changing = [c for c in parts if _CHANGE_RE.search(c) and not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)]
+    changing = [c for c in parts if _CHANGE_RE.search(c) and (_NEW_VALUE_RE.search(c) or (
+        not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)))]
     kept_words = set().union(*(_value_words(c) for c in changing)) if changing else set()
     kept = []
     for clause in parts:
@@ -353,8 +369,18 @@ _GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|�
                     r"离开了?我们|去了[喵汪]星|寿终正寝)|\s+(?:passed|died|is gone|has passed|crossed the rainbow bridge)\b")
 
 
+#: Words that say a pet, a child or a project has another name now.
+_RENAMED_RE = re.compile(r"改名|改叫|改成叫|换了?个?名字?|名字.{0,6}(?:记错|说错|搞错|改了)|\b(?:renam\w*|new name)\b", _I)
+
+
 def gone(text: str, known: dict[str, str]) -> set[str]:
-    """The ``known`` names of pets and family that ``text`` says are gone: "走了" of a pet is not "he left"."""
+    """The ``known`` names that ``text`` retires: of a pet or someone of the household said to be gone ("走了" of a
+    pet is not "he left"), or any name mentioned in a message that says it was renamed ("we ended up renaming him
+    waffles, he never responded to duke anyway")."""
+    if _RENAMED_RE.search(text or ""):
+        renamed = {name for name in known if _said_in(name, text)}
+        if renamed:
+            return renamed
     return {name for name, topic in known.items() if topic in ("pet", "family")
             and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]){_GONE_AFTER_NAME}" if name.isascii()
                           else rf"{re.escape(name)}{_GONE_AFTER_NAME}", text or "", _I)}

@@ -172,11 +172,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                        if corrections.signals_change(piece)][:MAX_CORRECTION_PIECES]
         changing = [rows[i, :384] for i in changing_at]
         slots = sorted(set(slots_of.get(turn.turn_id, [])))
+        # A name of the user's retired: "豆豆上个月走了…", "we ended up renaming him waffles … never responded to duke".
+        gone = corrections.gone(turn.content, known) if turn.turn_id not in others else set()
         if turn.turn_id not in others:
             known.update(corrections.names(turn.content))
         # What it speaks of: its words, and the names the user gave ("Mochi's actually 6" speaks of a pet).
         about = sorted(corrections.topics(turn.content) | corrections.named_topics(turn.content, known))
-        gone = corrections.gone(turn.content, known)  # "豆豆上个月走了…": a pet of the user's, gone
         # The classifier's judgement of the whole, or of a piece that says something changed ("ok so I was wrong
         # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
         judged = (max([whole_correction, *(float(correction[i]) for i in changing_at)]) >= model.correction_threshold
@@ -229,7 +230,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
             text = corrections.without_retractions(text)
-        if judged or refills or corrections.retracted_terms(turn.content):
+        if judged or refills or gone or corrections.retracted_terms(turn.content):
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
             text = corrections.without_old_mentions(text, old_texts)

@@ -455,3 +455,23 @@ def test_a_clause_going_on_about_a_colleague_is_not_the_users(talk):
     talk("cg", "部门新来个实习生是素食，而且对海鲜过敏，聚餐去哪家比较好")
     assert current("cg", "diet") == [] and current("cg", "health") == []
     assert not [c for c in MemoryItem.objects.for_user("cg").current().values_list("content", flat=True) if "海鲜" in c]
+
+
+@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
+    ("我吃纯素快两年了，健身的话蛋白粉选哪种", "体检说缺维生素B12，现在开始每周吃两次三文鱼了，怎么做好吃", "用户现在的饮食是怎样的？",
+     "三文鱼", "纯素"),
+    ("i'm vegetarian, what's a filling lunch i can meal prep?", "ok so I started eating fish again after my doctor visit, "
+     "easy salmon recipes?", "What does the user eat?", "salmon", "vegetarian"),
+])
+def test_eating_fish_again_ends_a_plant_diet(api_client, talk, before, after, question, new, old):
+    talk("dv", before)
+    talk("dv", after)
+    shown = remembered(api_client, "dv", question)
+    assert new in shown and old not in shown
+
+
+def test_a_pet_renamed_is_known_by_its_new_name(api_client, talk):
+    talk("rn", "we just got a rescue kitten named Noodle, she hides under the bed all day")
+    talk("rn", "the kids renamed her Mango lol, Noodle never stuck. how long until she stops hiding?")
+    shown = remembered(api_client, "rn", "What is the name of the user's cat?")
+    assert "Mango" in shown and "Noodle" not in shown
