@@ -221,6 +221,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                     and not pronoun_about_another(s, before[number] + "".join(chosen[:i]))) if kept]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content, values_of[turn.turn_id]):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
+        if chosen and not replaced and not judged and turn.turn_id not in slots_of and _a_moment("".join(chosen)):
+            chosen = []  # "this week felt like a month", "周一综合症又犯了，啥都不想干": how the user is, not who
         if not chosen:
             if replaced:
                 first = next((i for i, d in enumerate(drafts) if d.turn_id == turn.turn_id), None)
@@ -411,6 +413,19 @@ def _logged(messages: Sequence[TurnText], parts: list[list[str]], keep: np.ndarr
                 tags={**context_tags(turn.content), "extractor": "transcript"},
             ))
     return out
+
+
+#: Words of a passing moment: a mood, a day, what was just watched ("this week felt like a month", "I just binged
+#: the whole season lol send help", "周一综合症又犯了").
+_MOMENT_RE = re.compile(r"今天|今早|今晚|这会儿|刚才|这周|这礼拜|周一|综合症|不想上班|不想干|[😭😩🥲😵]|手都.{0,2}麻|"
+                        r"\b(?:today|tonight|this morning|this afternoon|this week|rn|atm|at the moment|send help|gonna|"
+                        r"just (?:finished|binged|watched)|tiny victories)\b", re.IGNORECASE)
+
+
+def _a_moment(text: str) -> bool:
+    """Whether ``text`` only tells how the user is right now: a word of the moment, and none of the topics a lasting
+    fact speaks of (work, home, a pet, health, a plan ...: "started at a dermatology clinic this week" stays)."""
+    return bool(_MOMENT_RE.search(text)) and not corrections.topics(text) and not corrections.names(text)
 
 
 def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -> list[str]:

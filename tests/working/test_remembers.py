@@ -475,3 +475,11 @@ def test_a_pet_renamed_is_known_by_its_new_name(api_client, talk):
     talk("rn", "the kids renamed her Mango lol, Noodle never stuck. how long until she stops hiding?")
     shown = remembered(api_client, "rn", "What is the name of the user's cat?")
     assert "Mango" in shown and "Noodle" not in shown
+
+
+def test_how_the_user_is_right_now_is_not_kept_but_a_lasting_fact_of_the_moment_is(talk):
+    talk("mo", "ugh this week felt like a year", "just binged an entire docuseries tonight lol send help",
+         "周五综合症犯了，下午啥都不想干")
+    assert not MemoryItem.objects.for_user("mo").current().exists()
+    talk("mo", "just finished my PhD defense this morning!! what should I do to celebrate?")
+    assert [c for c in MemoryItem.objects.for_user("mo").current().values_list("content", flat=True) if "PhD" in c]
