@@ -373,8 +373,7 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: i
     kept = []
     for s, score in zip(sentences, scores, strict=True):
         if _QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s) and score >= SENTENCE_KEEP:
-            # "commute is 45 min by bus now tho, any podcast recs?": the statement before the question stays.
-            s = "".join(c for c in _CLAUSE_RE.split(s) if c and not _QUESTION_RE.search(c)).strip()
+            s = _without_question(s)  # the statement before the question stays
         if s and not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s) \
                 and (score >= SENTENCE_DROP or corrections.retracted_terms(s)):
             kept.append(s)
@@ -432,9 +431,24 @@ def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -
     """A one-sentence message: kept whole when it discloses, unless it is a question about something else
     ("does the Switch OLED work with ...?") or a sigh."""
     text = message.strip()
-    if (_QUESTION_RE.search(text) and not _FIRST_PERSON_RE.search(text)) or _MOOD_END_RE.search(text):
+    if _MOOD_END_RE.search(text) or whole_keep < model.keep_threshold:
         return []
-    return [text] if whole_keep >= model.keep_threshold else []
+    if _QUESTION_RE.search(text) and not _FIRST_PERSON_RE.search(text):
+        # "另外想问下周末打羽毛球膝盖有点疼，要戴护膝吗": what it tells before the question stays.
+        text = _without_question(text)
+    return [text] if text else []
+
+
+#: A clause that begins as a question ("What does the 'budget' field actually control, …").
+_ASKS_RE = re.compile(r"\s*(?:怎么|如何|为什么|为啥|哪|啥|什么|是不是|能不能|可不可以|有没有|\b(?:what|how|why|when|where|who|which|"
+                      r"whats|what's|can|could|should|would|is|are|do|does|did|any)\b)", re.IGNORECASE)
+
+
+def _without_question(sentence: str) -> str:
+    """``sentence`` without its clauses that ask ("commute is 45 min by bus now tho, any podcast recs?" -> "commute is
+    45 min by bus now tho,"); "" when it is all question."""
+    return "".join(c for c in _CLAUSE_RE.split(sentence)
+                   if c and not _QUESTION_RE.search(c) and not _ASKS_RE.match(c)).strip()
 
 
 def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vectors: Sequence[np.ndarray], *,

@@ -483,3 +483,8 @@ def test_how_the_user_is_right_now_is_not_kept_but_a_lasting_fact_of_the_moment_
     assert not MemoryItem.objects.for_user("mo").current().exists()
     talk("mo", "just finished my PhD defense this morning!! what should I do to celebrate?")
     assert [c for c in MemoryItem.objects.for_user("mo").current().values_list("content", flat=True) if "PhD" in c]
+
+
+def test_what_a_chinese_question_tells_before_it_asks_is_kept(api_client, talk):
+    talk("zq", "顺便问下每周二晚上打篮球脚踝老是崴，要买护踝吗")
+    assert "篮球" in remembered(api_client, "zq", "用户平时做什么运动？")
