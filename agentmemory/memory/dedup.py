@@ -6,10 +6,9 @@ import json
 import re
 from typing import Any
 
-from pgvector.django import CosineDistance
-
 from ..conf import app_settings
 from ..models import MemoryItem
+from ..models.fields import exact_cosine_distance
 from ..text import keyword_tokens
 from ..types import MemoryDraft
 from .rows import normalise_content
@@ -115,7 +114,7 @@ def find_duplicate(user_id: str, draft: MemoryDraft, content: str, value: Any, t
     threshold = app_settings.MEMORY_DEDUP_THRESHOLD
     paraphrase = app_settings.MEMORY_PARAPHRASE_THRESHOLD
     candidates = (scope.filter(embedding_model=model_name)
-                  .annotate(distance=CosineDistance("embedding", vector))
+                  .annotate(distance=exact_cosine_distance("embedding", vector))
                   .filter(distance__lte=1.0 - min(threshold, paraphrase)).order_by("distance")[:5])
     for candidate in candidates:
         if another_value(draft, value, candidate):

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import functools
 
-from pgvector.django import VectorField
+from django.db.models import FloatField, Value
+from pgvector.django import CosineDistance, VectorField
 
 #: Dimension of every stored embedding. Changing the embedding model to one of another dimension is
 #: a deliberate operation: a migration altering these columns, then a re-embed (docs/embeddings.md).
@@ -30,3 +31,10 @@ def vector_literal(vector) -> str:
 @functools.lru_cache(maxsize=8)
 def _vector_format(dimensions: int) -> str:
     return "[" + ",".join(["%.9g"] * dimensions) + "]"
+
+
+def exact_cosine_distance(field: str, vector) -> CosineDistance:
+    """The cosine distance of ``field`` to ``vector``, ordered by exactly: "+ 0" keeps the planner off the HNSW
+    index, whose approximate walk through every user's vectors can return none of a filtered scope's rows (one
+    user's episodes) once the table is large. For a scope of one user's rows, an exact scan is the right plan."""
+    return CosineDistance(field, vector) + Value(0.0, output_field=FloatField())

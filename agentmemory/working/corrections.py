@@ -10,8 +10,10 @@ three ways, tried in order by ``working/episodes.py``:
 2. **Same slot**: the message filled a single-valued slot (employer, location, ...) that an earlier
    episode filled too.
 3. **Same topic**: neither, but the message and an earlier episode speak of the same thing (work, home,
-   studies, a pet, health, family, devices, schedule, languages, money, a shop or project): the closest
-   such episode in meaning is replaced.
+   studies, a pet, health, family, devices, schedule, languages, money, a shop or project, a trip, a date):
+   the closest such episode in meaning is replaced. A name the user gave earlier is a topic too
+   (:func:`names`: "Mochi's actually 6" speaks of the cat in "my cat Mochi is 4"), and a name said gone or
+   renamed (:func:`gone`) is retracted by name.
 
 :func:`without_retractions` takes the retracting clauses out of the new episode's text, so the context
 shows the new value, not "我已经不学土木了" with the old one in it.

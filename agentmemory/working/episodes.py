@@ -30,13 +30,13 @@ from collections.abc import Sequence
 
 import numpy as np
 from django.db.models import Q
-from pgvector.django import CosineDistance
 
 from ..backends import get_embedder
 from ..backends.extractors.base import BOOKKEEPING_TAGS, TurnText, is_chinese
 from ..backends.extractors.context_tags import context_tags
 from ..memory.guard import instruction_signals
 from ..models import MemoryItem
+from ..models.fields import exact_cosine_distance
 from ..text import keyword_tokens, split_sentences
 from ..types import MemoryDraft
 from . import corrections, disclosure
@@ -195,7 +195,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # judgement does.
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE,
-                                         guess=corrects and not earlier, gone=gone)) \
+                                         guess=corrects and not earlier, gone=gone, judged=judged)) \
             if corrects or refills else ()
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
@@ -452,10 +452,12 @@ def _without_question(sentence: str) -> str:
 
 
 def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vectors: Sequence[np.ndarray], *,
-                    min_cosine: float = 0.75, guess: bool = True, gone: set[str] = frozenset()) -> list[int]:
+                    min_cosine: float = 0.75, guess: bool = True, gone: set[str] = frozenset(),
+                    judged: bool = False) -> list[int]:
     """The user's current memories a correction replaces (working/corrections.py): those holding a value it
-    retracts by name; else the episodes that filled one of its single-valued slots (or spoke of that slot's
-    kind of value: a car make); else, when ``guess``, the episode of the same topic closest in meaning."""
+    retracts by name (or a name ``gone``); else the episodes that filled one of its single-valued slots (or spoke of
+    that slot's kind of value: a car make); else, when ``guess``, the episode of the same topic closest in meaning,
+    or (``judged`` a correction by the classifier) of any topic, closer still."""
     current = (MemoryItem.objects.for_user(user_id).current().filter(source=MemoryItem.Source.USER_STATED)
                .only("id", "type", "content", "value"))
     label = _SPEAKER_LABEL_RE.match(text)
@@ -498,9 +500,10 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     best = _nearest(same.filter(embedding_model=bundled).exclude(embedding=None), vectors)
     if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
         return [best[1], *_their_slot_facts(current, [best[1]], about)]
-    if about and min_cosine <= CORRECTION_MIN_COSINE:
-        # Judged a correction (not only a word such as "现在"): the vocabulary's topics are coarse and incomplete ("还是不出国了…现在在准备考公" is travel, what it corrects
-        # study): any episode this close in meaning, as for a correction of no known topic.
+    if about and judged:
+        # Judged a correction (not only a word such as "现在"): the vocabulary's topics are coarse and incomplete
+        # ("还是不出国了…现在在准备考公" is travel, what it corrects study), so any episode this close in meaning, as
+        # for a correction of no known topic.
         closest = _nearest(episodes.filter(embedding_model=bundled).exclude(embedding=None), vectors)
         if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
             return [closest[1], *_their_slot_facts(current, [closest[1]], about)]
@@ -511,7 +514,7 @@ def _nearest(candidates, vectors: Sequence[np.ndarray]) -> tuple[float, int] | N
     """The (cosine, id) of the candidate closest to any of ``vectors``."""
     best: tuple[float, int] | None = None
     for vector in vectors:
-        nearest = (candidates.annotate(distance=CosineDistance("embedding", vector.tolist()))
+        nearest = (candidates.annotate(distance=exact_cosine_distance("embedding", vector.tolist()))
                    .order_by("distance").values_list("pk", "distance").first())
         if nearest is not None and (best is None or 1.0 - float(nearest[1]) > best[0]):
             best = (1.0 - float(nearest[1]), nearest[0])
