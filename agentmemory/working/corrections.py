@@ -60,7 +60,8 @@ _RETRACTIONS = (
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\bnot (?:at |with |in |into |using )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:any ?more|any longer)\b", _I),
-    re.compile(r"\b(?:is|'s|are|was) [\w&'-]+(?: [\w&'-]+)?,? not (?P<o>[\w&'-]+)", _I),
+    re.compile(r"\b(?:is|'s|are|was) (?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
+    re.compile(r"\bno more (?P<o>[\w&'-]+)(?= for me\b| now\b|[,.;!?]|$)", _I),
     re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
     re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over|gone|history)\b"
@@ -69,12 +70,12 @@ _RETRACTIONS = (
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
     r"去世|过世|寿终正寝|去了[喵汪]星|已经不|不再|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
-    rf"\b(?:passed away|no longer|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
+    rf"\b(?:passed away|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 #: Emoji and "～", which end a clause in chat ("领证那天是十八号不是八号😂 幸好还没订"), as a character class's body.
 CHAT_END = "\U0001F300-\U0001FAFF\u2600-\u27BF～"
-_CLAUSE_SPLIT = re.compile(rf"(?<=[，,；;。！？!?])\s*|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
+_CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
                            r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
@@ -202,12 +203,12 @@ def without_retractions(text: str) -> str:
 
 
 #: A retracting clause that also says the new value ("we dropped keto for Mediterranean", "改学吉他") is kept.
-_NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|改名叫|改叫|\b(?:switched to|moved to|for|"
+_NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|改名叫|改叫|\b(?:switched to|moved to|for(?! (?:me|us|now|good|a while)\b)|"
                            r"renam\w* (?:him|her|it|them|\w+ to)|new name)\b", _I)
 #: The old value said beside the new one, taken out of the new episode: "Brisket, not Biscuit", "四年级不是三年级",
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
-    (re.compile(rf",?\s*\bnot (?:the |a |an )?[\w&'-]+(?= *(?:[—–-]|[,.;!?{CHAT_END}]|$))", _I), ""),
+    (re.compile(rf",?\s*\bnot (?:the |a |an )?(?:\d[\d,.]*\d|[\w&'-]+)(?= *(?:[—–-]|[,.;!?{CHAT_END}]|$))", _I), ""),
     (re.compile(rf"[，,]?不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
     (re.compile(r"\b(switched|moved|changed|went) from [\w&'-]+(?: [\w&'-]+)? to\b", _I), r"\1 to"),
     (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),

@@ -70,7 +70,7 @@ TRANSCRIPT_MIN_TURNS, TRANSCRIPT_SHARE = 4, 0.8
 TRANSCRIPT_KEEP = 0.05
 #: Where a clause of a long sentence ends: a comma, a semicolon, a dash (the comma stays with its clause), or a
 #: space between two Chinese characters, which chat uses as a comma ("我儿子上初一 数学跟不上").
-_CLAUSE_RE = re.compile(r"(?<=[，,；;])|\s+[—–]\s+|(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])")
+_CLAUSE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|\s+[—–]\s+|(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])")
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$")
 _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|\b(?:if i|if we|if my|if our|imagine|suppose|what if|hypothetically|"
                               r"just curious)\b", re.IGNORECASE)
@@ -187,10 +187,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)
         # A correction of what was said earlier in the same run ("our wedding is Sept 14 ..." then "we got bumped a
         # week later to the 21st"): the guess is made among this run's episodes first, the newest mention.
-        # Only a correction the classifier judged one, in words that take back what was just said: a session's
-        # messages are all close in meaning, and "现在"/"now" are everywhere in them.
-        earlier = (_corrected_earlier(drafted, [vector, *changing], about)
-                   if judged and _TAKES_BACK_RE.search(turn.content) else [])
+        # Only in words that take back what was just said, and by meaning only for a correction the classifier
+        # judged one (a session's messages are all close in meaning, and "现在"/"now" are everywhere in them); a
+        # value retracted by name finds the message that said it ("oh wait, it's 4,700 not 5,100").
+        named = corrections.retracted_terms(turn.content) | gone
+        earlier = (_corrected_earlier(drafted, [vector, *changing], about, named, guess=judged)
+                   if (judged or named) and _TAKES_BACK_RE.search(turn.content) else [])
         # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
         # judgement does.
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
@@ -270,9 +272,13 @@ def _known_names(user_id: str) -> dict[str, str]:
 
 
 def _corrected_earlier(drafted: Sequence[tuple[np.ndarray, MemoryDraft]], vectors: Sequence[np.ndarray],
-                       about: list[str]) -> list[MemoryDraft]:
-    """The episode drafted earlier in the same run that a judged correction replaces: as corrected_items guesses
-    among stored episodes, of the same topic (or, with none, closer still) and the closest in meaning."""
+                       about: list[str], named: set[str] = frozenset(), *, guess: bool = True) -> list[MemoryDraft]:
+    """The episode drafted earlier in the same run that a correction replaces: the newest holding a value it
+    retracts by name ("it's 4,700 not 5,100"); else, judged a correction, as corrected_items guesses among stored
+    episodes, of the same topic (or, with none, closer still) and the closest in meaning."""
+    holding = [draft for _, draft in drafted if draft.turn_id is not None and corrections.holds_any(draft.content, named)]
+    if holding or not guess:
+        return holding[-1:]
     least = CORRECTION_MIN_COSINE if about else NO_TOPIC_MIN_COSINE
     best: tuple[float, MemoryDraft] | None = None
     for vector, draft in drafted:
@@ -295,10 +301,10 @@ def _not_a_fact(sentence: str) -> bool:
     return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence))
 
 
-_PIECE_RE = re.compile(r"(?<=[，,；;])")
+_PIECE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)")  # not inside a number ("1,650")
 #: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
 #: Tom and I are writing our vows" is one statement).
-_REMAINDER_SPLIT = re.compile(rf"(?<=[，,；;。！？!?{corrections.CHAT_END}])\s*(?![{corrections.CHAT_END}])")
+_REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])")
 _ASKING_RE = re.compile(r"[?？]|怎么|如何|吗|\b(?:how|what|which|should|can you|could you)\b", re.IGNORECASE)
 
 

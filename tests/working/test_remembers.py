@@ -488,3 +488,18 @@ def test_how_the_user_is_right_now_is_not_kept_but_a_lasting_fact_of_the_moment_
 def test_what_a_chinese_question_tells_before_it_asks_is_kept(api_client, talk):
     talk("zq", "顺便问下每周二晚上打篮球脚踝老是崴，要买护踝吗")
     assert "篮球" in remembered(api_client, "zq", "用户平时做什么运动？")
+
+
+def test_an_amount_said_wrong_a_moment_ago_is_replaced_whole(api_client, talk):
+    talk("am", "can you help me plan savings? my take-home is 5,100 a month and rent is 1,900",
+         "oh wait, it's 4,700 not 5,100, I forgot the pension deduction")
+    shown = remembered(api_client, "am", "What is the user's monthly take-home pay?")
+    assert "4,700" in shown and "5,100" not in shown
+
+
+def test_no_more_of_a_sport_retracts_it(api_client, talk):
+    talk("nm2", "I play basketball every thursday night with coworkers, good shoes for bad ankles?")
+    talk("nm2", "broke my wrist last month so no more basketball for me. my doctor says cycling instead, beginner bike tips?")
+    shown = remembered(api_client, "nm2", "What sport does the user play now?")
+    assert "cycling" in shown and "basketball" not in shown
+
