@@ -21,6 +21,7 @@ shows the new value, not "我已经不学土木了" with the old one in it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..backends.extractors.patterns import CAR_MAKES_EN, CAR_MAKES_ZH, EN_PETS, ZH_PETS
 from ..text import keyword_tokens
@@ -29,6 +30,8 @@ from ..text.tokenize import EN_STOPWORDS
 _I = re.IGNORECASE
 _ZC = r"[\u4e00-\u9fffA-Za-z0-9·&]"
 
+#: Emoji and "～", which end a clause in chat ("领证那天是十八号不是八号😂 幸好还没订"), as a character class's body.
+CHAT_END = "\U0001F300-\U0001FAFF\u2600-\u27BF～"
 #: "left" as the side of something ("bad left knee", "the left lane"), not as having gone away.
 _NOT_A_SIDE = (r"(?! (?:knee|leg|arm|hand|foot|feet|eye|ear|side|shoulder|hip|ankle|wrist|elbow|thumb|wing|turn|lane|"
                r"one|overs?)\b)")
@@ -40,14 +43,17 @@ _RETRACTIONS = (
     re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
     re.compile(rf"(?P<o>{_ZC}{{1,10}}?)(?:我|也)?(?:已经|早就)?(?:放弃了|不学了|不做了|不玩了|卖了|退了|辞了|戒了|分了|换了)"),
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)"),
-    re.compile(rf"不是(?P<o>{_ZC}{{1,10}}?)(?:了|，|,|而是|是)"),
+    # "我报的是半马不是全马😅": the value before a stop, an emoji or the end too; not "不是很…", "不是我…".
+    re.compile(rf"不是(?!很|太|特别|非常|那么|这么|真|一定|所有|每|我|你|他|她|说|因为|为了|要|想|能|会|在|有|没)"
+               rf"(?P<o>{_ZC}{{1,10}}?)(?:了|，|,|而是|是|(?=[。！？!?；;\s{CHAT_END}]|$))"),
     re.compile(rf"(?:之前|上次|以前)(?:说|讲|写)的?(?P<o>{_ZC}{{1,10}}?)(?:是错的|不对|说错了|写错了|记错了)"),
     re.compile(rf"(?:以前|之前|原来|当初)(?:在|用|开|养|住|学|弹)(?P<o>{_ZC}{{1,8}}?)(?:的时候|那会儿?|那阵子|时)"),
     re.compile(rf"(?:和|跟)(?P<o>{_ZC}{{1,6}}?)分手了"),
     # A pet that is gone: "团子上个月寿终正寝了", "Biscuit passed away", "we lost Biscuit in May".
     re.compile(rf"(?P<o>{_ZC}{{1,6}}?)(?:上个月|上周|前几天|去年|今年|最近|已经)?(?:去世了|过世了|寿终正寝了?|去了喵星|去了汪星)"),
     re.compile(r"\b(?P<o>[A-Z][\w'-]+) (?:passed away|died|crossed the rainbow bridge)\b"),
-    re.compile(r"\bwe lost (?P<o>[A-Z][\w'-]+)\b"),
+    re.compile(r"\bwe lost (?!(?:the|a|an|our|my|it|him|her|them|power|track|touch|weight|money|time|everything|"
+               r"internet|wifi|signal|\d)\b)(?P<o>[A-Za-z][\w'-]+)\b", _I),
     re.compile(r"\b(?:had to |have to |decided to )?put (?P<o>[A-Z][\w'-]+) (?:down|to sleep)\b"),
     # Only where one lived or worked, or what one had ("I used to live in Austin", "back when I had my iPhone"):
     # "I used to paint with my mom" is a memory of the past, not a retraction.
@@ -70,11 +76,9 @@ _RETRACTIONS = (
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
     r"去世|过世|寿终正寝|去了[喵汪]星|已经不|不再|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
-    rf"\b(?:passed away|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
+    rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
-#: Emoji and "～", which end a clause in chat ("领证那天是十八号不是八号😂 幸好还没订"), as a character class's body.
-CHAT_END = "\U0001F300-\U0001FAFF\u2600-\u27BF～"
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
                            r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
@@ -89,7 +93,7 @@ TOPICS: dict[str, re.Pattern] = {
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|房东|搬到|搬去|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|"
                        r"neighbou?rhood|based in|i'm in|im in|hometown)\b", _I),
-    "study": re.compile(r"专业|大学|学校|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
+    "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
                         r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|"
                         r"professor)\b", _I),
     "travel": re.compile(r"旅行|旅游|出差|出国|机票|航班|签证|自驾游|度假|蜜月|\b(?:trip|travel\w*|vacation|holiday|flights?|flying|"
@@ -98,6 +102,9 @@ TOPICS: dict[str, re.Pattern] = {
     "date": re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|[下这上]周[一二三四五六日天]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|"
                        r"dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)? of (?:jan|feb|mar|apr|may|jun|jul|aug|"
                        r"sep|oct|nov|dec)[a-z]*\b", _I),
+    # How old someone is ("已经6岁了", "turns 7", "12 years old"): a child's or a pet's age said again replaces the old.
+    "age": re.compile(r"\d{1,3}\s*(?:周岁|岁)|[一二两三四五六七八九十]{1,3}(?:周岁|岁)|\b\d{1,3}\s*(?:years?|yrs?|months?|weeks?)[ -]old\b|"
+                      r"\bturn(?:s|ed|ing)? \d{1,3}\b", _I),
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|bunn(?:y|ies)|pets?)\b", _I),
     "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a) train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
@@ -252,18 +259,21 @@ def _said_in(word: str, text: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, _I) is not None
 
 
-def without_old_mentions(text: str, replaced: list[str]) -> str:
+def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[str] = ()) -> str:
     """``text`` without its clauses that still speak of the values it replaces: a clause holding a word, as
     written, that only the replaced memories and it share, when another clause says what changed or the clause
     itself speaks of the past ("之前那台小米给我妈用了，现在换成iPhone 15了" -> "现在换成iPhone 15了";
-    "旺财是楼下邻居家那只" beside "我家狗其实叫来福"; "the jeep is gone, traded it in for a rav4"). The clauses
-    saying what changed keep their words, and something always remains."""
+    "旺财是楼下邻居家那只" beside "我家狗其实叫来福"; "the jeep is gone, traded it in for a rav4"). A clause holding
+    one of ``new_values`` (the slot values the message fills again) says what changed too ("got a pixel 8 lol, the
+    iphone battery was completely done" -> "got a pixel 8 lol"). The clauses saying what changed keep their words,
+    and something always remains."""
     parts = clauses(text)
     old = [r for r in replaced if r]
     if len(parts) < 2 or not old:
         return text
-    changing = [c for c in parts if _CHANGE_RE.search(c) and (_NEW_VALUE_RE.search(c) or (
-        not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)))]
+    new = [v.lower() for v in new_values if v and len(v) >= 2]
+    changing = [c for c in parts if (_CHANGE_RE.search(c) and (_NEW_VALUE_RE.search(c) or (
+        not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)))) or any(v in c.lower() for v in new)]
     kept_words = set().union(*(_value_words(c) for c in changing)) if changing else set()
     kept = []
     for clause in parts:
@@ -294,7 +304,7 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
     "birthday": frozenset({"family", "name"}), "reply_style": frozenset(),
     # Slots whose values add up: replaced when a correction of their topic is closest to them in meaning, or with
     # the episode of a message that told one value of them.
-    "child": frozenset({"family", "study"}), "pet": frozenset({"pet"}), "project": frozenset({"venture", "deadline"}),
+    "child": frozenset({"family", "study", "age"}), "pet": frozenset({"pet", "age"}), "project": frozenset({"venture", "deadline"}),
     "instrument": frozenset({"music"}), "diet": frozenset({"health"}), "health": frozenset({"health"}),
 }
 

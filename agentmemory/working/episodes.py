@@ -90,7 +90,9 @@ _TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|�
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
 _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|\b(?:i misspoke|i was wrong|my mistake|"
-                            r"scratch that|i mis-?typed|typo|i meant to say|correction)\b", re.IGNORECASE)
+                            r"scratch that|i mis-?typed|typo|i meant to say|correction|ignore (?:that|what i said|my last)|"
+                            r"disregard (?:that|my last)|that'?s my old)\b|当我没说|忽略(?:刚才|上面|前面)|前面(?:那个|说的)不算",
+                            re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
 CORRECTION_MIN_COSINE = 0.75
 #: ...when only a word says something changed ("now", "现在"), not the classifier.
@@ -146,7 +148,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     others = {t.turn_id for t, said in zip(messages, before, strict=True)
               if about_another_person(t.content) or pronoun_about_another(t.content, said)}
     said_by = {t.turn_id: t.content for t in messages}
-    drafts, episodes, at = [d for d in slot_drafts if d.turn_id not in others
+    said_before = {t.turn_id: said for t, said in zip(messages, before, strict=True)}
+    drafts, episodes, at = [d for d in slot_drafts if (d.turn_id not in others or _in_own_clause(
+                                d, said_by.get(d.turn_id, ""), said_before.get(d.turn_id, "")))
                             and not _HYPOTHETICAL_RE.search(d.content)
                             and not _told_of_another(d, said_by.get(d.turn_id, ""))], [], 0
     # The slots each message filled, of the drafts that stay (not a condition's, not someone else's).
@@ -203,14 +207,18 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone)
         remainders.extend(_remainders(user_id, replaced, old, about))
-        remainders.extend(kept for d in earlier if (kept := _remainder(d, old, about)))
+        remainders.extend(kept for d in earlier if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, about)))
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
                      *(d.content for d in earlier)]
         chosen: list[str] = []
         if keep_episodes:
-            chosen, at = _disclosing(sentences, whole_keep, keep, at, model, turn.content)
+            first = at
+            chosen, at = _disclosing(sentences, whole_keep, keep, correction, at, model, turn.content)
             if turn.turn_id in others:
-                chosen = []  # about someone else, whatever a clause of it scored
+                # About someone else: only its clauses with the user as their subject ("我妈倒是天天跳广场舞 在老家洛阳，
+                # 我在上海工作一年就回去两次" keeps "我在上海工作一年就回去两次").
+                chosen = own_clauses(sentences, [float(keep[first + i]) for i in range(len(sentences))]
+                                     if len(sentences) > 1 else [], before[number] + turn.content)
             if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or (
                     replaced and judged and not _HYPOTHETICAL_RE.search(turn.content)) or (
                     whole_keep >= RETRACTION_KEEP and (judged or corrections.retracted_terms(turn.content)))):
@@ -230,6 +238,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 first = next((i for i, d in enumerate(drafts) if d.turn_id == turn.turn_id), None)
                 if first is not None:
                     drafts[first] = dataclasses.replace(drafts[first], supersedes_ids=replaced)
+            if turn.turn_id in slots_of:
+                # Kept as its slot facts alone ("我儿子5岁 想给他报个兴趣班"): a correction later in the run finds it as
+                # it finds an episode ("啊不对 我说错了，他上个月刚过完生日 已经6岁了"), and replaces what that turn wrote.
+                stand_in = next(d for d in drafts if d.turn_id == turn.turn_id)
+                drafted.append((vector, dataclasses.replace(stand_in, content=turn.content.strip(),
+                                                            value={"slots": slots, "topics": about})))
             continue
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
@@ -237,7 +251,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if judged or refills or gone or corrections.retracted_terms(turn.content):
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
-            text = corrections.without_old_mentions(text, old_texts)
+            text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []))
         if replaced:
             # "I quit keto, now 16:8 fasting": the episode replaces what held "keto"; a "no longer: keto" note
             # beside it would only show the old value again.
@@ -355,12 +369,46 @@ def _without_others(sentence: str, said: str = "") -> str:
     return rest
 
 
-def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: int,
+#: The user as a clause's subject: "我" (not "我妈", "我的…"), "I"/"we".
+_OWN_SUBJECT_RE = re.compile(r"(?<![帮给让叫问诉跟和替教带陪请])(?:我|咱)(?!妈|爸|的|们的|家的|哥|姐|弟|妹|老公|老婆|同事|朋友)|\b(?:i|i'm|im|i've|i'd|we|we're|we've)\b",
+                             re.IGNORECASE)
+
+
+def _in_own_clause(draft: MemoryDraft, message: str, said: str) -> bool:
+    """Whether a slot draft's value was said in a clause about the user of a message about someone else."""
+    value = draft.value if isinstance(draft.value, str) else ""
+    return bool(value) and any(value in clause for clause in own_clauses(_sentences(message), [], said + message))
+
+
+_SOMEONE_BEFORE_RE = re.compile(r"他|她|\b(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+
+
+def _user_subject(clause: str) -> bool:
+    """Whether the user is ``clause``'s subject: "I"/"我" before anyone else ("他让我帮忙问问…" is his)."""
+    found = _OWN_SUBJECT_RE.search(clause)
+    return found is not None and not _SOMEONE_BEFORE_RE.search(clause[:found.start()])
+
+
+def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> list[str]:
+    """Of a message about someone else, its pieces that tell something of the user: the user their subject, about no
+    one else, not a question, and (when scored one by one) scored at least SENTENCE_DROP."""
+    if len(pieces) < 2:
+        return []
+    others = _of_others(pieces, said)
+    return [p for i, (p, other) in enumerate(zip(pieces, others, strict=True))
+            if not other and _user_subject(p) and not _QUESTION_RE.search(p) and not _ASKS_RE.match(p)
+            and not _HYPOTHETICAL_RE.search(p) and (not scores or scores[i] >= SENTENCE_DROP)]
+
+
+def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, correction: np.ndarray, at: int,
                 model: disclosure.DisclosureModel, message: str) -> tuple[list[str], int]:
     """The sentences of a message its episode keeps ([] when it discloses nothing), and the next row."""
     if len(sentences) <= 1:
         return _whole(message, whole_keep, model), at
     scores = [float(keep[at + i]) for i in range(len(sentences))]
+    # A sentence judged a correction that says what changed keeps its place ("So pescatarian now I suppose!").
+    changed = [float(correction[at + i]) >= model.correction_threshold and corrections.signals_change(sentences[i])
+               for i in range(len(sentences))]
     at += len(sentences)
     text = "".join(sentences)
     clauses = _one_sentence(message.strip())
@@ -377,13 +425,16 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, at: i
     # A sentence that retracts a value keeps its place whatever it scored alone: it holds the new value
     # ("oops, her name is Pickle, not Pickles.").
     kept = []
-    for s, score in zip(sentences, scores, strict=True):
+    by_score = False
+    for s, score, says_change in zip(sentences, scores, changed, strict=True):
         if _QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s) and score >= SENTENCE_KEEP:
             s = _without_question(s)  # the statement before the question stays
         if s and not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s) \
-                and (score >= SENTENCE_DROP or corrections.retracted_terms(s)):
+                and (score >= SENTENCE_DROP or says_change or corrections.retracted_terms(s)):
             kept.append(s)
-    return kept, at
+            by_score = by_score or score >= SENTENCE_DROP or bool(corrections.retracted_terms(s))
+    # What changed joins what the message tells; alone it is no reading of the message (the caller decides).
+    return (kept if by_score else []), at
 
 
 def is_transcript(messages: Sequence[str]) -> bool:
@@ -423,7 +474,8 @@ def _logged(messages: Sequence[TurnText], parts: list[list[str]], keep: np.ndarr
 #: Words of a passing moment: a mood, a day, what was just watched ("this week felt like a month", "I just binged
 #: the whole season lol send help", "周一综合症又犯了").
 _MOMENT_RE = re.compile(r"今天|今早|今晚|这会儿|刚才|这周|这礼拜|周一|综合症|不想上班|不想干|[😭😩🥲😵]|手都.{0,2}麻|"
-                        r"\b(?:today|tonight|this morning|this afternoon|this week|rn|atm|at the moment|send help|gonna|"
+                        r"\b(?:today|tonight|this morning|this afternoon|this week|rn|atm|at the moment|send help|gonna|mondays?|"
+                        r"amirite|kicked in|"
                         r"just (?:finished|binged|watched)|tiny victories)\b", re.IGNORECASE)
 
 
@@ -611,6 +663,18 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
         valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about))]
 
 
+#: Topics a date is said of: a date moved replaces the date, not the wedding, the trip or the launch.
+_DATED = frozenset({"date", "deadline", "family", "travel", "schedule", "venture"})
+_DATE_SAID_RE = re.compile(rf"(?:\b(?:on|for|to|by) (?:the )?|(?:定在|改到|挪到|是|在)\s*)?(?:{corrections.TOPICS['date'].pattern})",
+                           re.IGNORECASE)
+
+
+def _undated(sentence: str) -> str:
+    """``sentence`` without its calendar dates, or "" when little else remains."""
+    left = re.sub(r"\s{2,}", " ", _DATE_SAID_RE.sub("", sentence)).strip()
+    return left if len(keyword_tokens(left)) >= 3 and left != sentence.strip() else ""
+
+
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str]) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
@@ -624,6 +688,13 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str]) -> Mem
             continue
         if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced:
             kept.append(sentence)
+            continue
+        if "date" in replaced and not corrections.holds_any(sentence, old) and \
+                corrections.topics(sentence) & replaced <= _DATED and (undated := _undated(sentence)):
+            # A date moved ("the wedding is now October 5th"): what else the sentence said stays, without its date
+            # ("I'm getting married at a winery in Napa").
+            kept.append(undated)
+            dropped = True
             continue
         # A sentence of what is replaced keeps only its clauses about something else that can be named: "儿子8岁"
         # (family) of "儿子8岁，学小提琴一年了，…", not "一天至少三杯美式" of "我每天离不开咖啡，一天至少三杯美式".

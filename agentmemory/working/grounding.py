@@ -41,6 +41,12 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐")
+#: Someone called by their surname, as colleagues and neighbours are ("老王是回族不吃猪肉", "小陈对花生过敏"); not a word
+#: that begins so ("小孙子", "老顾客", "小程序" are left out of the surnames or the next character).
+_ZH_SURNAME_CALLED = ("(?:老|小|阿)(?:王|李|张|刘|陈|杨|赵|吴|周|徐|孙|朱|胡|郭|何|林|罗|郑|梁|谢|宋|唐|许|韩|冯|邓|曹|彭|曾|肖|董|袁|"
+                      "潘|蒋|蔡|余|杜|苏|魏|吕|丁|沈|姚|卢|姜|崔|钟|谭|汪|范|廖|贾|夏|韦|邹|孟|熊|秦|邱|薛|闫|段|侯|陶|黎|贺|郝|龚|"
+                      "邵|严|覃|戴|孔)(?![子女家师人病虾车们时学区说序务国同额法孩伙头气客户板公婆朋友样式])")
+_PERSON_ZH = f"{_PERSON_ZH}|{_ZH_SURNAME_CALLED}"
 _PERSON_ZH_RE = re.compile(_PERSON_ZH)
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).

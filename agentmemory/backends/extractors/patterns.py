@@ -102,7 +102,8 @@ BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过
                             r"\bcan (?:do|go up to|pay|afford|spend)\b|\btops\b|\bwe have (?:maybe |about |around )?[$€£¥]|"
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
 _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
-              r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试|助理|文员|合伙人")
+              r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试|助理|文员|合伙人|"
+              r"财务|人事|HR|行政|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD")
 _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
               r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
               r"product owner|programmer|administrator|specialist|recruiter|professor|PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP")
@@ -188,7 +189,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
      None),
     ("reply_style", re.compile(r"(?:跟我|和我|对我)(?:说话|聊天|交流|沟通)(?:都|请|要)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文))"),
      None),
+    ("reply_style", re.compile(r"(?P<v>直接给(?:我)?(?:代码|答案|结论)|不用(?:太多|那么多|长篇)?解释|不需要(?:太多|那么多|长篇)?解释)"), None),
     ("diet", re.compile(r"(?P<v>不吃(?:辣|肉|海鲜|猪肉|牛肉|香菜|葱|蒜|鸡蛋)|吃素|素食(?:者|主义者)?|对[^，。！？；,.!?;]{1,6}过敏)"), None),
+    ("diet", re.compile(r"(?P<v>(?:不能|不会|不敢|从不|不)喝酒|滴酒不沾|酒精过敏|戒酒了?)"), None),
     ("diet", re.compile(rf"(?:改成|改为|换成|开始|现在|在|算是|是|吃)(?P<v>{_DIET_STYLES})(?:饮食)?"), None),
     ("diet", re.compile(r"(?:是|有)(?P<v>[\u4e00-\u9fff]{1,4}?过敏)"), None),
     ("diet", re.compile(r"(?P<v>[\u4e00-\u9fff]{1,4}不耐受?)"), None),
@@ -321,6 +324,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("reply_style", re.compile(r"\b(?:need|want|like) you to be (?:more |a bit more |a little more )?(?P<v>\w+)\b", _I), None),
     ("reply_style", re.compile(r"\b(?:you can|please|just) be (?:more |a bit more |a little more )?(?P<v>casual|formal|direct|"
                                r"brief|concise|friendly|informal|blunt|polite|detailed|technical)\b", _I), None),
+    ("reply_style", re.compile(r"\b(?P<v>(?:just|only) give me (?:the )?(?:code|answer|commands?|steps|final answer)|(?:i )?(?:don't|do not) "
+                               r"need (?:the |a |an )?(?:whole |full |long |detailed |lengthy )?explanations?)\b", _I), None),
     ("reply_style", re.compile(r"\bin an? (?:more )?(?P<v>formal|casual|friendly|neutral|professional|informal|playful) tone\b", _I),
      None),
     ("reply_style", re.compile(r"(?:^|\buse |\bin |\bwith )(?P<v>bullet points|bulleted lists?|numbered lists?|tables|plain text|"
