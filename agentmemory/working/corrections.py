@@ -256,7 +256,7 @@ def _said_in(word: str, text: str) -> bool:
     """Whether ``word`` is written in ``text``: a Chinese word anywhere, a Latin one as a whole word."""
     if not word.isascii():
         return word in text
-    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, _I) is not None
+    return re.search(rf"(?<![A-Za-z0-9_-]){re.escape(word)}(?![A-Za-z0-9_-])", text, _I) is not None  # "月4000" holds 4000
 
 
 def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[str] = ()) -> str:

@@ -72,7 +72,7 @@ TRANSCRIPT_KEEP = 0.05
 #: space between two Chinese characters, which chat uses as a comma ("我儿子上初一 数学跟不上").
 _CLAUSE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|\s+[—–]\s+|(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])")
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$")
-_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|\b(?:if i|if we|if my|if our|imagine|suppose|what if|hypothetically|"
+_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|\b(?:if i|if we|if my|if our|imagine|(?<!i )suppose (?:i|we|my|our|you|that|the)|what if|hypothetically|"
                               r"just curious)\b", re.IGNORECASE)
 #: A sentence that ends in a sigh is a passing mood ("财务又打回来了，唉，烦。"), not something to keep.
 _MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|崩溃|\bugh|\bsigh|\bsmh)[\s，,。.!！~～…]*$", re.IGNORECASE)
@@ -231,7 +231,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                     and not pronoun_about_another(s, before[number] + "".join(chosen[:i]))) if kept]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content, values_of[turn.turn_id]):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
-        if chosen and not replaced and not judged and turn.turn_id not in slots_of and _a_moment("".join(chosen)):
+        if chosen and not replaced and not gone and turn.turn_id not in slots_of and _a_moment("".join(chosen)):
             chosen = []  # "this week felt like a month", "周一综合症又犯了，啥都不想干": how the user is, not who
         if not chosen:
             if replaced:
@@ -395,9 +395,12 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
     if len(pieces) < 2:
         return []
     others = _of_others(pieces, said)
-    return [p for i, (p, other) in enumerate(zip(pieces, others, strict=True))
-            if not other and _user_subject(p) and not _QUESTION_RE.search(p) and not _ASKS_RE.match(p)
-            and not _HYPOTHETICAL_RE.search(p) and (not scores or scores[i] >= SENTENCE_DROP)]
+    # Each piece's smaller clauses too (an emoji, "but"/"and" end one: "a little boy called Arlo 🥹 I want to …").
+    return [c for i, (p, other) in enumerate(zip(pieces, others, strict=True))
+            if not other and (not scores or scores[i] >= SENTENCE_DROP)
+            for c in corrections.clauses(p)
+            if _user_subject(c) and not about_another_person(c) and not _QUESTION_RE.search(c) and not _ASKS_RE.match(c)
+            and not _HYPOTHETICAL_RE.search(c)]
 
 
 def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, correction: np.ndarray, at: int,

@@ -103,7 +103,7 @@ BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
 _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
               r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试|助理|文员|合伙人|"
-              r"财务|人事|HR|行政|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD")
+              r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD")
 _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
               r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
               r"product owner|programmer|administrator|specialist|recruiter|professor|PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP")
@@ -179,7 +179,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("tech_stack", re.compile(r"用(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*)(?:写|开发|搭建|实现|构建)"), None),
     ("tech_stack", re.compile(r"(?:主要|平时|一直|都|现在)(?:写|用|使用|在用|开发)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"),
      None),
-    ("budget", re.compile(rf"预算[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,6}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
+    ("budget", re.compile(rf"预算(?:一个月|每个?月|一年|每年|一周|每周)?[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,6}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
     ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{ZC}{{2,20}})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
