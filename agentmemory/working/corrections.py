@@ -259,14 +259,16 @@ def _said_in(word: str, text: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_-]){re.escape(word)}(?![A-Za-z0-9_-])", text, _I) is not None  # "月4000" holds 4000
 
 
-def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[str] = ()) -> str:
+def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[str] = (),
+                         old_values: Sequence[str] = ()) -> str:
     """``text`` without its clauses that still speak of the values it replaces: a clause holding a word, as
     written, that only the replaced memories and it share, when another clause says what changed or the clause
     itself speaks of the past ("之前那台小米给我妈用了，现在换成iPhone 15了" -> "现在换成iPhone 15了";
     "旺财是楼下邻居家那只" beside "我家狗其实叫来福"; "the jeep is gone, traded it in for a rav4"). A clause holding
     one of ``new_values`` (the slot values the message fills again) says what changed too ("got a pixel 8 lol, the
-    iphone battery was completely done" -> "got a pixel 8 lol"). The clauses saying what changed keep their words,
-    and something always remains."""
+    iphone battery was completely done" -> "got a pixel 8 lol"); a clause holding a word of one of ``old_values``
+    (the values it replaces: "小米13") goes too ("想问下怎么把相册从小米云同步过来"). The clauses saying what changed keep
+    their words, and something always remains."""
     parts = clauses(text)
     old = [r for r in replaced if r]
     if len(parts) < 2 or not old:
@@ -275,10 +277,15 @@ def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[st
     changing = [c for c in parts if (_CHANGE_RE.search(c) and (_NEW_VALUE_RE.search(c) or (
         not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)))) or any(v in c.lower() for v in new)]
     kept_words = set().union(*(_value_words(c) for c in changing)) if changing else set()
+    # The old values' words, and the Chinese words of what is replaced, as written ("小米" of "小米12的电池真不行了" in
+    # "小米云", which is one word to the segmenter).
+    old_terms = {t for v in old_values for t in {v, *keyword_tokens(v)}
+                 if (len(t) >= 2 if not t.isascii() else len(t) >= 3) and t not in _STOP and t not in kept_words}
+    old_terms |= {w for o in old for w in _value_words(o) if not w.isascii()} - kept_words
     kept = []
     for clause in parts:
         if clause not in changing and (changing or _PAST_RE.search(clause)):
-            if any(_said_in(w, o) for w in _value_words(clause) - kept_words for o in old):
+            if any(_said_in(w, o) for w in _value_words(clause) - kept_words for o in old) or holds_any(clause, old_terms):
                 continue
         kept.append(clause)
     if not kept or len(kept) == len(parts):
@@ -386,14 +393,25 @@ _GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|�
 _RENAMED_RE = re.compile(r"改名|改叫|改成叫|换了?个?名字?|名字.{0,6}(?:记错|说错|搞错|改了)|\b(?:renam\w*|new name)\b", _I)
 
 
+#: A name given as the name from now on.
+_NOW_NAMED_RE = re.compile(r"(?:现在|如今|已经|正式)(?:改)?叫|新名字|\b(?:now called|now named|officially (?:called|named))\b", _I)
+
+
 def gone(text: str, known: dict[str, str]) -> set[str]:
     """The ``known`` names that ``text`` retires: of a pet or someone of the household said to be gone ("走了" of a
     pet is not "he left"), or any name mentioned in a message that says it was renamed ("we ended up renaming him
     waffles, he never responded to duke anyway")."""
-    if _RENAMED_RE.search(text or ""):
+    if _RENAMED_RE.search(text or "") or _NOW_NAMED_RE.search(text or ""):
         renamed = {name for name in known if _said_in(name, text)}
         if renamed:
             return renamed
+        if _NOW_NAMED_RE.search(text):
+            # A new name said to be the name now ("游戏现在叫《灯塔守夜人》") retires the one name the user gave that
+            # kind of thing before.
+            for name, topic in names(text).items():
+                same = [k for k, t in known.items() if t == topic]
+                if name not in known and len(same) == 1:
+                    return set(same)
     return {name for name, topic in known.items() if topic in ("pet", "family")
             and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]){_GONE_AFTER_NAME}" if name.isascii()
                           else rf"{re.escape(name)}{_GONE_AFTER_NAME}", text or "", _I)}

@@ -251,7 +251,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if judged or refills or gone or corrections.retracted_terms(turn.content):
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
-            text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []))
+            text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []), sorted(old))
         if replaced:
             # "I quit keto, now 16:8 fasting": the episode replaces what held "keto"; a "no longer: keto" note
             # beside it would only show the old value again.
