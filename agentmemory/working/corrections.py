@@ -409,9 +409,10 @@ def gone(text: str, known: dict[str, str]) -> set[str]:
             # A new name said to be the name now ("游戏现在叫《灯塔守夜人》") retires the one name the user gave that
             # kind of thing before.
             for name, topic in names(text).items():
-                same = [k for k, t in known.items() if t == topic]
-                if name not in known and len(same) == 1:
-                    return set(same)
+                same = {k for k, t in known.items() if t == topic}
+                # One name, however it was read ("白鲸湾" and its first word "白鲸").
+                if name not in known and len({k for k in same if not any(k != o and k in o for o in same)}) == 1:
+                    return same
     return {name for name, topic in known.items() if topic in ("pet", "family")
             and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]){_GONE_AFTER_NAME}" if name.isascii()
                           else rf"{re.escape(name)}{_GONE_AFTER_NAME}", text or "", _I)}

@@ -206,8 +206,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone)
-        remainders.extend(_remainders(user_id, replaced, old, about))
-        remainders.extend(kept for d in earlier if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, about)))
+        rest = [*_remainders(user_id, replaced, old, about),
+                *(kept for d in earlier if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, about)))]
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
                      *(d.content for d in earlier)]
         chosen: list[str] = []
@@ -220,8 +220,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 chosen = own_clauses(sentences, [float(keep[first + i]) for i in range(len(sentences))]
                                      if len(sentences) > 1 else [], before[number] + turn.content)
             if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or (
-                    replaced and judged and not _HYPOTHETICAL_RE.search(turn.content)) or (
-                    whole_keep >= RETRACTION_KEEP and (judged or corrections.retracted_terms(turn.content)))):
+                    (replaced or earlier) and judged and not _HYPOTHETICAL_RE.search(turn.content)) or (
+                    whole_keep >= RETRACTION_KEEP and (judged or corrections.retracted_terms(turn.content))) or (
+                    replaced and _tells_new_value(turn.content, old_texts))):
                 # The extractor filled a slot from it, or it corrects or retracts something (a correction that
                 # replaces what the user said: "it's actually Brisket not Biscuit 💀"): the user did say
                 # something about themselves.
@@ -238,6 +239,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 first = next((i for i, d in enumerate(drafts) if d.turn_id == turn.turn_id), None)
                 if first is not None:
                     drafts[first] = dataclasses.replace(drafts[first], supersedes_ids=replaced)
+                    remainders.extend(rest)  # what the replaced statements said besides stays beside it
             if turn.turn_id in slots_of:
                 # Kept as its slot facts alone ("我儿子5岁 想给他报个兴趣班"): a correction later in the run finds it as
                 # it finds an episode ("啊不对 我说错了，他上个月刚过完生日 已经6岁了"), and replaces what that turn wrote.
@@ -245,6 +247,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 drafted.append((vector, dataclasses.replace(stand_in, content=turn.content.strip(),
                                                             value={"slots": slots, "topics": about})))
             continue
+        remainders.extend(rest)
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
             text = corrections.without_retractions(text)
@@ -302,6 +305,22 @@ def _corrected_earlier(drafted: Sequence[tuple[np.ndarray, MemoryDraft]], vector
         if cosine >= least and (best is None or cosine > best[0]):
             best = (cosine, draft)
     return [best[1]] if best else []
+
+
+#: Values of a kind a correction replaces one by another: a day on the calendar, an amount of money.
+_VALUE_KINDS = (corrections.TOPICS["date"],
+                re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)", re.IGNORECASE))
+
+
+def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:
+    """Whether ``message`` says a value of a kind the statements it replaces held, and not theirs ("the dinner is now June
+    15" after "our anniversary dinner is on June 8"): a new value said beside a request is still said."""
+    said_before = " ".join(replaced)
+    for kind in _VALUE_KINDS:
+        new = {m.group(0).lower() for m in kind.finditer(message)}
+        if new and kind.search(said_before) and new - {m.group(0).lower() for m in kind.finditer(said_before)}:
+            return True
+    return False
 
 
 def _one_sentence(message: str) -> bool:

@@ -477,3 +477,52 @@ def test_a_later_session_replaces_what_it_changes(api_client, talk, before, afte
     talk("ls", after)
     shown = remembered(api_client, "ls", question)
     assert new in shown and old not in shown, shown
+
+
+def test_a_message_about_someone_else_keeps_what_it_says_of_the_user(api_client, talk):
+    talk("own", "我姐刚生了二胎 在成都坐月子，我在深圳上班一时走不开，寄点什么礼物好")
+    shown = remembered(api_client, "own", "用户在哪个城市工作？")
+    assert "深圳" in shown and "成都" not in shown, shown
+
+
+def test_colleagues_called_by_their_surname_are_other_people(talk):
+    talk("sur", "下周团建我来订餐厅 一共六个人，老李不吃牛肉，小赵对芒果过敏，有什么推荐",
+         "老李月底要调去广州了 这次也算给他饯行")
+    contents = list(MemoryItem.objects.for_user("sur").current().values_list("content", flat=True))
+    assert current("sur", "diet") == [] and current("sur", "location") == []
+    assert not [c for c in contents if "芒果" in c or "广州" in c], contents
+
+
+def test_a_same_session_correction_replaces_a_turn_kept_as_its_slot_fact(api_client, talk):
+    talk("ssf", "我女儿4岁 想给她报个舞蹈班 芭蕾和街舞哪个好", "啊不对 我记错了，她上个月刚过完生日 已经5岁了")
+    shown = remembered(api_client, "ssf", "用户的女儿几岁？")
+    assert "5岁" in shown and "4岁" not in shown, shown
+
+
+def test_a_date_moved_keeps_the_rest_of_what_was_said(api_client, talk):
+    talk("dm", "our anniversary dinner is on June 8 at a little bistro in Lyon, what wine should I order?")
+    talk("dm", "the bistro is closed that week, so the dinner is now June 15. how do I tell my wife without spoiling it?")
+    assert "Lyon" in remembered(api_client, "dm", "Where is the user's anniversary dinner?")
+    shown = remembered(api_client, "dm", "When is the user's anniversary dinner?")
+    assert "June 15" in shown and "June 8" not in shown, shown
+
+
+def test_a_new_name_given_now_retires_the_old_one(api_client, talk):
+    talk("nn", "我在写一本小说叫《白鲸湾》，想投稿给杂志，开头怎么写抓人")
+    talk("nn", "帮我写个两百字的简介～小说现在叫《北岸》，主角是个灯塔看守人")
+    shown = remembered(api_client, "nn", "用户的小说叫什么名字？")
+    assert "北岸" in shown and "白鲸湾" not in shown, shown
+
+
+def test_ignore_that_takes_back_what_was_just_said(api_client, talk):
+    talk("ig", "what oil does a 2012 Toyota Corolla take? mine's at 120k miles",
+         "oh ignore that, that's my old car lol. I drive a 2020 Honda Accord now")
+    shown = remembered(api_client, "ig", "What car does the user drive?")
+    assert "Accord" in shown and "Corolla" not in shown, shown
+
+
+def test_the_correction_leaves_out_its_clauses_about_the_replaced_value(api_client, talk):
+    talk("np", "my phone is a Galaxy S21 and the screen just cracked, is it worth fixing?")
+    talk("np", "got an iPhone 15 last week lol, the galaxy was beyond saving. how do I move my photos over?")
+    shown = remembered(api_client, "np", "What phone does the user use?")
+    assert "iPhone 15" in shown and "galaxy" not in shown.lower(), shown
