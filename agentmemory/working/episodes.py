@@ -175,6 +175,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         changing_at = [at + i for i, piece in enumerate(sentences[:pieces])
                        if corrections.signals_change(piece)][:MAX_CORRECTION_PIECES]
         changing = [rows[i, :384] for i in changing_at]
+        # A piece that states a value of a kind one replaces the last of (a date, an amount, a grade, an age:
+        # "开学四年级了，…"), judged a correction, makes the message a correction of the same topic only.
+        valued_at = [at + i for i, piece in enumerate(sentences[:pieces])
+                     if at + i not in changing_at and any(kind.search(piece) for kind in _VALUE_KINDS)]
         slots = sorted(set(slots_of.get(turn.turn_id, [])))
         # A name of the user's retired: "豆豆上个月走了…", "we ended up renaming him waffles … never responded to duke".
         gone = corrections.gone(turn.content, known) if turn.turn_id not in others else set()
@@ -186,7 +190,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
         judged = (max([whole_correction, *(float(correction[i]) for i in changing_at)]) >= model.correction_threshold
                   or bool(_SAID_WRONG_RE.search(turn.content)))
-        corrects = judged or corrections.signals_change(turn.content) or bool(gone)
+        of_topic = not judged and any(float(correction[i]) >= model.correction_threshold for i in valued_at)
+        corrects = judged or of_topic or corrections.signals_change(turn.content) or bool(gone)
         # A new value of a single-valued slot replaces the episodes that held its old one, correction or not.
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)
         # A correction of what was said earlier in the same run ("our wedding is Sept 14 ..." then "we got bumped a
@@ -200,7 +205,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
         # judgement does.
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
-                                         min_cosine=CORRECTION_MIN_COSINE if judged else CUE_MIN_COSINE,
+                                         min_cosine=CORRECTION_MIN_COSINE if judged or of_topic else CUE_MIN_COSINE,
                                          guess=corrects and not earlier, gone=gone, judged=judged)) \
             if corrects or refills else ()
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
@@ -308,8 +313,11 @@ def _corrected_earlier(drafted: Sequence[tuple[np.ndarray, MemoryDraft]], vector
 
 
 #: Values of a kind a correction replaces one by another: a day on the calendar, an amount of money.
-_VALUE_KINDS = (corrections.TOPICS["date"],
-                re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)", re.IGNORECASE))
+_VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
+                re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)", re.IGNORECASE),
+                re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
+                           r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
+                           r"\b(?:freshman|sophomore|junior|senior) year\b", re.IGNORECASE))
 
 
 def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:

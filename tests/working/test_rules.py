@@ -49,6 +49,16 @@ def test_chinese_slots_and_corrections():
     assert migrated.confidence >= 0.95 and migrated.tags["correction"] == "true"
 
 
+def test_chinese_chat_slots_said_without_a_subject_or_in_passing():
+    drafts = _extract("闺女今年上二年级了，作业辅导有什么好方法", "跳槽了 现在在一家物流公司做财务", "我自己倒是啥都吃 就是不能喝酒",
+                      "租房预算一个月3500，想住地铁沿线", "现在最爱粤菜了，想学煲汤")
+    found = {(d.key.split(":")[0], d.value) for d in drafts}
+    assert {("child", "闺女今年上二年级"), ("job_title", "财务"), ("diet", "不能喝酒"), ("budget", "3500"),
+            ("likes", "粤菜")} <= found
+    # Someone else's child, or a child of someone named before it, is not the user's.
+    assert not [d for d in _extract("同事说孩子3岁上幼儿园了", "他家孩子上初中了") if d.key.startswith("child")]
+
+
 def test_english_slots():
     drafts = _extract("My name is Alice Chen and I work at Acme Corp.", "I hate meetings.",
                       "Actually, we migrated to PostgreSQL last month.", "Our budget is $5,000.",

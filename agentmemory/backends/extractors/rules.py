@@ -99,7 +99,7 @@ _OTHER_START_RE = re.compile(
 
 _FAMILY_SLOTS = frozenset({"child", "partner", "pet"})
 _OWN_FAMILY_RE = re.compile(
-    r"^\W*(?:我的?|我家|咱家|\bmy\b|\bour\b)\s*(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻|儿子|女儿|孩子|闺女|宝宝|大宝|二宝|"
+    r"^\W*(?:我的?|我家|咱家|\bmy\b|\bour\b|(?=老公|老婆|儿子|女儿|闺女|大宝|二宝))\s*(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻|儿子|女儿|孩子|闺女|宝宝|大宝|二宝|"
     r"husband|wife|partner|boyfriend|girlfriend|fianc\w*|spouse|son|daughter|kids?|baby|oldest|youngest|\d+|[a-z]+[- ]year)",
     re.IGNORECASE)
 
