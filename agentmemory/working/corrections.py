@@ -66,7 +66,8 @@ _RETRACTIONS = (
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\bnot (?:at |with |in |into |using )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:any ?more|any longer)\b", _I),
-    re.compile(r"\b(?:is|'s|are|was) (?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
+    re.compile(r"\b(?:is|'s|are|was) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?:a |an |the )?"
+               r"(?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
     re.compile(r"\bno more (?P<o>[\w&'-]+)(?= for me\b| now\b|[,.;!?]|$)", _I),
     re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
@@ -75,12 +76,12 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"去世|过世|寿终正寝|去了[喵汪]星|已经不|不再|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
-                           r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+")
+                           r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+|\s*(?=[(（])|(?<=[)）])\s*")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
 also some much many one""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
@@ -91,7 +92,7 @@ TOPICS: dict[str, re.Pattern] = {
                        r"\b(?:job|work(?:ing)?|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
-    "home": re.compile(r"住在|住的|我住|租的|租房|房东|搬到|搬去|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|"
+    "home": re.compile(r"住在|住的|我住|租的|租房|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|"
                        r"neighbou?rhood|based in|i'm in|im in|hometown)\b", _I),
     "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
                         r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|"
@@ -100,7 +101,7 @@ TOPICS: dict[str, re.Pattern] = {
                          r"itinerary|visa|honeymoon|road ?trip)\b", _I),
     # A day on the calendar ("June 8", "9月21号", "下周四"): what a date moved replaces.
     "date": re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?<![\d月])\d{1,2}\s*号(?![线楼房床位车窗口门])|\bthe \d{1,2}(?:st|nd|rd|th)\b|[下这上]周[一二三四五六日天]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|"
-                       r"dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)? of (?:jan|feb|mar|apr|may|jun|jul|aug|"
+                       r"dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\b|\b\d{1,2}(?:st|nd|rd|th)? of (?:jan|feb|mar|apr|may|jun|jul|aug|"
                        r"sep|oct|nov|dec)[a-z]*\b", _I),
     # How old someone is ("已经6岁了", "turns 7", "12 years old"): a child's or a pet's age said again replaces the old.
     "age": re.compile(r"\d{1,3}\s*(?:周岁|岁)|[一二两三四五六七八九十]{1,3}(?:周岁|岁)|\b\d{1,3}\s*(?:years?|yrs?|months?|weeks?)[ -]old\b|"
@@ -122,7 +123,7 @@ TOPICS: dict[str, re.Pattern] = {
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
     "name": re.compile(r"名字|叫我|称呼|\b(?:name|call me|go by)\b", _I),
-    "schedule": re.compile(r"每天|几点|作息|排班|上班时间|周末|时区|(?:北京|伦敦|东京|纽约|柏林|新加坡|悉尼|巴黎|美西|美东)时间|\b(?:time ?zones?|pacific time|eastern time|central time|mountain time|[a-z]+ standard time|pst|pdt|est|edt|cet|cest|gmt|bst|utc|jst)\b|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
+    "schedule": re.compile(r"\b(?:on|in) (?:eastern|central|mountain|pacific|atlantic)\b|每天|几点|作息|排班|上班时间|周末|时区|(?:北京|伦敦|东京|纽约|柏林|新加坡|悉尼|巴黎|美西|美东)时间|\b(?:time ?zones?|pacific time|eastern time|central time|mountain time|[a-z]+ standard time|pst|pdt|est|edt|cet|cest|gmt|bst|utc|jst)\b|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
                            r"nights?|weekends?)\b", _I),
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
                            r"mandarin|language)\b", _I),
@@ -149,7 +150,8 @@ _CHANGE_RE = re.compile(
     r"现在|改成|改为|改了|换成|换了|换到|挪到|推迟|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
-    r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update)\b", _I)
+    r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
+    r"push(?:ed|ing)? (?:\w+ )?back|mov(?:ed|ing) (?:\w+ )?(?:back|forward|up) to)\b", _I)
 
 
 def signals_change(text: str) -> bool:
@@ -385,7 +387,8 @@ def named_topics(text: str, known: dict[str, str]) -> set[str]:
 
 
 #: A pet or someone of the household gone, said of their name ("豆豆上个月走了…", "Rocco passed last week").
-_GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|今年|最近|已经|也|终于|还是))*\s*(?:走了|没了|不在了|去世|过世|"
+_GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|今年|最近|已经|也|终于|还是|突然|前阵子|前段时间|[春夏秋冬]天|年初|"
+                    r"年底|月初|月底|那天|(?:\d+|[一二三四五六七八九十两])个?(?:月|周|天|年)前))*\s*(?:走了|没了|不在了|去世|过世|"
                     r"离开了?我们|去了[喵汪]星|寿终正寝)|\s+(?:passed|died|is gone|has passed|crossed the rainbow bridge)\b")
 
 

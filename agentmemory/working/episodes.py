@@ -192,6 +192,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                   or bool(_SAID_WRONG_RE.search(turn.content)))
         of_topic = not judged and any(float(correction[i]) >= model.correction_threshold for i in valued_at)
         corrects = judged or of_topic or corrections.signals_change(turn.content) or bool(gone)
+        if _asks_only(turn.content):
+            judged = of_topic = False  # "Scratch要报班吗 还是自学就行" corrects nothing, whatever it scored
+            corrects = bool(gone)
         # A new value of a single-valued slot replaces the episodes that held its old one, correction or not.
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)
         # A correction of what was said earlier in the same run ("our wedding is Sept 14 ..." then "we got bumped a
@@ -331,6 +334,20 @@ def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:
     return False
 
 
+_OR_RE = re.compile(r"\s*(?:还是|或者|\bor\b)", re.IGNORECASE)
+
+
+def _asks_only(message: str) -> bool:
+    """Whether every clause of ``message`` asks (a clause led by "还是"/"or" after a question is its alternative)."""
+    parts = corrections.clauses(message)
+    asked = False
+    for clause in parts:
+        if not (_QUESTION_RE.search(clause) or _ASKS_RE.match(clause) or (asked and _OR_RE.match(clause))):
+            return False
+        asked = True
+    return bool(parts)
+
+
 def _one_sentence(message: str) -> bool:
     """Whether the message is one sentence (its pieces are then its clauses, see _sentences)."""
     return len([1 for a, b in split_sentences(message) if message[a:b].strip()]) == 1
@@ -342,7 +359,8 @@ def _not_a_fact(sentence: str) -> bool:
     return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence))
 
 
-_PIECE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)")  # not inside a number ("1,650")
+#: After a comma (not inside a number: "1,650"), or a space between two Chinese characters ("公公有糖尿病 婆婆对花生过敏").
+_PIECE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 #: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
 #: Tom and I are writing our vows" is one statement).
 _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])")

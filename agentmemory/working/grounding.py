@@ -187,6 +187,7 @@ _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
 #: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
 _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|"
                               r"(?:(?:我们|我)?(?:组|组里|部门|部门里|公司|公司里|班上|班里|团队|团队里))?(?:新来的?|新来了?|有)(?:一个|个|位)?|"
+                              r"(?:我们|我)?(?:组里|部门里|公司里|班上|班里|团队里)的?|"
                               r"\b(?:and|also|plus|oh and)\s+)", re.IGNORECASE)
 _HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|娃|男朋友|女朋友|男友|女友|"
                            r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)$", re.IGNORECASE)
@@ -213,6 +214,9 @@ def about_another_person(text: str) -> str:
 _PRONOUN_LED_RE = re.compile(r"^\s*(?:(?:嗯+|哦+|噢|ok|okay|哈哈+|唉|另外|而且|然后|不过|但是?|and|also|but|so|oh|plus|btw)"
                              r"[\s,，、]*)*(?:他|她|他们|她们|\b(?:he|she|he's|she's|hes|shes|his|her|they|they're|their|him)\b)",
                              re.IGNORECASE)
+#: What someone said of the user: "说我…", "says I …".
+_TOLD_OF_ME_RE = re.compile(r"\s*(?:又|也|还|刚|一直)?(?:说|讲|告诉我|跟我说|记得)(?:我|咱)|\s+(?:says|said|told me|thinks|remembers) (?:that )?"
+                            r"(?:i|i'm|i've|my)\b", re.IGNORECASE)
 _WITH_ME_RE = re.compile(r"[和跟与]我|我[和跟与]|\b(?:and I|and me|me and|with me)\b", re.IGNORECASE)
 #: Who the user's own household is, as a later "he"/"she" refers to them ("my son", "女儿", a pet).
 _HOUSEHOLD_MENTION_RE = re.compile(
@@ -226,8 +230,11 @@ def pronoun_about_another(text: str, said_before: str) -> str:
     that is not the user's household, or "": the person last named before it, in the same session (``said_before``).
     A "he" after "my son" is the user's news; after "my coworker", not."""
     first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()), "")
-    if not _PRONOUN_LED_RE.match(first) or _WITH_ME_RE.search(first):
+    led = _PRONOUN_LED_RE.match(first)
+    if not led or _WITH_ME_RE.search(first):
         return ""  # not led by "he"/"she", or "他和我…", "she and I …": the user too
+    if _TOLD_OF_ME_RE.match(first, led.end()):
+        return ""  # "她说我小时候过敏的是头孢", "she says I'm ...": the user's news, as told to them
     last_other = max(((m.start(), m.group(0)) for pattern in (_PERSON_ZH_RE, _PERSON_EN_RE)
                       for m in pattern.finditer(said_before) if not _HOUSEHOLD_MENTION_RE.fullmatch(m.group(0))),
                      default=(-1, ""))
@@ -237,8 +244,13 @@ def pronoun_about_another(text: str, said_before: str) -> str:
 
 #: A clause whose subject is someone named ("Priyanka is vegan", "and Marcus has a sesame allergy").
 #: Only what is said of a person (a diet, an allergy, where they live or work), not of a project or a place named.
-_NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh)\s+)?(?P<name>[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]+)?\s+"
-                               r"(?:(?:also |just |still )?(?:is (?:also )?(?:allergic|vegan|vegetarian|pregnant|lactose|"
+_NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh)\s+)?(?P<name>[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]+)?(?:\s+|(?='s\s))"
+                               r"(?:(?:is|'s) (?:also |now |still )?an? (?:[a-z]+ )?(?:chef|cook|nurse|doctor|teacher|lawyer|engineer|"
+                               r"developer|designer|pilot|dentist|vet|pharmacist|accountant|paramedic|firefighter|architect|"
+                               r"student|professor|manager|consultant|artist|musician|writer|journalist|scientist|"
+                               r"programmer|barista|baker|carpenter|electrician|plumber|mechanic|surgeon|therapist|"
+                               r"(?:vegan|vegetarian|pescatarian|celiac|diabetic))\b|"  # "Marco's also a chef at …"
+                               r"(?:also |just |still )?(?:is (?:also )?(?:allergic|vegan|vegetarian|pregnant|lactose|"
                                r"gluten|celiac|diabetic|kosher|halal|getting married|retiring|expecting)|has an? (?:[\w-]+ )?"
                                r"allerg\w*|(?:doesn't|does not|can't|cannot|won't) (?:eat|drink|do)|lives in|works (?:at|for|in|as)|"
                                r"moved to|is moving))\b")

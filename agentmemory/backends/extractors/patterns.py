@@ -168,7 +168,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{ZC}{{2,12}})"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(rf"我(?:现在|目前|一直)?住(?![院宿的了过着在])(?P<v>{ZC}{{2,8}}?)(?=[，。！？；,.!?;]|$)"), "@place"),
-    ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
+    ("location", re.compile(rf"(?:搬到了?|搬去了?|搬来了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(rf"我{ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{ZC}{{1,15}}?)"
                             rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
     # a technology is named in Latin letters here: "换成超级猩猩了" is a gym, "能换成别的吗" a request
@@ -400,6 +400,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("timezone", re.compile(r"\b(?:I'm|I am|we're|we are) (?:in|on) (?P<v>(?:PST|PDT|PT|EST|EDT|ET|CST|CDT|MST|GMT|BST|UTC|CET|CEST|"
                             r"JST|IST|AEST)(?:[+-]\d{1,2})?)\b"), None),
     ("timezone", re.compile(r"\b(?:I'm|I am|we're|we are|i'm|im) (?:now |currently )?on (?P<v>(?:[A-Za-z]+ ){1,2}time)\b"), None),
+    ("timezone", re.compile(r"\b(?:I'm|I am|we're|we are|i'm|im) (?:now |currently )?on (?P<v>(?i:eastern|central|mountain|pacific|"
+                            r"atlantic|alaska|hawaii))\b(?! (?:time|standard|daylight|avenue|ave|street|st|road|line|station)\b)"), None),
     ("project", re.compile(r"\b(?:working on|building|built|making|launched|launching|run|running) (?:a |an |my )?(?:[\w-]+ ){0,4}?"
                            r"(?:called|named) \"?(?P<v>[\w.&'-]+(?: (?-i:[A-Z])[\w.&'-]*){0,2})\"?", _I), None),
 ]
