@@ -196,7 +196,9 @@ def holds_any(content: str, terms: set[str]) -> bool:
     if not terms:
         return False
     latin = {t for t in terms if t.isascii()}
-    return any(t in content for t in terms - latin) or bool(latin & set(keyword_tokens(content)))
+    numbers = {t for t in latin if t.replace(",", "").replace(".", "").isdigit()}  # "2015", as written
+    return (any(t in content for t in terms - latin) or bool((latin - numbers) & set(keyword_tokens(content)))
+            or any(_said_in(n, content) for n in numbers))
 
 
 def without_retractions(text: str) -> str:
@@ -207,8 +209,7 @@ def without_retractions(text: str) -> str:
     kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c)]
     if not kept or len(kept) == len(parts):
         return text
-    joined = " ".join(c.strip() for c in kept)
-    return re.sub(r"\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff，。！？])\s+", "", joined).strip(" ,，;；")
+    return _joined(kept)
 
 
 #: A retracting clause that also says the new value ("we dropped keto for Mediterranean", "改学吉他") is kept.
@@ -223,6 +224,13 @@ _OLD_VALUE_EDITS = (
     (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
     (re.compile(rf"从{_ZC}{{1,10}}?(换成|改成|转到|换到|搬到)"), r"\1"),
 )
+
+
+def _joined(clauses_kept: list[str]) -> str:
+    """Clauses put back together: Chinese punctuation takes no space around it; a space between two Chinese
+    characters stays (chat writes it for a comma, and a later reading splits there again)."""
+    joined = " ".join(c.strip() for c in clauses_kept)
+    return re.sub(r"\s+(?=[，。！？；、])|(?<=[，。！？；、])\s+", "", joined).strip(" ,，;；")
 
 
 def _without_old_values(text: str) -> str:
@@ -242,7 +250,7 @@ _SHARED_NOT_VALUES = frozenset("""最近 现在 之前 以前 上次 今天 昨�
 已经 其实 然后 不过 这边 那边 一下 好像 知道 问题 东西 lol haha yeah okay time day week month year today lately
 thing stuff really just like""".split())
 #: A clause that speaks of something as past or given away ("之前那台小米给我妈用了", "the jeep is gone").
-_PAST_RE = re.compile(r"之前|以前|原来|原先|那台|那只|那辆|给了|送给|送人|卖了|没了|不再|别再|不用了|\b(?:gone|used to|old|former|"
+_PAST_RE = re.compile(r"是去年的事|是以前的事|是之前的事|\bthat was (?:last year|before)\b|之前|以前|原来|原先|那台|那只|那辆|给了|送给|送人|卖了|没了|不再|别再|不用了|\b(?:gone|used to|old|former|"
                       r"previous|ex|sold|gave (?:it )?away|got rid|no more|any ?more|any longer)\b", _I)
 
 
@@ -292,8 +300,7 @@ def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[st
         kept.append(clause)
     if not kept or len(kept) == len(parts):
         return text
-    joined = " ".join(c.strip() for c in kept)
-    return re.sub(r"\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff，。！？])\s+", "", joined).strip(" ,，;；")
+    return _joined(kept)
 
 
 #: Topics that name one single-valued slot's kind of value (a car make, a way to work): an older episode of

@@ -34,6 +34,7 @@ from django.db.models import Q
 from ..backends import get_embedder
 from ..backends.extractors.base import BOOKKEEPING_TAGS, TurnText, is_chinese
 from ..backends.extractors.context_tags import context_tags
+from ..backends.extractors.lexicon import places_in
 from ..memory.guard import instruction_signals
 from ..models import MemoryItem
 from ..models.fields import exact_cosine_distance
@@ -84,7 +85,7 @@ _FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", 
 #: Words that take back what was said a moment ago, in the same session ("啊等下…其实是26号", "oh wait … we got bumped
 #: a week later").
 _TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|等等|更正|纠正|改成|改到|挪到|推迟|延期|提前到|变卦|不是.{1,12}是|"
-                            r"是.{1,12}不是|\b(?:actually|wait|scratch that|i mean|correction|turns out|bumped|moved (?:it )?to|"
+                            r"是.{1,12}不是|\b(?:actually|wait|hang on|hold on|scratch that|i mean|correction|turns out|bumped|moved (?:it )?to|"
                             r"pushed|changed|rescheduled|postponed|not\b.{1,20}\bbut|my bad|typo|oops|i misspoke)\b",
                             re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
@@ -146,7 +147,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     # A slot filled from a message about someone else ("我表哥在华为上班，最近想跳槽去小米") is not the user's,
     # nor from one led by "he"/"she" after someone else was named ("我同事…" then "他老婆也是我们公司的").
     others = {t.turn_id for t, said in zip(messages, before, strict=True)
-              if about_another_person(t.content) or pronoun_about_another(t.content, said)}
+              if about_another_person(t.content) or pronoun_about_another(t.content, said)
+              or named_another(t.content.strip(), said)}
     said_by = {t.turn_id: t.content for t in messages}
     said_before = {t.turn_id: said for t, said in zip(messages, before, strict=True)}
     drafts, episodes, at = [d for d in slot_drafts if (d.turn_id not in others or _in_own_clause(
@@ -205,15 +207,20 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         named = corrections.retracted_terms(turn.content) | gone
         earlier = (_corrected_earlier(drafted, [vector, *changing], about, named, guess=judged)
                    if (judged or named) and _TAKES_BACK_RE.search(turn.content) else [])
+        if named and earlier:
+            # The slot facts of this run holding the value taken back are not written ("it's a 2017 not a 2015").
+            taken_back = {d.turn_id for d in earlier}
+            drafts = [d for d in drafts if d.turn_id not in taken_back or not corrections.holds_any(d.content, named)]
         # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
         # judgement does.
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged or of_topic else CUE_MIN_COSINE,
-                                         guess=corrects and not earlier, gone=gone, judged=judged)) \
+                                         guess=corrects and not earlier, gone=gone, judged=judged,
+                                         new_values=values_of.get(turn.turn_id, []))) \
             if corrects or refills else ()
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
-        old = _old_values(user_id, turn.content, slots, gone)
+        old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, []))
         rest = [*_remainders(user_id, replaced, old, about),
                 *(kept for d in earlier if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, about)))]
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
@@ -270,7 +277,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         text = _with_speaker(turn.content, (text or turn.content.strip()))[:MAX_CHARS]
         episodes.append(MemoryDraft(
             content=text, type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
-            value={"slots": slots, "topics": about}, confidence=round(0.6 + 0.3 * whole_keep, 3), quality=0.9,
+            value={"slots": slots, "topics": about, **({"places": places} if (places := places_in(text)) else {})},
+            confidence=round(0.6 + 0.3 * whole_keep, 3), quality=0.9,
             agent_id=turn.agent_id, session_id=turn.session_id, turn_id=turn.turn_id,
             excerpt=turn.content[:500],
             tags={**context_tags(turn.content), "extractor": "episodes", **({"correction": "true"} if corrects else {}),
@@ -404,7 +412,7 @@ def _without_others(sentence: str, said: str = "") -> str:
     when what is left is a request with no word of the user's own."""
     pieces = [p for p in _PIECE_RE.split(sentence) if p.strip()]
     if len(pieces) < 2:
-        return sentence
+        return "" if named_another(sentence.strip(), said) else sentence  # "Marco's also a chef at …"
     kept = [p for p, other in zip(pieces, _of_others(pieces, said), strict=True) if not other]
     if len(kept) == len(pieces):
         return sentence
@@ -559,7 +567,7 @@ def _without_question(sentence: str) -> str:
 
 def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vectors: Sequence[np.ndarray], *,
                     min_cosine: float = 0.75, guess: bool = True, gone: set[str] = frozenset(),
-                    judged: bool = False) -> list[int]:
+                    judged: bool = False, new_values: Sequence[str] = ()) -> list[int]:
     """The user's current memories a correction replaces (working/corrections.py): those holding a value it
     retracts by name (or a name ``gone``); else the episodes that filled one of its single-valued slots (or spoke of
     that slot's kind of value: a car make); else, when ``guess``, the episode of the same topic closest in meaning,
@@ -586,6 +594,12 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         if kinds:
             held |= _any_of("topics", kinds)
         ids = list(episodes.filter(held).values_list("pk", flat=True))
+        if "location" in replaceable:
+            # A new place to live replaces what named another place with no trip in it ("北京冬天暖气太干了…" before
+            # "搬来深圳才俩月"; "what can I grow on a balcony in Austin?" before "moved to Denver").
+            new = {p for v in new_values for p in places_in(str(v))}
+            ids += [pk for pk, value in episodes.filter(value__has_key="places").exclude(_any_of("topics", ["travel"]))
+                    .exclude(pk__in=ids).values_list("pk", "value") if new and not set(value.get("places") or ()) & new]
         if ids:
             return ids
     if not guess:
@@ -683,9 +697,11 @@ def _retraction_said_by(draft: MemoryDraft, turn_id, user_id: str, replaced: Seq
     return bool(held) and held <= set(replaced)
 
 
-def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = frozenset()) -> set[str]:
+def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = frozenset(), replaced: Sequence[int] = (),
+                new_values: Sequence[str] = ()) -> set[str]:
     """The values a correction takes back: those it names ("I left Alibaba", a pet ``gone``), else the current
-    values of the single-valued slots it fills again (the employer it replaces)."""
+    values of the single-valued slots it fills again (the employer it replaces), and for a new place to live the
+    places the replaced episodes named."""
     named = corrections.retracted_terms(text) | gone
     if named:
         return named
@@ -695,6 +711,10 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
     values = (MemoryItem.objects.for_user(user_id).current().exclude(type=MemoryItem.Type.EPISODE)
               .filter(key__in=replaceable).values_list("value", flat=True))
     said = {str(v).strip().lower() for v in values if isinstance(v, str | int) and str(v).strip()}
+    if "location" in replaceable and replaced:
+        new = {p for v in new_values for p in places_in(str(v))}
+        said |= {p for value in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
+                 .values_list("value", flat=True) if isinstance(value, dict) for p in value.get("places") or () if p not in new}
     # As corrections.holds_any reads terms: Chinese as written, Latin as keyword tokens ("honda civic").
     return {term for value in said for term in ([value] if not value.isascii() else keyword_tokens(value))}
 

@@ -526,3 +526,36 @@ def test_the_correction_leaves_out_its_clauses_about_the_replaced_value(api_clie
     talk("np", "got an iPhone 15 last week lol, the galaxy was beyond saving. how do I move my photos over?")
     shown = remembered(api_client, "np", "What phone does the user use?")
     assert "iPhone 15" in shown and "galaxy" not in shown.lower(), shown
+
+
+def test_a_new_home_replaces_what_named_the_old_city_in_passing(api_client, talk):
+    talk("pl", "what plants survive a north facing balcony in Seattle? it's grey 9 months a year")
+    talk("pl", "so we moved to Phoenix last month lol, totally different problem now. how do I keep basil alive in 110F?")
+    shown = remembered(api_client, "pl", "Where does the user live?")
+    assert "Phoenix" in shown and "seattle" not in shown.lower(), shown
+
+
+def test_a_question_with_its_alternative_corrects_nothing(api_client, talk):
+    talk("qa", "女儿今年上二年级 想给她报个围棋班")
+    talk("qa", "围棋要报班吗 还是在家跟着app学就行")
+    assert "二年级" in remembered(api_client, "qa", "用户的女儿上几年级？")
+
+
+def test_what_someone_says_of_the_user_is_the_users(api_client, talk):
+    talk("tm", "嗓子疼 我对青霉素过敏 能吃点啥", "刚问了我爸 他说我小时候过敏的是阿莫西林 不是青霉素")
+    shown = remembered(api_client, "tm", "用户对什么药过敏？")
+    assert "阿莫西林" in shown and "青霉素过敏" not in shown, shown
+
+
+def test_a_value_taken_back_at_once_is_not_written_as_a_fact(api_client, talk):
+    talk("tb", "need new tyres for my 2014 Honda Jazz, which size?", "hold on, it's a 2016 not a 2014, always mix that up")
+    shown = remembered(api_client, "tb", "What year is the user's car?")
+    assert "2016" in shown and "2014" not in shown, shown
+
+
+def test_relatives_facts_split_by_spaces_and_a_named_friends_job_are_theirs(talk):
+    talk("rel", "过年岳父岳母来住 帮我排个菜单 岳父有痛风 岳母对虾过敏 我倒是啥都吃",
+         "love that. Priya's also a nurse at the children's hospital so she'll check the first aid kit lol")
+    contents = list(MemoryItem.objects.for_user("rel").current().values_list("content", flat=True))
+    assert current("rel", "diet") == [] and current("rel", "job_title") == []
+    assert not [c for c in contents if "虾" in c or "痛风" in c or "nurse" in c], contents

@@ -62,6 +62,21 @@ def is_place(value: str) -> bool:
     return text.lower() in EN_PLACES or text.lower().split(",")[0].strip() in EN_PLACES
 
 
+#: Places a sentence can name without saying where anyone lives.
+_NOT_WHERE = frozenset({"老家", "国外", "海外"})
+_EN_PLACE_RE = re.compile(r"[A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*)?")
+
+
+def places_in(text: str) -> list[str]:
+    """The cities, regions and countries of the word lists that ``text`` names, as the lists write them."""
+    text = text or ""
+    found = [p for p in ZH_PLACES if p in text and p not in _NOT_WHERE]
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", text.lower())
+    for n in (2, 1):
+        found += [" ".join(words[i:i + n]) for i in range(len(words) - n + 1) if " ".join(words[i:i + n]) in EN_PLACES]
+    return sorted(set(found))
+
+
 def tech_names(text: str) -> list[str]:
     """The known technologies named in ``text``, in order, as written."""
     names = (m.group(1).rstrip(".") for m in _TECH_RE.finditer(text or ""))

@@ -168,7 +168,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{ZC}{{2,12}})"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(rf"我(?:现在|目前|一直)?住(?![院宿的了过着在])(?P<v>{ZC}{{2,8}}?)(?=[，。！？；,.!?;]|$)"), "@place"),
-    ("location", re.compile(rf"(?:搬到了?|搬去了?|搬来了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
+    ("location", re.compile(rf"搬来了?(?P<v>{ZC}{{2,6}}?)(?=才|以后|之后|后|了|的|这边|那边|[，,。！!？?\s]|$)"), "@place"),
+    ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(rf"我{ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{ZC}{{1,15}}?)"
                             rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
     # a technology is named in Latin letters here: "换成超级猩猩了" is a gym, "能换成别的吗" a request
@@ -362,7 +363,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("feedback", re.compile(rf"\b(?P<v>(?:your|that) (?:last |previous )?(?:answer|suggestion|reply|advice) (?:was|is) {_EC}{{1,30}})", _I), None),
     ("event", re.compile(
         rf"(?P<v>\bI (?:just |recently |finally |also )?(?:went to|started|joined|finished|adopted|bought|attended|visited|"
-        rf"graduated|signed up for|got (?:a|an|my|married|promoted|engaged)|won|ran a|painted|took part in|"
+        rf"graduated|signed up for|got (?:a|an|my|married|promoted|engaged)|won(?!['’]t)|ran a|painted|took part in|"
         rf"volunteered|moved into|launched|celebrated|lost my|had a (?:baby|wedding|party)){_EC}{{0,60}})", _I), None),
     ("birthday", re.compile(rf"\bmy birthday(?:'s| is)? (?:on |in )?(?P<v>{_EN_DATE})", _I), None),
     ("birthday", re.compile(rf"\bI was born on (?P<v>{_EN_DATE}(?:,? \d{{4}})?)", _I), None),
