@@ -13,8 +13,10 @@ a slot's new value), else the one episode or slot fact of the same topic closest
 bundled embedder's vectors at least CORRECTION_MIN_COSINE, or CUE_MIN_COSINE when only a word says something
 changed). Requests, small talk, hypotheticals and facts
 about other people are not kept: a message whose first clause speaks of someone outside the user's household
-("我表哥在华为上班，…", "My sister just moved …") gives no episode and no slot fact, and a condition ("If my knee
-ever heals …") is left out of any episode. A one-sentence message the classifier does not keep whole is read
+("我表哥在华为上班，…", "My sister just moved …", "老王下个月要调去西安") keeps only its clauses with the user as their
+subject, and the slot facts said in them ("我妈…在老家洛阳，我在上海工作"), and a condition ("If my knee ever heals …")
+is left out of any episode. A new place to live replaces the episodes that named another place with no trip in them
+(each episode keeps the places it names, ``value["places"]``). A one-sentence message the classifier does not keep whole is read
 clause by clause, since a fact and a request often share one sentence ("im a nurse, working nights, how do
 people cope").
 """
@@ -323,7 +325,8 @@ def _corrected_earlier(drafted: Sequence[tuple[np.ndarray, MemoryDraft]], vector
     return [best[1]] if best else []
 
 
-#: Values of a kind a correction replaces one by another: a day on the calendar, an amount of money.
+#: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
+#: grade.
 _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)", re.IGNORECASE),
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
@@ -391,6 +394,8 @@ def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
         if not other and i and not _FIRST_PERSON_RE.search(piece) and _GOES_ON_RE.match(piece):
             other = out[-1] or bool(_NAME_ONLY_RE.match(pieces[i - 1])
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
+        elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and len(pieces[i - 1].strip()) <= 6:
+            other = True  # "我们组 小李 不吃香菜": what follows someone named alone is said of them
         out.append(other)
     return out
 
