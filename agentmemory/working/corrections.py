@@ -209,7 +209,7 @@ def without_retractions(text: str) -> str:
     kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c)]
     if not kept or len(kept) == len(parts):
         return text
-    return _joined(kept)
+    return join_clauses(kept)
 
 
 #: A retracting clause that also says the new value ("we dropped keto for Mediterranean", "改学吉他") is kept.
@@ -226,7 +226,7 @@ _OLD_VALUE_EDITS = (
 )
 
 
-def _joined(clauses_kept: list[str]) -> str:
+def join_clauses(clauses_kept: list[str]) -> str:
     """Clauses put back together: Chinese punctuation takes no space around it; a space between two Chinese
     characters stays (chat writes it for a comma, and a later reading splits there again)."""
     joined = " ".join(c.strip() for c in clauses_kept)
@@ -300,7 +300,7 @@ def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[st
         kept.append(clause)
     if not kept or len(kept) == len(parts):
         return text
-    return _joined(kept)
+    return join_clauses(kept)
 
 
 #: Topics that name one single-valued slot's kind of value (a car make, a way to work): an older episode of

@@ -421,7 +421,7 @@ def _without_others(sentence: str, said: str = "") -> str:
     kept = [p for p, other in zip(pieces, _of_others(pieces, said), strict=True) if not other]
     if len(kept) == len(pieces):
         return sentence
-    rest = "".join(kept).strip(" ,，;；")
+    rest = corrections.join_clauses(kept)
     if not rest or (not _FIRST_PERSON_RE.search(rest) and _ASKING_RE.search(rest)):
         return ""
     return rest

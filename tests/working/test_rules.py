@@ -121,3 +121,10 @@ def test_long_adversarial_messages_do_not_make_the_patterns_backtrack():
                  "记住" + "的" * 20000, "not x " * 4000):
         extractor.extract_text(text)
     assert time.perf_counter() - started < 10
+
+
+def test_moving_house_is_no_tech_stack_but_moving_a_backend_is():
+    found = {(d.key.split(":")[0], d.value) for d in _extract("so we moved to Tucson last month, whole different game lol",
+                                                              "we moved the backend to Postgres last sprint")}
+    assert ("location", "Tucson") in found and ("tech_stack", "Postgres") in found
+    assert ("tech_stack", "Tucson") not in found

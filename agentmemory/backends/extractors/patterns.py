@@ -292,8 +292,11 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
-    ("tech_stack", re.compile(r"\b(?i:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?i:migrated|moved|switched|ported) (?:\w+ ){0,3}?to "
+    ("tech_stack", re.compile(r"\b(?i:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?i:migrated|switched|ported) (?:\w+ ){0,3}?to "
                               r"(?P<v>[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*){0,2}(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), None),
+    # "we moved the backend to Postgres", not "we moved to Tucson": a technology the word lists know.
+    ("tech_stack", re.compile(r"\b(?i:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?i:moved) (?:\w+ ){0,3}?to "
+                              r"(?P<v>[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*){0,2}(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), "@tech"),
     ("tech_stack", re.compile(r"\b(?:backend|frontend|stack|database|db|app|service)s? (?:is|are) (?:now |all )?"
                               r"(?P<v>[A-Z][\w.+#-]*(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\b(?:I|we|and) (?:mostly |mainly |usually |now |still )?(?:write|code in|program in|develop in) "

@@ -345,8 +345,8 @@ class RuleBasedExtractor(Extractor):
                             and _zh_other_subject(clause[:match.start()])):
                         continue  # "来福这两天不爱吃饭": the dog's taste, not the user's
                     raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
-                    value = fixed if fixed not in (None, "@place") else _clean_value(raw, slot_key)
-                    if fixed == "@place" and not is_place(value):
+                    value = fixed if fixed not in (None, "@place", "@tech") else _clean_value(raw, slot_key)
+                    if (fixed == "@place" and not is_place(value)) or (fixed == "@tech" and not tech_names(value)):
                         continue
                     if not _worth_keeping(slot_key, value):
                         continue
