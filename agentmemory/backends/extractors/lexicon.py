@@ -64,7 +64,6 @@ def is_place(value: str) -> bool:
 
 #: Places a sentence can name without saying where anyone lives.
 _NOT_WHERE = frozenset({"老家", "国外", "海外"})
-_EN_PLACE_RE = re.compile(r"[A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*)?")
 
 
 def places_in(text: str) -> list[str]:
