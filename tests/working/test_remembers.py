@@ -471,6 +471,11 @@ def test_no_more_of_a_sport_retracts_it(api_client, talk):
     pytest.param("i'm vegetarian, what's a filling lunch i can meal prep?",
                  "ok so I started eating fish again after my doctor visit, easy salmon recipes?", "What does the user eat?",
                  "salmon", "vegetarian", id="fish again ends a plant diet (en)"),
+    pytest.param("我在写一本小说叫《白鲸湾》，想投稿给杂志，开头怎么写抓人", "帮我写个两百字的简介～小说现在叫《北岸》，主角是个灯塔看守人",
+                 "用户的小说叫什么名字？", "北岸", "白鲸湾", id="a new name given now retires the old one"),
+    pytest.param("what plants survive a north facing balcony in Seattle? it's grey 9 months a year",
+                 "so we moved to Phoenix last month lol, totally different problem now. how do I keep basil alive in 110F?",
+                 "Where does the user live?", "Phoenix", "Seattle", id="a new home replaces what named the old city"),
 ])
 def test_a_later_session_replaces_what_it_changes(api_client, talk, before, after, question, new, old):
     talk("ls", before)
@@ -507,13 +512,6 @@ def test_a_date_moved_keeps_the_rest_of_what_was_said(api_client, talk):
     assert "June 15" in shown and "June 8" not in shown, shown
 
 
-def test_a_new_name_given_now_retires_the_old_one(api_client, talk):
-    talk("nn", "我在写一本小说叫《白鲸湾》，想投稿给杂志，开头怎么写抓人")
-    talk("nn", "帮我写个两百字的简介～小说现在叫《北岸》，主角是个灯塔看守人")
-    shown = remembered(api_client, "nn", "用户的小说叫什么名字？")
-    assert "北岸" in shown and "白鲸湾" not in shown, shown
-
-
 def test_ignore_that_takes_back_what_was_just_said(api_client, talk):
     talk("ig", "what oil does a 2012 Toyota Corolla take? mine's at 120k miles",
          "oh ignore that, that's my old car lol. I drive a 2020 Honda Accord now")
@@ -526,13 +524,6 @@ def test_the_correction_leaves_out_its_clauses_about_the_replaced_value(api_clie
     talk("np", "got an iPhone 15 last week lol, the galaxy was beyond saving. how do I move my photos over?")
     shown = remembered(api_client, "np", "What phone does the user use?")
     assert "iPhone 15" in shown and "galaxy" not in shown.lower(), shown
-
-
-def test_a_new_home_replaces_what_named_the_old_city_in_passing(api_client, talk):
-    talk("pl", "what plants survive a north facing balcony in Seattle? it's grey 9 months a year")
-    talk("pl", "so we moved to Phoenix last month lol, totally different problem now. how do I keep basil alive in 110F?")
-    shown = remembered(api_client, "pl", "Where does the user live?")
-    assert "Phoenix" in shown and "seattle" not in shown.lower(), shown
 
 
 def test_a_question_with_its_alternative_corrects_nothing(api_client, talk):
