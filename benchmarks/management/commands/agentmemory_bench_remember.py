@@ -30,7 +30,7 @@ from benchmarks.command import BenchCommand
 
 API = "/api/agentmemory/"
 AGENTS = ("assistant", "planner")
-NOT_THE_USERS = ("other_person", "hypothetical")
+NOT_THE_USERS = ("other_person", "other", "hypothetical")  # the sets spell the label both ways
 
 
 def _pct(values: list[float], q: float) -> float:
