@@ -56,6 +56,8 @@ class Lexicon:
     def __init__(self, lines) -> None:
         ranked: dict[str, list[tuple[int, int, str]]] = {}
         self.glosses: dict[str, str] = {}
+        #: English words the glosses write in lower case: common words, not names ("weekends", not "Leeds").
+        self.common_words: set[str] = set()
         for line in lines:
             match = _LINE_RE.match(line)
             if not match or line.startswith("#"):
@@ -64,6 +66,7 @@ class Lexicon:
             if not _HAN_RE.match(word):
                 continue
             definitions = [d for d in match.group(3).split("/") if d and not _NOT_A_GLOSS_RE.match(d)]
+            self.common_words.update(w for d in definitions for w in _WORD_RE.findall(d) if w.islower())
             for position, definition in enumerate(definitions[:4]):
                 head = _LEAD_RE.sub("", _PAREN_RE.sub("", definition).split(",")[0].split(";")[0].strip()).strip()
                 words = head.split()

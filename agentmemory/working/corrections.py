@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..backends.extractors.lexicon import places_in
 from ..backends.extractors.patterns import CAR_MAKES_EN, CAR_MAKES_ZH, EN_PETS, ZH_PETS
 from ..text import keyword_tokens
 from ..text.tokenize import EN_STOPWORDS
@@ -201,12 +202,17 @@ def holds_any(content: str, terms: set[str]) -> bool:
             or any(_said_in(n, content) for n in numbers))
 
 
+_THIRD_PERSON_RE = re.compile(r"他|她|\b(?:he|she|they|his|her|their)\b", _I)
+
+
 def without_retractions(text: str) -> str:
     """``text`` without its retracting clauses, when something else remains ("好消息，转专业申请过了！
     我已经不学土木了，下学期开始读金融" -> "好消息，转专业申请过了！下学期开始读金融")."""
     text = _without_old_values(text)
     parts = clauses(text)
-    kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c)]
+    # A clause that retracts nothing by name and names a place says where the user is now ("辞职打包把东西全寄回长沙了").
+    kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c)
+            or (not retracted_terms(c) and places_in(c) and not _THIRD_PERSON_RE.search(c))]
     if not kept or len(kept) == len(parts):
         return text
     return join_clauses(kept)
@@ -335,7 +341,7 @@ _ZH_NAMING = r"(?:的名字)?(?:叫做?|名叫|取名叫?|起名叫?)"
 _EN_NAMES = (
     ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?,?\s+(?P<n>[A-Z][a-z][\w'-]*)")),  # "my cat Mochi", case as written
     ("family", re.compile(rf"\b(?:{_EN_KIN})s?,?\s+(?P<n>[A-Z][a-z][\w'-]*)")),
-    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.,;!?]{{0,24}}?\b(?:named|called)\s+(?P<n>[\w'-]+)", _I)),
+    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.,;?]{{0,24}}?\b(?:named|called)\s+(?:(?:her|him|it|them)\s+)?(?P<n>[\w'-]+)", _I)),
     ("family", re.compile(rf"\b(?:{_EN_KIN})s?\b[^.,;!?]{{0,24}}?\b(?:named|called)\s+(?P<n>[\w'-]+)", _I)),
     ("venture", re.compile(rf"\b(?:{_EN_VENTURES})\s+(?:is\s+)?(?:called|named)\s+(?P<n>[\w'-]+)", _I)),
     ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)(?:'s name)? (?:is|was) (?P<n>[A-Z][a-z][\w'-]*)")),  # "my dog is Max"
@@ -345,6 +351,8 @@ _ZH_NAMES = (
                        rf"(?!{ZH_PETS}|叫)(?P<n>{_ZC}{{2,8}})"), False),
     ("pet", re.compile(rf"(?:{ZH_PETS})[^，。！？,.!?\s]{{0,8}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
     ("family", re.compile(rf"(?:{_ZH_KIN})[^，。！？,.!?\s]{{0,6}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
+    # "领养了一只小橘猫 大概三个月 先叫它咪咪吧": the pet named a few words later.
+    ("pet", re.compile(rf"(?:{ZH_PETS})[^。！？!?]{{0,16}}?(?:叫它|叫他|叫她|给它取名叫?|给它起名叫?|取名叫?|起名叫?)(?P<n>{_ZC}{{2,8}})"), True),
     ("venture", re.compile(rf"(?:{_ZH_VENTURES}){_ZH_NAMING}《?(?P<n>{_ZC}{{2,12}})"), True),
 )
 _TITLE_RE = re.compile(r"《(?P<n>[^》]{1,20})》|「(?P<m>[^」]{1,20})」")
@@ -404,7 +412,13 @@ _RENAMED_RE = re.compile(r"改名|改叫|改成叫|换了?个?名字?|名字.{0,
 
 
 #: A name given as the name from now on.
-_NOW_NAMED_RE = re.compile(r"(?:现在|如今|已经|正式)(?:改)?叫|新名字|\b(?:now called|now named|officially (?:called|named))\b", _I)
+_NOW_NAMED_RE = re.compile(r"(?:现在|如今|已经|正式)(?:改)?叫|改名叫|新名字|\b(?:now called|now named|officially (?:called|named)|"
+                           r"(?:called|named) \w+ now)\b", _I)
+
+
+def renames(text: str) -> bool:
+    """Whether ``text`` gives something a new name ("改名叫可乐了", "she's officially called Pickles now")."""
+    return bool(_RENAMED_RE.search(text or "") or _NOW_NAMED_RE.search(text or ""))
 
 
 def gone(text: str, known: dict[str, str]) -> set[str]:

@@ -92,7 +92,8 @@ _TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|�
                             re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
-_SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|\b(?:i misspoke|i was wrong|my mistake|"
+_SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
+                            r"\b(?:i misspoke|i was wrong|my mistake|(?:typed|wrote|got|said) (?:that|it) wrong|"
                             r"scratch that|i mis-?typed|typo|i meant to say|correction|ignore (?:that|what i said|my last)|"
                             r"disregard (?:that|my last)|that'?s my old)\b|当我没说|忽略(?:刚才|上面|前面)|前面(?:那个|说的)不算",
                             re.IGNORECASE)
@@ -107,6 +108,10 @@ MAX_CORRECTION_PIECES = 3
 #: Slots whose values do not replace each other: a second pet does not correct the first.
 _ADDITIVE_SLOTS = frozenset({"likes", "dislikes", "do_not_recommend", "decision", "event", "feedback", "note",
                              "diet", "pet", "child", "hobby", "project"})
+
+
+#: Slots of how the user wants answers, not of their life.
+_STYLE_SLOTS = frozenset({"reply_style"})
 
 
 def _sentences(text: str) -> list[str]:
@@ -208,7 +213,14 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # value retracted by name finds the message that said it ("oh wait, it's 4,700 not 5,100").
         named = corrections.retracted_terms(turn.content) | gone
         earlier = (_corrected_earlier(drafted, [vector, *changing], about, named, guess=judged)
-                   if (judged or named) and _TAKES_BACK_RE.search(turn.content) else [])
+                   if (judged or named) and (_TAKES_BACK_RE.search(turn.content) or gone) else [])
+        if not earlier and refills and turn.turn_id not in others:
+            # A single-valued slot said again with another value later in the same run ("im 34 and want to start
+            # running" then "im 43"): the earlier message's episode goes with its value.
+            mine = {s for s in slots if s not in _ADDITIVE_SLOTS}
+            earlier = [d for _, d in drafted if d.turn_id is not None and d.turn_id != turn.turn_id
+                       and mine & set((d.value or {}).get("slots") or ())
+                       and not set(values_of.get(d.turn_id, [])) & set(values_of.get(turn.turn_id, []))][-1:]
         if named and earlier:
             # The slot facts of this run holding the value taken back are not written ("it's a 2017 not a 2015").
             taken_back = {d.turn_id for d in earlier}
@@ -223,8 +235,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, []))
-        rest = [*_remainders(user_id, replaced, old, about),
-                *(kept for d in earlier if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, about)))]
+        # A new name replaces only the name: "领养了一只小橘猫…先叫它咪咪吧" renamed keeps the kitten, without "咪咪".
+        kept_of = () if gone and corrections.renames(turn.content) else about
+        rest = [*_remainders(user_id, replaced, old, kept_of),
+                *(kept for d in earlier if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of)))]
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
                      *(d.content for d in earlier)]
         chosen: list[str] = []
@@ -268,7 +282,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
             text = corrections.without_retractions(text)
-        if judged or refills or gone or corrections.retracted_terms(turn.content):
+        if judged or of_topic or refills or gone or corrections.retracted_terms(turn.content):
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
             text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []), sorted(old))
@@ -374,7 +388,11 @@ def _not_a_fact(sentence: str) -> bool:
 _PIECE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 #: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
 #: Tom and I are writing our vows" is one statement).
-_REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])")
+_REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])|"
+                              r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")  # chat writes a space for a Chinese comma
+#: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.
+_NAME_CLAUSE_RE = re.compile(r"^\s*(?:(?:他|她|它)?(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{1,6}\s*$|(?:named|called) \w+[.!]?\s*$)",
+                             re.IGNORECASE)
 _ASKING_RE = re.compile(r"[?？]|怎么|如何|吗|\b(?:how|what|which|should|can you|could you)\b", re.IGNORECASE)
 
 
@@ -607,7 +625,8 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
                     .exclude(pk__in=ids).values_list("pk", "value") if new and not set(value.get("places") or ()) & new]
         if ids:
             return ids
-    if not guess:
+    if not guess or (replaceable and set(replaceable) <= _STYLE_SLOTS):
+        # How the user wants answers ("以后直接给书名就行") corrects an earlier wish of that kind, nothing else.
         return []
     bundled = disclosure.bundled_model_name()
     if get_embedder().model_name != bundled:
@@ -748,6 +767,22 @@ def _undated(sentence: str) -> str:
     return left if len(keyword_tokens(left)) >= 3 and left != sentence.strip() else ""
 
 
+#: The topics a sentence with an age may speak of and still lose only its age.
+_AGED = frozenset({"age", "family", "pet", "study", "music", "sport", "hobby"})
+_AGE_SAID_RE = re.compile(r"(?:今年|现在|已经|才|刚)?(?:" + corrections.TOPICS["age"].pattern + ")", re.IGNORECASE)
+
+
+def _without_age(sentence: str, only_age: bool) -> str:
+    """``sentence`` without the ages it says, or "" when little else remains (or it spoke of more than ages and
+    what they belong to)."""
+    if not only_age:
+        return ""
+    left = corrections.join_clauses([c for c in (re.sub(r"\s{2,}", " ", re.sub(
+        r"\b(?:is|'s|are|was)\s+(?=and\b|,|$)", "", _AGE_SAID_RE.sub("", part))).strip()  # "my son is and ..."
+        for part in corrections.clauses(sentence)) if c])
+    return left if len(keyword_tokens(left)) >= 3 and left != sentence.strip() else ""
+
+
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str]) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
@@ -769,12 +804,20 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str]) -> Mem
             kept.append(undated)
             dropped = True
             continue
+        if "age" in replaced and not corrections.holds_any(sentence, old) and (
+                aged := _without_age(sentence, corrections.topics(sentence) & replaced <= _AGED)):
+            # An age corrected ("哦不对 她上周过完生日已经7岁了"): what else was said of them stays without the age
+            # ("我女儿 叫果果 在学画画").
+            kept.append(aged)
+            dropped = True
+            continue
         # A sentence of what is replaced keeps only its clauses about something else that can be named: "儿子8岁"
         # (family) of "儿子8岁，学小提琴一年了，…", not "一天至少三杯美式" of "我每天离不开咖啡，一天至少三杯美式".
         dropped = True
         kept += [c for c in _REMAINDER_SPLIT.split(sentence) if c.strip() and not corrections.holds_any(c, old)
-                 and (topics := corrections.topics(c)) and not topics & replaced and not _MOOD_END_RE.search(c)]
-    joined = ("".join(kept) if is_chinese(text) else " ".join(kept)).strip(" ,，;；")
+                 and (((topics := corrections.topics(c)) and not topics & replaced) or _NAME_CLAUSE_RE.match(c))
+                 and not _MOOD_END_RE.search(c)]
+    joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if not kept or not dropped or len(joined) < 6:
         return None
     return MemoryDraft(

@@ -550,3 +550,39 @@ def test_relatives_facts_split_by_spaces_and_a_named_friends_job_are_theirs(talk
     contents = list(MemoryItem.objects.for_user("rel").current().values_list("content", flat=True))
     assert current("rel", "diet") == [] and current("rel", "job_title") == []
     assert not [c for c in contents if "虾" in c or "痛风" in c or "nurse" in c], contents
+
+
+@pytest.mark.parametrize(("messages", "question", "new", "old"), [
+    pytest.param(("im 29 and training for my first half marathon, what pace should i aim for",
+                  "lol wait i typed that wrong im 39, does that change the plan"),
+                 "How old is the user?", "39", "29", id="an age typed wrong a moment ago"),
+    pytest.param(("我女儿6岁 叫果果 在学画画 最近不爱去了", "哦不对 她上周过完生日已经7岁了 要不要换个班"),
+                 "用户的女儿几岁？", "7岁", "6岁", id="a child's age, 'no wait' in Chinese"),
+    pytest.param(("we just got a puppy!! named him scout 🐶 what should we buy first",
+                  "ok update the kids voted, hes officially called waffles now. apparently scout is 'lame'"),
+                 "What is the name of the user's dog?", "waffles", "scout", id="a pet renamed in the same session"),
+])
+def test_a_value_said_again_in_the_same_session_replaces_the_one_before(api_client, talk, messages, question, new, old):
+    talk("again", *messages)
+    shown = remembered(api_client, "again", question).lower()
+    assert new in shown and old not in shown, shown
+
+
+def test_what_a_replaced_statement_said_besides_stays_in_chinese_chat(api_client, talk):
+    talk("rest2", "我女儿6岁 叫果果 在学画画 最近不爱去了", "哦不对 她上周过完生日已经7岁了 要不要换个班")
+    assert "果果" in remembered(api_client, "rest2", "用户的女儿叫什么名字？")
+    talk("rename", "昨天领养了一只小三花 大概两个月 先叫它球球吧 第一次养猫要准备啥")
+    talk("rename", "跟你说下 我给它改名叫年糕了 球球太普通了 年糕现在天天跑酷")
+    shown = remembered(api_client, "rename", "用户的猫叫什么名字？")
+    assert "年糕" in shown and "球球" not in shown, shown
+    assert "三花" in remembered(api_client, "rename", "用户养的是什么猫？")
+
+
+def test_how_to_answer_corrects_nothing_else_and_going_home_is_a_move(api_client, talk):
+    talk("style", "我大二 在川大读法学 准备考研 目标人大 现在开始来得及吗")
+    talk("style", "对了以后给我推荐书的时候直接给书名就行 别解释那么多")
+    assert "川大" in remembered(api_client, "style", "用户在哪所大学读书？")
+    talk("home", "我在杭州滨江租房 房东下个月要涨租 合同还没到期 他能随便涨吗")
+    talk("home", "终于搞定了 辞职打包把东西都寄回成都了 现在住爸妈家旁边 压力小多了")
+    shown = remembered(api_client, "home", "用户现在住在哪个城市？")
+    assert "成都" in shown and "杭州" not in shown, shown

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from agentmemory.backends.extractors import TurnText
+from agentmemory.backends.extractors.context_tags import context_tags
 from agentmemory.backends.extractors.rules import RuleBasedExtractor
 from agentmemory.backends.summarizers.extractive import ExtractiveSummarizer
 from agentmemory.working.triggers import detect_remember_intent, is_high_priority
@@ -128,3 +129,34 @@ def test_moving_house_is_no_tech_stack_but_moving_a_backend_is():
                                                               "we moved the backend to Postgres last sprint")}
     assert ("location", "Tucson") in found and ("tech_stack", "Postgres") in found
     assert ("tech_stack", "Tucson") not in found
+
+
+def test_chat_english_typed_in_lower_case_fills_its_slots():
+    """"im", "ive", "i" and names typed in lower case read as the patterns expect (extractors/chat.py)."""
+    found = {(d.key.split(":")[0], str(d.value).lower()) for d in _extract(
+        "also i work at wetherspoons on fridays so mornings are free",
+        "cheers, im 52 so go easy on me",
+        "fyi im allergic to shellfish if that matters",
+        "ive been an auditor at kpmg in glasgow for 2 yrs",
+        "pls explain stuff with diagrams, pure theory never sticks",
+        "gotta bring my spaniel biscuit to the vet")}
+    assert {("employer", "wetherspoons"), ("age", "52"), ("diet", "allergic to shellfish"), ("employer", "kpmg"),
+            ("reply_style", "with diagrams")} <= found, found
+    assert any(slot == "pet" and "biscuit" in value for slot, value in found), found
+
+
+def test_an_age_a_named_child_and_how_to_answer_in_chinese_chat():
+    found = {(d.key.split(":")[0], str(d.value)) for d in _extract(
+        "我今年45了 膝盖不太好 跑步怎么练", "还有我女儿乐乐在上小学 早上没法送她", "以后直接给链接就行 别解释那么多",
+        "这边前端用Vue比较多 有啥入门资料")}
+    assert {("age", "45"), ("reply_style", "直接给链接"), ("tech_stack", "Vue")} <= found, found
+    assert any(slot == "child" and "乐乐" in value for slot, value in found), found
+    assert not any(slot == "age" for slot, _ in {(d.key, d.value) for d in _extract("我儿子8岁 学钢琴两年了")}), \
+        "a child's age is not the user's"
+
+
+def test_a_job_title_is_no_product_tag():
+    assert context_tags("I started at Monzo as a product analyst") == {}
+    assert context_tags("we're still on project Atlas") == {"project": "Atlas"}
+    drafts = _extract("I started at Monzo as a product analyst")
+    assert drafts and all("product" not in (d.tags or {}) for d in drafts), drafts

@@ -48,6 +48,7 @@ SLOTS: dict[str, Slot] = {
                          quality=0.8),
     # Life facts beyond work and taste (each also kept as an episode in the user's words).
     "birthday": Slot("fact", "用户的生日是{v}", "The user's birthday is {v}", confidence=0.9, quality=0.9),
+    "age": Slot("fact", "用户今年{v}岁", "The user is {v} years old", quality=0.85),
     "pet": Slot("fact", "用户的宠物：{v}", "The user's pet: {v}", multi=True, quality=0.85),
     "child": Slot("fact", "用户的孩子：{v}", "The user's child: {v}", multi=True, quality=0.85),
     "partner": Slot("fact", "用户的伴侣：{v}", "The user's partner: {v}", quality=0.85),
@@ -106,7 +107,9 @@ _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|�
               r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD")
 _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
               r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
-              r"product owner|programmer|administrator|specialist|recruiter|professor|PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP")
+              r"product owner|programmer|administrator|specialist|recruiter|professor|auditor|electrician|plumber|"
+              r"hairdresser|pharmacist|paramedic|chef|cook|barista|mechanic|carpenter|dentist|therapist|"
+              r"PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP")
 _DIET_STYLES = r"清真|低碳水|生酮|无麸质|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
 _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[- ]carb|dairy[- ]free|plant[- ]based|"
                    r"lactose intolerant|halal|kosher|low[- ]sodium|low[- ]fat|low[- ]sugar|mediterranean|carnivore|"
@@ -115,9 +118,13 @@ _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[
 DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者)?$", re.IGNORECASE)
 
 _ZH_DATE = r"(?:[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}[日号]|(?:正|腊|[一二三四五六七八九十冬])月(?:初|十|廿|二十)?[一二三四五六七八九十]{1,2}|[0-9]{1,2}[./-][0-9]{1,2})"
-ZH_PETS = r"猫|狗|猫咪|狗狗|鹦鹉|仓鼠|兔子|乌龟|柯基|柴犬|金毛|泰迪|布偶|英短|橘猫|边牧|哈士奇|比熊|龙猫|刺猬"
+ZH_PETS = (r"猫|狗|猫咪|狗狗|鹦鹉|仓鼠|兔子|乌龟|柯基|柴犬|金毛|泰迪|布偶|英短|橘猫|边牧|哈士奇|比熊|龙猫|刺猬|三花|狸花|奶牛猫|"
+           r"加菲|暹罗|蓝猫|银渐层|金渐层|美短|缅因|萨摩耶|拉布拉多|阿拉斯加|博美|雪纳瑞|贵宾|法斗|腊肠|玄凤|虎皮鹦鹉|八哥")
 EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|gecko|ferret|guinea pig|corgi|labrador|lab|"
-            r"golden retriever|husky|beagle|poodle|tabby")
+            r"golden retriever|husky|beagle|poodle|tabby|kelpie|spaniel|terrier|collie|border collie|greyhound|whippet|"
+            r"dachshund|sausage dog|pug|shih tzu|chihuahua|schnauzer|rottweiler|german shepherd|shepherd|bulldog|frenchie|"
+            r"cavoodle|cockapoo|labradoodle|goldendoodle|doodle|maltese|samoyed|shiba|pomeranian|staffy|mutt|tortie|"
+            r"ragdoll|siamese|maine coon|sphynx|budgie|cockatiel|tortoise|chinchilla|goldfish|axolotl|bearded dragon")
 #: Car makes and models people name their car by ("my 2014 civic", "we finally got a Tesla", "换了小鹏G6").
 CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
                 r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|golf|jetta|kia|hyundai|"
@@ -175,7 +182,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # a technology is named in Latin letters here: "换成超级猩猩了" is a gym, "能换成别的吗" a request
     ("tech_stack", re.compile(rf"(?:已经|现在)?(?:迁到|迁移到|换成|切换到|切到|转到|换到|改用|迁移至)了?"
                               rf"(?P<v>(?=[^，。！？；,.!?;]*?[A-Za-z]){ZC}{{1,30}}?)了?(?=[，。！？；,.!?;]|$)"), None),
-    ("tech_stack", re.compile(rf"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>{ZC}{{1,30}})"), None),
+    ("tech_stack", re.compile(r"(?:技术栈|数据库|后端|前端|框架|开发语言)(?:是|用的是|用|为|：|:)(?P<v>[^，。！？；、,.!?;:\n：\s]{1,30}?)"
+                              r"(?:比较多|为主|居多|多一些|多点)?(?=[，。！？；、,.!?;:\s]|$)"), None),
     ("tech_stack", re.compile(r"(?:我们|我)[^，。！？；,.!?;]{0,6}?(?:用的是|使用|在用|用)\s*(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"), None),
     ("tech_stack", re.compile(r"用(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*)(?:写|开发|搭建|实现|构建)"), None),
     ("tech_stack", re.compile(r"(?:主要|平时|一直|都|现在)(?:写|用|使用|在用|开发)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"),
@@ -190,7 +198,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
      None),
     ("reply_style", re.compile(r"(?:跟我|和我|对我)(?:说话|聊天|交流|沟通)(?:都|请|要)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文))"),
      None),
-    ("reply_style", re.compile(r"(?P<v>直接给(?:我)?(?:代码|答案|结论)|不用(?:太多|那么多|长篇)?解释|不需要(?:太多|那么多|长篇)?解释)"), None),
+    ("reply_style", re.compile(r"(?P<v>直接给(?:我)?(?:代码|答案|结论|书名|链接|步骤|命令|方案|名字|清单)|(?:不用|不需要|别)(?:太多|那么多|长篇)?解释(?:太多|那么多)?)"),
+     None),
     ("diet", re.compile(r"(?P<v>不吃(?:辣|肉|海鲜|猪肉|牛肉|香菜|葱|蒜|鸡蛋)|吃素|素食(?:者|主义者)?|对[^，。！？；,.!?;]{1,6}过敏)"), None),
     ("diet", re.compile(r"(?P<v>(?:不能|不会|不敢|从不|不)喝酒|滴酒不沾|酒精过敏|戒酒了?)"), None),
     ("diet", re.compile(rf"(?:改成|改为|换成|开始|现在|在|算是|是|吃)(?P<v>{_DIET_STYLES})(?:饮食)?"), None),
@@ -212,10 +221,16 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             rf"(?:回答|建议|方案|答案)){ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){ZC}{{0,10}})"), None),
     ("event", re.compile(rf"(?P<v>我(?:们)?(?:刚|刚刚|上周|昨天|上个月|今年|去年|前几天)?(?:去了|参加了|搬家到|买了|入职了|加入了|完成了|拿到了|生了|结婚了|毕业了|升职了|换了工作){ZC}{{0,30}})"), None),
     ("birthday", re.compile(rf"我(?:的)?生日(?:其实|应该|本来|现在|实际上)?(?:是|在)?(?P<v>{_ZH_DATE})"), None),
+    # The user's own age ("我今年38了", "我都45岁了"); "我儿子8岁" is the child's.
+    ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在|已经|都|也)*(?P<v>[1-9]\d|[二三四五六七八九]?十[一二三四五六七八九]?)岁"), None),
+    ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在)(?:已经|都)?(?P<v>[1-9]\d)(?:了|岁)"), None),
     ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|一只|只)?(?P<v>{ZC}{{0,4}}(?:{ZH_PETS})(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{{1,6}})"), None),
     ("pet", re.compile(rf"(?:我|我家|家里)(?:新|刚)?养了(?P<v>(?:一|两|三|[0-9])?(?:只|条|个)?{ZC}{{0,4}}(?:{ZH_PETS})(?:，?(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{{1,6}})?)"), None),
     # "儿子8岁，…": Chinese drops the "我" before the household's own.
     ("child", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:儿子|女儿|孩子|闺女|宝宝|大宝|二宝)(?:今年|现在|才|刚)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)))"), None),
+    # A child named before what is said of them: "我女儿朵朵在上幼儿园中班", "儿子乐乐今年8岁".
+    ("child", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:儿子|女儿|闺女|大宝|二宝)[\u4e00-\u9fff]{2}(?:今年|现在|才|刚|在|已经)?"
+                         r"(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)(?:[小中大]班)?))"), None),
     ("partner", re.compile(r"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻)(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{1,6})"), None),
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
@@ -246,6 +261,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("name", re.compile(r"\b(?i:call me|I (?:\w+ly )?go by)(?i: my (?:middle |nick)?name,?)? (?P<v>[A-Z][\w'-]*)"), None),
     ("name", re.compile(r"\b[Ii](?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bbtw\b|\bhere\b|\bnow\b|\band\b))"),
      None),
+    # A name as written ("I work at Greggs on weekends": the name, not what follows it).
+    ("employer", re.compile(r"\bI (?:now |also |currently |still )?(?:work|am working|'m working) (?:at|for) "
+                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("employer", re.compile(rf"\bI (?:now )?(?:work|am working|'m working) (?:at|for) (?P<v>{_EC}{{1,40}}?)(?= as | now\b|$|[,.;!?])", _I), None),
     # "I work as a pharmacist at Walgreens": the employer after the role, and the role.
     ("employer", re.compile(r"\bI (?:now |currently )?(?:work|am working|'m working) as an? (?:[\w-]+ ){1,3}?(?:at|for|with) "
@@ -258,7 +276,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
      None),
     ("employer", re.compile(r"\b(?:first (?:day|week|month) at|(?:consulting|interning|working|started) at|(?:work|working) for) "
                             r"(?P<v>(?!home\b|night\b|nights\b|the\b|a\b|an\b|my\b|our\b|this\b|that\b|least\b|all\b|it\b|"
-                            r"weekends?\b|work\b|school\b|the office\b)[a-z][\w&.'-]*)(?= (?:done|and|so|but|now|since|for|as)\b|[,.;!?]|$)"),
+                            r"weekends?\b|work\b|school\b|the office\b)[A-Za-z][\w&.'-]*)(?= (?:done|and|so|but|now|since|for|as)\b|[,.;!?]|$)"),
      None),
     ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     # A new job's start, the company named: "first day at Duolingo is the 3rd", "I start at Canva on Monday".
@@ -266,7 +284,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b|Noon\b|Midnight\b)(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2})"), None),
     ("employer", re.compile(r"(?:^\s*|,\s*|\b(?:and|so)\s+)(?:now|currently) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
      None),
-    ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?an? (?:[\w-]+ ){1,3}?(?:at|with|for) "
+    ("employer", re.compile(r"\bI(?:'m| am|'ve been| have been) (?:now |currently )?an? (?:[\w-]+ ){1,3}?(?:at|with|for) "
                             r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("job_title", re.compile(
         r"\bI(?:'m| am) (?:now )?(?P<v>an? (?:[\w-]+ ){0,2}(?:engineer|developer|manager|designer|doctor|teacher|lawyer|"
@@ -274,7 +292,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
         r"(?: (?:practitioner|manager|lead|engineer|scientist|analyst|director|designer))?)\b", _I), None),
     ("job_title", re.compile(rf"\b(?:promoted to|hired as|started as|now work as|became|officially) (?:an? )?"
                              rf"(?P<v>(?:[\w-]+ ){{0,3}}(?:{_EN_TITLES}))\b", _I), None),
-    ("job_title", re.compile(rf"\b(?:as|I(?:'m| am)(?: now| officially| currently| also|\s\w+ly)*) an? "
+    ("job_title", re.compile(rf"\b(?:as|I(?:'m| am|'ve been| have been)(?: now| officially| currently| also|\s\w+ly)*) an? "
                              rf"(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})(?: (?:practitioner|manager|lead|engineer|scientist|analyst|"
                              rf"director|designer))?)\b", _I), None),
     ("company_industry", re.compile(rf"\b(?:our|my) company (?:is in|does|makes|sells|builds|is an?|works in) (?P<v>{_EC}{{1,40}})", _I), None),
@@ -283,12 +301,14 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
     ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved|relocated) to "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
-    ("location", re.compile(r"\b(?:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
-                            r"(?P<v>[a-z]+ [a-z]+)\b"), "@place"),
-    ("location", re.compile(r"\b(?:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
-                            r"(?P<v>[a-z]+)\b"), "@place"),
-    ("location", re.compile(r"\b(?:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[a-z]+(?: [a-z]+)?)\b"), "@place"),
-    ("location", re.compile(r"\b(?:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[a-z]+)\b"), "@place"),
+    # Chat in lower case (chat.py capitalises the names the dictionary does not know; a place it knows stays as typed).
+    ("location", re.compile(r"\b(?i:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
+                            r"(?P<v>[A-Za-z][a-z]+ [A-Za-z][a-z]+)\b"), "@place"),
+    ("location", re.compile(r"\b(?i:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
+                            r"(?P<v>[A-Za-z][a-z]+)\b"), "@place"),
+    ("location", re.compile(r"\b(?i:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[A-Za-z][a-z]+(?: [A-Za-z][a-z]+)?)\b"),
+     "@place"),
+    ("location", re.compile(r"\b(?i:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[A-Za-z][a-z]+)\b"), "@place"),
     ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
@@ -333,6 +353,12 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                                r"need (?:the |a |an )?(?:whole |full |long |detailed |lengthy )?explanations?)\b", _I), None),
     ("reply_style", re.compile(r"\bin an? (?:more )?(?P<v>formal|casual|friendly|neutral|professional|informal|playful) tone\b", _I),
      None),
+    ("reply_style", re.compile(r"\b(?:just |only )?give me (?P<v>bullet points|bullets|a table|tables|the code|code only|short answers|"
+                               r"one-liners|the steps|steps only|the tl;?dr|a tl;?dr|examples)\b", _I), None),
+    ("reply_style", re.compile(r"\bexplain (?:stuff |things |it |everything |concepts )?(?P<v>with (?:examples|diagrams|analogies|pictures|"
+                               r"visuals|code|real examples)|simply|like I'm (?:five|5|a beginner))", _I), None),
+    ("reply_style", re.compile(r"\bI (?:learn|understand) (?:way |much |a lot |so much )?better (?P<v>visually|with examples|by doing|"
+                               r"with diagrams|from examples)\b", _I), None),
     ("reply_style", re.compile(r"(?:^|\buse |\bin |\bwith )(?P<v>bullet points|bulleted lists?|numbered lists?|tables|plain text|"
                                r"one sentence|code only)(?: only| please)?\b", _I), None),
     ("reply_style", re.compile(rf"\b(?:answer|reply|respond) (?P<v>(?:briefly|concisely|in detail|in [A-Z]\w+|with {_EC}{{2,30}}|"
@@ -369,6 +395,11 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
         rf"graduated|signed up for|got (?:a|an|my|married|promoted|engaged)|won(?!['’]t)|ran a|painted|took part in|"
         rf"volunteered|moved into|launched|celebrated|lost my|had a (?:baby|wedding|party)){_EC}{{0,60}})", _I), None),
     ("birthday", re.compile(rf"\bmy birthday(?:'s| is)? (?:on |in )?(?P<v>{_EN_DATE})", _I), None),
+    # The user's own age: "I'm 38 so ...", "I am 43 not 34", "I just turned 40"; not "I'm 30 minutes away".
+    ("age", re.compile(r"\bI(?:'m| am) (?:now |almost |nearly |only |already )?(?P<v>[1-9]\d)(?: years? old| yo| y/o)?"
+                       r"(?=\s*(?:$|[,.;!?)(]|[\U0001F300-\U0001FAFF]|(?:and|so|but|now|not|this|next|tho|though|lol|haha|"
+                       r"with|btw|already|myself)\b))"), None),
+    ("age", re.compile(r"\bI (?:just |recently )?turned (?P<v>[1-9]\d)\b"), None),
     ("birthday", re.compile(rf"\bI was born on (?P<v>{_EN_DATE}(?:,? \d{{4}})?)", _I), None),
     ("pet", re.compile(rf"\b(?:I|we) (?:have|own|got|adopted|just got|just adopted|rescued) (?P<v>(?:a|an|{_EN_NUMBER}) (?:[\w-]+ )?"
                        rf"(?:{EN_PETS})s?(?: (?:named|called) [A-Z][\w'-]*(?: and [A-Z][\w'-]*)?)?)", _I), None),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from ...text import split_sentences
 from ...types import MemoryDraft
 from .base import ExistingMemory, Extractor, TurnText, is_chinese, safe_key
+from .chat import chat_english
 from .context_tags import context_tags
 from .lexicon import is_place, tech_names
 from .patterns import (
@@ -99,7 +100,7 @@ _OTHER_START_RE = re.compile(
 
 _FAMILY_SLOTS = frozenset({"child", "partner", "pet"})
 _OWN_FAMILY_RE = re.compile(
-    r"^\W*(?:我的?|我家|咱家|\bmy\b|\bour\b|(?=老公|老婆|儿子|女儿|闺女|大宝|二宝))\s*(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻|儿子|女儿|孩子|闺女|宝宝|大宝|二宝|"
+    r"^\W*(?:还有|而且|另外|对了|然后|(?:oh )?and |also )?(?:我的?|我家|咱家|\bmy\b|\bour\b|(?=老公|老婆|儿子|女儿|闺女|大宝|二宝))\s*(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻|儿子|女儿|孩子|闺女|宝宝|大宝|二宝|"
     r"husband|wife|partner|boyfriend|girlfriend|fianc\w*|spouse|son|daughter|kids?|baby|oldest|youngest|\d+|[a-z]+[- ]year)",
     re.IGNORECASE)
 
@@ -180,6 +181,11 @@ def _clauses(sentence: str) -> list[tuple[str, bool]]:
     return [(piece, i > 0) for part in parts for i, piece in enumerate(_AND_NEXT_RE.split(part)) if piece.strip()]
 
 
+#: Slots whose English value is a phrase of its own, cut at no conjunction ("short answers, but with code").
+_WHOLE_PHRASE_SLOTS = frozenset({"reply_style", "event", "note", "feedback", "decision", "likes", "dislikes",
+                                 "do_not_recommend", "unlikes"})
+
+
 def _clean_value(value: str, slot_key: str = "") -> str:
     value = value.strip(" \t\"'“”‘’「」《》()（）[]【】~～-—:：")
     value = value.rstrip(".。!！?？")
@@ -193,6 +199,10 @@ def _clean_value(value: str, slot_key: str = "") -> str:
                          flags=re.IGNORECASE)[0]
         value = re.sub(r"(?:这边|那边|附近|一带|这里|那里)$", "", value)
         value = re.sub(r"(?:上班|工作|生活|住)$", "", value)
+    if not is_chinese(value) and slot_key not in _WHOLE_PHRASE_SLOTS:
+        # "allergic to penicillin if I ever ask about meds": the value, not the clause after it.
+        value = re.split(r"\s+(?:if|when|because|cause|cos|since|so|but|which|lol|haha|tho|though)\b", value, maxsplit=1,
+                         flags=re.IGNORECASE)[0]
     if slot_key == "job_title" and "的" in value:
         value = value.rsplit("的", 1)[1]  # "招商银行的客户经理": the employer is its own slot
     return value.strip()
@@ -296,6 +306,8 @@ class RuleBasedExtractor(Extractor):
 
     def _sentence_drafts(self, sentence: str, *, turn: TurnText | None, remember: bool) -> list[MemoryDraft]:
         zh = is_chinese(sentence)
+        if not zh:
+            sentence = chat_english(sentence)  # "im a nurse at st vincents" read as "I'm a nurse at St Vincents"
         # The operator's slots (EXTRACTION_SLOTS) first: a site's own vocabulary wins over the built-in one.
         rules = [*operator_slots()[1], *(ZH_RULES if zh else EN_RULES)]
         correction = bool(CORRECTION_RE.search(sentence))
@@ -386,7 +398,9 @@ class RuleBasedExtractor(Extractor):
             # "我跳槽了，现在在京东物流": where the user works now, said without a verb.
             found = (re.search(rf"(?:现在|目前)(?:在|去了|到了)(?P<v>{ZC}{{2,12}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)",
                                sentence)
-                     or re.search(rf"(?:去了|到了|加入了?)(?P<v>{ZC}{{2,12}}?)了?(?=[，。！？；,.!?;]|$)", sentence))
+                     or re.search(rf"(?:去了|到了|加入了?)(?P<v>{ZC}{{2,12}}?)了?(?=[，。！？；,.!?;]|$)", sentence)
+                     # "入职第一周结束了 美团这边节奏比之前好多了": the company the new job is at
+                     or re.search(r"入职[^，。！？；,.!?;]{0,10}?[\s，,]+(?P<v>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:这边|这里|那边)", sentence))
             if found and not _about_someone_else(sentence, found.start()):
                 add("employer", _clean_value(found.group("v"), "employer"))
         if "tech_stack" not in taken and (correction or _SWITCH_CUE_RE.search(sentence)):
