@@ -43,7 +43,10 @@ _RETRACTIONS = (
     re.compile(rf"(?:离开|辞掉|辞了|卖掉|卖了|退掉|退了|换掉|戒了|甩了|放弃了?)(?:了)?(?P<o>{_ZC}{{1,10}})"),
     re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
     re.compile(rf"(?P<o>{_ZC}{{1,10}}?)(?:我|也)?(?:已经|早就)?(?:放弃了|不学了|不做了|不玩了|卖了|退了|辞了|戒了|分了|换了)"),
-    re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)"),
+    # A plan dropped: "喀什不去了", "英国不去了", "雅思不考了".
+    re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:我们?|也|就)?(?:还是)?不(?:去|考|报|买|办|搬|申)了"),
+    # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
+    re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "我报的是半马不是全马😅": the value before a stop, an emoji or the end too; not "不是很…", "不是我…".
     re.compile(rf"不是(?!很|太|特别|非常|那么|这么|真|一定|所有|每|我|你|他|她|说|因为|为了|要|想|能|会|在|有|没)"
                rf"(?P<o>{_ZC}{{1,10}}?)(?:了|，|,|而是|是|(?=[。！？!?；;\s{CHAT_END}]|$))"),
@@ -77,7 +80,7 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"去世|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申)了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
@@ -106,7 +109,10 @@ TOPICS: dict[str, re.Pattern] = {
                        r"sep|oct|nov|dec)[a-z]*\b", _I),
     # How old someone is ("已经6岁了", "turns 7", "12 years old"): a child's or a pet's age said again replaces the old.
     "age": re.compile(r"\d{1,3}\s*(?:周岁|岁)|[一二两三四五六七八九十]{1,3}(?:周岁|岁)|\b\d{1,3}\s*(?:years?|yrs?|months?|weeks?)[ -]old\b|"
-                      r"\bturn(?:s|ed|ing)? \d{1,3}\b", _I),
+                      r"\bturn(?:s|ed|ing)? \d{1,3}\b|"
+                      # "she's 6 and obsessed with volcanoes", "im 34 and want to start running"
+                      r"\b(?:she|he|they|i)(?:'s|'m| is| am| are|m) (?:only |just |almost |nearly |now )?\d{1,2}"
+                      r"(?=\s*(?:$|[,.;!?)]|(?:and|now|so|but|next|this|tho|lol)\b))", _I),
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|bunn(?:y|ies)|pets?)\b", _I),
     "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a) train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),

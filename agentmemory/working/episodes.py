@@ -90,6 +90,10 @@ _TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|�
                             r"是.{1,12}不是|\b(?:actually|wait|hang on|hold on|scratch that|i mean|correction|turns out|bumped|moved (?:it )?to|"
                             r"pushed|changed|rescheduled|postponed|not\b.{1,20}\bbut|my bad|typo|oops|i misspoke)\b",
                             re.IGNORECASE)
+#: A message that opens by taking back what was said ("oh wait she actually turned 7", "哦不对 他已经9岁了"): with a
+#: new date, age, amount or grade in it, a correction of that value whatever the classifier reads.
+_LEAD_TAKES_BACK_RE = re.compile(r"^\W*(?:(?:oh|ok|okay|sorry|lol|haha|um|uh)\W+)*(?:wait|actually|correction|oops|hang on|"
+                                 r"hold on|(?:哦|噢|啊|呃|额|诶|欸)?不对|其实|等下|等等|更正)", re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
 _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
@@ -199,10 +203,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
         judged = (max([whole_correction, *(float(correction[i]) for i in changing_at)]) >= model.correction_threshold
                   or bool(_SAID_WRONG_RE.search(turn.content)))
-        of_topic = not judged and any(float(correction[i]) >= model.correction_threshold for i in valued_at)
+        # "oh wait she actually turned 7 last week": a new value said as a correction, whatever the classifier reads.
+        new_value_said = bool(_LEAD_TAKES_BACK_RE.match(turn.content)) and any(k.search(turn.content) for k in _VALUE_KINDS)
+        of_topic = not judged and (any(float(correction[i]) >= model.correction_threshold for i in valued_at)
+                                   or new_value_said)
         corrects = judged or of_topic or corrections.signals_change(turn.content) or bool(gone)
         if _asks_only(turn.content):
-            judged = of_topic = False  # "Scratch要报班吗 还是自学就行" corrects nothing, whatever it scored
+            judged = of_topic = new_value_said = False  # "Scratch要报班吗 还是自学就行" corrects nothing, whatever it scored
             corrects = bool(gone)
         # A new value of a single-valued slot replaces the episodes that held its old one, correction or not.
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)
@@ -212,8 +219,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # judged one (a session's messages are all close in meaning, and "现在"/"now" are everywhere in them); a
         # value retracted by name finds the message that said it ("oh wait, it's 4,700 not 5,100").
         named = corrections.retracted_terms(turn.content) | gone
-        earlier = (_corrected_earlier(drafted, [vector, *changing], about, named, guess=judged)
-                   if (judged or named) and (_TAKES_BACK_RE.search(turn.content) or gone) else [])
+        earlier = (_corrected_earlier(drafted, [vector, *changing], about, named, guess=judged or of_topic)
+                   if (judged or of_topic or named) and (_TAKES_BACK_RE.search(turn.content) or gone) else [])
         if not earlier and refills and turn.turn_id not in others:
             # A single-valued slot said again with another value later in the same run ("im 34 and want to start
             # running" then "im 43"): the earlier message's episode goes with its value.
@@ -251,7 +258,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 chosen = own_clauses(sentences, [float(keep[first + i]) for i in range(len(sentences))]
                                      if len(sentences) > 1 else [], before[number] + turn.content)
             if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or (
-                    (replaced or earlier) and judged and not _HYPOTHETICAL_RE.search(turn.content)) or (
+                    (replaced or earlier or new_value_said) and (judged or of_topic)
+                    and not _HYPOTHETICAL_RE.search(turn.content)) or (
                     whole_keep >= RETRACTION_KEEP and (judged or corrections.retracted_terms(turn.content))) or (
                     replaced and _tells_new_value(turn.content, old_texts))):
                 # The extractor filled a slot from it, or it corrects or retracts something (a correction that
@@ -263,7 +271,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                     and not pronoun_about_another(s, before[number] + "".join(chosen[:i]))) if kept]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content, values_of[turn.turn_id]):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
-        if chosen and not replaced and not gone and turn.turn_id not in slots_of and _a_moment("".join(chosen)):
+        if chosen and not replaced and not gone and not new_value_said and turn.turn_id not in slots_of \
+                and _a_moment("".join(chosen)):
             chosen = []  # "this week felt like a month", "周一综合症又犯了，啥都不想干": how the user is, not who
         if not chosen:
             if replaced:
@@ -286,6 +295,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
             text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []), sorted(old))
+        if corrects and (replaced or earlier):
+            text = _without_replaced_values(text, old_texts)
         if replaced:
             # "I quit keto, now 16:8 fasting": the episode replaces what held "keto"; a "no longer: keto" note
             # beside it would only show the old value again.
@@ -329,10 +340,14 @@ def _corrected_earlier(drafted: Sequence[tuple[np.ndarray, MemoryDraft]], vector
     if holding or not guess:
         return holding[-1:]
     least = CORRECTION_MIN_COSINE if about else NO_TOPIC_MIN_COSINE
+    # An age is someone's: of the user's family or pet ("my daughter Rosalie, she's 6" then "she actually turned 7").
+    wanted = set(about) | (_AGED if "age" in about else set())
     best: tuple[float, MemoryDraft] | None = None
     for vector, draft in drafted:
-        if draft.turn_id is None or (about and not set(draft.value["topics"]) & set(about)):
+        if draft.turn_id is None or (about and not set(draft.value["topics"]) & wanted):
             continue
+        if "age" in about and not corrections.TOPICS["age"].search(draft.content):
+            continue  # an age corrected replaces what still says an age, not the words kept of its message
         cosine = max(float(np.dot(v, vector) / (np.linalg.norm(v) * np.linalg.norm(vector) or 1.0)) for v in vectors)
         if cosine >= least and (best is None or cosine > best[0]):
             best = (cosine, draft)
@@ -357,6 +372,25 @@ def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:
         if new and kind.search(said_before) and new - {m.group(0).lower() for m in kind.finditer(said_before)}:
             return True
     return False
+
+
+def _without_replaced_values(text: str, replaced: Sequence[str]) -> str:
+    """``text`` without its clauses that still say a date, age, amount or grade of the statements it replaces when
+    another clause says a new one ("酒店说5月20号那天早被人订了 我们只能往后挪到国庆 10月2号" keeps the 2 October)."""
+    said_before = " ".join(replaced)
+    parts = corrections.clauses(text)
+    if len(parts) < 2 or not said_before:
+        return text
+    drop: set[int] = set()
+    for kind in _VALUE_KINDS:
+        old = {m.group(0).lower() for m in kind.finditer(said_before)}
+        if not old:
+            continue
+        found = [{m.group(0).lower() for m in kind.finditer(c)} for c in parts]
+        if any(f - old for f in found):
+            drop |= {i for i, f in enumerate(found) if f and f <= old}
+    kept = [c for i, c in enumerate(parts) if i not in drop]
+    return corrections.join_clauses(kept) if kept and drop else text
 
 
 _OR_RE = re.compile(r"\s*(?:还是|或者|\bor\b)", re.IGNORECASE)

@@ -586,3 +586,29 @@ def test_how_to_answer_corrects_nothing_else_and_going_home_is_a_move(api_client
     talk("home", "终于搞定了 辞职打包把东西都寄回成都了 现在住爸妈家旁边 压力小多了")
     shown = remembered(api_client, "home", "用户现在住在哪个城市？")
     assert "成都" in shown and "杭州" not in shown, shown
+
+
+@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
+    pytest.param("帮我列个搬家清单 我们定的6月15号搬 新家在苏州", "唉 搬家公司说6月15号那天排满了 只能往后挪到7月3号 清单帮我重排一下",
+                 "用户哪天搬家？", "7月3号", "6月15号", id="the old date said in the correction's own clause"),
+    pytest.param("国庆打算带我爸去桂林玩四天 他膝盖不好 有啥不累的路线", "桂林不去了 人太多 改成去大理了 我爸说想看洱海",
+                 "用户国庆带爸爸去哪里？", "大理", "桂林", id="a plan dropped: X不去了"),
+])
+def test_a_correction_does_not_repeat_the_value_it_replaces(api_client, talk, before, after, question, new, old):
+    talk("repeat", before)
+    talk("repeat", after)
+    shown = remembered(api_client, "repeat", question)
+    assert new in shown and old not in shown, shown
+
+
+def test_a_question_about_something_wrong_corrects_nothing(api_client, talk):
+    talk("wrong", "以后你叫我阿杰就行 我是开货车的 跑广东到广西那条线")
+    talk("wrong", "问你个事 货车ETC扣费不对怎么申诉")
+    assert "广西" in remembered(api_client, "wrong", "用户跑哪条线？")
+
+
+def test_a_named_child_and_her_age_said_again_at_once(api_client, talk):
+    talk("rosie", "hey im looking for a birthday party idea for my daughter Matilda, she's 5 and obsessed with dinosaurs",
+         "oh wait she actually turned 6 last week lol, the party is just late this year")
+    shown = remembered(api_client, "rosie", "How old is the user's daughter?")
+    assert "6" in shown and "Matilda" in remembered(api_client, "rosie", "What is the name of the user's daughter?"), shown

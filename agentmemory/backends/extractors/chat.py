@@ -38,11 +38,18 @@ yeah yep yup nah nope hiya hey heya bro mate cheers ya gonna wanna gotta kinda s
 min yo yall y'all ur u im ive bc cuz coz cos abt w/ wk wks mo mos ppl sth smth prob probs def defo obvs tmrw tmr tmw
 bday hubby wifey bf gf fam bestie irl asap eta diy aka etc vs hmm hmmm ugh ooh aww wow yay omw nvm jk ikr smh fr
 welp oops uh um uhh mum mom dad sis bday uni footy brekkie arvo""".split())
-_NAME_AFTER_RE = re.compile(
-    rf"(\b(?:(?:named|called)(?: (?:her|him|it|them))?|name is|name's|my (?:{EN_PETS}|son|daughter|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|"
-    r"baby|boy|girl)) )(?!(?:her|him|it|them|his|my|our|is|was|has|had|and|but|so|just|really|still|the|a|an|to|in|on|at|for|of|with|who|that|"
-    r"loves?|likes?|hates?|gets?|got|goes|went|does|did|can|will|would|could|should|might|keeps?|needs?|wants?|"
-    r"seems?|looks?|eats?|ate|sleeps?|slept|won't|can't|doesn't|isn't|wasn't)\b)([a-z][a-z'-]+)\b")
+#: A name right after "named"/"called": capitalised even when the dictionary knows the word ("named her mochi").
+_NAMED_RE = re.compile(r"(\b(?:named|called)(?: (?:her|him|it|them))? |\bname is |\bname's )([a-z][a-z'-]+)\b")
+#: A word right after "my dog", "my son": a name when the dictionary does not know it, or when it is not a verb's
+#: form and no verb's object follows ("my kelpie rusty on jobs"; not "my daughter says she ...").
+_AFTER_KIN_RE = re.compile(
+    rf"(\bmy (?:{EN_PETS}|son|daughter|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|baby|boy|girl) )"
+    r"([a-z][a-z'-]+)\b(?=(\s*[,.!?;]|\s*$|\s+(?:is|was|and|has|had|who|just|still|turned|turns)\b)?)")
+_NOT_A_NAME = frozenset("""her him it them his my our is was has had and but so just really still the a an to in on at
+for of with who that who's loves love likes like hates hate gets got goes went does did can will would could should
+might keeps kept needs wants seems looks eats ate sleeps slept says said told asks asked thinks thought knows knew makes
+made starts started plays played tries tried uses used comes came feels felt won't can't doesn't isn't wasn't also
+never always finally recently""".split())
 _WORD_RE = re.compile(r"(?<![\w'’])([a-z][a-z'’-]{2,})(?![\w'’])")
 
 
@@ -55,11 +62,22 @@ def chat_english(sentence: str) -> str:
         return sentence
     # A name right after "named"/"called", or after "my dog"/"my son" ("my kelpie rusty"), even a word the dictionary
     # knows: "named her mochi", "shes officially called pickles".
-    sentence = _NAME_AFTER_RE.sub(lambda m: m.group(1) + m.group(2).capitalize(), sentence)
+    sentence = _NAMED_RE.sub(lambda m: m.group(1) + m.group(2).capitalize(), sentence)
     common = lexicon().common_words
+    sentence = _AFTER_KIN_RE.sub(lambda m: m.group(1) + (m.group(2).capitalize() if _a_name(m, common) else m.group(2)),
+                                 sentence)
     if not common:
         return sentence  # no dictionary installed: the case as typed
     return _WORD_RE.sub(lambda m: m.group(1) if _common(m.group(1), common) else m.group(1).capitalize(), sentence)
+
+
+def _a_name(match: re.Match, common: set[str]) -> bool:
+    word = match.group(2)
+    if word in _NOT_A_NAME or word in _SHORTHAND:
+        return False
+    if not _common(word, common):
+        return True
+    return not word.endswith(("s", "ed", "ing")) or match.group(3) is not None
 
 
 def _common(word: str, common: set[str]) -> bool:

@@ -221,6 +221,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             rf"(?:回答|建议|方案|答案)){ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){ZC}{{0,10}})"), None),
     ("event", re.compile(rf"(?P<v>我(?:们)?(?:刚|刚刚|上周|昨天|上个月|今年|去年|前几天)?(?:去了|参加了|搬家到|买了|入职了|加入了|完成了|拿到了|生了|结婚了|毕业了|升职了|换了工作){ZC}{{0,30}})"), None),
     ("birthday", re.compile(rf"我(?:的)?生日(?:其实|应该|本来|现在|实际上)?(?:是|在)?(?P<v>{_ZH_DATE})"), None),
+    # A shop of one's own in a town ("在自贡开了个小铺子 主要卖自家做的冷吃兔"): where the user is, and what it sells.
+    ("location", re.compile(r"(?:^|[\s，,。！!]|我)在(?P<v>[\u4e00-\u9fff]{2,4}?)开了?(?:个|家|一家|间|一间)"), "@place"),
+    ("company_focus", re.compile(r"(?:^|[\s，,。！!]|我们?|店里|铺子)(?:主要|专门)卖(?P<v>[^，。！？；,.!?;\s]{2,12})"), None),
     # The user's own age ("我今年38了", "我都45岁了"); "我儿子8岁" is the child's.
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在|已经|都|也)*(?P<v>[1-9]\d|[二三四五六七八九]?十[一二三四五六七八九]?)岁"), None),
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在)(?:已经|都)?(?P<v>[1-9]\d)(?:了|岁)"), None),
@@ -332,7 +335,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                                     r"(?= this\b| last\b| in \d|,|$|[.;!?])", _I), None),
     ("company_industry", re.compile(r"\b(?:a|our|my) company in the (?P<v>[\w -]{2,30}?) (?:space|industry|sector|business)\b", _I),
      None),
-    ("company_industry", re.compile(r"\bI (?:now )?work in (?P<v>[a-z][\w -]{1,30}?)(?=,|$|[.;!?]| now\b| mostly\b)"), None),
+    ("company_industry", re.compile(r"\bI (?:now )?work in (?P<v>[A-Za-z][a-z][\w -]{1,30}?)(?=,|$|[.;!?]| now\b| mostly\b)"), None),
     ("company_industry", re.compile(rf"\bwe (?:build|make|sell|develop) (?P<v>{_EC}{{2,30}}?)(?= for\b|,|$|[.;!?])", _I), None),
     ("budget", re.compile(r"\b(?:I|we) (?:want|need|prefer|'m looking for|am looking for|'re looking for) (?:something )?"
                           r"(?:low[- ]cost|cheap(?:er)?|inexpensive)\b|\b(?:tight budget|limited budget|low budget|on a budget|"
@@ -411,6 +414,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("child", re.compile(rf"\bmy (?P<v>(?:son|daughter|kid|baby|boy|girl|oldest|youngest)(?: [A-Z][\w'-]*)? (?:is|just turned|turned) "
                          rf"{_EN_NUMBER}(?: years? old| months? old| months)?)\b", _I), None),
     ("child", re.compile(rf"\bmy (?P<v>{_EN_NUMBER}[- ](?:year|month)[- ]old (?:son|daughter|kid|baby|boy|girl|twins))\b", _I), None),
+    # A child named ("a party idea for my daughter Rosalie, she's 6"): the name, as written.
+    ("child", re.compile(r"\b(?i:my) (?P<v>(?i:son|daughter|stepson|stepdaughter|boy|girl) [A-Z][a-z][\w'-]*)"), None),
     ("partner", re.compile(r"\bmy (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse),? [A-Z][\w'-]*)"), None),
     ("car", re.compile(r"\bI (?:drive|own|just bought|bought) an? (?P<v>(?:\d{4} )?(?:[A-Z][\w-]*)(?: [\w-]+){0,2}?)(?= to\b| for\b|$|[,.;!?])"), None),
     ("car", re.compile(r"\bmy car is an? (?P<v>[\w-]+(?: [\w-]+){0,2})", _I), None),
