@@ -36,10 +36,11 @@ _CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s
                         r"但是|但|而是|现在|如今|后来",
                         re.IGNORECASE)
 #: Where a sentence's first clause ends, for whom it is about ("My sister and I" stays one subject).
-_FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+")
+_FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
 _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|哥哥|妹妹|弟弟|老姐|老哥|姐|哥|妹|弟|妈妈|妈|爸爸|爸|母亲|父亲|"
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
+              "大舅|二舅|三舅|小舅|大姨|二姨|三姨|小姨|大伯|二伯|三叔|小叔|大姑|二姑|小姑|姑父|姨父|姨妈|婶婶|伯母|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐")
 #: Someone called by their surname, as colleagues and neighbours are ("老王是回族不吃猪肉", "小陈对花生过敏"); not a word
 #: that begins so ("小孙子", "老顾客", "小程序" are left out of the surnames or the next character).
@@ -51,7 +52,7 @@ _PERSON_ZH_RE = re.compile(_PERSON_ZH)
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
 _OUTSIDE_EN = (r"buddy|pal|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
-               r"(?:mother|father|sister|brother)-in-law|in-laws|ex")
+               r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex")
 _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
               r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
               rf"grandma|grandpa|grandmother|grandfather|niece|nephew|classmate|teammate|{_OUTSIDE_EN}")
@@ -188,17 +189,26 @@ _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
 _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|"
                               r"(?:(?:我们|我)?(?:组|组里|部门|部门里|公司|公司里|班上|班里|团队|团队里))?(?:新来的?|新来了?|有)(?:一个|个|位)?|"
                               r"(?:我们|我)?(?:组里|部门里|公司里|班上|班里|团队里)的?|"
-                              r"\b(?:and|also|plus|oh and)\s+)", re.IGNORECASE)
+                              r"(?:好的?|嗯+|对|哈哈+)\s+|"
+                              r"\b(?:(?:ok|okay|yes|yeah|yep|oh|so|well|haha|lol)\s+)*(?:and|also|plus|oh and|ok|okay|yes|yeah|yep|so|well)\s+)",
+                              re.IGNORECASE)
 _HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|娃|男朋友|女朋友|男友|女友|"
                            r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)$", re.IGNORECASE)
+
+
+#: A reply's first words, before what it says ("yes many", "ok", "好的", "对的").
+_ANSWER_FIRST_RE = re.compile(r"^(?:yes|yeah|yep|yup|ok|okay|sure|no|nope|nah|right|true|haha|lol|thanks|cheers|嗯+|好的?|对的?|是的|"
+                              r"哈哈+|行|可以)(?:\s+\w+){0,2}[\s\W]*$", re.IGNORECASE)
 
 
 def about_another_person(text: str) -> str:
     """The person a message or sentence is about when it is not the user, or "": its first clause begins with a
     relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
     …"). A clause with no subject is the speaker's own (Chinese and chat English drop the "I")."""
-    first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()), "")
-    first = _LEADING_LINK_RE.sub("", first)  # "还有个同事…", "and my cousin …"
+    parts = [c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()]
+    while len(parts) > 1 and _ANSWER_FIRST_RE.match(parts[0]):
+        parts = parts[1:]  # "yes many 😅 father in law is diabetic": the answer's word, then whom it is about
+    first = _LEADING_LINK_RE.sub("", parts[0] if parts else "")  # "还有个同事…", "and my cousin …"
     found = _SUBJECT_PERSON_RE.match(first)
     if found is None or (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first):
         return ""  # no one else, or "My sister and I", "我和表姐": the user too
@@ -251,7 +261,7 @@ _NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh)\s+)?(?P<name
                                r"programmer|barista|baker|carpenter|electrician|plumber|mechanic|surgeon|therapist|"
                                r"(?:vegan|vegetarian|pescatarian|celiac|diabetic))\b|"  # "Marco's also a chef at …"
                                r"(?:also |just |still )?(?:is (?:also )?(?:allergic|vegan|vegetarian|pregnant|lactose|"
-                               r"gluten|celiac|diabetic|kosher|halal|getting married|retiring|expecting)|has an? (?:[\w-]+ )?"
+                               r"gluten|celiac|diabetic|kosher|halal|getting married|retiring|expecting)|has an? (?:[\w-]+ ){0,3}"
                                r"allerg\w*|(?:doesn't|does not|can't|cannot|won't) (?:eat|drink|do)|lives in|works (?:at|for|in|as)|"
                                r"moved to|is moving))\b")
 #: Capitalised words that begin a sentence without naming anyone.

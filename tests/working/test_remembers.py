@@ -612,3 +612,10 @@ def test_a_named_child_and_her_age_said_again_at_once(api_client, talk):
          "oh wait she actually turned 6 last week lol, the party is just late this year")
     shown = remembered(api_client, "rosie", "How old is the user's daughter?")
     assert "6" in shown and "Matilda" in remembered(api_client, "rosie", "What is the name of the user's daughter?"), shown
+
+
+def test_relatives_named_as_chinese_families_do_and_a_reply_before_them_are_other_people(talk):
+    talk("kin", "我大舅在鹤岗养鹅 今年想在网上卖 帮我想个店名", "yes many 😅 father in law is diabetic so low sugar please",
+         "Priya has a severe nut allergy so no chocolates with nuts", "问你个问题 你平时喜欢啥颜色啊")
+    contents = list(MemoryItem.objects.for_user("kin").current().values_list("content", flat=True))
+    assert not [c for c in contents if "鹤岗" in c or "diabetic" in c or "nut" in c or "颜色" in c], contents

@@ -212,6 +212,9 @@ _TIME_ZONE_RE = re.compile(r"^(?:PST|PDT|PT|EST|EDT|ET|CST|CDT|MST|MDT|GMT|BST|U
 _ABOUT_THE_ASSISTANT_RE = re.compile(r"^(?:你|您|how you|the way you|what you|your|you)\b|^(?:你|您)", re.IGNORECASE)
 
 
+_ASKED_VALUE_RE = re.compile(r"啥|什么|哪[个些种]|吗|么$|\b(?:what|which)\b", re.IGNORECASE)
+
+
 def _worth_keeping(slot_key: str, value: str) -> bool:
     if value.lower() in EMPTY_VALUES or (len(value) < 2 and not is_chinese(value)):
         return False
@@ -219,6 +222,8 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False  # "我喜欢你刚才那个回答", "I like how you formatted that": feedback on a reply
     if slot_key in ("likes", "dislikes") and _ZH_PRONOUN_VALUE_RE.match(value):
         return False  # "这就是我喜欢它的地方": what "it" is was said before, if anywhere
+    if slot_key in _TASTE_SLOTS and _ASKED_VALUE_RE.search(value):
+        return False  # "你平时喜欢啥颜色啊": a question, not a taste
     if slot_key == "location" and _TIME_ZONE_RE.match(value):
         return False  # "I'm in PST" names a time zone, not a home
     if slot_key == "tech_stack" and (_HUMAN_LANGUAGE_RE.match(value.strip()) or _MAKES_RE.match(value.strip())
