@@ -92,6 +92,7 @@ also some much many one""".split()) | frozenset("了 的 我 我们 你 他 她 
 
 TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
+                       r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
                        r"\b(?:job|work(?:ing)?|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|clinic|hospital|firm|"

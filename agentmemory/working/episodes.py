@@ -94,6 +94,9 @@ _TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|�
 #: new date, age, amount or grade in it, a correction of that value whatever the classifier reads.
 _LEAD_TAKES_BACK_RE = re.compile(r"^\W*(?:(?:oh|ok|okay|sorry|lol|haha|um|uh)\W+)*(?:wait|actually|correction|oops|hang on|"
                                  r"hold on|(?:哦|噢|啊|呃|额|诶|欸)?不对|其实|等下|等等|更正)", re.IGNORECASE)
+#: Words that say the user has begun a new job.
+_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|入职|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month) (?:at|of|in)|"
+                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work))\b", re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
 _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
@@ -207,7 +210,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         new_value_said = bool(_LEAD_TAKES_BACK_RE.match(turn.content)) and any(k.search(turn.content) for k in _VALUE_KINDS)
         of_topic = not judged and (any(float(correction[i]) >= model.correction_threshold for i in valued_at)
                                    or new_value_said)
-        corrects = judged or of_topic or corrections.signals_change(turn.content) or bool(gone)
+        # A new job begun ("新单位上班第一周…", "first week at the hospital pharmacy done"): the old job's words go.
+        new_job = bool(_NEW_JOB_RE.search(turn.content)) and turn.turn_id not in others
+        if new_job and "work" not in about:
+            about = sorted({*about, "work"})
+        corrects = judged or of_topic or new_job or corrections.signals_change(turn.content) or bool(gone)
         if _asks_only(turn.content):
             judged = of_topic = new_value_said = False  # "Scratch要报班吗 还是自学就行" corrects nothing, whatever it scored
             corrects = bool(gone)
@@ -235,7 +242,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
         # judgement does.
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
-                                         min_cosine=CORRECTION_MIN_COSINE if judged or of_topic else CUE_MIN_COSINE,
+                                         min_cosine=CORRECTION_MIN_COSINE if judged or of_topic or new_job else CUE_MIN_COSINE,
                                          guess=corrects and not earlier, gone=gone, judged=judged,
                                          new_values=values_of.get(turn.turn_id, []))) \
             if corrects or refills else ()
@@ -257,7 +264,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # 我在上海工作一年就回去两次" keeps "我在上海工作一年就回去两次").
                 chosen = own_clauses(sentences, [float(keep[first + i]) for i in range(len(sentences))]
                                      if len(sentences) > 1 else [], before[number] + turn.content)
-            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or (
+            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or new_job or (
                     (replaced or earlier or new_value_said) and (judged or of_topic)
                     and not _HYPOTHETICAL_RE.search(turn.content)) or (
                     whole_keep >= RETRACTION_KEEP and (judged or corrections.retracted_terms(turn.content))) or (
@@ -271,7 +278,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                     and not pronoun_about_another(s, before[number] + "".join(chosen[:i]))) if kept]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content, values_of[turn.turn_id]):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
-        if chosen and not replaced and not gone and not new_value_said and turn.turn_id not in slots_of \
+        if chosen and not replaced and not gone and not new_value_said and not new_job and turn.turn_id not in slots_of \
                 and _a_moment("".join(chosen)):
             chosen = []  # "this week felt like a month", "周一综合症又犯了，啥都不想干": how the user is, not who
         if not chosen:

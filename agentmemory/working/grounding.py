@@ -41,6 +41,7 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
               "大舅|二舅|三舅|小舅|大姨|二姨|三姨|小姨|大伯|二伯|三叔|小叔|大姑|二姑|小姑|姑父|姨父|姨妈|婶婶|伯母|"
+              "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐")
 #: Someone called by their surname, as colleagues and neighbours are ("老王是回族不吃猪肉", "小陈对花生过敏"); not a word
 #: that begins so ("小孙子", "老顾客", "小程序" are left out of the surnames or the next character).
@@ -59,7 +60,7 @@ _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|pa
 _PERSON_EN_RE = re.compile(rf"\b({_PERSON_EN})s?\b", re.IGNORECASE)
 #: "I"/"我" as the subject of a clause: "我" not followed by a relation word or 的 ("我表姐", "我的同事" are
 #: about someone else), "I"/"we" in English.
-_SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!{_PERSON_ZH}|的|们的|家的)")
+_SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!{_PERSON_ZH}|的|们的|家的|们(?:{_PERSON_ZH}))")  # "我们组长…" is the team lead
 _SELF_EN_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|we|we're|we've)\b", re.IGNORECASE)
 _NEGATION_RE = re.compile(
     r"不|没|别|无法|受不了|戒了|讨厌|过敏|忌口|"
@@ -187,8 +188,9 @@ _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建�
 _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
 #: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
 _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|"
-                              r"(?:(?:我们|我)?(?:组|组里|部门|部门里|公司|公司里|班上|班里|团队|团队里))?(?:新来的?|新来了?|有)(?:一个|个|位)?|"
-                              r"(?:我们|我)?(?:组里|部门里|公司里|班上|班里|团队里)的?|"
+                              r"(?:(?:我们|我)?(?:组|组里|部门|部门里|公司|公司里|班上|班里|团队|团队里|宿舍|寝室|宿舍里|寝室里|小区|楼里))?"
+                              r"(?:新来的?|新来了?|有)(?:一个|个|位)?|"
+                              r"(?:我们|我)?(?:组里|部门里|公司里|班上|班里|团队里|宿舍里?|寝室里?)的?|"
                               r"(?:好的?|嗯+|对|哈哈+)\s+|"
                               r"\b(?:(?:ok|okay|yes|yeah|yep|oh|so|well|haha|lol)\s+)*(?:and|also|plus|oh and|ok|okay|yes|yeah|yep|so|well)\s+)",
                               re.IGNORECASE)

@@ -619,3 +619,22 @@ def test_relatives_named_as_chinese_families_do_and_a_reply_before_them_are_othe
          "Priya has a severe nut allergy so no chocolates with nuts", "问你个问题 你平时喜欢啥颜色啊")
     contents = list(MemoryItem.objects.for_user("kin").current().values_list("content", flat=True))
     assert not [c for c in contents if "鹤岗" in c or "diabetic" in c or "nut" in c or "颜色" in c], contents
+
+
+@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
+    pytest.param("我在太原一家汉庭当前台 夜班 经常有客人半夜来闹 怎么应对", "新单位上班第一周 在市三院药房 每天早上八点开始忙 手都麻了",
+                 "用户现在在哪里工作？", "药房", "汉庭", id="a new job begun, the old one not named (zh)"),
+    pytest.param("how do i steam oat milk properly, im a barista at juniper cafe and it keeps going bubbly",
+                 "FIRST WEEK AT THE VET CLINIC DONE 🎉 the early starts are rough but i love it",
+                 "Where does the user work?", "vet clinic", "juniper", id="a new job begun, shouted (en)"),
+])
+def test_a_new_job_begun_replaces_the_old_one(api_client, talk, before, after, question, new, old):
+    talk("job", before)
+    talk("job", after)
+    shown = remembered(api_client, "job", question).lower()
+    assert new in shown and old not in shown, shown
+
+
+def test_a_place_said_before_a_space_is_the_place(talk):
+    talk("place", "哦对 忘了说 上个月我们已经搬到嘉兴南湖这边了 房子便宜一半")
+    assert current("place", "location") == ["嘉兴南湖"]

@@ -55,6 +55,9 @@ _WORD_RE = re.compile(r"(?<![\w'’])([a-z][a-z'’-]{2,})(?![\w'’])")
 
 def chat_english(sentence: str) -> str:
     """``sentence`` as the English patterns expect it (see the module's doc)."""
+    letters = re.findall(r"[A-Za-z]", sentence)
+    if len(letters) >= 8 and sum(c.isupper() for c in letters) >= 0.8 * len(letters):
+        sentence = sentence.lower()  # "FIRST WEEK AT THE HOSPITAL PHARMACY DONE": shouting, read as typed in lower case
     lowered = not re.search(r"[A-Z]", re.sub(r"\bI\b", "", sentence))
     for pattern, replacement in _CONTRACTIONS:
         sentence = pattern.sub(replacement, sentence)

@@ -29,7 +29,6 @@ from .patterns import (
     PHONE_MAKES,
     REMEMBER_PREFIX_RE,
     REMEMBER_RE,
-    ZC,
     ZH_MONEY_RE,
     ZH_RETRACT,
     ZH_RULES,
@@ -197,6 +196,9 @@ def _clean_value(value: str, slot_key: str = "") -> str:
         # "capitol hill and don't want to drive more than an hour": the place, not the next statement.
         value = re.split(r"\s+(?:and|but|so|which|where|because|cause|with|since|though|for)\b", value, maxsplit=1,
                          flags=re.IGNORECASE)[0]
+        if is_chinese(value):
+            value = re.split(r"\s", value.strip(), maxsplit=1)[0]  # "嘉兴南湖这边了 房子便宜一半": the place
+            value = re.sub(r"了$", "", value)
         value = re.sub(r"(?:这边|那边|附近|一带|这里|那里)$", "", value)
         value = re.sub(r"(?:上班|工作|生活|住)$", "", value)
     if not is_chinese(value) and slot_key not in _WHOLE_PHRASE_SLOTS:
@@ -401,9 +403,9 @@ class RuleBasedExtractor(Extractor):
                 add("name", named.group("v"))
         if "employer" not in taken and _JOB_CHANGE_RE.search(sentence):
             # "我跳槽了，现在在京东物流": where the user works now, said without a verb.
-            found = (re.search(rf"(?:现在|目前)(?:在|去了|到了)(?P<v>{ZC}{{2,12}}?)(?:了|工作|上班)?(?=[，。！？；,.!?;]|$)",
+            found = (re.search(r"(?:现在|目前)(?:在|去了|到了)(?P<v>[^，。！？；,.!?;\s]{2,12}?)(?:了|工作|上班)?(?=[，。！？；,.!?;\s]|$)",
                                sentence)
-                     or re.search(rf"(?:去了|到了|加入了?)(?P<v>{ZC}{{2,12}}?)了?(?=[，。！？；,.!?;]|$)", sentence)
+                     or re.search(r"(?:去了|到了|加入了?)(?P<v>[^，。！？；,.!?;\s]{2,12}?)了?(?=[，。！？；,.!?;\s]|$)", sentence)
                      # "入职第一周结束了 美团这边节奏比之前好多了": the company the new job is at
                      or re.search(r"入职[^，。！？；,.!?;]{0,10}?[\s，,]+(?P<v>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:这边|这里|那边)", sentence))
             if found and not _about_someone_else(sentence, found.start()):
