@@ -3,7 +3,9 @@ outage (or a switch of embedding model) left without a current vector."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.db import transaction
 
@@ -20,12 +22,45 @@ from . import cache
 logger = logging.getLogger(__name__)
 
 
+#: Passages embedded ahead, in one batch, by ``embedded_together`` (text -> vector, model).
+_ahead: ContextVar[dict[str, tuple[list[float], str]] | None] = ContextVar("agentmemory_passages_ahead", default=None)
+
+
+@contextmanager
+def embedded_together(texts: Sequence[str]) -> Iterator[None]:
+    """Within the block, ``embed_passage`` of one of ``texts`` reads the vector embedded with the others in one call
+    (an extraction writes several memories: one batch costs less than one call each). An embedder failing here
+    leaves each write to try on its own, as it would have."""
+    unique = list(dict.fromkeys(t for t in texts if t))
+    ahead: dict[str, tuple[list[float], str]] = {}
+    if len(unique) > 1:
+        embedder = get_embedder()
+        try:
+            vectors = embedder.embed_passages(unique)
+            ahead = {t: ([float(x) for x in v], embedder.model_name) for t, v in zip(unique, vectors, strict=True)}
+        except EmbeddingError as exc:
+            logger.warning("batch embedding failed, each memory embeds on its own: %s", exc)
+    token = _ahead.set(ahead)
+    try:
+        yield
+    finally:
+        _ahead.reset(token)
+
+
+def embedded_ahead(text: str) -> bool:
+    """Whether ``text``'s vector is already at hand (``embedded_together``)."""
+    return text in (_ahead.get() or {})
+
+
 def embed_passage(text: str) -> tuple[list[float] | None, str]:
     """The passage vector and model of ``text``; (None, "") when the embedder fails.
 
     A failing embedder must not lose a memory: the item is stored without a vector (keyword recall
     still finds it) and ``embed_pending_memories`` fills the vector in once the embedder is back.
     """
+    ahead = _ahead.get()
+    if ahead and text in ahead:
+        return ahead[text]
     embedder = get_embedder()
     try:
         vector = embedder.embed_passages([text])[0]

@@ -26,6 +26,7 @@ from . import conflicts
 from .dedup import find_duplicate, near_identical, noisy_or, norm_value
 from .embed import (
     embed_passage,
+    embedded_ahead,
     enqueue_pending_embeddings,
 )
 from .guard import instruction_signals
@@ -187,7 +188,8 @@ def write_memory(user_id: str, draft: MemoryDraft) -> WriteResult:
     signals = instruction_signals(content) if draft.source != MemoryItem.Source.SYSTEM_LOG else []
     turn_part = draft.turn_id if draft.source == MemoryItem.Source.SYSTEM_LOG else None
     key = idempotency_key(user_id, draft.session_id, content, turn_id=turn_part)
-    existing = _find_retry(user_id, key)
+    # A retried write is found before it costs an embedding (and again under the lock below, which decides).
+    existing = None if embedded_ahead(content) else _find_retry(user_id, key)
     if existing is not None:
         return WriteResult(action="unchanged", memory_id=existing.pk, reason="retried write (same session and content)")
 

