@@ -470,6 +470,9 @@ def _told_of_another(draft: MemoryDraft, message: str) -> bool:
     return bool(holding) and all(holding)  # none: a value with a comma in it ("$8,000")
 
 
+_LED_BY_PRONOUN_RE = re.compile(r"^\W*(?:and |but |so )?(?:他|她|\b(?:she|he|she's|he's|shes|hes|they|they're)\b)", re.IGNORECASE)
+
+
 def _without_others(sentence: str, said: str = "") -> str:
     """``sentence`` without its clauses about someone else ("…，同事小王对芒果过敏，还有个同事死活不吃香蕉，怎么搭配比较好",
     "Priyanka is vegan, Marcus has a sesame allergy …": named, and not as the user's household in ``said``), and ""
@@ -477,7 +480,12 @@ def _without_others(sentence: str, said: str = "") -> str:
     pieces = [p for p in _PIECE_RE.split(sentence) if p.strip()]
     if len(pieces) < 2:
         return "" if named_another(sentence.strip(), said) else sentence  # "Marco's also a chef at …"
-    kept = [p for p, other in zip(pieces, _of_others(pieces, said), strict=True) if not other]
+    others = _of_others(pieces, said)
+    # "she"/"他" right after a clause about someone else is that person ("Priya has a nut allergy, she loves crime
+    # novels"), not the user.
+    others = [other or (i > 0 and others[i - 1] and bool(_LED_BY_PRONOUN_RE.match(p))) for i, (p, other)
+              in enumerate(zip(pieces, others, strict=True))]
+    kept = [p for p, other in zip(pieces, others, strict=True) if not other]
     if len(kept) == len(pieces):
         return sentence
     rest = corrections.join_clauses(kept)
@@ -517,7 +525,12 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
             if not other and (not scores or scores[i] >= SENTENCE_DROP)
             for c in corrections.clauses(p)
             if _user_subject(c) and not about_another_person(c) and not _QUESTION_RE.search(c) and not _ASKS_RE.match(c)
-            and not _HYPOTHETICAL_RE.search(c)]
+            and not _HYPOTHETICAL_RE.search(c) and not _MEANT_TO_RE.search(c)]
+
+
+#: A plan given up for the other person's sake ("我本来想送个芒果千层当伴手礼", "i was going to get her tulips"): no fact
+#: of the user's.
+_MEANT_TO_RE = re.compile(r"本来想|原本想|本打算|本来打算|差点|\b(?:i was going to|i was gonna|i almost|i nearly)\b", re.IGNORECASE)
 
 
 def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, correction: np.ndarray, at: int,

@@ -237,6 +237,9 @@ _HOUSEHOLD_MENTION_RE = re.compile(
     r"kitten|pet)\b", re.IGNORECASE)
 
 
+_OTHERS_OWN_RE = re.compile(r"(?:\b(?:her|his|their|[a-z]+'s)\s+|[他她]的?|他们的?|她们的?)$", re.IGNORECASE)
+
+
 def pronoun_about_another(text: str, said_before: str) -> str:
     """The person a clause led by "he"/"she" ("she also doesn't do spicy food", "他老婆也是我们公司的") is about when
     that is not the user's household, or "": the person last named before it, in the same session (``said_before``).
@@ -250,7 +253,9 @@ def pronoun_about_another(text: str, said_before: str) -> str:
     last_other = max(((m.start(), m.group(0)) for pattern in (_PERSON_ZH_RE, _PERSON_EN_RE)
                       for m in pattern.finditer(said_before) if not _HOUSEHOLD_MENTION_RE.fullmatch(m.group(0))),
                      default=(-1, ""))
-    last_own = max((m.start() for m in _HOUSEHOLD_MENTION_RE.finditer(said_before)), default=-1)
+    # "her husband", "their son", "她老公": someone else's household, not the user's.
+    last_own = max((m.start() for m in _HOUSEHOLD_MENTION_RE.finditer(said_before)
+                    if not _OTHERS_OWN_RE.search(said_before[max(0, m.start() - 8):m.start()])), default=-1)
     return last_other[1] if last_other[0] > last_own else ""
 
 

@@ -638,3 +638,12 @@ def test_a_new_job_begun_replaces_the_old_one(api_client, talk, before, after, q
 def test_a_place_said_before_a_space_is_the_place(talk):
     talk("place", "哦对 忘了说 上个月我们已经搬到嘉兴南湖这边了 房子便宜一半")
     assert current("place", "location") == ["嘉兴南湖"]
+
+
+def test_she_after_someone_else_and_a_plan_given_up_for_them_are_not_the_users(talk):
+    talk("she", "doing secret santa at work, Anjali has a severe sesame allergy so nothing with sesame, she loves jigsaw puzzles")
+    talk("her", "my cousin maeve is visiting, her husband tom is a baker", "their little girl ivy is 5 and only eats toast")
+    talk("meant", "我闺蜜小雅下个月在青岛结婚 她老公是个飞行员", "她对榴莲过敏 我本来想送个榴莲千层当伴手礼 幸好想起来了")
+    for user, words in (("she", ("sesame", "jigsaw")), ("her", ("ivy", "toast")), ("meant", ("榴莲",))):
+        contents = list(MemoryItem.objects.for_user(user).current().values_list("content", flat=True))
+        assert not [c for c in contents if any(w in c for w in words)], (user, contents)
