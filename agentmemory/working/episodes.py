@@ -95,7 +95,7 @@ _TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|�
 _LEAD_TAKES_BACK_RE = re.compile(r"^\W*(?:(?:oh|ok|okay|sorry|lol|haha|um|uh)\W+)*(?:wait|actually|correction|oops|hang on|"
                                  r"hold on|(?:哦|噢|啊|呃|额|诶|欸)?不对|其实|等下|等等|更正)", re.IGNORECASE)
 #: Words that say the user has begun a new job.
-_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|入职|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month) (?:at|of|in)|"
+_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month) (?:at|of|in)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work))\b", re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").

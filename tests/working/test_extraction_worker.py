@@ -101,8 +101,10 @@ def _memories(user: str) -> list[tuple]:
                   for m in MemoryItem.objects.for_user(user).all())
 
 
-def _start_worker(redis_url: str, pause_file: Path, log: Path) -> subprocess.Popen:
-    """A real `celery worker` process on the test database; a short visibility timeout redelivers fast."""
+def _start_worker(redis_url: str, pause_file: Path, log: Path, *, refuse_batches: bool = False) -> subprocess.Popen:
+    """A real `celery worker` process on the test database; a short visibility timeout redelivers fast. With
+    ``refuse_batches`` its embedder refuses a batch of passages (an extraction then embeds each memory as it writes
+    it, so a pause lands inside one write)."""
     code = (
         "from project.celery import app\n"
         "app.conf.broker_transport_options = {'visibility_timeout': 2}\n"
@@ -113,8 +115,10 @@ def _start_worker(redis_url: str, pause_file: Path, log: Path) -> subprocess.Pop
     env = {**os.environ, "CELERY_BROKER_URL": redis_url, "CELERY_RESULT_BACKEND": redis_url,
            "AGENTMEMORY_EMBEDDED_DB_NAME": connection.settings_dict["NAME"],
            "AGENTMEMORY_EMBEDDER": "tests.working.pausing_embedder.PausingEmbedder",
-           "AGENTMEMORY_TEST_PAUSE_FILE": str(pause_file), "AGENTMEMORY_TEST_REFUSE_BATCHES": "1", "OMP_NUM_THREADS": "1",
+           "AGENTMEMORY_TEST_PAUSE_FILE": str(pause_file), "OMP_NUM_THREADS": "1",
            "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "project.settings"}
+    if refuse_batches:
+        env["AGENTMEMORY_TEST_REFUSE_BATCHES"] = "1"
     env.pop("DATABASE_URL", None)
     return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=log.open("ab"),
                             stderr=subprocess.STDOUT, start_new_session=True)
@@ -149,7 +153,7 @@ def test_killing_the_worker_mid_extraction_and_restarting_gives_the_memories_of_
     pause.write_text("1")  # let one memory be written, then stall inside the second write
     log = tmp_path / "worker.log"
     celery_app_with_broker.control.purge()
-    first = _start_worker(redis_url, pause, log)
+    first = _start_worker(redis_url, pause, log, refuse_batches=True)
     try:
         extract_session.delay(run.pk)
         _wait(lambda: len(ExtractionRun.objects.get(pk=run.pk).results) == 1 and pause.read_text() == "0",
@@ -165,7 +169,7 @@ def test_killing_the_worker_mid_extraction_and_restarting_gives_the_memories_of_
     assert len(_memories("killed-user")) == 1
 
     pause.unlink()
-    second = _start_worker(redis_url, pause, log)  # redelivers the unacknowledged task on start
+    second = _start_worker(redis_url, pause, log, refuse_batches=True)  # redelivers the unacknowledged task on start
     try:
         _wait(lambda: ExtractionRun.objects.get(pk=run.pk).status == "succeeded", 180, "the redelivered run",
               second, log)
