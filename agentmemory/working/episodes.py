@@ -246,6 +246,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                          guess=corrects and not earlier, gone=gone, judged=judged,
                                          new_values=values_of.get(turn.turn_id, []))) \
             if corrects or refills else ()
+        if new_job and "employer" not in slots:
+            # A new job whose company no pattern read ("新单位上班第一周 在南京一家银行做后端开发"): the old employer goes.
+            replaced = tuple(dict.fromkeys([*replaced, *MemoryItem.objects.for_user(user_id).current()
+                                           .filter(key="employer", source=MemoryItem.Source.USER_STATED)
+                                           .values_list("pk", flat=True)]))
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, []))

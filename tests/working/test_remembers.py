@@ -647,3 +647,10 @@ def test_she_after_someone_else_and_a_plan_given_up_for_them_are_not_the_users(t
     for user, words in (("she", ("sesame", "jigsaw")), ("her", ("ivy", "toast")), ("meant", ("榴莲",))):
         contents = list(MemoryItem.objects.for_user(user).current().values_list("content", flat=True))
         assert not [c for c in contents if any(w in c for w in words)], (user, contents)
+
+
+def test_a_new_job_whose_company_no_pattern_reads_retires_the_old_employer(api_client, talk):
+    talk("newjob", "我在苏州园区一家外企做测试 天天加班 想转开发")
+    talk("newjob", "新单位上班第一周 在南京一家银行做后端开发 终于不用天天点点点了")
+    shown = remembered(api_client, "newjob", "用户在哪里工作？")
+    assert "南京" in shown and "苏州" not in shown, shown
