@@ -476,6 +476,12 @@ def test_no_more_of_a_sport_retracts_it(api_client, talk):
     pytest.param("what plants survive a north facing balcony in Seattle? it's grey 9 months a year",
                  "so we moved to Phoenix last month lol, totally different problem now. how do I keep basil alive in 110F?",
                  "Where does the user live?", "Phoenix", "Seattle", id="a new home replaces what named the old city"),
+    pytest.param("帮我列个搬家清单 我们定的6月15号搬 新家在苏州", "唉 搬家公司说6月15号那天排满了 只能往后挪到7月3号 清单帮我重排一下",
+                 "用户哪天搬家？", "7月3号", "6月15号", id="the old date said in the correction's own clause"),
+    pytest.param("国庆打算带我爸去桂林玩四天 他膝盖不好 有啥不累的路线", "桂林不去了 人太多 改成去大理了 我爸说想看洱海",
+                 "用户国庆带爸爸去哪里？", "大理", "桂林", id="a plan dropped: X不去了"),
+    pytest.param("我在太原一家汉庭当前台 夜班 经常有客人半夜来闹 怎么应对", "新单位上班第一周 在市三院药房 每天早上八点开始忙 手都麻了",
+                 "用户现在在哪里工作？", "药房", "汉庭", id="a new job begun, the old one not named"),
 ])
 def test_a_later_session_replaces_what_it_changes(api_client, talk, before, after, question, new, old):
     talk("ls", before)
@@ -588,19 +594,6 @@ def test_how_to_answer_corrects_nothing_else_and_going_home_is_a_move(api_client
     assert "成都" in shown and "杭州" not in shown, shown
 
 
-@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
-    pytest.param("帮我列个搬家清单 我们定的6月15号搬 新家在苏州", "唉 搬家公司说6月15号那天排满了 只能往后挪到7月3号 清单帮我重排一下",
-                 "用户哪天搬家？", "7月3号", "6月15号", id="the old date said in the correction's own clause"),
-    pytest.param("国庆打算带我爸去桂林玩四天 他膝盖不好 有啥不累的路线", "桂林不去了 人太多 改成去大理了 我爸说想看洱海",
-                 "用户国庆带爸爸去哪里？", "大理", "桂林", id="a plan dropped: X不去了"),
-])
-def test_a_correction_does_not_repeat_the_value_it_replaces(api_client, talk, before, after, question, new, old):
-    talk("repeat", before)
-    talk("repeat", after)
-    shown = remembered(api_client, "repeat", question)
-    assert new in shown and old not in shown, shown
-
-
 def test_a_question_about_something_wrong_corrects_nothing(api_client, talk):
     talk("wrong", "以后你叫我阿杰就行 我是开货车的 跑广东到广西那条线")
     talk("wrong", "问你个事 货车ETC扣费不对怎么申诉")
@@ -621,18 +614,11 @@ def test_relatives_named_as_chinese_families_do_and_a_reply_before_them_are_othe
     assert not [c for c in contents if "鹤岗" in c or "diabetic" in c or "nut" in c or "颜色" in c], contents
 
 
-@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
-    pytest.param("我在太原一家汉庭当前台 夜班 经常有客人半夜来闹 怎么应对", "新单位上班第一周 在市三院药房 每天早上八点开始忙 手都麻了",
-                 "用户现在在哪里工作？", "药房", "汉庭", id="a new job begun, the old one not named (zh)"),
-    pytest.param("how do i steam oat milk properly, im a barista at juniper cafe and it keeps going bubbly",
-                 "FIRST WEEK AT THE VET CLINIC DONE 🎉 the early starts are rough but i love it",
-                 "Where does the user work?", "vet clinic", "juniper", id="a new job begun, shouted (en)"),
-])
-def test_a_new_job_begun_replaces_the_old_one(api_client, talk, before, after, question, new, old):
-    talk("job", before)
-    talk("job", after)
-    shown = remembered(api_client, "job", question).lower()
-    assert new in shown and old not in shown, shown
+def test_a_new_job_begun_and_shouted_replaces_the_old_one(api_client, talk):
+    talk("job", "how do i steam oat milk properly, im a barista at juniper cafe and it keeps going bubbly")
+    talk("job", "FIRST WEEK AT THE VET CLINIC DONE 🎉 the early starts are rough but i love it")
+    shown = remembered(api_client, "job", "Where does the user work?").lower()
+    assert "vet clinic" in shown and "juniper" not in shown, shown
 
 
 def test_a_place_said_before_a_space_is_the_place(talk):
