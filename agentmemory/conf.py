@@ -147,6 +147,11 @@ class AppSettings:
         True,
         doc="The keyword channel also searches a question's words translated by the bundled CC-CEDICT dictionary "
             "in a base holding chunks of the other language (text/lexicon.py).")
+    CROSS_LINGUAL_GLOSS_WEIGHT: Setting[float] = Setting(
+        0.25, range=(0.0, 10.0),
+        doc="Cross-lingual vector search: the embedding of the question's dictionary words in the chunks' language "
+            "(text/lexicon.py) is added, with this weight, to the question's shifted vector before it is compared "
+            "with those chunks (an English question's 君士坦丁堡 meets the Chinese paragraph's); 0: off.")
     CROSS_LINGUAL_KEYWORD_WEIGHT: Setting[float] = Setting(
         0.25, range=(0.0, 10.0),
         doc="Multiplies the keyword channel's RRF weight in a base holding no chunk in the query's language (an "

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..backends.embeddings.crosslingual import query_vectors
+from ..backends.embeddings.crosslingual import needs_gloss, query_vectors
 from ..conf import app_settings
 from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch
 from ..text.language import language_of
@@ -52,6 +52,10 @@ class ChannelsOutcome:
     query_vector: Any = None
     model_name: str = ""
     query_language: str = ""
+    search_query: str = ""
+    # Per chunk language: the question's dictionary words there and their embedding (None: no words, or the
+    # embedder failed), made once for every base that needs them.
+    glosses: dict[str, tuple[str, Any]] = field(default_factory=dict)
 
 
 def rewrite_query(query: str, trace: SearchTrace) -> str:
@@ -76,7 +80,7 @@ def run_channels(search_query: str, trace: SearchTrace) -> ChannelsOutcome:
     """Every channel the mode asks for, on every base: keyword first while the query is embedded, then vector."""
     plan = trace.plan
     outcome = ChannelsOutcome(bases={kb.slug: BaseEvidence() for kb in plan.knowledge_bases},
-                              query_language=language_of(search_query, default=""))
+                              query_language=language_of(search_query, default=""), search_query=search_query)
     use_keyword = plan.mode in ("hybrid", "keyword")
     pending = None
     embed_started = time.perf_counter()
@@ -203,7 +207,7 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
         total = sum(evidence.chunk_languages.values())
         languages = {lang: n for lang, n in evidence.chunk_languages.items() if n >= FOREIGN_BASE_SHARE * total}
         evidence.query_vectors = query_vectors(outcome.query_vector, outcome.query_language, languages,
-                                               outcome.model_name)
+                                               outcome.model_name, glosses=gloss_vectors(outcome, languages, trace))
         if len(languages) > 1:
             own = outcome.query_language if outcome.query_language in languages else next(iter(languages))
             groups = [(language, [language, ""] if language == own else [language]) for language in languages]
@@ -240,7 +244,29 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
             "model": outcome.model_name, "scan": "exact" if all(scans) else "hnsw",
             "ef_search": None if all(scans) else app_settings.HNSW_EF_SEARCH,
             "languages": languages, "query_language": outcome.query_language,
+            **({"gloss": {language: words for language, (words, vector) in outcome.glosses.items()
+                          if vector is not None and language in languages}} if outcome.glosses else {}),
             "returned": len(found), "kept": len(kept)}
+
+
+def gloss_vectors(outcome: ChannelsOutcome, languages, trace: SearchTrace) -> dict[str, Any]:
+    """Per chunk language other than the query's, the embedding of the question's dictionary words in it
+    (backends/embeddings/crosslingual.py); an embedder failing here costs only the gloss, said in the trace."""
+    from ..backends import get_embedder
+
+    for language in needs_gloss(outcome.query_language, languages):
+        if language in outcome.glosses:
+            continue
+        words = translated(outcome.search_query, language)
+        vector = None
+        if words:
+            with trace.timed("embed_gloss"):
+                try:
+                    vector = get_embedder().embed_query(words)
+                except EmbeddingError as exc:
+                    trace.degrade(f"the dictionary words' embedding failed ({exc}); the shifted query alone used")
+        outcome.glosses[language] = (words, vector)
+    return {language: vector for language, (_words, vector) in outcome.glosses.items() if vector is not None}
 
 
 def model_mismatch(kb) -> str | None:

@@ -55,6 +55,7 @@ class Lexicon:
 
     def __init__(self, lines) -> None:
         ranked: dict[str, list[tuple[int, int, str]]] = {}
+        named: dict[str, list[tuple[int, int, str]]] = {}  # a name a longer definition opens with -> its words
         self.glosses: dict[str, str] = {}
         #: English words the glosses write in lower case: common words, not names ("weekends", not "Leeds").
         self.common_words: set[str] = set()
@@ -70,7 +71,14 @@ class Lexicon:
             for position, definition in enumerate(definitions[:4]):
                 head = _LEAD_RE.sub("", _PAREN_RE.sub("", definition).split(",")[0].split(";")[0].strip()).strip()
                 words = head.split()
-                if not head or not head.isascii() or not 1 <= len(words) <= MAX_PHRASE:
+                if not head or not head.isascii():
+                    continue
+                # A name followed by what it is ("Hangzhou subprovincial city and capital of Zhejiang", "Shanghai
+                # municipality"): the name alone glosses the word too.
+                name = _leading_name(words)
+                if name:
+                    named.setdefault(name.lower(), []).append((position, len(words), word))
+                if not 1 <= len(words) <= MAX_PHRASE:
                     continue
                 if word not in self.glosses:
                     self.glosses[word] = head
@@ -78,6 +86,11 @@ class Lexicon:
                 ranked.setdefault(head.lower(), []).append((position, 0 if head[:1].isupper() else 1, word))
         self.headwords = {phrase: tuple(w for *_, w in sorted(found, key=lambda f: (f[0], f[1], abs(len(f[2]) - 3)))
                                         [:HEADWORDS_PER_PHRASE]) for phrase, found in ranked.items()}
+        # Names only some definitions open with, for names no definition gives alone: the shortest such
+        # definitions first ("Shanghai municipality" before "Shanghai composite index").
+        for phrase, found in named.items():
+            if phrase not in self.headwords:
+                self.headwords[phrase] = tuple(dict.fromkeys(w for *_, w in sorted(found)))[:HEADWORDS_PER_PHRASE]
         self.longest = max((len(w) for w in self.glosses), default=0)
 
     def english_to_chinese(self, text: str) -> list[str]:
@@ -116,6 +129,19 @@ class Lexicon:
                 else:
                     at += 1
         return list(dict.fromkeys(found))
+
+
+def _leading_name(words: list[str]) -> str:
+    """The capitalised words a definition opens with when ordinary words follow them ("Hangzhou subprovincial
+    city" -> "Hangzhou"), else ""."""
+    run = []
+    for w in words[:MAX_PHRASE + 1]:
+        if not w[:1].isupper() or not w.replace("-", "").replace("'", "").isalpha():
+            break
+        run.append(w)
+    if not run or len(run) > MAX_PHRASE or len(run) == len(words) or not words[len(run)][:1].islower():
+        return ""
+    return " ".join(run)
 
 
 def _singular(word: str) -> str:

@@ -13,7 +13,9 @@ held-out halves); off-topic questions in both languages against both bases.
 ``--docs FILE`` (repeatable; ``--en-docs`` is its older name) adds a set in the format of
 ``benchmarks/data/xling_en_docs.jsonl`` as a base of its own (``bench-<file stem>``): its paragraphs (English or
 Chinese) with their Chinese and English questions, and its off-topic questions, all counted as held out (e.g.
-``benchmarks/data/xling3_zh_docs.jsonl``, written after the model was trained).
+``benchmarks/data/xling3_zh_docs.jsonl``, written after the model was trained). A paragraph may carry several
+questions instead of one per language: ``"questions": [{"zh": ..., "en": ...}, ...]`` (the xling4 sets, in the
+XQuAD manner: English paragraphs and questions, the Chinese files their translations).
 """
 from __future__ import annotations
 
@@ -66,10 +68,10 @@ class Command(BenchCommand):
                                  for r in rows if r["type"] == "doc"], self.stderr)
             for row in rows:
                 if row["type"] == "doc":
-                    queries += [relevance_data.Query(row["q_zh"], slug, (row["id"],), f"zh->{lang}", "heldout",
-                                                     path.stem),
-                                relevance_data.Query(row["q_en"], slug, (row["id"],), f"en->{lang}", "heldout",
-                                                     path.stem)]
+                    asked = row.get("questions") or [{"zh": row["q_zh"], "en": row["q_en"]}]
+                    queries += [relevance_data.Query(question[asked_in], slug, (row["id"],), f"{asked_in}->{lang}",
+                                                     "heldout", path.stem)
+                                for question in asked for asked_in in ("zh", "en")]
                 else:
                     queries.append(relevance_data.Query(row["text"], slug, (), f"off-topic {row['lang']}->{lang}",
                                                         "heldout", path.stem))

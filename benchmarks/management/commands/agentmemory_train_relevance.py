@@ -52,11 +52,11 @@ class Command(BenchCommand):
         parser.add_argument("--top-k", type=int, default=10)
         parser.add_argument("--keep-same", type=float, default=0.999,
                             help="Share of the found same-language answers the floor keeps (dev).")
-        parser.add_argument("--keep-cross", type=float, default=0.99,
+        parser.add_argument("--keep-cross", type=float, default=1.0,
                             help="Share of the found cross-lingual answers the floor keeps (dev), in each direction.")
         parser.add_argument("--context-keep-same", type=float, default=0.95,
                             help="Share of the found same-language answers a context keeps (dev).")
-        parser.add_argument("--context-keep-cross", type=float, default=0.75,
+        parser.add_argument("--context-keep-cross", type=float, default=0.8,
                             help="Share of the found cross-lingual answers a context keeps (dev).")
         parser.add_argument("--dry-run", action="store_true")
         parser.add_argument("--cache", default="", help="Read/write the collected evidence here (JSON).")

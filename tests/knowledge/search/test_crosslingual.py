@@ -120,10 +120,31 @@ def test_an_english_question_finds_the_chinese_document_that_answers_it(mixed_kb
     assert body["hits"][0]["channels"]["floor"]["cross_lingual"] is True
 
 
-def test_without_the_shift_the_query_is_compared_as_it_is(mixed_kb, api_client):
-    with override_settings(AGENTMEMORY={"CROSS_LINGUAL_SHIFT": False}):
+def test_without_the_shift_and_the_gloss_the_query_is_compared_as_it_is(mixed_kb, api_client):
+    with override_settings(AGENTMEMORY={"CROSS_LINGUAL_SHIFT": False, "CROSS_LINGUAL_GLOSS_WEIGHT": 0}):
         body = _search(api_client, "mixed", "退货期限多少天？", floor=False)
     assert all("shifted_to" not in (h["channels"].get("vector") or {}) for h in body["hits"])
+    assert "gloss" not in body["trace"]["channels"]["mixed"]["vector"]
+
+
+def test_the_question_is_also_compared_through_its_dictionary_words(mixed_kb, api_client):
+    """The shifted vector plus the embedding of the question's dictionary words in the chunks' language: the
+    trace names the words, and the cross-lingual cosines are not the shifted question's alone."""
+    question = "How many days after a business trip do I have to submit my expenses?"
+    body = _search(api_client, "mixed", question, floor=False, top_k=15)  # every chunk of the base
+    gloss = body["trace"]["channels"]["mixed"]["vector"]["gloss"]
+    assert set(gloss) == {"zh"} and {"提交", "旅游"} <= set(gloss["zh"].split())
+    assert body["hits"][0]["document_title"] == "差旅报销规定"
+    with_gloss = {h["document_title"]: h["channels"]["vector"]["score"] for h in body["hits"]}
+    with override_settings(AGENTMEMORY={"CROSS_LINGUAL_GLOSS_WEIGHT": 0}):
+        body = _search(api_client, "mixed", question, floor=False, top_k=15)
+    assert "gloss" not in body["trace"]["channels"]["mixed"]["vector"]
+    without = {h["document_title"]: h["channels"]["vector"]["score"] for h in body["hits"]}
+    assert len(with_gloss) == len(without) == 15
+    assert with_gloss["差旅报销规定"] != without["差旅报销规定"]
+    # English chunks meet the English question as it is: the gloss moves only the comparison with Chinese ones.
+    for title in ("Return policy", "Shipping times", "Warranty", "Annual leave"):
+        assert with_gloss[title] == without[title]
 
 
 def test_off_topic_questions_reach_no_context_in_either_language(mixed_kb, api_client):
@@ -235,3 +256,12 @@ def test_the_dictionary_gives_names_and_terms_in_the_other_language():
     assert "边界层" in translated("Who described the boundary layer in 1904?", "zh").split()
     assert {"Constantinople", "Ottoman"} <= set(translated("君士坦丁堡是哪一年被奥斯曼人攻下的？", "en").split())
     assert translated("What is it?", "zh") == "" and translated("什么", "fr") == ""
+
+
+def test_a_name_a_longer_definition_opens_with_is_in_the_dictionary():
+    """CC-CEDICT glosses 杭州 as "Hangzhou subprovincial city and capital of Zhejiang province...": the name alone
+    finds it; a name some entry gives on its own keeps that entry's words only."""
+    from agentmemory.text.lexicon import lexicon, translated
+
+    assert "杭州" in translated("Which kingdom made Hangzhou its capital?", "zh").split()
+    assert lexicon().headwords["constantinople"] == ("君士坦丁堡",)
