@@ -75,8 +75,8 @@ _RETRACTIONS = (
     re.compile(r"\bno more (?P<o>[\w&'-]+)(?= for me\b| now\b|[,.;!?]|$)", _I),
     re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
-    re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over|gone|history)\b"
-               r"(?: now| actually)?", _I),
+    re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over|gone|history|off|"
+               r"cancell?ed|called off|scrapped)\b(?: now| actually)?", _I),
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
@@ -114,14 +114,14 @@ TOPICS: dict[str, re.Pattern] = {
                       # "she's 6 and obsessed with volcanoes", "im 34 and want to start running"
                       r"\b(?:she|he|they|i)(?:'s|'m| is| am| are|m) (?:only |just |almost |nearly |now )?\d{1,2}"
                       r"(?=\s*(?:$|[,.;!?)]|(?:and|now|so|but|next|this|tho|lol)\b))", _I),
-    "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|bunn(?:y|ies)|pets?)\b", _I),
+    "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|pups?|bunn(?:y|ies)|pets?)\b", _I),
     "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a) train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
     "health": re.compile(r"过敏|不吃|吃素|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|\b(?:allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
                          r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood)\b", _I),
     "family": re.compile(r"老公|老婆|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
-                         r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|"
+                         r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|twins|"
                          r"pregnan\w*)\b", _I),
     "car": re.compile(rf"车|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
     "phone": re.compile(r"手机|iPhone|Mate ?\d|(?:华为|小米|三星|荣耀|OPPO|vivo|一加|红米|Redmi|OnePlus|Pixel|Galaxy)\s?[A-Za-z]*\d+|"
@@ -352,6 +352,9 @@ _EN_NAMES = (
     ("family", re.compile(rf"\b(?:{_EN_KIN})s?\b[^.,;!?]{{0,24}}?\b(?:named|called)\s+(?P<n>[\w'-]+)", _I)),
     ("venture", re.compile(rf"\b(?:{_EN_VENTURES})\s+(?:is\s+)?(?:called|named)\s+(?P<n>[\w'-]+)", _I)),
     ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)(?:'s name)? (?:is|was) (?P<n>[A-Z][a-z][\w'-]*)")),  # "my dog is Max"
+    # "the shelter called her Pepper", "we're calling her Juno now"
+    ("pet", re.compile(r"\b(?:shelter|breeder|rescue|foster)s? (?:called|named) (?:her|him|it) (?P<n>[\w'-]+)", _I)),
+    ("pet", re.compile(r"\bcalling (?:her|him|it) (?P<n>[\w'-]+) now\b", _I)),
 )
 _ZH_NAMES = (
     ("pet", re.compile(rf"(?:{'|'.join(sorted(ZH_PETS.split('|'), key=len, reverse=True))})(?:{_ZH_NAMING})?"
@@ -420,7 +423,7 @@ _RENAMED_RE = re.compile(r"改名|改叫|改成叫|换了?个?名字?|名字.{0,
 
 #: A name given as the name from now on.
 _NOW_NAMED_RE = re.compile(r"(?:现在|如今|已经|正式)(?:改)?叫|改名叫|新名字|\b(?:now called|now named|officially (?:called|named)|"
-                           r"(?:called|named) \w+ now)\b", _I)
+                           r"(?:called|named) \w+ now|(?:calling|call) (?:her|him|it|them) \w+ now)\b", _I)
 
 
 def renames(text: str) -> bool:

@@ -37,6 +37,7 @@ from ..backends import get_embedder
 from ..backends.extractors.base import BOOKKEEPING_TAGS, TurnText, is_chinese
 from ..backends.extractors.context_tags import context_tags
 from ..backends.extractors.lexicon import places_in
+from ..backends.extractors.patterns import EN_PETS, EN_TITLES, ZH_PETS, ZH_TITLES
 from ..memory.guard import instruction_signals
 from ..models import MemoryItem
 from ..models.fields import exact_cosine_distance
@@ -86,17 +87,25 @@ _SQL_SPEAKER_LABEL = r"^\s*([A-Z][A-Za-z'-]{1,20}( [A-Z][A-Za-z'-]{1,20})?|[一-
 _FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", re.IGNORECASE)
 #: Words that take back what was said a moment ago, in the same session ("啊等下…其实是26号", "oh wait … we got bumped
 #: a week later").
-_TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|不对|等下|等等|更正|纠正|改成|改到|挪到|推迟|延期|提前到|变卦|不是.{1,12}是|"
+_TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|打错|写错|口误|不对|等下|等等|更正|纠正|改成|改到|挪到|推迟|延期|提前到|变卦|不是.{1,12}是|"
                             r"是.{1,12}不是|\b(?:actually|wait|hang on|hold on|scratch that|i mean|correction|turns out|bumped|moved (?:it )?to|"
-                            r"pushed|changed|rescheduled|postponed|not\b.{1,20}\bbut|my bad|typo|oops|i misspoke)\b",
+                            r"pushed|changed|rescheduled|postponed|not\b.{1,20}\bbut|my bad|typo|oops|i misspoke|mistyped|"
+                            r"fat fingers?|(?:typed|wrote|got|said) (?:that|it) wrong)\b",
                             re.IGNORECASE)
 #: A message that opens by taking back what was said ("oh wait she actually turned 7", "哦不对 他已经9岁了"): with a
 #: new date, age, amount or grade in it, a correction of that value whatever the classifier reads.
 _LEAD_TAKES_BACK_RE = re.compile(r"^\W*(?:(?:oh|ok|okay|sorry|lol|haha|um|uh)\W+)*(?:wait|actually|correction|oops|hang on|"
-                                 r"hold on|(?:哦|噢|啊|呃|额|诶|欸)?不对|其实|等下|等等|更正)", re.IGNORECASE)
+                                 r"hold on|(?:哦|噢|啊|呃|额|诶|欸)?(?:不对|打错了?|写错了?|说错了?)|其实|等下|等等|更正)", re.IGNORECASE)
 #: Words that say the user has begun a new job.
 _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month) (?:at|of|in)|"
-                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work))\b", re.IGNORECASE)
+                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
+                         r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position))\b", re.IGNORECASE)
+#: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
+_JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
+                                rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
+#: Words that say the user has left their job ("上个月离职了", "got laid off"): the old job's title and company go.
+_LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
+                          r"been laid off|handed in my notice|gave my notice|resigned)\b", re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
 _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
@@ -121,10 +130,19 @@ _ADDITIVE_SLOTS = frozenset({"likes", "dislikes", "do_not_recommend", "decision"
 _STYLE_SLOTS = frozenset({"reply_style"})
 
 
+_WORDS_RE = re.compile(r"[\w\u3400-\u4dbf\u4e00-\u9fff]")
+
+
 def _sentences(text: str) -> list[str]:
     """The message's sentences; a message of more than MAX_SENTENCES is read as one piece (each sentence is an
     embedding: a pasted document must not cost thousands of them)."""
-    sentences = [text[a:b].strip() for a, b in split_sentences(text) if text[a:b].strip()]
+    sentences: list[str] = []
+    for a, b in split_sentences(text):
+        piece = text[a:b].strip()
+        if piece and sentences and not _WORDS_RE.search(piece):
+            continue  # the second mark of "saturday!!", "好开心！！": no sentence of its own
+        if piece:
+            sentences.append(piece)
     if len(sentences) == 1:
         # One sentence of several clauses is read clause by clause ("im a nurse, working night shifts in the ER
         # rn and my sleep is wrecked, how do people cope"): a fact and a request often share one sentence.
@@ -212,6 +230,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                    or new_value_said)
         # A new job begun ("新单位上班第一周…", "first week at the hospital pharmacy done"): the old job's words go.
         new_job = bool(_NEW_JOB_RE.search(turn.content)) and turn.turn_id not in others
+        left_job = bool(_LEFT_JOB_RE.search(turn.content)) and turn.turn_id not in others and not new_job
+        new_job = new_job or left_job
         if new_job and "work" not in about:
             about = sorted({*about, "work"})
         corrects = judged or of_topic or new_job or corrections.signals_change(turn.content) or bool(gone)
@@ -246,18 +266,25 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                          guess=corrects and not earlier, gone=gone, judged=judged,
                                          new_values=values_of.get(turn.turn_id, []))) \
             if corrects or refills else ()
-        if new_job and "employer" not in slots:
-            # A new job whose company no pattern read ("新单位上班第一周 在南京一家银行做后端开发"): the old employer goes.
+        if new_job and not {"employer", "job_title"} <= set(slots):
+            # A new job whose company no pattern read ("新单位上班第一周 在南京一家银行做后端开发"): the old employer goes;
+            # a job left ("上个月离职了 现在在家备考"): its title too (a new job often keeps the title: "still sre").
+            retired = [k for k in ("employer", *(("job_title",) if left_job else ())) if k not in slots]
             replaced = tuple(dict.fromkeys([*replaced, *MemoryItem.objects.for_user(user_id).current()
-                                           .filter(key="employer", source=MemoryItem.Source.USER_STATED)
+                                           .filter(key__in=retired, source=MemoryItem.Source.USER_STATED)
                                            .values_list("pk", flat=True)]))
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, []))
         # A new name replaces only the name: "领养了一只小橘猫…先叫它咪咪吧" renamed keeps the kitten, without "咪咪".
         kept_of = () if gone and corrections.renames(turn.content) else about
-        rest = [*_remainders(user_id, replaced, old, kept_of),
-                *(kept for d in earlier if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of)))]
+        # A value said anew ("啊打错了 是12岁 还在六年级"): what stays of the replaced statements does not say its old one.
+        restated = [kind for kind in _VALUE_KINDS if kind.search(turn.content)] if corrects else []
+        if left_job:
+            restated.append(_JOB_TITLE_SAID_RE)  # "我是健身教练" does not stay beside "上个月辞职了"
+        rest = [*_remainders(user_id, replaced, old, kept_of, restated),
+                *(kept for d in earlier
+                  if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated)))]
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
                      *(d.content for d in earlier)]
         chosen: list[str] = []
@@ -303,6 +330,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
             text = corrections.without_retractions(text)
+        if gone and corrections.renames(turn.content):
+            text = _renamed(text, gone, corrections.names(turn.content))
         if judged or of_topic or refills or gone or corrections.retracted_terms(turn.content):
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
@@ -373,6 +402,27 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
                            r"\b(?:freshman|sophomore|junior|senior) year\b", re.IGNORECASE))
+
+
+#: A clause about the name itself ("pepper didn't suit her", "名字我也记错了").
+_NAMING_RE = re.compile(r"名字|叫|\b(?:names?|named|call(?:ed|ing)?|suit(?:ed|s)?|renam\w*)\b", re.IGNORECASE)
+
+
+def _renamed(text: str, gone: set[str], new: dict[str, str]) -> str:
+    """A renaming message's text without the old name: a clause about the name goes ("so pepper didn't suit her at
+    all lol" of "..., we're calling her Juno now"); another clause stays, with the new name instead when the message
+    gives one ("其实Mochi是公的" -> "其实Kiki是公的")."""
+    fresh = [name for name in new if name not in gone]
+    kept = []
+    for clause in corrections.clauses(text):
+        if not corrections.holds_any(clause, gone):
+            kept.append(clause)
+        elif not _NAMING_RE.search(clause):
+            for name in gone if len(fresh) == 1 else ():
+                clause = re.sub(re.escape(name), fresh[0].title() if fresh[0].isascii() else fresh[0], clause,
+                                flags=re.IGNORECASE)
+            kept.append(clause)
+    return corrections.join_clauses(kept) if kept else text
 
 
 def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:
@@ -567,12 +617,24 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
     for s, score, says_change in zip(sentences, scores, changed, strict=True):
         if _QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s) and score >= SENTENCE_KEEP:
             s = _without_question(s)  # the statement before the question stays
+        # "she's a 6 month old lab mix" right after "we're adopting a rescue pup": the pet or child the sentence
+        # before kept, not someone else (a sentence scored alone does not know whom "she" is).
+        continued = bool(kept) and bool(_PRONOUN_LED_RE.match(s)) and bool(_OWN_HOUSEHOLD_RE.search(kept[-1])) \
+            and not about_another_person(kept[-1])
         if s and not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s) \
-                and (score >= SENTENCE_DROP or says_change or corrections.retracted_terms(s)):
+                and (score >= SENTENCE_DROP or says_change or corrections.retracted_terms(s) or continued):
             kept.append(s)
             by_score = by_score or score >= SENTENCE_DROP or bool(corrections.retracted_terms(s))
     # What changed joins what the message tells; alone it is no reading of the message (the caller decides).
     return (kept if by_score else []), at
+
+
+#: The user's own pet or child named in a sentence: a sentence led by "she"/"he" after it is still the user's news.
+_OWN_HOUSEHOLD_RE = re.compile(rf"(?:我家|我们家|我的|我)(?:{ZH_PETS}|儿子|女儿|孩子|宝宝|娃)|\b(?:my|our|we're adopting an?|we adopted an?|"
+                               rf"we got an?|i got an?|i adopted an?)\s+(?:[\w-]+\s+){{0,3}}?(?:(?:{EN_PETS})s?|pupp(?:y|ies)|"
+                               rf"pups?|sons?|daughters?|kids?|baby|twins|toddler)\b", re.IGNORECASE)
+_PRONOUN_LED_RE = re.compile(r"^\s*(?:(?:and|also|but|so|oh|plus|btw)[\s,]*)*(?:她|他|它|\b(?:he|she|he's|she's|hes|shes|"
+                             r"he'll|she'll|it's|its)\b)", re.IGNORECASE)
 
 
 def is_transcript(messages: Sequence[str]) -> bool:
@@ -802,7 +864,8 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
     return {term for value in said for term in ([value] if not value.isascii() else keyword_tokens(value))}
 
 
-def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str]) -> list[MemoryDraft]:
+def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str],
+                restated: Sequence[re.Pattern] = ()) -> list[MemoryDraft]:
     """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
     one fact does not take the others with it (see _remainder)."""
     if not replaced or not (old or about):
@@ -811,7 +874,7 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
     return [draft for episode in episodes if (draft := _remainder(MemoryDraft(
         content=episode.content, type=episode.type, source=episode.source, confidence=float(episode.confidence),
         agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
-        valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about))]
+        valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about, restated))]
 
 
 #: Topics a date is said of: a date moved replaces the date, not the wedding, the trip or the launch.
@@ -842,7 +905,8 @@ def _without_age(sentence: str, only_age: bool) -> str:
     return left if len(keyword_tokens(left)) >= 3 and left != sentence.strip() else ""
 
 
-def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str]) -> MemoryDraft | None:
+def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
+               restated: Sequence[re.Pattern] = ()) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
     clauses about some other topic ("儿子8岁，学小提琴一年了，…" replaced by a message about the drums keeps "儿子8岁").
@@ -876,6 +940,10 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str]) -> Mem
         kept += [c for c in _REMAINDER_SPLIT.split(sentence) if c.strip() and not corrections.holds_any(c, old)
                  and (((topics := corrections.topics(c)) and not topics & replaced) or _NAME_CLAUSE_RE.match(c))
                  and not _MOOD_END_RE.search(c)]
+    if restated and dropped:
+        # Of a value the correction says anew (a grade, an age, a date, an amount), the old one does not stay.
+        kept = [c for piece in kept for c in _REMAINDER_SPLIT.split(piece)
+                if c.strip() and not any(kind.search(c) for kind in restated)]
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if not kept or not dropped or len(joined) < 6:
         return None

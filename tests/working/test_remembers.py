@@ -482,6 +482,11 @@ def test_no_more_of_a_sport_retracts_it(api_client, talk):
                  "用户国庆带爸爸去哪里？", "大理", "桂林", id="a plan dropped: X不去了"),
     pytest.param("我在太原一家汉庭当前台 夜班 经常有客人半夜来闹 怎么应对", "新单位上班第一周 在市三院药房 每天早上八点开始忙 手都麻了",
                  "用户现在在哪里工作？", "药房", "汉庭", id="a new job begun, the old one not named"),
+    pytest.param("我是健身教练 在万达那边的工作室上班 周末课最多", "上个月辞职了 天天熬不住 现在在家备考研究生",
+                 "用户现在在做什么？", "备考研究生", "健身教练", id="a job left, its title goes"),
+    pytest.param("ok so we just adopted a rescue kitten! she's a 10 week old tabby, the shelter named her Biscuit",
+                 "so Biscuit didn't suit her at all, we're calling her Mango now. she climbs EVERYTHING",
+                 "What is the name of the user's cat?", "Mango", "Biscuit", id="a pet renamed: the old name goes"),
 ])
 def test_a_later_session_replaces_what_it_changes(api_client, talk, before, after, question, new, old):
     talk("ls", before)
@@ -640,3 +645,27 @@ def test_a_new_job_whose_company_no_pattern_reads_retires_the_old_employer(api_c
     talk("newjob", "新单位上班第一周 在南京一家银行做后端开发 终于不用天天点点点了")
     shown = remembered(api_client, "newjob", "用户在哪里工作？")
     assert "南京" in shown and "苏州" not in shown, shown
+
+
+def test_she_right_after_the_users_new_pet_is_the_pet(api_client, talk):
+    talk("kit", "we're adopting a rescue pup on sunday!! she's a 4 month old beagle mix, the shelter called her Pickles. "
+                "what do i need to buy")
+    shown = remembered(api_client, "kit", "What is the name of the user's dog?")
+    assert "Pickles" in shown and "beagle" in shown, shown
+
+
+def test_a_plan_called_off_replaces_the_plan_not_what_was_said_beside_it(api_client, talk):
+    talk("off", "planning ten days in peru in march with my brother, machu picchu and cusco. is a guide worth it?",
+         "im a wheelchair user btw so step-free access matters a lot")
+    talk("off", "so peru is off, flights went crazy. we're doing mexico city in april instead. how accessible is it??")
+    shown = remembered(api_client, "off", "Where is the user travelling?").lower()
+    assert "mexico city" in shown and "peru" not in shown, shown
+    assert "wheelchair" in remembered(api_client, "off", "What access needs does the user have?")
+
+
+def test_a_typo_taken_back_at_once_replaces_the_old_age_and_grade(api_client, talk):
+    talk("typo", "我女儿今年9岁 上四年级 数学老是粗心 怎么办 我在佛山做财务 晚上才有空",
+         "啊打错了 是8岁 还在三年级")
+    shown = remembered(api_client, "typo", "用户的女儿上几年级？")
+    assert "三年级" in shown and "四年级" not in shown and "9岁" not in shown, shown
+    assert "佛山" in remembered(api_client, "typo", "用户在哪里工作？")

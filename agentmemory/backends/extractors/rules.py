@@ -228,6 +228,8 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False  # "你平时喜欢啥颜色啊": a question, not a taste
     if slot_key == "location" and _TIME_ZONE_RE.match(value):
         return False  # "I'm in PST" names a time zone, not a home
+    if slot_key == "employer" and value.startswith(("家", "家里")):
+        return False  # "现在在家备考研究生": at home, not a company
     if slot_key == "tech_stack" and (_HUMAN_LANGUAGE_RE.match(value.strip()) or _MAKES_RE.match(value.strip())
                                      or _CALENDAR_RE.match(value.strip())):
         return False  # "换到苹果", "switched to Korean", "moved the whole thing to September": not a technology
