@@ -105,7 +105,7 @@ _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一�
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
 #: Words that say the user has left their job ("上个月离职了", "got laid off"): the old job's title and company go.
 _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
-                          r"been laid off|handed in my notice|gave my notice|resigned)\b", re.IGNORECASE)
+                          r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned)\b", re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
 _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
