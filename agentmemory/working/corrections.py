@@ -205,7 +205,9 @@ def holds_any(content: str, terms: set[str]) -> bool:
         return False
     latin = {t for t in terms if t.isascii()}
     numbers = {t for t in latin if t.replace(",", "").replace(".", "").isdigit()}  # "2015", as written
-    return (any(t in content for t in terms - latin) or bool((latin - numbers) & set(keyword_tokens(content)))
+    # A name as its keyword token too ("pickles" is stemmed "pickl" in the content's tokens).
+    words = {w for t in latin - numbers for w in (t, *keyword_tokens(t))}
+    return (any(t in content for t in terms - latin) or bool(words & set(keyword_tokens(content)))
             or any(_said_in(n, content) for n in numbers))
 
 

@@ -669,3 +669,11 @@ def test_a_typo_taken_back_at_once_replaces_the_old_age_and_grade(api_client, ta
     shown = remembered(api_client, "typo", "用户的女儿上几年级？")
     assert "三年级" in shown and "四年级" not in shown and "9岁" not in shown, shown
     assert "佛山" in remembered(api_client, "typo", "用户在哪里工作？")
+
+
+def test_a_pet_renamed_keeps_what_else_was_said_of_it(api_client, talk):
+    talk("nova", "we're adopting a rescue pup on sunday!! she's a 5 month old collie mix, the shelter called her Pickles. "
+                 "what do i need to buy")
+    talk("nova", "so Pickles didn't suit her at all, we're calling her Nova now. she chews everything")
+    shown = remembered(api_client, "nova", "What is the user's dog like?")
+    assert "Nova" in shown and "collie" in shown and "Pickles" not in shown, shown
