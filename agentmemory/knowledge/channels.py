@@ -17,6 +17,7 @@ from ..conf import app_settings
 from ..exceptions import BackendError, EmbeddingError, EmbeddingModelMismatch
 from ..text.language import language_of
 from ..text.lexicon import translated
+from .background import background_cosines
 from .floor import base_size
 from .keywords import index_tokens, user_dictionary_terms
 from .retrieve import ChannelHit, chunk_languages, keyword_search, vector_search
@@ -215,16 +216,22 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
             groups = [(next(iter(languages), ""), None)]
         found, scans = [], []
         for language, only in groups:
-            vec = vector_search([kb.pk], evidence.query_vectors.get(language, outcome.query_vector),
+            vector = evidence.query_vectors.get(language, outcome.query_vector)
+            vec = vector_search([kb.pk], vector,
                                 model_name=outcome.model_name, limit=plan.candidates, filters=plan.filters,
                                 exact=exact, languages=only)
             scans.append(vec.exact)
             if len(vec):
                 scores = [float(h.score) for h in vec]
+                # a small base's few chunks are measured among background passages too (background.py)
+                padding = background_cosines(language or outcome.query_language, vector, outcome.model_name,
+                                             len(scores))
+                standing = scores + padding
                 evidence.cosine_stats[language] = {
-                    "median": statistics.median(scores), "mean": statistics.fmean(scores),
-                    "std": statistics.pstdev(scores), "best": max(scores), "n": len(scores),
-                    "top": [round(v, 6) for v in sorted(scores, reverse=True)[:TOP_COSINES]]}
+                    "median": statistics.median(standing), "mean": statistics.fmean(standing),
+                    "std": statistics.pstdev(standing), "best": max(standing), "n": len(scores),
+                    "top": [round(v, 6) for v in sorted(standing, reverse=True)[:TOP_COSINES]],
+                    **({"background": len(padding)} if padding else {})}
             found.extend((h.score, h.chunk_id, language) for h in vec)
         found.sort(key=lambda item: (-item[0], item[1]))
         found = found[:plan.candidates]

@@ -476,8 +476,19 @@ def _one_sentence(message: str) -> bool:
 
 def _not_a_fact(sentence: str) -> bool:
     """A sentence that tells no fact about the user: a condition ("If my elbow ever heals I might try padel"),
-    or a sentence about someone outside the user's household ("My sister just moved to Berlin")."""
-    return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence))
+    a sentence about someone outside the user's household ("My sister just moved to Berlin"), one whose "I" is
+    only in a quotation ("There's that line 'I like my coffee like I like my code'"), or someone's word on their
+    own tastes ("my daughter says she likes math but hates homework")."""
+    return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence) or _THEIR_OWN_WORD_RE.search(sentence)
+                or (_QUOTED_RE.search(sentence) and not _FIRST_PERSON_RE.search(_QUOTED_RE.sub(" ", sentence))))
+
+
+#: A quotation ("'…'", "“…”", "「…」"): someone else's words, whatever person they are in.
+_QUOTED_RE = re.compile(r"(?:^|(?<=\s))'[^']{3,}'(?=$|[\s.,!?])|\"[^\"]{3,}\"|“[^”]{3,}”|‘[^’]{3,}’|「[^」]{2,}」|『[^』]{2,}』")
+#: Someone's word on their own tastes: "she says she likes …", "他说他喜欢…".
+_THEIR_OWN_WORD_RE = re.compile(r"\b(?:says|said|thinks|claims)\s+(?:she|he|they)(?:'s|'re)?\s+(?:really\s+|only\s+)?"
+                                r"(?:likes|loves|hates|prefers|wants|doesn't like|does not like|is into)\b|"
+                                r"[他她](?:说|觉得)[他她](?:最)?(?:喜欢|爱|讨厌|想)", re.IGNORECASE)
 
 
 #: After a comma (not inside a number: "1,650"), or a space between two Chinese characters ("公公有糖尿病 婆婆对花生过敏").

@@ -677,3 +677,14 @@ def test_a_pet_renamed_keeps_what_else_was_said_of_it(api_client, talk):
     talk("nova", "so Pickles didn't suit her at all, we're calling her Nova now. she chews everything")
     shown = remembered(api_client, "nova", "What is the user's dog like?")
     assert "Nova" in shown and "collie" in shown and "Pickles" not in shown, shown
+
+
+def test_a_quotation_a_relatives_own_word_and_a_question_keep_nothing(api_client, talk):
+    """An "I" inside quotation marks is someone else's; "she says she likes …" is her word on her own tastes; "got any
+    …" asks. A fact of the user's household said plainly is still kept."""
+    talk("quoted", "There's that line 'I like my coffee like I like my code - strong and bug free'. who came up with that?",
+         "my daughter says she likes math but hates homework 😅 how do I get her to do it without a fight?",
+         "got any good riddles")
+    assert [m.content for m in MemoryItem.objects.for_user("quoted").current()] == []
+    talk("quoted", "my daughter is allergic to peanuts and she's in grade 2, any snack ideas?")
+    assert "peanuts" in remembered(api_client, "quoted", "What is the user's daughter allergic to?")

@@ -86,7 +86,7 @@ _SELF_START_RE = re.compile(r"^\W*(?:(?:嗯|哦|对了|其实|另外|还有|不�
 #: An English clause with no subject of its own ("work at Alibaba" after "I live in Shanghai and"): the
 #: previous clause's subject, with "I" put back so the patterns read it.
 _BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?P<verb>work|live|am|have|own|drive|use|play|study|moved|"
-                           r"started|joined|got|love|like|hate|teach|run)\b(?! \d| about\b| maybe\b| a (?:few|couple)\b)",
+                           r"started|joined|got|love|like|hate|teach|run)\b(?! \d| about\b| maybe\b| a (?:few|couple)\b| any\b| (?:you|u|ya)\b)",
                            re.IGNORECASE)
 
 

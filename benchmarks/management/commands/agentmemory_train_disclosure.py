@@ -1,7 +1,9 @@
 """Train the disclosure classifier (agentmemory/working/disclosure.py) and write its shipped weights.
 
 Data: ``benchmarks/data/disclosure_train*.jsonl`` (1,500 messages written for the purpose, zh and en: 900 of
-every kind, then 600 on the hard boundaries: chatty small talk, corrections, facts without a pronoun) and
+every kind, then 600 on the hard boundaries: chatty small talk, corrections, facts without a pronoun), the
+labelled user turns of the conversation sets ``benchmarks/data/conv_*.jsonl`` (chat as people type it; a set
+named by ``--hold-out`` is left out, to be scored after) and
 ``../shared/bench/disclosure-dev/messages.jsonl`` (600, another author; read there, never copied). The
 second is split by a hash of the id into thirds: one trains with the first file, one calibrates the
 thresholds, one is scored and nothing is fitted on it. Labels: keep = self or correction; correction =
@@ -23,6 +25,23 @@ from agentmemory.working import disclosure
 from benchmarks.fitting import fit_logistic
 
 KEEP = {"self", "correction"}
+
+
+def conversation_turns(paths: list[Path]) -> list[dict]:
+    """The labelled user turns of conversation sets (``agentmemory_bench_remember``'s files) as messages: self,
+    correction, request, small talk, or another person's fact."""
+    out = []
+    for path in paths:
+        for line in path.open(encoding="utf-8"):
+            if not line.strip():
+                continue
+            conversation = json.loads(line)
+            turns = [t for s in conversation["sessions"] for t in s["turns"] if t["role"] == "user" and t.get("label")]
+            for i, turn in enumerate(turns):
+                label = "other_person" if turn["label"] in ("other", "hypothetical") else turn["label"]
+                out.append({"id": f"{conversation['id']}-{i}", "lang": conversation["lang"], "text": turn["content"],
+                            "label": label})
+    return out
 
 
 def _split(item_id: str) -> str:
@@ -61,8 +80,13 @@ class Command(BaseCommand):
                             help="Messages written for training (JSON Lines; repeatable; default: "
                                  "benchmarks/data/disclosure_train*.jsonl).")
         parser.add_argument("--dev", default=None, help="disclosure-dev messages.jsonl (split in thirds).")
+        parser.add_argument("--conversations", action="append", default=None,
+                            help="Labelled conversation sets whose user turns train too (repeatable; default: "
+                                 "benchmarks/data/conv_*.jsonl but those named by --hold-out).")
+        parser.add_argument("--hold-out", action="append", default=[], metavar="NAME",
+                            help="A conversation set left out of the training (e.g. conv_heldout15), to score it after.")
         parser.add_argument("--l2", type=float, default=0.01)
-        parser.add_argument("--keep-precision", type=float, default=0.9,
+        parser.add_argument("--keep-precision", type=float, default=0.93,
                             help="Precision of 'keep' the threshold must reach on the calibration split.")
         parser.add_argument("--correction-precision", type=float, default=0.8)
         parser.add_argument("--dry-run", action="store_true")
@@ -78,6 +102,9 @@ class Command(BaseCommand):
             if not path.exists():
                 raise CommandError(f"No such file: {path}")
         rows = [(json.loads(line), "train") for own in owns for line in own.open(encoding="utf-8") if line.strip()]
+        sets = [Path(p) for p in options["conversations"]] if options["conversations"] else [
+            p for p in sorted((base / "benchmarks" / "data").glob("conv_*.jsonl")) if p.stem not in options["hold_out"]]
+        rows += [(m, "train") for m in conversation_turns(sets)]
         rows += [(m, _split(m["id"])) for m in (json.loads(line) for line in dev.open(encoding="utf-8")
                                                 if line.strip())]
         self.stdout.write(f"{len(rows)} messages; embedding them (one thread is enough)...")

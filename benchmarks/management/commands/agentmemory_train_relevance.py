@@ -56,7 +56,7 @@ class Command(BenchCommand):
                             help="Share of the found cross-lingual answers the floor keeps (dev), in each direction.")
         parser.add_argument("--context-keep-same", type=float, default=0.95,
                             help="Share of the found same-language answers a context keeps (dev).")
-        parser.add_argument("--context-keep-cross", type=float, default=0.75,
+        parser.add_argument("--context-keep-cross", type=float, default=0.8,
                             help="Share of the found cross-lingual answers a context keeps (dev).")
         parser.add_argument("--dry-run", action="store_true")
         parser.add_argument("--cache", default="", help="Read/write the collected evidence here (JSON).")

@@ -171,6 +171,43 @@ def test_the_context_carries_the_english_answer_to_a_chinese_question(mixed_kb, 
     assert "30 days" in knowledge[0]["text"]
 
 
+def _context(api_client, slug: str, query: str) -> dict:
+    return api_client.post("/api/agentmemory/context/", {"user_id": "xl-user", "query": query, "knowledge_bases": [slug],
+                                                         "route": "knowledge"}, format="json").json()
+
+
+def test_a_small_mixed_base_carries_its_one_english_document_to_a_chinese_question(db, api_client):
+    """Two Chinese policies and one English one: the English chunk has no population of its language to stand out
+    from, so it is measured among background passages (knowledge/background.py); the trace says how many."""
+    docs = {d[0]: d for d in MIXED_DOCS}
+    build_kb("small", [docs["travel"], docs["security"], docs["returns"]])
+    for query in ("退货期限多少天？", "收到货以后多久可以退？"):
+        knowledge = _context(api_client, "small", query)["sections"]["knowledge"]
+        assert knowledge and knowledge[0]["source"].startswith("《Return policy》"), query
+    body = _search(api_client, "small", "退货期限多少天？")
+    candidates = body["trace"]["floor"]["knowledge_bases"]["small"]["candidates"]
+    assert candidates["en"]["n"] == 1 and candidates["en"]["background"] == 23
+    assert candidates["zh"]["n"] == 2 and candidates["zh"]["background"] == 22
+    # An off-topic question meets the two Chinese chunks among the background: the better of two unrelated chunks
+    # no longer stands out by chance.
+    for query in ("What's a good name for a puppy?", "Can you recommend a good sci-fi novel?", "今天天气怎么样"):
+        assert _context(api_client, "small", query)["sections"]["knowledge"] == [], query
+
+
+def test_background_passages_fill_a_small_standing_up_to_its_size(db):
+    from agentmemory.backends import get_embedder
+    from agentmemory.knowledge.background import BACKGROUND_SIZE, background_cosines
+
+    embedder = get_embedder()
+    query = embedder.embed_query("退货期限多少天？")
+    assert len(background_cosines("en", query, embedder.model_name, 1)) == BACKGROUND_SIZE - 1
+    assert len(background_cosines("zh", query, embedder.model_name, 20)) == BACKGROUND_SIZE - 20
+    assert background_cosines("zh", query, embedder.model_name, BACKGROUND_SIZE) == []
+    assert background_cosines("en", query, "another-model", 1) == []  # not the model the query was embedded with
+    cosines = background_cosines("zh", query, embedder.model_name, 0)
+    assert all(0.5 < c < 0.95 for c in cosines)  # unrelated passages: no match, no opposite
+
+
 def test_the_context_keeps_the_few_chunks_that_answer(db, api_client):
     from agentmemory.knowledge.ingest import ingest_document, prepare_document
     from agentmemory.models import KnowledgeBase
