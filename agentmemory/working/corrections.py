@@ -155,11 +155,11 @@ TOPICS: dict[str, re.Pattern] = {
 #: Words that say something changed or was wrong: with the classifier's judgement, what makes a message a
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
-    r"现在|改成|改为|改了|换成|换了|换到|挪到|推迟|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
+    r"现在|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
-    r"push(?:ed|ing)? (?:\w+ )?back|mov(?:ed|ing) (?:\w+ )?(?:back|forward|up) to)\b", _I)
+    r"push(?:ed|ing)? (?:\w+ )?(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ )?(?:back|forward|up) to)\b", _I)
 
 
 def signals_change(text: str) -> bool:

@@ -398,6 +398,8 @@ def _corrected_earlier(drafted: Sequence[tuple[np.ndarray, MemoryDraft]], vector
 #: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
 #: grade.
 _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
+                re.compile(r"(?:周|星期|礼拜)[一二三四五六日天](?![次回遍个])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b",
+                           re.IGNORECASE),  # a weekday ("改到周四"), not "一周三次"
                 re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)", re.IGNORECASE),
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
@@ -496,6 +498,7 @@ _PIECE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[
 #: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
 #: Tom and I are writing our vows" is one statement).
 _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])|"
+                              r"(?<=[^\s.]\.)\s+|"  # chat's lower-case sentences: "leaning kia ev6. i commute 40 miles"
                               r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")  # chat writes a space for a Chinese comma
 #: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.
 _NAME_CLAUSE_RE = re.compile(r"^\s*(?:(?:他|她|它)?(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{1,6}\s*$|(?:named|called) \w+[.!]?\s*$)",
@@ -684,8 +687,9 @@ def _logged(messages: Sequence[TurnText], parts: list[list[str]], keep: np.ndarr
 
 #: Words of a passing moment: a mood, a day, what was just watched ("this week felt like a month", "I just binged
 #: the whole season lol send help", "周一综合症又犯了").
-_MOMENT_RE = re.compile(r"今天|今早|今晚|这会儿|刚才|这周|这礼拜|周一|综合症|不想上班|不想干|[😭😩🥲😵]|手都.{0,2}麻|"
+_MOMENT_RE = re.compile(r"今天|今早|今晚|这会儿|刚才|这周|这礼拜|周一|综合症|不想上班|不想干|[😭😩🥲😵]|手都.{0,2}麻|下雨|下雪|无聊死|"
                         r"\b(?:today|tonight|this morning|this afternoon|this week|rn|atm|at the moment|send help|gonna|mondays?|"
+                        r"raining|pouring|snowing|washout|bored|going feral|"
                         r"amirite|kicked in|"
                         r"just (?:finished|binged|watched)|tiny victories)\b", re.IGNORECASE)
 
@@ -947,14 +951,20 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
             continue
         # A sentence of what is replaced keeps only its clauses about something else that can be named: "儿子8岁"
         # (family) of "儿子8岁，学小提琴一年了，…", not "一天至少三杯美式" of "我每天离不开咖啡，一天至少三杯美式".
+        # A correction of one value of a kind ("钢琴课改到周四了": a weekday) keeps the clauses that name no topic and
+        # state no value of that kind ("目标明年6月考八级" of "30岁开始学钢琴 每周二晚上上课 目标明年6月考八级").
         dropped = True
         kept += [c for c in _REMAINDER_SPLIT.split(sentence) if c.strip() and not corrections.holds_any(c, old)
-                 and (((topics := corrections.topics(c)) and not topics & replaced) or _NAME_CLAUSE_RE.match(c))
+                 and (((topics := corrections.topics(c)) and not topics & replaced) or _NAME_CLAUSE_RE.match(c)
+                      or (restated and not topics and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2))
                  and not _MOOD_END_RE.search(c)]
     if restated and dropped:
         # Of a value the correction says anew (a grade, an age, a date, an amount), the old one does not stay.
         kept = [c for piece in kept for c in _REMAINDER_SPLIT.split(piece)
                 if c.strip() and not any(kind.search(c) for kind in restated)]
+    # A question stays in the replaced message's history, not in what it told ("can you help me tidy up my headline?").
+    kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])
+            if c.strip() and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c)))]
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if not kept or not dropped or len(joined) < 6:
         return None

@@ -688,3 +688,26 @@ def test_a_quotation_a_relatives_own_word_and_a_question_keep_nothing(api_client
     assert [m.content for m in MemoryItem.objects.for_user("quoted").current()] == []
     talk("quoted", "my daughter is allergic to peanuts and she's in grade 2, any snack ideas?")
     assert "peanuts" in remembered(api_client, "quoted", "What is the user's daughter allergic to?")
+
+
+def test_a_correction_of_one_value_keeps_what_else_the_message_said(api_client, talk):
+    """A later message changes one thing of an earlier message of several: the others stay, in chat's lower-case
+    sentences ("… leaning kia ev6. i commute …") and in Chinese clauses with no topic of their own."""
+    talk("ev", "my 2011 civic is on its last legs (180k miles 💀). thinking about an EV, leaning kia ev6. i commute about "
+               "40 miles round trip in portland")
+    talk("ev", "the new car arrived yesterday!!! ended up going with a hyundai ioniq 5 instead of the ev6, dealer gave a "
+               "better deal. sold the civic too")
+    shown = remembered(api_client, "ev", "How long is the user's commute and where do they live?")
+    assert "40 miles" in shown and "portland" in shown.lower(), shown
+    talk("piano", "30岁开始学钢琴 每周二晚上上课 目标明年6月考八级 是不是太激进了")
+    talk("piano", "钢琴课改到周四了 还换了个老师")
+    shown = remembered(api_client, "piano", "用户打算什么时候考级？每周几上课？")
+    assert "6月考八级" in shown and "周四" in shown and "周二" not in shown, shown
+
+
+def test_weather_moods_are_not_kept_and_a_cars_year_does_not_hide_it(api_client, talk):
+    talk("moods", "it's been raining for like 5 days straight and i'm slowly going feral",
+         "arvo's a washout here, pouring rain, bored out of my mind.")
+    assert [m.content for m in MemoryItem.objects.for_user("moods").current()] == []
+    talk("corolla", "车子仪表盘亮了个黄色发动机灯 开的是17年的卡罗拉 跑了12万公里了 还能继续开吗")
+    assert current("corolla", "car") == ["卡罗拉"]

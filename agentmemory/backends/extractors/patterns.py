@@ -242,7 +242,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("car", re.compile(rf"(?:新|刚)(?:提|买|换)的(?:车是?)?(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
     # Said with no subject at a clause's start, a car make named: "刚提了理想L6😎", "终于入了辆比亚迪海豹".
     ("car", re.compile(rf"(?:^|[，,。！!～~\s])(?:刚刚?|新|终于|已经|上周|昨天|现在)?(?:提了|入了|买了|换了|提车|开的是|开着)(?:一辆|辆|台|一台)?"
-                       rf"(?P<v>(?:{CAR_MAKES_ZH})(?:[A-Za-z0-9]{{1,6}}|[\u4e00-\u9fff]{{0,4}}?))"
+                       rf"(?:(?:20)?\d{{2}}年的?|(?:新|二手|旧)的?)?(?P<v>(?:{CAR_MAKES_ZH})(?:[A-Za-z0-9]{{1,6}}|[\u4e00-\u9fff]{{0,4}}?))"
                        rf"(?=了|[，。！？；,.!?;\s～~]|$|[\U0001F300-\U0001FAFF\u2600-\u27BF])"), None),
     # "我这边现在是伦敦时间了": the user's time zone, and where they are (rules.py reads the place from it).
     ("timezone", re.compile(r"(?:我这边|我这里|我们这边|我)(?:现在|目前|已经)?(?:是|用的?是?|按|在)?(?P<v>[\u4e00-\u9fff]{2,5}?)时间"),
