@@ -238,6 +238,9 @@ _OLD_VALUE_EDITS = (
     (re.compile(r"\b(switched|moved|changed|went) from [\w&'-]+(?: [\w&'-]+)? to\b", _I), r"\1 to"),
     (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
     (re.compile(rf"从{_ZC}{{1,10}}?(换成|改成|转到|换到|搬到)"), r"\1"),
+    # "went with a hyundai ioniq 5 instead of the ev6, …": the new value without the old one beside it.
+    (re.compile(rf"\s*\b(?:instead of|rather than) (?:the |a |an |my |our )?[\w&'-]+(?: [\w&'-]+)?"
+                rf"(?= *(?:[,.;!?{CHAT_END}]|$))", _I), ""),
 )
 
 

@@ -699,6 +699,8 @@ def test_a_correction_of_one_value_keeps_what_else_the_message_said(api_client, 
                "better deal. sold the civic too")
     shown = remembered(api_client, "ev", "How long is the user's commute and where do they live?")
     assert "40 miles" in shown and "portland" in shown.lower(), shown
+    shown = remembered(api_client, "ev", "What car does the user drive?")
+    assert "ioniq 5" in shown and "ev6" not in shown.lower(), shown  # "instead of the ev6" is not shown beside it
     talk("piano", "30岁开始学钢琴 每周二晚上上课 目标明年6月考八级 是不是太激进了")
     talk("piano", "钢琴课改到周四了 还换了个老师")
     shown = remembered(api_client, "piano", "用户打算什么时候考级？每周几上课？")
