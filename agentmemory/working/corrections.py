@@ -36,6 +36,10 @@ CHAT_END = "\U0001F300-\U0001FAFF\u2600-\u27BF～"
 #: "left" as the side of something ("bad left knee", "the left lane"), not as having gone away.
 _NOT_A_SIDE = (r"(?! (?:knee|leg|arm|hand|foot|feet|eye|ear|side|shoulder|hip|ankle|wrist|elbow|thumb|wing|turn|lane|"
                r"one|overs?)\b)")
+#: Giving up an item of a plan: "we're dropping osaka", "also ditching the gym", "dropping wharton from the list".
+_GIVING_UP = (r"(?:\b(?:(?:we|i)(?:'re|'m| are| am)?|were|im|also|so|and|now)\s+(?:dropping|ditching|scrapping)|"
+              r"\b(?:dropping|ditching|scrapping)(?= (?:the |my |our )?[\w&'-]+(?: [\w&'-]+)? from (?:the|my|our) "
+              r"(?:list|plan|plans|itinerary|schedule|trip|route|shortlist)))")
 #: Phrases that retract a value, with the value in group ``o``.
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
@@ -44,7 +48,11 @@ _RETRACTIONS = (
     re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
     re.compile(rf"(?P<o>{_ZC}{{1,10}}?)(?:我|也)?(?:已经|早就)?(?:放弃了|不学了|不做了|不玩了|卖了|退了|辞了|戒了|分了|换了)"),
     # A plan dropped: "喀什不去了", "英国不去了", "雅思不考了".
-    re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:我们?|也|就)?(?:还是)?不(?:去|考|报|买|办|搬|申)了"),
+    re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?!今天|明天|今晚|晚上|这周|这几天|周末|最近|暂时|先|还)(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)"
+               r"(?:我们?|也|就)?(?:还是)?不(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了"),
+    # A membership or a thing given up: "乐刻年卡也转掉了", "车已经卖掉了".
+    re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:年卡|月卡|会员卡?)?(?:我们?|也|就)?(?:已经)?"
+               r"(?:转掉了|转让了|卖掉了|退掉了|注销了)"),
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "我报的是半马不是全马😅": the value before a stop, an emoji or the end too; not "不是很…", "不是我…".
@@ -65,30 +73,36 @@ _RETRACTIONS = (
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\b(?P<o>[\w'-]+) and I (?:broke up|split up|split|separated|divorced)\b", _I),
     re.compile(r"\b(?:renam(?:ed|ing)|broke up with) (?P<o>[\w'-]+)", _I),
-    re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up(?: on)?|stopped|moved (?:away )?from|switched (?:away )?from|"
+    # A plan's item given up: "were dropping osaka", "dropping wharton from the list" (not "it keeps dropping leaves").
+    re.compile(rf"{_GIVING_UP} (?:the |my |our )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
+    re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped|ditched|scrapped|cancell?ed|cancell?ing|"
+               r"gave up(?: on)?|stopped|moved (?:away )?from|switched (?:away )?from|"
                r"traded in|got rid of|broke up with|no longer (?:at|with|in|use|using|have|own|eat|do|doing|"
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\bnot (?:at |with |in |into |using )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:any ?more|any longer)\b", _I),
     re.compile(r"\b(?:is|'s|are|was) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?:a |an |the )?"
                r"(?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
-    re.compile(r"\bno more (?P<o>[\w&'-]+)(?= for me\b| now\b|[,.;!?]|$)", _I),
+    re.compile(r"\bno more (?!than\b|of\b|time\b|money\b)(?P<o>[\w&'-]+)(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|$)", _I),
     re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
+    re.compile(r"\b(?P<o>[\w&-]+(?: [\w&-]+)?)'s (?:gone|history|cancell?ed|called off|scrapped)\b"
+               r"(?! (?:up|down|to|through|by|from|off|for|into|with|back|out)\b)", _I),
     re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over|gone|history|off|"
-               r"cancell?ed|called off|scrapped)\b(?: now| actually)?", _I),
+               r"cancell?ed|called off|scrapped)\b(?! (?:up|down|to|through|by|from|off|for|into|with|back|out)\b)(?: now| actually)?", _I),
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"去世|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申)了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
+    rf"{_GIVING_UP}|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
                            r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+|\s*(?=[(（])|(?<=[)）])\s*")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
-also some much many one""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
+also some much many one lol lmao haha omg tho again today tonight tomorrow yesterday""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
 
 TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
@@ -97,7 +111,7 @@ TOPICS: dict[str, re.Pattern] = {
                        r"\b(?:job|work(?:ing)?|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
-    "home": re.compile(r"住在|住的|我住|租的|租房|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|"
+    "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
                        r"neighbou?rhood|based in|i'm in|im in|hometown)\b", _I),
     "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
                         r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|"
@@ -207,7 +221,7 @@ def holds_any(content: str, terms: set[str]) -> bool:
     numbers = {t for t in latin if t.replace(",", "").replace(".", "").isdigit()}  # "2015", as written
     # A name as its keyword token too ("pickles" is stemmed "pickl" in the content's tokens).
     words = {w for t in latin - numbers for w in (t, *keyword_tokens(t))}
-    return (any(t in content for t in terms - latin) or bool(words & set(keyword_tokens(content)))
+    return (any(t in content or t in content.lower() for t in terms - latin) or bool(words & set(keyword_tokens(content)))
             or any(_said_in(n, content) for n in numbers))
 
 
@@ -288,7 +302,7 @@ def _said_in(word: str, text: str) -> bool:
 
 
 def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[str] = (),
-                         old_values: Sequence[str] = ()) -> str:
+                         old_values: Sequence[str] = (), still_true: Sequence[str] = ()) -> str:
     """``text`` without its clauses that still speak of the values it replaces: a clause holding a word, as
     written, that only the replaced memories and it share, when another clause says what changed or the clause
     itself speaks of the past ("之前那台小米给我妈用了，现在换成iPhone 15了" -> "现在换成iPhone 15了";
@@ -296,7 +310,8 @@ def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[st
     one of ``new_values`` (the slot values the message fills again) says what changed too ("got a pixel 8 lol, the
     iphone battery was completely done" -> "got a pixel 8 lol"); a clause holding a word of one of ``old_values``
     (the values it replaces: "小米13") goes too ("想问下怎么把相册从小米云同步过来"). The clauses saying what changed keep
-    their words, and something always remains."""
+    their words, as do the words of ``still_true`` (what stays of the replaced statements: "emory and duke only" after
+    "dropping wharton", beside "my top schools are emory and duke"), and something always remains."""
     parts = clauses(text)
     old = [r for r in replaced if r]
     if len(parts) < 2 or not old:
@@ -304,7 +319,7 @@ def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[st
     new = [v.lower() for v in new_values if v and len(v) >= 2]
     changing = [c for c in parts if (_CHANGE_RE.search(c) and (_NEW_VALUE_RE.search(c) or (
         not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)))) or any(v in c.lower() for v in new)]
-    kept_words = set().union(*(_value_words(c) for c in changing)) if changing else set()
+    kept_words = set().union(*(_value_words(c) for c in [*changing, *still_true]))
     # The old values' words, and the Chinese words of what is replaced, as written ("小米" of "小米12的电池真不行了" in
     # "小米云", which is one word to the segmenter).
     old_terms = {t for v in old_values for t in {v, *keyword_tokens(v)}

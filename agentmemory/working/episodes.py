@@ -99,7 +99,8 @@ _LEAD_TAKES_BACK_RE = re.compile(r"^\W*(?:(?:oh|ok|okay|sorry|lol|haha|um|uh)\W+
 #: Words that say the user has begun a new job.
 _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month) (?:at|of|in)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
-                         r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position))\b", re.IGNORECASE)
+                         r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
+                         r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired)\b", re.IGNORECASE)
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
@@ -307,7 +308,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 chosen = sentences
         chosen = [kept for kept in (_without_others(s, before[number] + turn.content) for i, s in enumerate(chosen)
                                     if not _not_a_fact(s)
-                                    and not pronoun_about_another(s, before[number] + "".join(chosen[:i]))) if kept]
+                                    and not pronoun_about_another(s, before[number] + _said_before(turn.content, s, chosen[:i])))
+                                    if kept]
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content, values_of[turn.turn_id]):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
         if chosen and not replaced and not gone and not new_value_said and not new_job and turn.turn_id not in slots_of \
@@ -335,7 +337,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if judged or of_topic or refills or gone or corrections.retracted_terms(turn.content):
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
-            text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []), sorted(old))
+            text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []), sorted(old),
+                                                    still_true=[r.content for r in rest])
         if corrects and (replaced or earlier):
             text = _without_replaced_values(text, old_texts)
         if replaced:
@@ -863,20 +866,29 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
     values of the single-valued slots it fills again (the employer it replaces), and for a new place to live the
     places the replaced episodes named."""
     named = corrections.retracted_terms(text) | gone
+    # The values of the slot facts it replaces ("The user is line cook" with "im the new sous chef at the Langham"):
+    # what stays of their message does not say them either.
+    facts = (MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced)).exclude(type=MemoryItem.Type.EPISODE)
+             .exclude(key__in=[s for s in _ADDITIVE_SLOTS]).values_list("value", flat=True)) if replaced else []
+    dropped = {str(v).strip().lower() for v in facts if isinstance(v, str) and len(str(v).strip()) >= 2}
     if named:
-        return named
+        return named | _as_terms(dropped)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
     if not replaceable:
-        return set()
+        return _as_terms(dropped)
     values = (MemoryItem.objects.for_user(user_id).current().exclude(type=MemoryItem.Type.EPISODE)
               .filter(key__in=replaceable).values_list("value", flat=True))
-    said = {str(v).strip().lower() for v in values if isinstance(v, str | int) and str(v).strip()}
+    said = dropped | {str(v).strip().lower() for v in values if isinstance(v, str | int) and str(v).strip()}
     if "location" in replaceable and replaced:
         new = {p for v in new_values for p in places_in(str(v))}
         said |= {p for value in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
                  .values_list("value", flat=True) if isinstance(value, dict) for p in value.get("places") or () if p not in new}
-    # As corrections.holds_any reads terms: Chinese as written, Latin as keyword tokens ("honda civic").
-    return {term for value in said for term in ([value] if not value.isascii() else keyword_tokens(value))}
+    return _as_terms(said)
+
+
+def _as_terms(values: set[str]) -> set[str]:
+    """Values as corrections.holds_any reads terms: Chinese as written, Latin as keyword tokens ("honda civic")."""
+    return {term for value in values for term in ([value] if not value.isascii() else keyword_tokens(value))}
 
 
 def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str],
@@ -920,6 +932,54 @@ def _without_age(sentence: str, only_age: bool) -> str:
     return left if len(keyword_tokens(left)) >= 3 and left != sentence.strip() else ""
 
 
+#: Where the user is, said in a few words: "在南京", "人在成都", "we're in boston", "based in leeds".
+_WHERE_RE = re.compile(r"^\W*(?:我|我们|人)?(?:现在|目前)?(?:在|住在|坐标)\s*(?P<zh>[\u4e00-\u9fff]{2,8})\W*$|"
+                       r"^\W*(?:(?:and|also|but|so)\s+)?(?:i'm|im|i am|we're|were|we are|based|living|i live|we live)\s+in\s+"
+                       r"(?P<en>[a-z][a-z .'-]{1,30}?)(?:\s+(?:now|btw|tho|lol))?\W*$", re.IGNORECASE)
+
+
+def _says_where(clause: str) -> bool:
+    """Whether ``clause`` only says where the user is, at a known place ("在南京", "we're in boston")."""
+    found = _WHERE_RE.match(clause.strip())
+    return found is not None and bool(places_in(found.group("zh") or found.group("en") or ""))
+
+
+def _without_old_value(clause: str, old: set[str]) -> str:
+    """``clause`` without the date, age, amount or grade that holds an old value ("我满30岁" of "我3月12号满30岁" when
+    "12号" is taken back), or "" when it still holds one or little else remains."""
+    if not corrections.holds_any(clause, old):
+        return clause
+    for kind in _VALUE_KINDS:
+        for found in kind.finditer(clause):
+            if corrections.holds_any(found.group(0), old):
+                clause = clause.replace(found.group(0), "")
+    return clause if not corrections.holds_any(clause, old) and len(keyword_tokens(clause)) >= 2 else ""
+
+
+#: A list: "wharton, emory and duke", "a, b, c", "成都、重庆和西安".
+_LIST_RE = re.compile(r"(?:[\w'-]+(?: [\w'-]+)?,\s+)+[\w'-]+(?: [\w'-]+)?,?\s+(?:and|or)\s+[\w'-]+|"
+                      r"(?:[\w'-]+,\s+){2,}[\w'-]+|[\u4e00-\u9fffA-Za-z0-9]{1,10}(?:、[\u4e00-\u9fffA-Za-z0-9]{1,10})+", re.IGNORECASE)
+
+
+def _unlisted(sentence: str, old: set[str]) -> str:
+    """``sentence`` without the old values it names as items of a list ("wharton" of "my top schools are wharton,
+    emory and duke"; "成都" of "想去成都、重庆和西安"), when then it holds none of them and still says something;
+    else ``sentence`` as it is."""
+    out = sentence
+    listed = _LIST_RE.search(sentence)
+    if listed is None:
+        return sentence
+    for term in old:
+        if not corrections.holds_any(listed.group(0), {term}):
+            continue
+        word, end = (re.escape(term), "") if not term.isascii() else (rf"\b{re.escape(term)}\w*", r"(?=\s|[.!?,;]|$)")
+        out = re.sub(rf"{word}\s*(?:[,，、]\s*|\s(?:and|or)\s+|[和或])(?=\S)|(?:\s*[,，、]\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|[和或])"
+                     rf"{word}{end}", "", out, flags=re.IGNORECASE)
+    if out == sentence or corrections.holds_any(out, old) or len(keyword_tokens(out)) < 3:
+        return sentence
+    return out
+
+
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                restated: Sequence[re.Pattern] = ()) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
@@ -931,6 +991,12 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     kept, dropped = [], False
     for sentence in (text[a:b].strip() for a, b in split_sentences(text)):
         if not sentence:
+            continue
+        if (unlisted := _unlisted(sentence, old)) != sentence:
+            # One item of a list taken back ("dropping wharton"): the others stay as said ("my top schools are emory
+            # and duke").
+            kept.append(unlisted)
+            dropped = True
             continue
         if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced:
             kept.append(sentence)
@@ -953,9 +1019,11 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         # (family) of "儿子8岁，学小提琴一年了，…", not "一天至少三杯美式" of "我每天离不开咖啡，一天至少三杯美式".
         # A correction of one value of a kind ("钢琴课改到周四了": a weekday) keeps the clauses that name no topic and
         # state no value of that kind ("目标明年6月考八级" of "30岁开始学钢琴 每周二晚上上课 目标明年6月考八级").
+        # A clause naming a place speaks of where the user is ("在南京" of "我是自由职业 做平面设计 在南京 …").
         dropped = True
-        kept += [c for c in _REMAINDER_SPLIT.split(sentence) if c.strip() and not corrections.holds_any(c, old)
-                 and (((topics := corrections.topics(c)) and not topics & replaced) or _NAME_CLAUSE_RE.match(c)
+        kept += [c for c in (_without_old_value(c, old) for c in _REMAINDER_SPLIT.split(sentence)) if c.strip()
+                 and (((topics := corrections.topics(c) | ({"home"} if _says_where(c) else set())) and not topics & replaced)
+                      or _NAME_CLAUSE_RE.match(c)
                       or (restated and not topics and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2))
                  and not _MOOD_END_RE.search(c)]
     if restated and dropped:
@@ -976,6 +1044,13 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         tags={**{k: v for k, v in (episode.tags or {}).items() if k not in BOOKKEEPING_TAGS},
               "extractor": "episodes"},  # its context tags, and whose draft it is
     )
+
+
+def _said_before(message: str, sentence: str, chosen_before: Sequence[str]) -> str:
+    """What ``message`` said before ``sentence``, kept or not: "my colleague Sanjay …" names whom a following
+    "He's vegetarian …" is about, though only the latter was kept."""
+    at = message.find(sentence)
+    return message[:at] if at >= 0 else "".join(chosen_before)
 
 
 def _with_speaker(message: str, text: str) -> str:

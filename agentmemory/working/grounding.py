@@ -52,7 +52,7 @@ _PERSON_ZH = f"{_PERSON_ZH}|{_ZH_SURNAME_CALLED}"
 _PERSON_ZH_RE = re.compile(_PERSON_ZH)
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
-_OUTSIDE_EN = (r"buddy|pal|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
+_OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
                r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex")
 _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
               r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
@@ -180,7 +180,8 @@ def _other_person(clause: str) -> str:
 
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
-_SUBJECT_PERSON_RE = re.compile(rf"\s*(我的|我们的|我们|我|咱们|咱|(?:my|our|his|her|their)\s+)?({_PERSON_ZH}|"
+_SUBJECT_PERSON_RE = re.compile(rf"\s*(我的|我们的|我们|我|咱们|咱|(?:my|our|his|her|their)\s+(?:(?:best|old|close|good|dear|oldest|"
+                                rf"childhood|college|uni|work)\s+)?)?({_PERSON_ZH}|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
 _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建议|让我|叫我|要我|通知|告诉我|跟我说|批了|同意)|"
@@ -188,6 +189,8 @@ _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建�
 _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
 #: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
 _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|"
+                              # "我有个大学室友阿杰…": someone the user has, then who they are
+                              r"(?:我们|我)有(?:一个|个|位)(?:大学|高中|初中|小学|以前的?|之前的?|老|好|很好的)?|"
                               r"(?:(?:我们|我)?(?:组|组里|部门|部门里|公司|公司里|班上|班里|团队|团队里|宿舍|寝室|宿舍里|寝室里|小区|楼里))?"
                               r"(?:新来的?|新来了?|有)(?:一个|个|位)?|"
                               r"(?:我们|我)?(?:组里|部门里|公司里|班上|班里|团队里|宿舍里?|寝室里?)的?|"

@@ -713,3 +713,52 @@ def test_weather_moods_are_not_kept_and_a_cars_year_does_not_hide_it(api_client,
     assert [m.content for m in MemoryItem.objects.for_user("moods").current()] == []
     talk("corolla", "车子仪表盘亮了个黄色发动机灯 开的是17年的卡罗拉 跑了12万公里了 还能继续开吗")
     assert current("corolla", "car") == ["卡罗拉"]
+
+
+@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
+    pytest.param("staying at an airbnb in lyon for 4 nights in june, any day trips worth doing?",
+                 "update: we cancelled the lyon airbnb, found a cheaper guesthouse in annecy instead",
+                 "Where is the user staying?", "annecy", "lyon", id="a booking cancelled by name"),
+    pytest.param("i take the train to work every day, 50 min each way, what podcasts are good?",
+                 "new flat is 10 min from the office so no more train to work, i walk now", "How does the user get to work?",
+                 "walk", "train", id="no more X to work"),
+    pytest.param("我每周练三次瑜伽 最近腰有点酸 是不是姿势不对", "瑜伽不练了 改成每天游泳半小时 游泳要注意啥",
+                 "用户现在做什么运动？", "游泳", "瑜伽", id="X不练了"),
+    pytest.param("my 2009 corolla needs new brakes, is it worth it at 200k miles?",
+                 "the corolla's gone, traded it in. got a used subaru outback! how often do they need an oil change",
+                 "What car does the user drive?", "outback", "corolla", id="the car's gone"),
+    pytest.param("我在杭州滨江租的一居 每月4500 房东要涨租 我能拒绝吗",
+                 "更新一下 没续租 公司把我调去合肥了 现在在合肥租了个两居 才2000", "用户住在哪里？房租多少？", "合肥", "滨江",
+                 id="a rent in a new city replaces the old rent"),
+])
+def test_the_old_value_a_correction_gives_up_is_neither_current_nor_in_the_new_episode(
+        api_client, talk, before, after, question, new, old):
+    talk("gaveup", before)
+    talk("gaveup", after)
+    shown = remembered(api_client, "gaveup", question).lower()
+    assert new in shown and old not in shown, shown
+
+
+def test_one_item_given_up_of_a_list_leaves_the_others(api_client, talk):
+    talk("list", "we shortlisted three daycares: little acorns, bright steps and sunnyside. which questions should i ask?")
+    talk("list", "ok we're dropping bright steps, the waitlist is a year. touring the other two next week")
+    shown = remembered(api_client, "list", "Which daycares is the user considering?").lower()
+    assert "little acorns" in shown and "sunnyside" in shown and "bright steps" not in shown, shown
+
+
+def test_someone_the_user_has_or_hosts_is_not_the_user(api_client, talk):
+    """"我有个高中同学…", "my best mate …", and "He's …" after the colleague named earlier in the same message."""
+    talk("host", "我有个高中同学小林 下个月要搬去厦门了 送什么乔迁礼物好")
+    talk("host", "my best mate Jonah is moving to Denver for a nursing job in march, what's a good going away gift?")
+    talk("host", "I'm having my colleague Aisha round on Friday. She's vegan and allergic to sesame, what main should I make?")
+    contents = " ".join(m.content for m in MemoryItem.objects.for_user("host").current())
+    assert "厦门" not in contents and "Denver" not in contents and "sesame" not in contents, contents
+    assert current("host", "location") == []
+
+
+def test_a_new_job_as_the_new_title_replaces_the_old_title_and_employer(api_client, talk):
+    talk("chef", "can you help with my cv? im a line cook at Juniper Kitchen in denver, 5 years in, mostly grill")
+    talk("chef", "big news 🔥 im the new sous chef at the Halcyon hotel, started monday. how do i plan prep for 6 cooks?")
+    shown = remembered(api_client, "chef", "What is the user's job and where do they work?").lower()
+    assert "sous chef" in shown and "halcyon" in shown, shown
+    assert "line cook" not in shown and "juniper" not in shown, shown

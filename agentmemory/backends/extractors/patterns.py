@@ -289,7 +289,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b|Noon\b|Midnight\b)(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2})"), None),
     ("employer", re.compile(r"(?:^\s*|,\s*|\b(?:and|so)\s+)(?:now|currently) (?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
      None),
-    ("employer", re.compile(r"\bI(?:'m| am|'ve been| have been) (?:now |currently )?an? (?:[\w-]+ ){1,3}?(?:at|with|for) "
+    ("employer", re.compile(r"\bI(?:'m| am|'ve been| have been) (?:now |currently )?(?:an?|the new) (?:[\w-]+ ){1,3}?(?:at|with|for) "
                             r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
     ("job_title", re.compile(
         r"\bI(?:'m| am) (?:now )?(?P<v>an? (?:[\w-]+ ){0,2}(?:engineer|developer|manager|designer|doctor|teacher|lawyer|"
@@ -297,7 +297,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
         r"(?: (?:practitioner|manager|lead|engineer|scientist|analyst|director|designer))?)\b", _I), None),
     ("job_title", re.compile(rf"\b(?:promoted to|hired as|started as|starting as|now work as|became|officially) (?:an? )?"
                              rf"(?P<v>(?:[\w-]+ ){{0,3}}(?:{_EN_TITLES}))\b", _I), None),
-    ("job_title", re.compile(rf"\b(?:as|I(?:'m| am|'ve been| have been)(?: now| officially| currently| also|\s\w+ly)*) an? "
+    ("job_title", re.compile(rf"\b(?:as|I(?:'m| am|'ve been| have been)(?: now| officially| currently| also|\s\w+ly)*) (?:an?|the new) "
                              rf"(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})(?: (?:practitioner|manager|lead|engineer|scientist|analyst|"
                              rf"director|designer))?)\b", _I), None),
     ("company_industry", re.compile(rf"\b(?:our|my) company (?:is in|does|makes|sells|builds|is an?|works in) (?P<v>{_EC}{{1,40}})", _I), None),
