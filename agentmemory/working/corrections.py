@@ -48,8 +48,8 @@ _RETRACTIONS = (
     re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
     re.compile(rf"(?P<o>{_ZC}{{1,10}}?)(?:我|也)?(?:已经|早就)?(?:放弃了|不学了|不做了|不玩了|卖了|退了|辞了|戒了|分了|换了)"),
     # A plan dropped: "喀什不去了", "英国不去了", "雅思不考了".
-    re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?!今天|明天|今晚|晚上|这周|这几天|周末|最近|暂时|先|还)(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)"
-               r"(?:我们?|也|就)?(?:还是)?不(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了"),
+    re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?!今天|明天|今晚|晚上|这周|这几天|周末|最近|暂时|先|还|[早午晚]饭|[早午晚]餐)(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)"
+               r"(?:我们?|也|就)?(?:还是)?不(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|吃|喝|抽|穿)了"),
     # A membership or a thing given up: "乐刻年卡也转掉了", "车已经卖掉了".
     re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:年卡|月卡|会员卡?)?(?:我们?|也|就)?(?:已经)?"
                r"(?:转掉了|转让了|卖掉了|退掉了|注销了)"),
@@ -95,7 +95,9 @@ _RETRACTIONS = (
 _RETRACTING_CLAUSE = re.compile(
     r"去世|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
-    rf"{_GIVING_UP}|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
+    # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
+    # move and the venue stay).
+    rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell through|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
     r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
@@ -103,6 +105,9 @@ _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
 also some much many one lol lmao haha omg tho again today tonight tomorrow yesterday""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
+#: Words for where or what something is, not which one ("the venue double booked us", "cancelled the shinjuku hotel"),
+#: as written and as keyword tokens (stemmed: "venu").
+_STOP |= frozenset(t for w in "place venue hotel spot thing stuff".split() for t in (w, *keyword_tokens(w)))
 
 TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
@@ -418,9 +423,20 @@ def _first_word(text: str) -> tuple[str, str]:
     global _pos_tokenizer
     if _pos_tokenizer is None:
         _pos_tokenizer = posseg.POSTokenizer(_default_tokenizer())
-    for pair in _pos_tokenizer.cut(text):
-        return pair.word, pair.flag
-    return "", ""
+    pairs = iter(_pos_tokenizer.cut(text))
+    first = next(pairs, None)
+    if first is None:
+        return "", ""
+    second = next(pairs, None)
+    if len(first.word) == 1 and second is not None and len(second.word) == 1 and _is_cjk_char(second.word) \
+            and second.flag[:1] in ("n", "a", "g"):
+        # A name the dictionary does not know comes in two characters ("旺财" is 旺 + 财).
+        return first.word + second.word, first.flag
+    return first.word, first.flag
+
+
+def _is_cjk_char(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
 
 
 _pos_tokenizer = None
@@ -468,5 +484,13 @@ def gone(text: str, known: dict[str, str]) -> set[str]:
                 if name not in known and len({k for k in same if not any(k != o and k in o for o in same)}) == 1:
                     return same
     return {name for name, topic in known.items() if topic in ("pet", "family")
-            and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]){_GONE_AFTER_NAME}" if name.isascii()
-                          else rf"{re.escape(name)}{_GONE_AFTER_NAME}", text or "", _I)}
+            and (re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]){_GONE_AFTER_NAME}" if name.isascii()
+                           else rf"{re.escape(name)}{_GONE_AFTER_NAME}", text or "", _I)
+                 or (topic == "pet" and re.search(_GIVEN_AWAY.format(
+                     n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I)))}
+
+
+#: A pet given to someone else ("my aunt took pickle in", "we rehomed Bolt", "把豆豆送给我姑了"); ``{n}`` its name.
+_GIVEN_AWAY = (r"\b(?:took|taken|takes|taking) {n} in\b|\brehom\w* {n}|\bgave {n} (?:away|up)\b|"
+               r"{n} (?:went|moved|is going|has gone) to live with\b|{n}(?:送人了|送给|送走了|交给|给[^，。！？\s]{{1,4}}养了)|"
+               r"把{n}(?:送人|送给|送走|给了|交给)")
