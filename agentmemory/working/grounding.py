@@ -36,7 +36,8 @@ _CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s
                         r"但是|但|而是|现在|如今|后来",
                         re.IGNORECASE)
 #: Where a sentence's first clause ends, for whom it is about ("My sister and I" stays one subject).
-_FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
+_FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*|"
+                              r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")  # chat's space for a comma
 _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|哥哥|妹妹|弟弟|老姐|老哥|姐|哥|妹|弟|妈妈|妈|爸爸|爸|母亲|父亲|"
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
@@ -206,12 +207,17 @@ _ANSWER_FIRST_RE = re.compile(r"^(?:yes|yeah|yep|yup|ok|okay|sure|no|nope|nah|ri
                               r"哈哈+|行|可以)(?:\s+\w+){0,2}[\s\W]*$", re.IGNORECASE)
 
 
+#: Whom a chat message calls on, not whom it is about: "姐妹们救命", "兄弟", "家人们", "guys".
+_CALLING_RE = re.compile(r"^(?:姐妹们?|兄弟们?|家人们|宝子们?|朋友们|大家|各位|亲们|老铁们?|集美们?|\b(?:guys|folks|y'all|friends)\b)"
+                         r"\s*(?:救命|求助|求救|帮帮忙|帮帮我|好|早)?[\s!！~～。.]*$", re.IGNORECASE)
+
+
 def about_another_person(text: str) -> str:
     """The person a message or sentence is about when it is not the user, or "": its first clause begins with a
     relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
     …"). A clause with no subject is the speaker's own (Chinese and chat English drop the "I")."""
     parts = [c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()]
-    while len(parts) > 1 and _ANSWER_FIRST_RE.match(parts[0]):
+    while len(parts) > 1 and (_ANSWER_FIRST_RE.match(parts[0]) or _CALLING_RE.match(parts[0])):
         parts = parts[1:]  # "yes many 😅 father in law is diabetic": the answer's word, then whom it is about
     first = _LEADING_LINK_RE.sub("", parts[0] if parts else "")  # "还有个同事…", "and my cousin …"
     found = _SUBJECT_PERSON_RE.match(first)

@@ -772,3 +772,13 @@ def test_a_new_job_as_the_new_title_replaces_the_old_title_and_employer(api_clie
     shown = remembered(api_client, "chef", "What is the user's job and where do they work?").lower()
     assert "sous chef" in shown and "halcyon" in shown, shown
     assert "line cook" not in shown and "juniper" not in shown, shown
+
+
+def test_a_chinese_chat_message_about_a_colleague_keeps_none_of_the_colleagues_facts(api_client, talk):
+    """Chat writes a space for a comma: the first clause names whom the message is about ("同事老周要离职了"), though
+    "我们" comes later; a greeting to the reader ("姐妹们救命") is no one the message is about."""
+    talk("laozhou", "同事老周要离职了 去深圳一家券商做风控 我们想凑钱送个礼物 有啥推荐")
+    contents = " ".join(m.content for m in MemoryItem.objects.for_user("laozhou").current())
+    assert "深圳" not in contents and "风控" not in contents, contents
+    talk("jiemei", "姐妹们救命 帮我列个婚礼筹备清单 我们定的10月3号办 在西安")
+    assert "西安" in remembered(api_client, "jiemei", "用户的婚礼在哪个城市办？")
