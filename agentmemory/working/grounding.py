@@ -42,7 +42,7 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
               "大舅|二舅|三舅|小舅|大姨|二姨|三姨|小姨|大伯|二伯|三叔|小叔|大姑|二姑|小姑|姑父|姨父|姨妈|婶婶|伯母|"
-              "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|"
+              "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|孙子|孙女|外孙|外孙女|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐")
 #: Someone called by their surname, as colleagues and neighbours are ("老王是回族不吃猪肉", "小陈对花生过敏"); not a word
 #: that begins so ("小孙子", "老顾客", "小程序" are left out of the surnames or the next character).
@@ -57,11 +57,12 @@ _OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|bestie|bff|
                r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex")
 _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
               r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
-              rf"grandma|grandpa|grandmother|grandfather|niece|nephew|classmate|teammate|{_OUTSIDE_EN}")
+              rf"grandma|grandpa|grandmother|grandfather|grandson|granddaughter|grandkid|grandchild|niece|nephew|classmate|teammate|"
+              rf"{_OUTSIDE_EN}")
 _PERSON_EN_RE = re.compile(rf"\b({_PERSON_EN})s?\b", re.IGNORECASE)
 #: "I"/"我" as the subject of a clause: "我" not followed by a relation word or 的 ("我表姐", "我的同事" are
 #: about someone else), "I"/"we" in English.
-_SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!{_PERSON_ZH}|的|们的|家的|们(?:{_PERSON_ZH}))")  # "我们组长…" is the team lead
+_SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!(?:一个?|个|那个|有个)?(?:{_PERSON_ZH})|的|们的|家的|们(?:{_PERSON_ZH}))")  # "我们组长…" is the team lead
 _SELF_EN_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|we|we're|we've)\b", re.IGNORECASE)
 _NEGATION_RE = re.compile(
     r"不|没|别|无法|受不了|戒了|讨厌|过敏|忌口|"
@@ -181,7 +182,7 @@ def _other_person(clause: str) -> str:
 
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
-_SUBJECT_PERSON_RE = re.compile(rf"\s*(我的|我们的|我们|我|咱们|咱|(?:my|our|his|her|their)\s+(?:(?:best|old|close|good|dear|oldest|"
+_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?|(?:my|our|his|her|their)\s+(?:(?:best|old|close|good|dear|oldest|"
                                 rf"childhood|college|uni|work)\s+)?)?({_PERSON_ZH}|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").

@@ -782,3 +782,11 @@ def test_a_chinese_chat_message_about_a_colleague_keeps_none_of_the_colleagues_f
     assert "深圳" not in contents and "风控" not in contents, contents
     talk("jiemei", "姐妹们救命 帮我列个婚礼筹备清单 我们定的10月3号办 在西安")
     assert "西安" in remembered(api_client, "jiemei", "用户的婚礼在哪个城市办？")
+
+
+def test_a_buddy_of_mine_and_a_grandchild_are_someone_else(api_client, talk):
+    """"我一哥们开的…" is the buddy's car; a grandchild lives a life of their own ("我孙女在上海上三年级")."""
+    talk("gemen", "我一哥们开的蔚来ES6 他说换电特别方便 真的假的", "我孙女在上海上三年级，她说我手机字太小了 怎么调大")
+    contents = " ".join(m.content for m in MemoryItem.objects.for_user("gemen").current())
+    assert "蔚来" not in contents and "上海" not in contents, contents
+    assert current("gemen", "car") == [] and current("gemen", "location") == []
