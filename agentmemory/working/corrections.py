@@ -86,9 +86,11 @@ _RETRACTIONS = (
     re.compile(r"\bno more (?!than\b|of\b|time\b|money\b)(?P<o>[\w&'-]+)(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|$)", _I),
     re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
-    re.compile(r"\b(?P<o>[\w&-]+(?: [\w&-]+)?)'s (?:gone|history|cancell?ed|called off|scrapped)\b"
+    re.compile(r"\b(?P<o>[\w&-]+(?: [\w&-]+)?)'s (?:officially |finally |completely )?(?:gone|history|cancell?ed|called off|scrapped|"
+               r"dead|totall?ed|written off|toast)\b"
                r"(?! (?:up|down|to|through|by|from|off|for|into|with|back|out)\b)", _I),
-    re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:fine|ok|okay|wrong|a mistake|out|over|gone|history|off|"
+    re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:officially |finally |completely )?(?:fine|ok|okay|wrong|a mistake|out|over|gone|"
+               r"history|off|dead|totall?ed|written off|toast|"
                r"cancell?ed|called off|scrapped)\b(?! (?:up|down|to|through|by|from|off|for|into|with|back|out)\b)(?: now| actually)?", _I),
 )
 #: A clause that retracts (taken out of the episode's text).
@@ -175,10 +177,12 @@ TOPICS: dict[str, re.Pattern] = {
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
     r"现在|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
+    r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
-    r"push(?:ed|ing)? (?:\w+ )?(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ )?(?:back|forward|up) to)\b", _I)
+    r"push(?:ed|ing)? (?:\w+ )?(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ )?(?:back|forward|up) to|"
+    r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b", _I)
 
 
 def signals_change(text: str) -> bool:

@@ -100,7 +100,9 @@ _LEAD_TAKES_BACK_RE = re.compile(r"^\W*(?:(?:oh|ok|okay|sorry|lol|haha|um|uh)\W+
 _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month) (?:at|of|in)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
-                         r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired)\b", re.IGNORECASE)
+                         r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
+                         # on one's own now: the employer goes, the trade stays ("went freelance in january")
+                         r"(?:went|gone|going) (?:freelance|self-employed|solo))\b|出来单干了?|自己出来接活", re.IGNORECASE)
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
@@ -198,6 +200,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             values_of.setdefault(draft.turn_id, []).append(
                 draft.value if isinstance(draft.value, str) and draft.value else draft.content)
     remainders: list[MemoryDraft] = []
+    left_of: dict[int, MemoryDraft | None] = {}  # what the corrections of this run left of each episode they replaced
     drafted: list[tuple[np.ndarray, MemoryDraft]] = []  # this run's episodes, with their messages' vectors
     known = _known_names(user_id)  # the names of the user's pets, family and projects, with their topics
     for number, (turn, sentences) in enumerate(zip(messages, parts, strict=True)):
@@ -281,9 +284,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         kept_of = () if gone and corrections.renames(turn.content) else about
         # A value said anew ("啊打错了 是12岁 还在六年级"): what stays of the replaced statements does not say its old one.
         restated = [kind for kind in _VALUE_KINDS if kind.search(turn.content)] if corrects else []
-        if left_job:
-            restated.append(_JOB_TITLE_SAID_RE)  # "我是健身教练" does not stay beside "上个月辞职了"
-        rest = [*_remainders(user_id, replaced, old, kept_of, restated),
+        if left_job or (corrects and "job_title" in slots):
+            # "我是健身教练" does not stay beside "上个月辞职了", nor "I'm an auditor" beside "started at Monzo as a product
+            # analyst"
+            restated.append(_JOB_TITLE_SAID_RE)
+        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of)
+        rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
                   if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated)))]
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
@@ -320,7 +326,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 first = next((i for i, d in enumerate(drafts) if d.turn_id == turn.turn_id), None)
                 if first is not None:
                     drafts[first] = dataclasses.replace(drafts[first], supersedes_ids=replaced)
-                    remainders.extend(rest)  # what the replaced statements said besides stays beside it
+                    remainders = _with_rest(remainders, rest, cut, left_of)  # what else they said stays beside it
             if turn.turn_id in slots_of:
                 # Kept as its slot facts alone ("我儿子5岁 想给他报个兴趣班"): a correction later in the run finds it as
                 # it finds an episode ("啊不对 我说错了，他上个月刚过完生日 已经6岁了"), and replaces what that turn wrote.
@@ -328,7 +334,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 drafted.append((vector, dataclasses.replace(stand_in, content=turn.content.strip(),
                                                             value={"slots": slots, "topics": about})))
             continue
-        remainders.extend(rest)
+        remainders = _with_rest(remainders, rest, cut, left_of)
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
             text = corrections.without_retractions(text)
@@ -359,6 +365,15 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         ))
         drafted.append((vector, episodes[-1]))
     return [*drafts, *episodes, *remainders]
+
+
+def _with_rest(remainders: list[MemoryDraft], rest: list[MemoryDraft], cut: list[tuple[int, MemoryDraft | None]],
+               left_of: dict[int, MemoryDraft | None]) -> list[MemoryDraft]:
+    """``remainders`` with ``rest`` added, in place of what an earlier correction of the run had left of the same
+    episodes (``cut`` now cuts from that); ``left_of`` records what is left of each."""
+    earlier = [left_of[pk] for pk, _ in cut if left_of.get(pk) is not None]
+    left_of.update(cut)
+    return [r for r in remainders if not any(r is e for e in earlier)] + rest
 
 
 #: How many of the user's newest memories are read for the names they give.
@@ -406,7 +421,14 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)", re.IGNORECASE),
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
-                           r"\b(?:freshman|sophomore|junior|senior) year\b", re.IGNORECASE))
+                           r"\b(?:freshman|sophomore|junior|senior) year\b", re.IGNORECASE),
+                # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
+                # guests ("客人砍到80个", "95 guests")
+                re.compile(r"\d+(?:\.\d+)?\s?(?:kg|kgs|lbs|公斤)(?![a-z])", re.IGNORECASE),
+                re.compile(r"\b\d\s?(?:days?|times|x|nights?) (?:a|per|each|every) week\b|(?:一周|每周|一星期|每星期)[^，。\s]{0,3}?[一二三四五六七1-7]次",
+                           re.IGNORECASE),
+                re.compile(r"(?:客人|宾客|来宾|人数)[^，。！？\d]{0,6}\d+\s?(?:个|位|人|桌)?|\d+\s?(?:个|位)?(?:客人|宾客|来宾)|\d+\s?桌|"
+                           r"\b\d+\s+(?:guests|people|ppl|attendees)\b", re.IGNORECASE))
 
 
 #: A clause about the name itself ("pepper didn't suit her", "名字我也记错了").
@@ -892,16 +914,26 @@ def _as_terms(values: set[str]) -> set[str]:
 
 
 def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str],
-                restated: Sequence[re.Pattern] = ()) -> list[MemoryDraft]:
+                restated: Sequence[re.Pattern] = (),
+                prior: dict[int, MemoryDraft | None] | None = None) -> list[tuple[int, MemoryDraft | None]]:
     """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
-    one fact does not take the others with it (see _remainder)."""
+    one fact does not take the others with it (see _remainder). An episode an earlier correction of the same run
+    replaced (``prior``: what it left of it, None for nothing) is cut from what that one left, not from its whole
+    text again ("moved to Porto" then "not with Klarwerk anymore" leave neither Lisbon nor Klarwerk)."""
     if not replaced or not (old or about):
         return []
-    episodes = MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
-    return [draft for episode in episodes if (draft := _remainder(MemoryDraft(
-        content=episode.content, type=episode.type, source=episode.source, confidence=float(episode.confidence),
-        agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
-        valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about, restated))]
+    prior = prior or {}
+    out: list[tuple[int, MemoryDraft | None]] = []
+    for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE):
+        if episode.pk in prior:
+            left = prior[episode.pk]
+            out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True)))
+            continue
+        out.append((episode.pk, _remainder(MemoryDraft(
+            content=episode.content, type=episode.type, source=episode.source, confidence=float(episode.confidence),
+            agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
+            valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about, restated)))
+    return out
 
 
 #: Topics a date is said of: a date moved replaces the date, not the wedding, the trip or the launch.
@@ -953,6 +985,9 @@ def _without_old_value(clause: str, old: set[str]) -> str:
         for found in kind.finditer(clause):
             if corrections.holds_any(found.group(0), old):
                 clause = clause.replace(found.group(0), "")
+    for term in (t for t in old if t.isascii()):
+        # Where the old value was ("working remotely for Klarwerk"): the rest of the clause stays.
+        clause = re.sub(rf"\s*\b(?:at|for|with)\s+(?:the\s+)?{re.escape(term)}\w*(?:'s)?", "", clause, flags=re.IGNORECASE)
     return clause if not corrections.holds_any(clause, old) and len(keyword_tokens(clause)) >= 2 else ""
 
 
@@ -981,11 +1016,11 @@ def _unlisted(sentence: str, old: set[str]) -> str:
 
 
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
-               restated: Sequence[re.Pattern] = ()) -> MemoryDraft | None:
+               restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
     clauses about some other topic ("儿子8岁，学小提琴一年了，…" replaced by a message about the drums keeps "儿子8岁").
-    None when nothing would stay, or nothing was replaced."""
+    None when nothing would stay, or nothing was replaced (but ``keep_whole``: then the episode as it is)."""
     text = episode.content
     replaced = set(about)
     kept, dropped = [], False
@@ -1034,6 +1069,8 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])
             if c.strip() and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c)))]
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
+    if keep_whole and not dropped:
+        return episode
     if not kept or not dropped or len(joined) < 6:
         return None
     return MemoryDraft(

@@ -790,3 +790,34 @@ def test_a_buddy_of_mine_and_a_grandchild_are_someone_else(api_client, talk):
     contents = " ".join(m.content for m in MemoryItem.objects.for_user("gemen").current())
     assert "蔚来" not in contents and "上海" not in contents, contents
     assert current("gemen", "car") == [] and current("gemen", "location") == []
+
+
+def test_two_corrections_of_one_message_in_a_session_both_hold(api_client, talk):
+    """Each correction of the same earlier message cuts from what the one before it left, not from the whole again."""
+    talk("twice", "Hey! I'm a data engineer working remotely for Veltrix, a small startup in Hamburg, but I live in "
+                  "Madrid. What should I look for in a coworking space?")
+    talk("twice", "ok big news, we finally moved to Barcelona last week 🎉 which internet providers are good here?",
+         "also fyi i'm not with Veltrix anymore, went freelance in march so stable wifi matters more than ever")
+    shown = remembered(api_client, "twice", "Where does the user live, and who do they work for?").lower()
+    assert "barcelona" in shown and "madrid" not in shown and "veltrix" not in shown, shown
+    assert "data engineer" in remembered(api_client, "twice", "What is the user's profession?").lower()
+
+
+@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
+    pytest.param("trying to cut. 82kg, 180cm, gym 3 days a week, how many calories should i eat? im in leeds",
+                 "update: down to 78kg 💪 and bumped to 4 days a week. redo my numbers?", "How much does the user weigh?",
+                 "78kg", "82kg", id="a weight"),
+    pytest.param("trying to cut. 82kg, 180cm, gym 3 days a week, how many calories should i eat? im in leeds",
+                 "update: down to 78kg 💪 and bumped to 4 days a week. redo my numbers?", "How often does the user train?",
+                 "4 days", "3 days", id="how often a week"),
+    pytest.param("我和未婚夫定在明年办婚礼 在青岛 想要海边草坪 大概150个客人 预算怎么分", "日子改了 改到10月3号 地点还是青岛 不过客人砍到100个",
+                 "用户婚礼请多少客人？", "100个", "150个", id="how many guests"),
+    pytest.param("my 2010 jetta makes a rattling noise over bumps, is it the suspension?",
+                 "update the jetta is officially dead 💀 bought a used 2019 rav4 with 40k miles", "What car does the user drive?",
+                 "rav4", "jetta", id="a car that is dead"),
+])
+def test_a_value_said_anew_leaves_none_of_the_old_beside_it(api_client, talk, before, after, question, new, old):
+    talk("anew", before)
+    talk("anew", after)
+    shown = remembered(api_client, "anew", question).lower()
+    assert new in shown and old not in shown, shown

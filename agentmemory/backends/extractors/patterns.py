@@ -264,7 +264,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("name", re.compile(r"(?:^|[,!.]\s*)(?:hey|hi|hello)?,?\s*(?P<v>[A-Z][a-z'-]+) here\b"), None),
     ("name", re.compile(r"\b(?i:my name is|my name's|name's) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
     ("name", re.compile(r"\b(?i:call me|I (?:\w+ly )?go by)(?i: my (?:middle |nick)?name,?)? (?P<v>[A-Z][\w'-]*)"), None),
-    ("name", re.compile(r"\b[Ii](?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bbtw\b|\bhere\b|\bnow\b|\band\b))"),
+    ("name", re.compile(r"\b[Ii](?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bbtw\b|\bhere\b|\band\b))"),
      None),
     # A name as written ("I work at Greggs on weekends": the name, not what follows it).
     ("employer", re.compile(r"\bI (?:now |also |currently |still )?(?:work|am working|'m working) (?:at|for) "
