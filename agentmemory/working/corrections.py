@@ -181,7 +181,7 @@ _CHANGE_RE = re.compile(
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
-    r"push(?:ed|ing)? (?:\w+ )?(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ )?(?:back|forward|up) to|"
+    r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
     r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b", _I)
 
 
@@ -310,6 +310,10 @@ def _said_in(word: str, text: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_-]){re.escape(word)}(?![A-Za-z0-9_-])", text, _I) is not None  # "月4000" holds 4000
 
 
+#: A value said to stay as it was ("still in ottawa", "地点还是厦门"): not an old mention.
+_STILL_RE = re.compile(r"\b(?:still|same)\b|还是|仍然|依然|照样|照旧|没变|不变", _I)
+
+
 def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[str] = (),
                          old_values: Sequence[str] = (), still_true: Sequence[str] = ()) -> str:
     """``text`` without its clauses that still speak of the values it replaces: a clause holding a word, as
@@ -336,7 +340,7 @@ def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[st
     old_terms |= {w for o in old for w in _value_words(o) if not w.isascii()} - kept_words
     kept = []
     for clause in parts:
-        if clause not in changing and (changing or _PAST_RE.search(clause)):
+        if clause not in changing and (changing or _PAST_RE.search(clause)) and not _STILL_RE.search(clause):
             if any(_said_in(w, o) for w in _value_words(clause) - kept_words for o in old) or holds_any(clause, old_terms):
                 continue
         kept.append(clause)

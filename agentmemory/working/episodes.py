@@ -267,7 +267,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # judgement does.
         replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged or of_topic or new_job else CUE_MIN_COSINE,
-                                         guess=corrects and not earlier, gone=gone, judged=judged,
+                                         guess=corrects and not earlier and (bool(about) or _says_a_change(turn.content)),
+                                         gone=gone, judged=judged,
                                          new_values=values_of.get(turn.turn_id, []))) \
             if corrects or refills else ()
         if new_job and not {"employer", "job_title"} <= set(slots):
@@ -1081,6 +1082,13 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         tags={**{k: v for k, v in (episode.tags or {}).items() if k not in BOOKKEEPING_TAGS},
               "extractor": "episodes"},  # its context tags, and whose draft it is
     )
+
+
+def _says_a_change(message: str) -> bool:
+    """Whether ``message`` says in words that something changed or was wrong: the classifier's judgement alone does
+    not make a message of no known topic replace whatever it is closest to ("Deck's coming along. Been doing
+    woodworking as a hobby for 30 years …" is no correction of the deck)."""
+    return corrections.signals_change(message) or bool(_TAKES_BACK_RE.search(message) or _SAID_WRONG_RE.search(message))
 
 
 def _said_before(message: str, sentence: str, chosen_before: Sequence[str]) -> str:

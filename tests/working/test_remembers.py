@@ -821,3 +821,27 @@ def test_a_value_said_anew_leaves_none_of_the_old_beside_it(api_client, talk, be
     talk("anew", after)
     shown = remembered(api_client, "anew", question).lower()
     assert new in shown and old not in shown, shown
+
+
+def test_what_stays_the_same_and_a_date_pushed_are_kept_with_the_new_job(api_client, talk):
+    talk("still", "hey, I'm a junior accountant at KPMG in Calgary and I'm studying for my CFA level 1 in June. how many "
+                  "hours a week should i study?")
+    talk("still", "started my new job monday!! financial analyst at Suncor. still in calgary. decided to push the CFA to "
+                  "December bc onboarding is intense")
+    shown = remembered(api_client, "still", "Where does the user live and work, and when is their exam?").lower()
+    assert "calgary" in shown and "december" in shown and "suncor" in shown, shown
+    assert "kpmg" not in shown, shown
+
+
+def test_a_message_that_names_no_change_does_not_replace_what_it_resembles(api_client, talk):
+    talk("shed", "Building a shed in our backyard here in Maine, 8 by 10. My husband Greg wants it done by June. "
+                 "Give me measurements in inches please, none of that metric stuff")
+    talk("shed", "Shed's coming along. Been doing pottery as a hobby for 20 years but never built anything outdoors. Tips?")
+    assert "Greg" in remembered(api_client, "shed", "What is the name of the user's husband?")
+    assert "inches" in remembered(api_client, "shed", "What units does the user want?")
+
+
+def test_how_someone_is_or_how_long_ago_is_no_taste_taken_back(talk):
+    talk("notaste", "我家柯基豆豆今天吐了两次 三岁半 精神还行 要不要去医院", "汇报一下 已经戒了两个月了 一根没碰")
+    contents = [m.content for m in MemoryItem.objects.for_user("notaste").current()]
+    assert not [c for c in contents if "不再" in c], contents

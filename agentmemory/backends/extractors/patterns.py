@@ -300,6 +300,12 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("job_title", re.compile(rf"\b(?:as|I(?:'m| am|'ve been| have been)(?: now| officially| currently| also|\s\w+ly)*) (?:an?|the new) "
                              rf"(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})(?: (?:practitioner|manager|lead|engineer|scientist|analyst|"
                              rf"director|designer))?)\b", _I), None),
+    # A clause that is only a title at a company ("started my new job monday!! financial analyst at Shopify."):
+    # the user's own, as chat drops the "I'm".
+    ("job_title", re.compile(rf"^\W*(?:now |currently )?(?:an? )?(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})) (?:at|for|with) "
+                             rf"[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}}\W*$", _I), None),
+    ("employer", re.compile(rf"^\W*(?:now |currently )?(?:an? )?(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES}) (?:at|for|with) "
+                            rf"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}})\W*$"), None),
     ("company_industry", re.compile(rf"\b(?:our|my) company (?:is in|does|makes|sells|builds|is an?|works in) (?P<v>{_EC}{{1,40}})", _I), None),
     ("company_industry", re.compile(rf"\bwe(?:'re| are) (?:now |basically |essentially |officially |\w+ly )*an? (?P<v>{_EC}{{1,30}}?) "
                                     rf"(?:company|brand|startup|business|firm|shop)\b", _I), None),
@@ -452,9 +458,10 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
 # Retractions, matched (and blanked out of the clause) before the slots: (slot or "same", pattern).
 # "same" takes the slot of what the sentence states instead ("我喜欢的是陈奕迅，不是周杰伦").
 ZH_RETRACT: list[tuple[str, re.Pattern]] = [
-    ("dislikes", re.compile(r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:现在|已经|其实|也)?(?:能接受了|可以接受了|不讨厌了|不反感了|"
-                            r"还行了?|没问题了|也挺好的)")),
-    ("likes", re.compile(r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:早就|已经|早)?(?:弃坑|不玩|不追|不看|不听|戒)了")),
+    # Not "精神还行" (how someone is): only a taste said to be bearable now.
+    ("dislikes", re.compile(r"(?:^|(?<=[\s，,。！!了吧啊呢])|(?<=其实)|(?<=现在)|(?<=已经)|(?<=早就))(?!已经|现在|其实|早就|我)(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:现在|已经|其实|也)?"
+                            r"(?:能接受了|可以接受了|不讨厌了|不反感了)")),
+    ("likes", re.compile(r"(?:^|(?<=[\s，,。！!了吧啊呢])|(?<=其实)|(?<=现在)|(?<=已经)|(?<=早就))(?!已经|现在|其实|早就|我|早)(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:我)?(?:早就|已经|早)?(?:弃坑|不玩|不追|不看|不听|戒)了")),
     ("do_not_recommend", re.compile(rf"(?:可以|又可以|也可以|能)(?:再)?(?:给我)?推荐(?P<v>{ZC}{{1,15}}?)了")),
     ("do_not_recommend", re.compile(rf"(?P<v>{ZC}{{1,10}}?)(?:现在|以后)?(?:倒是|也|又)?(?:可以|能)(?:再)?(?:推荐|推)了")),
     ("diet", re.compile(rf"不(?:再)?(?P<v>吃素|{_DIET_STYLES})了|不再(?P<w>吃素|{_DIET_STYLES})")),
