@@ -892,7 +892,7 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
     # The values of the slot facts it replaces ("The user is line cook" with "im the new sous chef at the Langham"):
     # what stays of their message does not say them either.
     facts = (MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced)).exclude(type=MemoryItem.Type.EPISODE)
-             .exclude(key__in=[s for s in _ADDITIVE_SLOTS]).values_list("value", flat=True)) if replaced else []
+             .exclude(key__in=_ADDITIVE_SLOTS).values_list("value", flat=True)) if replaced else []
     dropped = {str(v).strip().lower() for v in facts if isinstance(v, str) and len(str(v).strip()) >= 2}
     if named:
         return named | _as_terms(dropped)
