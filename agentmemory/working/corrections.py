@@ -81,6 +81,8 @@ _RETRACTIONS = (
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\bnot (?:at |with |in |into |using )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:any ?more|any longer)\b", _I),
+    # An allergy taken back: "turns out I'm NOT allergic to penicillin after all".
+    re.compile(r"\b(?:not|n't|no longer) (?:actually |really |even )?allergic to (?P<o>[\w'-]+)", _I),
     re.compile(r"\b(?:is|'s|are|was) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?:a |an |the )?"
                r"(?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
     re.compile(r"\bno more (?!than\b|of\b|time\b|money\b)(?P<o>[\w&'-]+)(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|$)", _I),
@@ -100,7 +102,7 @@ _RETRACTING_CLAUSE = re.compile(
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell through|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
-    r"scratch that|was wrong|my mistake|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
+    r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
                            r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+|\s*(?=[(（])|(?<=[)）])\s*")
@@ -109,14 +111,15 @@ from by as is was are were be been am not no any more longer now then just reall
 also some much many one lol lmao haha omg tho again today tonight tomorrow yesterday""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
 #: Words for where or what something is, not which one ("the venue double booked us", "cancelled the shinjuku hotel"),
 #: as written and as keyword tokens (stemmed: "venu").
-_STOP |= frozenset(t for w in "place venue hotel spot thing stuff".split() for t in (w, *keyword_tokens(w)))
+_STOP |= frozenset(t for w in "place venue hotel spot thing stuff allergic allergy allergies".split()
+                   for t in (w, *keyword_tokens(w))) | {"过敏"}
 
 TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
                        r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
                        r"\b(?:job|work(?:ing)?|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
-                       r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|clinic|hospital|firm|"
+                       r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|dev|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
                        r"neighbou?rhood|based in|i'm in|im in|hometown)\b", _I),
@@ -176,7 +179,7 @@ TOPICS: dict[str, re.Pattern] = {
 #: Words that say something changed or was wrong: with the classifier's judgement, what makes a message a
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
-    r"现在|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬家|调到|转到|"
+    r"现在|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
     r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
@@ -373,16 +376,16 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
 
 #: A name the user's words give to a pet, a child or partner, or a project: later, the name alone says what a
 #: message speaks of ("Mochi's actually 6" of the cat in "my cat Mochi is 4", "豆豆上个月走了" of "我家狗豆豆").
-_EN_KIN = r"son|daughter|kid|baby|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?"
+EN_KIN = r"son|daughter|kid|baby|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?"
 _EN_VENTURES = r"project|app|game|startup|podcast|channel|newsletter|shop|store|band|blog|brand|business|book|novel"
-_ZH_KIN = r"儿子|女儿|闺女|孩子|宝宝|老公|老婆|男朋友|女朋友|对象"
+ZH_KIN = r"儿子|女儿|闺女|孩子|宝宝|老公|老婆|男朋友|女朋友|对象"
 _ZH_VENTURES = r"项目|游戏|小程序|网店|店|公众号|账号|频道|播客|品牌|工作室|乐队|小说"
-_ZH_NAMING = r"(?:的名字)?(?:叫做?|名叫|取名叫?|起名叫?)"
+_ZH_NAMING = r"(?:的名字)?(?:叫做?|名叫|取名叫?|起名叫?|名字?改成|改名(?:叫|为|成)?)"
 _EN_NAMES = (
     ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?,?\s+(?P<n>[A-Z][a-z][\w'-]*)")),  # "my cat Mochi", case as written
-    ("family", re.compile(rf"\b(?:{_EN_KIN})s?,?\s+(?P<n>[A-Z][a-z][\w'-]*)")),
+    ("family", re.compile(rf"\b(?:{EN_KIN})s?,?\s+(?P<n>[A-Z][a-z][\w'-]*)")),
     ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.,;?]{{0,24}}?\b(?:named|called)\s+(?:(?:her|him|it|them)\s+)?(?P<n>[\w'-]+)", _I)),
-    ("family", re.compile(rf"\b(?:{_EN_KIN})s?\b[^.,;!?]{{0,24}}?\b(?:named|called)\s+(?P<n>[\w'-]+)", _I)),
+    ("family", re.compile(rf"\b(?:{EN_KIN})s?\b[^.,;!?]{{0,24}}?\b(?:named|called)\s+(?P<n>[\w'-]+)", _I)),
     ("venture", re.compile(rf"\b(?:{_EN_VENTURES})\s+(?:is\s+)?(?:called|named)\s+(?P<n>[\w'-]+)", _I)),
     ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)(?:'s name)? (?:is|was) (?P<n>[A-Z][a-z][\w'-]*)")),  # "my dog is Max"
     # "the shelter called her Pepper", "we're calling her Juno now"
@@ -393,11 +396,13 @@ _ZH_NAMES = (
     ("pet", re.compile(rf"(?:{'|'.join(sorted(ZH_PETS.split('|'), key=len, reverse=True))})(?:{_ZH_NAMING})?"
                        rf"(?!{ZH_PETS}|叫)(?P<n>{_ZC}{{2,8}})"), False),
     ("pet", re.compile(rf"(?:{ZH_PETS})[^，。！？,.!?\s]{{0,8}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
-    ("family", re.compile(rf"(?:{_ZH_KIN})[^，。！？,.!?\s]{{0,6}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
+    ("family", re.compile(rf"(?:{ZH_KIN})[^，。！？,.!?\s]{{0,6}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
     # "领养了一只小橘猫 大概三个月 先叫它咪咪吧": the pet named a few words later.
     ("pet", re.compile(rf"(?:{ZH_PETS})[^。！？!?]{{0,16}}?(?:叫它|叫他|叫她|给它取名叫?|给它起名叫?|取名叫?|起名叫?)(?P<n>{_ZC}{{2,8}})"), True),
-    ("venture", re.compile(rf"(?:{_ZH_VENTURES}){_ZH_NAMING}《?(?P<n>{_ZC}{{2,12}})"), True),
+    ("venture", re.compile(rf"(?:{_ZH_VENTURES}){_ZH_NAMING}[《“\"「]?(?P<n>{_ZC}{{2,12}})"), True),
 )
+#: A name in quotes after a word of naming is the whole quoted phrase ("店名改成“橘里橘气”了"), not its first word.
+_ZH_QUOTED_NAME = re.compile(rf"(?P<k>{ZH_PETS}|{ZH_KIN}|{_ZH_VENTURES}){_ZH_NAMING}[《“\"「](?P<n>[^》”\"」，。！？]{{2,12}})[》”\"」]")
 _TITLE_RE = re.compile(r"《(?P<n>[^》]{1,20})》|「(?P<m>[^」]{1,20})」")
 _NOT_NAMES = frozenset("""the a an and is was has had who that this but so with from for because when while""".split())
 
@@ -412,9 +417,16 @@ def names(text: str) -> dict[str, str]:
                 found.setdefault(name, topic)
     for match in _TITLE_RE.finditer(text or ""):
         found.setdefault((match.group("n") or match.group("m")).strip(), "venture")
+    quoted = [m.group("n").strip() for m in _ZH_QUOTED_NAME.finditer(text or "")]
+    for match in _ZH_QUOTED_NAME.finditer(text or ""):
+        kind = match.group("k")
+        found.setdefault(match.group("n").strip(), "pet" if re.fullmatch(ZH_PETS, kind) else
+                         "family" if re.fullmatch(ZH_KIN, kind) else "venture")
     for topic, pattern, named in _ZH_NAMES:
         for match in pattern.finditer(text or ""):
             word, flag = _first_word(match.group("n"))
+            if any(q != word and q.startswith(word) for q in quoted):
+                continue  # the first word of a name in quotes ("小橘" of "小橘烘焙")
             # Without "叫", only a noun-like word right after the pet's kind ("我家狗豆豆"), not "我家猫最近…".
             if len(word) >= 2 and word not in _STOP and word not in _SHARED_NOT_VALUES and (
                     named or match.group(0).find("叫") >= 0 or flag[:1] in ("n", "a")):
@@ -462,11 +474,11 @@ _GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|�
 
 
 #: Words that say a pet, a child or a project has another name now.
-_RENAMED_RE = re.compile(r"改名|改叫|改成叫|换了?个?名字?|名字.{0,6}(?:记错|说错|搞错|改了)|\b(?:renam\w*|new name)\b", _I)
+_RENAMED_RE = re.compile(r"改名|改叫|改成叫|名字?改成|换了?个?名字?|名字.{0,6}(?:记错|说错|搞错|改了)|\b(?:renam\w*|new name)\b", _I)
 
 
 #: A name given as the name from now on.
-_NOW_NAMED_RE = re.compile(r"(?:现在|如今|已经|正式)(?:改)?叫|改名叫|新名字|\b(?:now called|now named|officially (?:called|named)|"
+_NOW_NAMED_RE = re.compile(r"(?:现在|如今|已经|正式)(?:改)?叫|改名(?:叫|为|成)|名字?改成|新名字|\b(?:now called|now named|officially (?:called|named)|"
                            r"(?:called|named) \w+ now|(?:calling|call) (?:her|him|it|them) \w+ now)\b", _I)
 
 

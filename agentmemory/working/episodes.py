@@ -282,17 +282,18 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, []))
         # A new name replaces only the name: "领养了一只小橘猫…先叫它咪咪吧" renamed keeps the kitten, without "咪咪".
-        kept_of = () if gone and corrections.renames(turn.content) else about
+        renamed = bool(gone) and corrections.renames(turn.content)
+        kept_of = () if renamed else about
         # A value said anew ("啊打错了 是12岁 还在六年级"): what stays of the replaced statements does not say its old one.
         restated = [kind for kind in _VALUE_KINDS if kind.search(turn.content)] if corrects else []
         if left_job or (corrects and "job_title" in slots):
             # "我是健身教练" does not stay beside "上个月辞职了", nor "I'm an auditor" beside "started at Monzo as a product
             # analyst"
             restated.append(_JOB_TITLE_SAID_RE)
-        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of)
+        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, renamed=renamed)
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
-                  if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated)))]
+                  if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated, renamed=renamed)))]
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
                      *(d.content for d in earlier)]
         chosen: list[str] = []
@@ -341,6 +342,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             text = corrections.without_retractions(text)
         if gone and corrections.renames(turn.content):
             text = _renamed(text, gone, corrections.names(turn.content))
+        elif gone:
+            text = _unnamed(text, gone, known, " ".join(old_texts))
         if judged or of_topic or refills or gone or corrections.retracted_terms(turn.content):
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
@@ -453,6 +456,22 @@ def _renamed(text: str, gone: set[str], new: dict[str, str]) -> str:
     return corrections.join_clauses(kept) if kept else text
 
 
+def _unnamed(text: str, gone: set[str], known: dict[str, str], said_before: str) -> str:
+    """A message about a pet or someone of the household who is gone, with what they were instead of their name
+    ("煤球上个月走了" -> "我的宠物上个月走了", "Pickle died in March" -> "my pet died in March"; "my husband" when the
+    replaced statements said "my husband Tom"): the loss is kept, the name and the kind of pet are no current fact."""
+    chinese = is_chinese(text)
+    for name in sorted(gone, key=len, reverse=True):
+        kin = re.search(rf"(?P<k>{corrections.ZH_KIN if chinese else corrections.EN_KIN})s?\W{{0,2}}{re.escape(name)}",
+                        said_before, re.IGNORECASE) if known.get(name) != "pet" else None
+        own = (f"我的{kin.group('k')}" if chinese else f"my {kin.group('k').lower()}") if kin else \
+            ("我的宠物" if known.get(name) == "pet" else "我的家人") if chinese else \
+            ("my pet" if known.get(name) == "pet" else "my relative")
+        text = re.sub(re.escape(name) if chinese else rf"(?<![\w-]){re.escape(name)}(?![\w-])", own, text,
+                      flags=re.IGNORECASE)
+    return text
+
+
 def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:
     """Whether ``message`` says a value of a kind the statements it replaces held, and not theirs ("the dinner is now June
     15" after "our anniversary dinner is on June 8"): a new value said beside a request is still said."""
@@ -508,7 +527,17 @@ def _not_a_fact(sentence: str) -> bool:
     only in a quotation ("There's that line 'I like my coffee like I like my code'"), or someone's word on their
     own tastes ("my daughter says she likes math but hates homework")."""
     return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence) or _THEIR_OWN_WORD_RE.search(sentence)
-                or (_QUOTED_RE.search(sentence) and not _FIRST_PERSON_RE.search(_QUOTED_RE.sub(" ", sentence))))
+                or (any(_is_quotation(m.group(0)) for m in _QUOTED_RE.finditer(sentence))
+                    and not _FIRST_PERSON_RE.search(_QUOTED_RE.sub(" ", sentence))))
+
+
+def _is_quotation(quoted: str) -> bool:
+    """Whether a quoted span is someone's words rather than a name in quotes ("店名改成“橘里橘气”了", "the 'Night Owls'"):
+    a name is short, one phrase with no stop or comma inside."""
+    inner = quoted[1:-1].strip()
+    if re.search(r"[，。！？、,.!?;；]", inner):
+        return True
+    return len(inner.split()) > 3 if re.search(r"[A-Za-z]", inner) and " " in inner else len(inner) > 10
 
 
 #: A quotation ("'…'", "“…”", "「…」"): someone else's words, whatever person they are in.
@@ -526,6 +555,8 @@ _PIECE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[
 _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])|"
                               r"(?<=[^\s.]\.)\s+|"  # chat's lower-case sentences: "leaning kia ev6. i commute 40 miles"
                               r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")  # chat writes a space for a Chinese comma
+#: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "I run it from home").
+_USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)", re.IGNORECASE)
 #: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.
 _NAME_CLAUSE_RE = re.compile(r"^\s*(?:(?:他|她|它)?(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{1,6}\s*$|(?:named|called) \w+[.!]?\s*$)",
                              re.IGNORECASE)
@@ -916,7 +947,8 @@ def _as_terms(values: set[str]) -> set[str]:
 
 def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str],
                 restated: Sequence[re.Pattern] = (),
-                prior: dict[int, MemoryDraft | None] | None = None) -> list[tuple[int, MemoryDraft | None]]:
+                prior: dict[int, MemoryDraft | None] | None = None, *,
+                renamed: bool = False) -> list[tuple[int, MemoryDraft | None]]:
     """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
     one fact does not take the others with it (see _remainder). An episode an earlier correction of the same run
     replaced (``prior``: what it left of it, None for nothing) is cut from what that one left, not from its whole
@@ -928,12 +960,13 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
     for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE):
         if episode.pk in prior:
             left = prior[episode.pk]
-            out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True)))
+            out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True, renamed=renamed)))
             continue
         out.append((episode.pk, _remainder(MemoryDraft(
             content=episode.content, type=episode.type, source=episode.source, confidence=float(episode.confidence),
             agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
-            valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about, restated)))
+            valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about, restated,
+            renamed=renamed)))
     return out
 
 
@@ -1017,11 +1050,13 @@ def _unlisted(sentence: str, old: set[str]) -> str:
 
 
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
-               restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False) -> MemoryDraft | None:
+               restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False, renamed: bool = False) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
     clauses about some other topic ("儿子8岁，学小提琴一年了，…" replaced by a message about the drums keeps "儿子8岁").
-    None when nothing would stay, or nothing was replaced (but ``keep_whole``: then the episode as it is)."""
+    None when nothing would stay, or nothing was replaced (but ``keep_whole``: then the episode as it is). Of a thing
+    ``renamed``, a clause without the old name that says what the user does stays ("我在佛山自己在家做烘焙卖" beside
+    "店名改成…"; not "小母猫，才八个月大" of the cat whose name and sex were corrected)."""
     text = episode.content
     replaced = set(about)
     kept, dropped = [], False
@@ -1060,6 +1095,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         kept += [c for c in (_without_old_value(c, old) for c in _REMAINDER_SPLIT.split(sentence)) if c.strip()
                  and (((topics := corrections.topics(c) | ({"home"} if _says_where(c) else set())) and not topics & replaced)
                       or _NAME_CLAUSE_RE.match(c)
+                      or (renamed and _USERS_OWN_RE.match(c) and not _ASKING_RE.search(c))
                       or (restated and not topics and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2))
                  and not _MOOD_END_RE.search(c)]
     if restated and dropped:

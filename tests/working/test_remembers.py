@@ -34,7 +34,9 @@ def remembered(api_client, user: str, question: str) -> str:
 
 
 def current(user: str, key: str) -> list[str]:
-    return [m.value for m in MemoryItem.objects.for_user(user).current().filter(key=key)]
+    """The values of the user's current facts of slot ``key`` (a slot of several values keys each "diet:<value>")."""
+    return [m.value for m in MemoryItem.objects.for_user(user).current()
+            if m.key == key or m.key.startswith(f"{key}:")]
 
 
 @pytest.mark.parametrize("correction", ["我已经不在阿里了，现在在腾讯。", "我离开阿里了，去了腾讯。"])
@@ -760,11 +762,20 @@ def test_a_correction_leaves_none_of_the_old_value_beside_the_new(
     assert new in shown and old not in shown, shown
 
 
-def test_one_item_given_up_of_a_list_leaves_the_others(api_client, talk):
-    talk("list", "we shortlisted three daycares: little acorns, bright steps and sunnyside. which questions should i ask?")
-    talk("list", "ok we're dropping bright steps, the waitlist is a year. touring the other two next week")
-    shown = remembered(api_client, "list", "Which daycares is the user considering?").lower()
-    assert "little acorns" in shown and "sunnyside" in shown and "bright steps" not in shown, shown
+@pytest.mark.parametrize(("before", "after", "question", "kept", "gone"), [
+    ("we shortlisted three daycares: little acorns, bright steps and sunnyside. which questions should i ask?",
+     "ok we're dropping bright steps, the waitlist is a year. touring the other two next week",
+     "Which daycares is the user considering?", ("little acorns", "sunnyside"), "bright steps"),
+    # an allergy taken back ("not allergic to kiwi after all"), the clause after " — " read on its own
+    ("I'm allergic to shellfish, kiwi and latex, so what should a travel first aid kit have?",
+     "Got allergy-tested — turns out I'm not allergic to kiwi after all. Shellfish and latex are still real though.",
+     "What is the user allergic to?", ("shellfish", "latex"), "kiwi"),
+])
+def test_one_item_given_up_of_a_list_leaves_the_others(api_client, talk, before, after, question, kept, gone):
+    talk("list", before)
+    talk("list", after)
+    shown = remembered(api_client, "list", question).lower()
+    assert all(item in shown for item in kept) and gone not in shown, shown
 
 
 def test_someone_the_user_has_or_hosts_is_not_the_user(api_client, talk):
@@ -836,3 +847,48 @@ def test_how_someone_is_or_how_long_ago_is_no_taste_taken_back(talk):
     talk("notaste", "我家柯基豆豆今天吐了两次 三岁半 精神还行 要不要去医院", "汇报一下 已经戒了两个月了 一根没碰")
     contents = [m.content for m in MemoryItem.objects.for_user("notaste").current()]
     assert not [c for c in contents if "不再" in c], contents
+
+
+def test_a_name_in_quotes_renamed_replaces_only_the_name(api_client, talk):
+    """"店名改成“半夏花事”了" says the shop's name, not someone's words; the old name goes, where the shop is stays."""
+    talk("shop", "我在杭州开了家花店，店名叫“小满花房”，主要做鲜花订阅，帮我写个开业文案")
+    talk("shop", "跟你说下 店名改成“半夏花事”了，鲜花订阅还是主打")
+    shown = remembered(api_client, "shop", "用户的店叫什么名字？开在哪里？")
+    assert "半夏花事" in shown and "杭州" in shown and "小满花房" not in shown, shown
+
+
+@pytest.mark.parametrize(("before", "after", "question", "new", "old"), [
+    ("my cat Waffles is 14 and has arthritis, what bed should i get her?",
+     "Waffles passed away last week. we adopted a puppy though, she's called Biscuit", "What is the user's pet called?",
+     "biscuit", "waffles"),
+    ("我家狗旺仔5岁了 最近老是掉毛 有啥办法", "旺仔上周走了……心里空落落的", "用户的宠物叫什么？", "走了", "旺仔"),
+])
+def test_a_pet_gone_is_kept_without_its_name(api_client, talk, before, after, question, new, old):
+    """The loss is remembered; the name is no current fact beside it."""
+    talk("gonepet", before)
+    talk("gonepet", after)
+    shown = remembered(api_client, "gonepet", question).lower()
+    assert new in shown and old not in shown, shown
+
+
+def test_colleagues_named_by_surname_and_title_are_other_people(talk):
+    """"张姐对虾过敏，小刘不吃牛肉": how Chinese speakers name colleagues; "它" is the pet, not the user."""
+    talk("zhangjie", "下周三要组织部门聚餐，帮我想想去哪吃。我们组在杭州滨江，人有点难搞：张姐对海鲜过敏，小刘是回族不吃猪肉，"
+                     "老陈刚做完胃镜")
+    talk("zhangjie", "我家猫叫团团 它不爱喝水咋办")
+    tastes = [m.content for m in MemoryItem.objects.for_user("zhangjie").current()
+              if m.key.split(":")[0] in ("diet", "dislikes", "likes")]
+    assert tastes == [], tastes
+
+
+def test_where_the_user_lives_is_no_employer_beside_a_commute_for_work(talk):
+    talk("leeds", "Live in Sheffield and commute to Manchester for work every day. Is a season ticket worth it?")
+    assert current("leeds", "location") == ["Sheffield"] and current("leeds", "employer") == []
+
+
+def test_moved_here_with_a_duration_is_the_new_city(api_client, talk):
+    talk("banlai", "周末在北京有什么好玩的 我在一家外企做财务")
+    talk("banlai", "搬来苏州两个月了 这边节奏慢一点 周末去哪逛逛")
+    assert current("banlai", "location") == ["苏州"]
+    shown = remembered(api_client, "banlai", "用户住在哪个城市？")
+    assert "苏州" in shown and "北京" not in shown, shown

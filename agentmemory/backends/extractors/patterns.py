@@ -106,7 +106,7 @@ _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|�
               r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试|助理|文员|合伙人|教练|导购|"
               r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD")
 _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
-              r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|"
+              r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|dev|"
               r"product owner|programmer|administrator|specialist|recruiter|professor|auditor|electrician|plumber|"
               r"hairdresser|pharmacist|paramedic|chef|cook|barista|mechanic|carpenter|dentist|therapist|coach|"
               r"PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP|head of [a-z-]+(?: [a-z-]+)?")
@@ -177,7 +177,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{ZC}{{2,12}})"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(r"我(?:现在|目前|一直)?住(?![院宿的了过着在])(?P<v>[^，。！？；,.!?;\s]{2,8}?)(?=[，。！？；,.!?;\s]|$)"), "@place"),
-    ("location", re.compile(rf"搬来了?(?P<v>{ZC}{{2,6}}?)(?=才|以后|之后|后|了|的|这边|那边|[，,。！!？?\s]|$)"), "@place"),
+    ("location", re.compile(rf"搬来了?(?P<v>{ZC}{{2,6}}?)(?=才|以后|之后|后|了|的|这边|那边|[，,。！!？?\s]|$|"
+                            r"[一两二三四五六七八九十几半\d]+个?(?:月|年|周|天|星期))"), "@place"),
     ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(rf"我{ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{ZC}{{1,15}}?)"
                             rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
@@ -261,7 +262,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
 
 _I = re.IGNORECASE
 EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
-    ("name", re.compile(r"(?:^|[,!.]\s*)(?:hey|hi|hello)?,?\s*(?P<v>[A-Z][a-z'-]+) here\b"), None),
+    # "Hi, Tom here" (not "Summer here is brutal")
+    ("name", re.compile(r"(?:^|[,!.]\s*)(?:hey|hi|hello)?,?\s*(?P<v>[A-Z][a-z'-]+) here\b"
+                        r"(?!\s+(?:is|was|are|were|has|had|gets|got|feels|seems|sucks|rocks|lasts)\b)"), None),
     ("name", re.compile(r"\b(?i:my name is|my name's|name's) (?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"), None),
     ("name", re.compile(r"\b(?i:call me|I (?:\w+ly )?go by)(?i: my (?:middle |nick)?name,?)? (?P<v>[A-Z][\w'-]*)"), None),
     ("name", re.compile(r"\b[Ii](?:'m| am) (?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)(?=\s*(?:,|\.|!|$|\bby the way\b|\bbtw\b|\bhere\b|\band\b))"),

@@ -71,9 +71,14 @@ _SWITCH_CUE_RE = re.compile(r"迁|换成|改用|切换|重写|\bnow\b|\bswitched
 
 # A clause about someone else ("我同事刚搬到上海", "my sister moved to Seattle") or a hypothesis
 # ("如果预算是5万", "if our budget were ...") states nothing about the user.
+#: How Chinese speakers name a colleague or acquaintance: "王姐", "小李", "老陈", "张总", "刘老师" (a surname with a
+#: title, or 小/老 before one; surnames that also begin common words are left out: 小时, 老方法, 小程序).
+_ZH_SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶苏魏吕丁沈姚卢姜崔钟谭陆汪范廖贾夏韦付邹孟邱尹薛闫雷侯史陶黎贺郝龚邵严覃武戴莫孔"
+ZH_PERSON = (rf"(?:[小老][{_ZH_SURNAMES}]"
+             rf"|[{_ZH_SURNAMES}](?:姐|哥|总|工|老师|师傅|阿姨|叔|姨|医生|经理|主任|大爷|大妈|奶奶|爷爷))")
 _THIRD_PARTY_RE = re.compile(
-    r"(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|孩子|小孩|闺女|儿子|女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|"
-    r"(?<![其吉])他|她|程序员|人们|客户|用户们)"
+    rf"(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|孩子|小孩|闺女|儿子|女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|"
+    rf"(?<![其吉])他|她|(?<!其)它|程序员|人们|客户|用户们|{ZH_PERSON})"
     r"|\b(?:my (?:sister|brother|friend|boss|wife|husband|partner|mom|mother|dad|father|kids?|son|daughter|colleague|"
     r"coworker|manager|team ?mate)s?|he|she|people|someone|everyone|most devs|devs)\b", re.IGNORECASE)
 _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|要是|万一|\bif\b|\bsuppose\b|\bimagine\b|\bwhat if\b", re.IGNORECASE)
@@ -92,7 +97,7 @@ _BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?P<verb>work|l
 
 _OTHER_START_RE = re.compile(
     r"^\W*(?:(?:嗯|哦|对了|另外|还有|不过|但是|所以)\W*)*(?:我的?|我们的?|咱们?的?)?(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|孩子|儿子|"
-    r"女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|他|她|客户)"
+    rf"女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|他|她|它|客户|{ZH_PERSON})"
     r"|^\W*(?:my|our) (?:sister|brother|friend|boss|wife|husband|partner|mom|mother|dad|father|kids?|son|daughter|colleague|"
     r"coworker|manager|team ?mate)s?\b|^\W*(?:he|she|people|someone|everyone)\b", re.IGNORECASE)
 
@@ -124,6 +129,8 @@ _PAST_BEFORE_RE = re.compile(r"\b(?:used to|back when|when I (?:had|was|lived|wo
 def _about_someone_else(clause: str, start: int) -> bool:
     """True when the words before the match, since the last "and"/"but", name another person or a hypothesis."""
     before = clause[:start]
+    # Chinese chat writes a space for a comma: "叫它橘子 我是护士" is the user's own statement after one about the cat.
+    before = re.split(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff]|$)", before)[-1]
     breaks = [m.end() for m in _SUBJECT_BREAK_RE.finditer(before)]
     if breaks:
         before = before[breaks[-1]:]
@@ -168,14 +175,14 @@ _FIXED_WORDING = {
 #: called Max"): the clause ends there, so a value never swallows the next statement.
 _AND_NEXT_RE = re.compile(
     r"\s+(?:and|but)\s+(?=(?:I\b|I'm|I've|my\b|we\b|our\b|(?:also |now |currently |just )?(?:work|live|am|have|own|"
-    r"drive|use|play|study|moved|started|joined|got|love|like|hate|teach|run)\b))", re.IGNORECASE)
+    r"drive|use|play|study|moved|started|joined|got|love|like|hate|teach|run|commute|bike|cycle|walk|ride)\b))", re.IGNORECASE)
 
 
 def _clauses(sentence: str) -> list[tuple[str, bool]]:
     """The sentence's clauses, each with whether it followed "and"/"but" (where a bare "like" has the user's subject:
     "I live in Shanghai and like hiking"; after a comma it is a simile: "it is SO hot today, like melting")."""
     # Commas inside numbers (5,000) do not end a clause; in chat, an emoji or a "～" ends one too ("刚提了理想L6😎 问下...").
-    parts = [c for c in re.split(r"[，；;～]|,(?!\d)|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*", sentence) if c.strip()] \
+    parts = [c for c in re.split(r"[，；;～]|,(?!\d)|\s+[—–-]+\s+|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*", sentence) if c.strip()] \
         or [sentence]
     return [(piece, i > 0) for part in parts for i, piece in enumerate(_AND_NEXT_RE.split(part)) if piece.strip()]
 
@@ -246,6 +253,10 @@ def _disambiguate(slot_key: str, value: str, sentence: str) -> str:
     if slot_key == "location" and not is_chinese(sentence) and not is_place(value) and _WORK_CUE_RE.search(sentence):
         return "employer"
     return slot_key
+
+
+#: A clause that says where the user lives: its place is no employer ("I live in Leeds and commute … for work").
+_LIVES_RE = re.compile(r"\b(?:live|living|lives)\s+in\b", re.IGNORECASE)
 
 
 def _take_retractions(clause: str, patterns: list[tuple[str, re.Pattern]]) -> tuple[str, list[tuple[str, str]]]:
@@ -326,8 +337,10 @@ class RuleBasedExtractor(Extractor):
         retracted: list[tuple[str, str]] = []
         taken: set[str] = set()
 
-        def add(slot_key: str, value: str) -> bool:
-            slot_key = _disambiguate(slot_key, value, sentence)
+        def add(slot_key: str, value: str, where: str = "") -> bool:
+            # "I live in Leeds and commute to Bradford for work" lives in Leeds, whatever the rest says of work
+            if not _LIVES_RE.search(where):
+                slot_key = _disambiguate(slot_key, value, sentence)
             if slot_key in taken and not slot_of(slot_key).multi:
                 return False
             if any(d.key.split(":")[0] == slot_key and str(d.value) == value for d in out):
@@ -371,7 +384,7 @@ class RuleBasedExtractor(Extractor):
                         continue
                     if not _worth_keeping(slot_key, value):
                         continue
-                    if add(slot_key, value):
+                    if add(slot_key, value, clause):
                         clause_slots.add(slot_key)
                         break
         if not asking:
