@@ -182,7 +182,7 @@ def _clauses(sentence: str) -> list[tuple[str, bool]]:
     """The sentence's clauses, each with whether it followed "and"/"but" (where a bare "like" has the user's subject:
     "I live in Shanghai and like hiking"; after a comma it is a simile: "it is SO hot today, like melting")."""
     # Commas inside numbers (5,000) do not end a clause; in chat, an emoji or a "～" ends one too ("刚提了理想L6😎 问下...").
-    parts = [c for c in re.split(r"[，；;～]|,(?!\d)|\s+[—–-]+\s+|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*", sentence) if c.strip()] \
+    parts = [c for c in re.split(r"[，；;～]|,(?!\d)|\s+[—–-]+\s+(?=(?:turns out|I|I'm|I've|we|we're|my|our|it's)\b)|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*", sentence) if c.strip()] \
         or [sentence]
     return [(piece, i > 0) for part in parts for i, piece in enumerate(_AND_NEXT_RE.split(part)) if piece.strip()]
 
