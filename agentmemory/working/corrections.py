@@ -417,11 +417,11 @@ def names(text: str) -> dict[str, str]:
                 found.setdefault(name, topic)
     for match in _TITLE_RE.finditer(text or ""):
         found.setdefault((match.group("n") or match.group("m")).strip(), "venture")
-    quoted = [m.group("n").strip() for m in _ZH_QUOTED_NAME.finditer(text or "")]
+    quoted = []
     for match in _ZH_QUOTED_NAME.finditer(text or ""):
-        kind = match.group("k")
-        found.setdefault(match.group("n").strip(), "pet" if re.fullmatch(ZH_PETS, kind) else
-                         "family" if re.fullmatch(ZH_KIN, kind) else "venture")
+        kind, name = match.group("k"), match.group("n").strip()
+        quoted.append(name)
+        found.setdefault(name, "pet" if re.fullmatch(ZH_PETS, kind) else "family" if re.fullmatch(ZH_KIN, kind) else "venture")
     for topic, pattern, named in _ZH_NAMES:
         for match in pattern.finditer(text or ""):
             word, flag = _first_word(match.group("n"))

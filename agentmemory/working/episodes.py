@@ -340,7 +340,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
             text = corrections.without_retractions(text)
-        if gone and corrections.renames(turn.content):
+        if renamed:
             text = _renamed(text, gone, corrections.names(turn.content))
         elif gone:
             text = _unnamed(text, gone, known, " ".join(old_texts))
