@@ -283,17 +283,17 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, []))
         # A new name replaces only the name: "领养了一只小橘猫…先叫它咪咪吧" renamed keeps the kitten, without "咪咪".
         renamed = bool(gone) and corrections.renames(turn.content)
-        kept_of = () if renamed else about
+        kept_of = () if renamed else _gone_topics(turn.content, gone, known) if gone else about
         # A value said anew ("啊打错了 是12岁 还在六年级"): what stays of the replaced statements does not say its old one.
         restated = [kind for kind in _VALUE_KINDS if kind.search(turn.content)] if corrects else []
         if left_job or (corrects and "job_title" in slots):
             # "我是健身教练" does not stay beside "上个月辞职了", nor "I'm an auditor" beside "started at Monzo as a product
             # analyst"
             restated.append(_JOB_TITLE_SAID_RE)
-        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, renamed=renamed)
+        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone))
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
-                  if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated, renamed=renamed)))]
+                  if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated, names_only=bool(gone))))]
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
                      *(d.content for d in earlier)]
         chosen: list[str] = []
@@ -456,6 +456,16 @@ def _renamed(text: str, gone: set[str], new: dict[str, str]) -> str:
     return corrections.join_clauses(kept) if kept else text
 
 
+def _gone_topics(message: str, gone: set[str], known: dict[str, str]) -> list[str]:
+    """What a message saying a pet or relative is gone corrects: them ("pet", "family"), and the topics of its other
+    clauses that say a change; not what it mentions in passing ("可乐上个月走了……店里空落落的" leaves "我在苏州开了家咖啡店"
+    of the statement that named the café's cat)."""
+    changed = {topic for clause in corrections.clauses(message)
+               if not corrections.holds_any(clause, gone) and corrections.signals_change(clause)
+               for topic in corrections.topics(clause)}
+    return sorted({known[name] for name in gone if name in known} | changed)
+
+
 def _unnamed(text: str, gone: set[str], known: dict[str, str], said_before: str) -> str:
     """A message about a pet or someone of the household who is gone, with what they were instead of their name
     ("煤球上个月走了" -> "我的宠物上个月走了", "Pickle died in March" -> "my pet died in March"; "my husband" when the
@@ -555,8 +565,8 @@ _PIECE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[
 _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])|"
                               r"(?<=[^\s.]\.)\s+|"  # chat's lower-case sentences: "leaning kia ev6. i commute 40 miles"
                               r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")  # chat writes a space for a Chinese comma
-#: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "I run it from home").
-_USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)", re.IGNORECASE)
+#: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "平时自己做烘焙", "I run it from home").
+_USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)|自己|\bmyself\b", re.IGNORECASE)
 #: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.
 _NAME_CLAUSE_RE = re.compile(r"^\s*(?:(?:他|她|它)?(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{1,6}\s*$|(?:named|called) \w+[.!]?\s*$)",
                              re.IGNORECASE)
@@ -948,7 +958,7 @@ def _as_terms(values: set[str]) -> set[str]:
 def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str],
                 restated: Sequence[re.Pattern] = (),
                 prior: dict[int, MemoryDraft | None] | None = None, *,
-                renamed: bool = False) -> list[tuple[int, MemoryDraft | None]]:
+                names_only: bool = False) -> list[tuple[int, MemoryDraft | None]]:
     """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
     one fact does not take the others with it (see _remainder). An episode an earlier correction of the same run
     replaced (``prior``: what it left of it, None for nothing) is cut from what that one left, not from its whole
@@ -960,13 +970,13 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
     for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE):
         if episode.pk in prior:
             left = prior[episode.pk]
-            out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True, renamed=renamed)))
+            out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True, names_only=names_only)))
             continue
         out.append((episode.pk, _remainder(MemoryDraft(
             content=episode.content, type=episode.type, source=episode.source, confidence=float(episode.confidence),
             agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
             valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about, restated,
-            renamed=renamed)))
+            names_only=names_only)))
     return out
 
 
@@ -1050,13 +1060,15 @@ def _unlisted(sentence: str, old: set[str]) -> str:
 
 
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
-               restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False, renamed: bool = False) -> MemoryDraft | None:
+               restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False,
+               names_only: bool = False) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
     clauses about some other topic ("儿子8岁，学小提琴一年了，…" replaced by a message about the drums keeps "儿子8岁").
-    None when nothing would stay, or nothing was replaced (but ``keep_whole``: then the episode as it is). Of a thing
-    ``renamed``, a clause without the old name that says what the user does stays ("我在佛山自己在家做烘焙卖" beside
-    "店名改成…"; not "小母猫，才八个月大" of the cat whose name and sex were corrected)."""
+    None when nothing would stay, or nothing was replaced (but ``keep_whole``: then the episode as it is). Of a
+    correction only of a name (``names_only``: renamed, or a pet or relative gone), a clause of the user's own without
+    the old name stays ("我在佛山自己在家做烘焙卖", "平时自己做烘焙" beside "店名改成…" or "可乐上个月走了"; not "小母猫，才八个月大"
+    of the cat whose name and sex were corrected)."""
     text = episode.content
     replaced = set(about)
     kept, dropped = [], False
@@ -1095,7 +1107,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         kept += [c for c in (_without_old_value(c, old) for c in _REMAINDER_SPLIT.split(sentence)) if c.strip()
                  and (((topics := corrections.topics(c) | ({"home"} if _says_where(c) else set())) and not topics & replaced)
                       or _NAME_CLAUSE_RE.match(c)
-                      or (renamed and _USERS_OWN_RE.match(c) and not _ASKING_RE.search(c))
+                      or (names_only and _USERS_OWN_RE.search(c) and not topics & replaced and not _ASKING_RE.search(c))
                       or (restated and not topics and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2))
                  and not _MOOD_END_RE.search(c)]
     if restated and dropped:

@@ -892,3 +892,12 @@ def test_moved_here_with_a_duration_is_the_new_city(api_client, talk):
     assert current("banlai", "location") == ["苏州"]
     shown = remembered(api_client, "banlai", "用户住在哪个城市？")
     assert "苏州" in shown and "北京" not in shown, shown
+
+
+def test_a_rename_and_a_pet_gone_in_one_session_leave_the_rest_of_what_was_said(api_client, talk):
+    """Both correct only a name: the shop and what the user does in it stay beside them, neither old name does."""
+    talk("cafe", "我在厦门开了家咖啡店，店名叫“慢半拍”，平时自己做烘焙，我家狗旺仔是店狗")
+    talk("cafe", "跟你说 店名改成“山茶咖啡”了", "旺仔上个月走了……店里空落落的", agent="helper")
+    shown = remembered(api_client, "cafe", "用户开的是什么店？平时做什么？")
+    assert "咖啡店" in shown and "烘焙" in shown, shown
+    assert "慢半拍" not in shown and "旺仔" not in shown, shown
