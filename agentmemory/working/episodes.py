@@ -558,8 +558,8 @@ _THEIR_OWN_WORD_RE = re.compile(r"\b(?:says|said|thinks|claims)\s+(?:she|he|they
                                 r"[他她](?:说|觉得)[他她](?:最)?(?:喜欢|爱|讨厌|想)", re.IGNORECASE)
 
 
-#: After a comma (not inside a number: "1,650"), or a space between two Chinese characters ("公公有糖尿病 婆婆对花生过敏").
-_PIECE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+#: After a comma (not inside a number: "1,650") or a full-width colon ("人有点难搞：王姐对海鲜过敏"), or a space between two Chinese characters ("公公有糖尿病 婆婆对花生过敏").
+_PIECE_RE = re.compile(r"(?<=[，；;：])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 #: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
 #: Tom and I are writing our vows" is one statement).
 _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])|"

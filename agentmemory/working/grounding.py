@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 
 from ..backends.extractors.base import TurnText
+from ..backends.extractors.patterns import ZH_CALLED_BY_SURNAME
 from ..types import MemoryDraft
 
 #: The confidence of a value the user never said (a guess is no high-confidence profile fact).
@@ -44,12 +45,7 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "大舅|二舅|三舅|小舅|大姨|二姨|三姨|小姨|大伯|二伯|三叔|小叔|大姑|二姑|小姑|姑父|姨父|姨妈|婶婶|伯母|"
               "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|孙子|孙女|外孙|外孙女|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐")
-#: Someone called by their surname, as colleagues and neighbours are ("老王是回族不吃猪肉", "小陈对花生过敏"); not a word
-#: that begins so ("小孙子", "老顾客", "小程序" are left out of the surnames or the next character).
-_ZH_SURNAME_CALLED = ("(?:老|小|阿)(?:王|李|张|刘|陈|杨|赵|吴|周|徐|孙|朱|胡|郭|何|林|罗|郑|梁|谢|宋|唐|许|韩|冯|邓|曹|彭|曾|肖|董|袁|"
-                      "潘|蒋|蔡|余|杜|苏|魏|吕|丁|沈|姚|卢|姜|崔|钟|谭|汪|范|廖|贾|夏|韦|邹|孟|熊|秦|邱|薛|闫|段|侯|陶|黎|贺|郝|龚|"
-                      "邵|严|覃|戴|孔)(?![子女家师人病虾车们时学区说序务国同额法孩伙头气客户板公婆朋友样式])")
-_PERSON_ZH = f"{_PERSON_ZH}|{_ZH_SURNAME_CALLED}"
+_PERSON_ZH = f"{_PERSON_ZH}|{ZH_CALLED_BY_SURNAME}"
 _PERSON_ZH_RE = re.compile(_PERSON_ZH)
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
@@ -280,7 +276,9 @@ _NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh)\s+)?(?P<name
                                r"(?:also |just |still )?(?:is (?:also )?(?:allergic|vegan|vegetarian|pregnant|lactose|"
                                r"gluten|celiac|diabetic|kosher|halal|getting married|retiring|expecting)|has an? (?:[\w-]+ ){0,3}"
                                r"allerg\w*|(?:doesn't|does not|can't|cannot|won't) (?:eat|drink|do)|lives in|works (?:at|for|in|as)|"
-                               r"moved to|is moving))\b")
+                               r"moved to|is moving|has (?:\d+|a few|several|many|two|three|four|five|ten) years (?:in|of|as|at)|"
+                               r"(?:just )?got (?:a|the|her|his|a new) (?:job|offer|promotion)|"
+                               r"is (?:applying|interviewing) for))\b")  # "Fatima has 6 years in retail management"
 #: Capitalised words that begin a sentence without naming anyone.
 _NOT_NAMES = frozenset("""The This That These Those It Its There Here What When Where Why How Who Which Thanks Thank Also Just
 Maybe Honestly Work Life Today Tomorrow Yesterday Tonight Everything Nothing Everyone Everybody Someone Somebody Nobody

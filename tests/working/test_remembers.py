@@ -783,8 +783,11 @@ def test_someone_the_user_has_or_hosts_is_not_the_user(api_client, talk):
     talk("host", "我有个高中同学小林 下个月要搬去厦门了 送什么乔迁礼物好")
     talk("host", "my best mate Jonah is moving to Denver for a nursing job in march, what's a good going away gift?")
     talk("host", "I'm having my colleague Aisha round on Friday. She's vegan and allergic to sesame, what main should I make?")
+    talk("host", "can you help me polish my teammate's CV? Tomasz has 8 years in logistics and he's applying for ops "
+                 "manager roles")
     contents = " ".join(m.content for m in MemoryItem.objects.for_user("host").current())
     assert "厦门" not in contents and "Denver" not in contents and "sesame" not in contents, contents
+    assert "logistics" not in contents, contents
     assert current("host", "location") == []
 
 
@@ -879,6 +882,8 @@ def test_colleagues_named_by_surname_and_title_are_other_people(talk):
     tastes = [m.content for m in MemoryItem.objects.for_user("zhangjie").current()
               if m.key.split(":")[0] in ("diet", "dislikes", "likes")]
     assert tastes == [], tastes
+    contents = " ".join(m.content for m in MemoryItem.objects.for_user("zhangjie").current())
+    assert "海鲜" not in contents and "猪肉" not in contents and "杭州滨江" in contents, contents
 
 
 def test_where_the_user_lives_is_no_employer_beside_a_commute_for_work(talk):

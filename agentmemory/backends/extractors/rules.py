@@ -29,6 +29,7 @@ from .patterns import (
     PHONE_MAKES,
     REMEMBER_PREFIX_RE,
     REMEMBER_RE,
+    ZH_CALLED_BY_SURNAME,
     ZH_MONEY_RE,
     ZH_RETRACT,
     ZH_RULES,
@@ -71,14 +72,9 @@ _SWITCH_CUE_RE = re.compile(r"迁|换成|改用|切换|重写|\bnow\b|\bswitched
 
 # A clause about someone else ("我同事刚搬到上海", "my sister moved to Seattle") or a hypothesis
 # ("如果预算是5万", "if our budget were ...") states nothing about the user.
-#: How Chinese speakers name a colleague or acquaintance: "王姐", "小李", "老陈", "张总", "刘老师" (a surname with a
-#: title, or 小/老 before one; surnames that also begin common words are left out: 小时, 老方法, 小程序).
-_ZH_SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶苏魏吕丁沈姚卢姜崔钟谭陆汪范廖贾夏韦付邹孟邱尹薛闫雷侯史陶黎贺郝龚邵严覃武戴莫孔"
-ZH_PERSON = (rf"(?:[小老][{_ZH_SURNAMES}]"
-             rf"|[{_ZH_SURNAMES}](?:姐|哥|总|工|老师|师傅|阿姨|叔|姨|医生|经理|主任|大爷|大妈|奶奶|爷爷))")
 _THIRD_PARTY_RE = re.compile(
     rf"(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|孩子|小孩|闺女|儿子|女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|"
-    rf"(?<![其吉])他|她|(?<!其)它|程序员|人们|客户|用户们|{ZH_PERSON})"
+    rf"(?<![其吉])他|她|(?<!其)它|程序员|人们|客户|用户们|{ZH_CALLED_BY_SURNAME})"
     r"|\b(?:my (?:sister|brother|friend|boss|wife|husband|partner|mom|mother|dad|father|kids?|son|daughter|colleague|"
     r"coworker|manager|team ?mate)s?|he|she|people|someone|everyone|most devs|devs)\b", re.IGNORECASE)
 _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|要是|万一|\bif\b|\bsuppose\b|\bimagine\b|\bwhat if\b", re.IGNORECASE)
@@ -97,7 +93,7 @@ _BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?P<verb>work|l
 
 _OTHER_START_RE = re.compile(
     r"^\W*(?:(?:嗯|哦|对了|另外|还有|不过|但是|所以)\W*)*(?:我的?|我们的?|咱们?的?)?(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|孩子|儿子|"
-    rf"女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|他|她|它|客户|{ZH_PERSON})"
+    rf"女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|他|她|它|客户|{ZH_CALLED_BY_SURNAME})"
     r"|^\W*(?:my|our) (?:sister|brother|friend|boss|wife|husband|partner|mom|mother|dad|father|kids?|son|daughter|colleague|"
     r"coworker|manager|team ?mate)s?\b|^\W*(?:he|she|people|someone|everyone)\b", re.IGNORECASE)
 
