@@ -619,15 +619,23 @@ def _without_others(sentence: str, said: str = "") -> str:
     others = _of_others(pieces, said)
     # "she"/"他" right after a clause about someone else is that person ("Priya has a nut allergy, she loves crime
     # novels"), not the user.
-    others = [other or (i > 0 and others[i - 1] and bool(_LED_BY_PRONOUN_RE.match(p))) for i, (p, other)
-              in enumerate(zip(pieces, others, strict=True))]
+    # "oh also marcus doesnt drink anymore, hes 2 years sober": led by "he" after someone else named earlier in the
+    # session (``said``), and not after the user's own household, is that person too.
+    others = [other or (i > 0 and bool(_LED_BY_PRONOUN_RE.match(p))
+                        and (others[i - 1] or bool(pronoun_about_another(p, said + "".join(pieces[:i])))))
+              for i, (p, other) in enumerate(zip(pieces, others, strict=True))]
     kept = [p for p, other in zip(pieces, others, strict=True) if not other]
     if len(kept) == len(pieces):
         return sentence
     rest = corrections.join_clauses(kept)
-    if not rest or (not _FIRST_PERSON_RE.search(rest) and _ASKING_RE.search(rest)):
+    if not rest or (not _FIRST_PERSON_RE.search(rest) and (_ASKING_RE.search(rest) or _WISH_RE.search(rest))):
         return ""
     return rest
+
+
+#: A request worded as a wish ("so a mocktail idea would be cool", "有推荐吗"): no fact of the user's.
+_WISH_RE = re.compile(r"推荐|建议|\b(?:would be (?:cool|great|nice|good|helpful|awesome|ideal|perfect)|ideas?|suggestions?|"
+                      r"recommend\w*)\b", re.IGNORECASE)
 
 
 #: The user as a clause's subject: "我" (not "我妈", "我的…"), "I"/"we".

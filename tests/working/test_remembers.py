@@ -906,3 +906,13 @@ def test_a_rename_and_a_pet_gone_in_one_session_leave_the_rest_of_what_was_said(
     shown = remembered(api_client, "cafe", "用户开的是什么店？平时做什么？")
     assert "咖啡店" in shown and "烘焙" in shown, shown
     assert "慢半拍" not in shown and "旺仔" not in shown, shown
+
+
+def test_he_after_a_friend_named_in_chat_and_a_bandmate_are_someone_else(talk):
+    """"hes 2 years sober" after "my buddy Rafael" earlier in the session is Rafael's; "我们鼓手…" is the drummer's."""
+    talk("buddy", "having my buddy Rafael over on friday, what should i cook? im in Denver btw",
+         "oh also rafael doesnt drink anymore, hes 3 years sober, so a mocktail idea would be cool")
+    talk("buddy", "我们鼓手是韩国人 叫敏浩 中文一般般 排练全靠比划")
+    contents = " ".join(m.content for m in MemoryItem.objects.for_user("buddy").current())
+    assert "sober" not in contents and "mocktail" not in contents and "韩国" not in contents, contents
+    assert "Denver" in contents, contents
