@@ -901,7 +901,9 @@ def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list
             episodes_of.setdefault(turn_id, set()).add(key.split(":")[0])
             continue
         slots = (value or {}).get("slots") or [] if isinstance(value, dict) else []
-        wanted = [s for s in slots if corrections.SLOT_TOPICS.get(s, frozenset()) & topics]
+        # a generic "The user said: …" restates a sentence of the message: it goes with it (what stays of the
+        # message is its remainder's)
+        wanted = [s for s in slots if corrections.SLOT_TOPICS.get(s, frozenset()) & topics or s == "event"]
         if wanted:
             heard.setdefault(turn_id, set()).update(wanted)
     out = []
@@ -910,7 +912,7 @@ def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list
                      .values_list("pk", "turn_id", "key"))
         values_told = collections.Counter((turn_id, key.split(":")[0]) for _pk, turn_id, key in facts)
         out += [pk for pk, turn_id, key in facts if (slot := key.split(":")[0]) in heard[turn_id]
-                and (slot not in _ADDITIVE_SLOTS or values_told[(turn_id, slot)] == 1)]
+                and (slot not in _ADDITIVE_SLOTS or slot == "event" or values_told[(turn_id, slot)] == 1)]
     if episodes_of:
         told = current.filter(type=MemoryItem.Type.EPISODE, turn_id__in=list(episodes_of))
         out += [pk for pk, turn_id, value in told.values_list("pk", "turn_id", "value")
@@ -940,9 +942,11 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
     named = corrections.retracted_terms(text) | gone
     # The values of the slot facts it replaces ("The user is line cook" with "im the new sous chef at the Langham"):
     # what stays of their message does not say them either.
+    # (a slot whose values add up is keyed "<slot>:<value>": a generic "The user said: …" is no value taken back)
     facts = (MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced)).exclude(type=MemoryItem.Type.EPISODE)
-             .exclude(key__in=_ADDITIVE_SLOTS).values_list("value", flat=True)) if replaced else []
-    dropped = {str(v).strip().lower() for v in facts if isinstance(v, str) and len(str(v).strip()) >= 2}
+             .values_list("key", "value")) if replaced else []
+    dropped = {str(v).strip().lower() for key, v in facts
+               if key.split(":")[0] not in _ADDITIVE_SLOTS and isinstance(v, str) and len(str(v).strip()) >= 2}
     if named:
         return named | _as_terms(dropped)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]

@@ -916,3 +916,12 @@ def test_he_after_a_friend_named_in_chat_and_a_bandmate_are_someone_else(talk):
     contents = " ".join(m.content for m in MemoryItem.objects.for_user("buddy").current())
     assert "sober" not in contents and "mocktail" not in contents and "韩国" not in contents, contents
     assert "Denver" in contents, contents
+
+
+def test_a_generic_fact_restating_a_replaced_message_goes_with_it(api_client, talk):
+    """"The user said: I got accepted to … at ETH Zurich" restates the message a correction replaced: it goes too."""
+    talk("eth", "Hello! I got accepted to a master's in physics at ETH Zurich. What documents do I need for the visa?")
+    talk("eth", "Bad news and good news. ETH cancelled my admission because of a document problem, but EPFL accepted me "
+                "for the same program! Do I need a new visa appointment?")
+    shown = remembered(api_client, "eth", "Which university will the user attend?")
+    assert "EPFL" in shown and "Zurich" not in shown, shown
