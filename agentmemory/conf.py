@@ -193,8 +193,13 @@ class AppSettings:
         doc='Default per-channel thresholds: {"cosine": float|None, "bm25": float|None, "rerank": '
             'float|None}.')
     RRF_WEIGHTS: Setting[dict[str, Any]] = Setting(
-        {"keyword": 1.0, "vector": 1.0},
-        doc='Per-channel RRF weights, e.g. {"keyword": 1.0, "vector": 1.0}.')
+        {"keyword": 1.0, "vector": 1.0, "sentence": 1.0},
+        doc='Per-channel RRF weights, e.g. {"keyword": 1.0, "vector": 1.0, "sentence": 1.0} (sentence: the best '
+            'cosine among a chunk\'s sentences, hybrid mode).')
+    SENTENCE_VECTORS: Setting[bool] = Setting(
+        True,
+        doc='Embed each sentence of a chunk of two sentences or more at import, and let hybrid search rank chunks '
+            'by their best sentence too (ChunkSentence; docs/retrieval.md, "Sentence vectors"). Off: neither.')
     RERANK_DEFAULT: Setting[bool] = Setting(
         True,
         doc='Rerank by default when a reranker is configured; how many fused results it sees.')

@@ -33,6 +33,7 @@ from .ingest import DocumentInput, IngestResult, _Begun, _fail, _result
 from .prepare import begin_documents
 from .propose import propose_cases
 from .publish import publish_versions
+from .sentences import write_sentences
 
 Outcome = tuple[DocumentInput, IngestResult | AgentMemoryError]
 
@@ -96,15 +97,25 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
                 keys, texts = keys[cut:], texts[cut:]
             yield keys, texts
 
+    imported: set[int] = set()  # documents given a new version: their chunks' sentences follow (sentences.py)
+
+    def noted(outcome: Outcome) -> Outcome:
+        if isinstance(outcome[1], IngestResult) and outcome[1].action != "unchanged":
+            imported.add(outcome[1].document_id)
+        return outcome
+
     for keys, vectors in embed_batches(batches(), embedder.embed_passages):
         while settled:
-            yield settled.popleft()
-        yield from _settle(knowledge_base, keys, vectors, model)
+            yield noted(settled.popleft())
+        yield from map(noted, _settle(knowledge_base, keys, vectors, model))
         counts["done"] += len(keys)
         if progress:
             progress(counts["done"], max(counts["known"], counts["done"]))
     while settled:
-        yield settled.popleft()
+        yield noted(settled.popleft())
+    if imported:
+        write_sentences(Chunk.objects.filter(document_id__in=imported).exclude(status=Chunk.Status.DEPRECATED),
+                        embedder=embedder)
 
 
 #: The first groups that leave as batches of their own (bulk.batches), growing to the embedder's batch size.

@@ -1,5 +1,6 @@
 """The channels stage of a knowledge search: per base, BM25 over its keyword index and pgvector cosine, each
-with its threshold applied (retrieve.py runs the SQL).
+with its threshold applied, and in hybrid mode the chunks ranked by their best sentence's cosine (sentences.py;
+retrieve.py runs the SQL).
 
 The query is embedded once for all bases, in the background while the keyword channels read the
 database (the embedding is the slowest step and needs nothing from it). A failing embedder leaves the
@@ -20,7 +21,7 @@ from ..text.lexicon import translated
 from .background import background_cosines
 from .floor import base_size
 from .keywords import index_tokens, user_dictionary_terms
-from .retrieve import ChannelHit, chunk_languages, keyword_search, vector_search
+from .retrieve import ChannelHit, chunk_languages, keyword_search, sentence_search, vector_search
 from .trace import SearchTrace
 
 FOREIGN_BASE_SHARE = 0.1  # a language with a smaller share of a base's chunks is not searched on its own
@@ -214,7 +215,9 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
             groups = [(language, [language, ""] if language == own else [language]) for language in languages]
         else:
             groups = [(next(iter(languages), ""), None)]
-        found, scans = [], []
+        found, scans, sentences = [], [], []
+        # hybrid search ranks chunks by their best sentence too (sentences.py); vector mode is the chunk cosine
+        use_sentences = plan.mode == "hybrid" and app_settings.SENTENCE_VECTORS
         for language, only in groups:
             vector = evidence.query_vectors.get(language, outcome.query_vector)
             vec = vector_search([kb.pk], vector,
@@ -233,6 +236,12 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
                     "top": [round(v, 6) for v in sorted(standing, reverse=True)[:TOP_COSINES]],
                     **({"background": len(padding)} if padding else {})}
             found.extend((h.score, h.chunk_id, language) for h in vec)
+            if use_sentences:
+                sentences.extend((h.score, h.chunk_id, language) for h in sentence_search(
+                    [kb.pk], vector, model_name=outcome.model_name, limit=plan.candidates, filters=plan.filters,
+                    exact=exact, languages=only))
+        if use_sentences:
+            sentence_ranking(sentences, plan.candidates, evidence, trace)
         found.sort(key=lambda item: (-item[0], item[1]))
         found = found[:plan.candidates]
         threshold = plan.thresholds["cosine"]
@@ -253,7 +262,22 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
             "languages": languages, "query_language": outcome.query_language,
             **({"gloss": {language: words for language, (words, vector) in outcome.glosses.items()
                           if vector is not None and language in languages}} if outcome.glosses else {}),
-            "returned": len(found), "kept": len(kept)}
+            "returned": len(found), "kept": len(kept),
+            **({"sentence_chunks": len(evidence.rankings["sentence"])} if use_sentences else {})}
+
+
+def sentence_ranking(found: list[tuple[float, int, str]], limit: int, evidence: BaseEvidence,
+                     trace: SearchTrace) -> None:
+    """The sentence channel's ranking from each language's (best sentence cosine, chunk, language), merged by
+    cosine as the vector channel merges its languages, the cosine threshold applied; each chunk's rank and best
+    sentence's cosine in its evidence (``sentence``)."""
+    threshold = trace.plan.thresholds["cosine"]
+    found = [item for item in sorted(found, key=lambda item: (-item[0], item[1]))[:limit]
+             if threshold is None or item[0] >= threshold]
+    evidence.rankings["sentence"] = [cid for _score, cid, _language in found]
+    for rank, (score, cid, language) in enumerate(found, start=1):
+        evidence.languages.setdefault(cid, language)
+        trace.evidence.setdefault(cid, {})["sentence"] = {"rank": rank, "score": round(score, 6)}
 
 
 def gloss_vectors(outcome: ChannelsOutcome, languages, trace: SearchTrace) -> dict[str, Any]:

@@ -94,6 +94,9 @@ def explain(info: dict[str, Any], fused: dict[str, Any] | None) -> str:
     if "vector" in info:
         v = info["vector"]
         parts.append(f"vector #{v['rank']} (cosine {v['score']:.3f})")
+    if "sentence" in info:
+        v = info["sentence"]
+        parts.append(f"sentence #{v['rank']} (cosine {v['score']:.3f})")
     text = " + ".join(parts)
     if fused is not None and len(info.keys() - {"rerank"}) >= 1:
         text += f" → RRF {fused['rrf']:.5f}"

@@ -13,6 +13,7 @@ from ..progress import Progress
 from .embed import embed_chunks
 from .jobs import run_job
 from .publish import MIXED_MODELS, refresh_embedding_model
+from .sentences import embed_sentences
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ def reembed_knowledge_base(knowledge_base: KnowledgeBase, *, progress: Progress 
                 progress(offset + n, offset + total)
 
         done += embed_chunks(part, embedder=embedder, progress=report, batch_size=batch_size)
+    # The sentences of the chunks search serves (sentences.py): replaced when the model changed, written for
+    # a base imported before they existed.
+    embed_sentences(chunks.exclude(status=Chunk.Status.DEPRECATED), embedder=embedder, batch_size=batch_size)
     refresh_embedding_model(knowledge_base.pk)
     knowledge_base.refresh_from_db(fields=["embedding_model"])
     return ReembedResult(knowledge_base.slug, embedder.model_name, done)

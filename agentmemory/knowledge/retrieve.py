@@ -1,4 +1,4 @@
-"""The two retrieval channels over active chunks: Okapi BM25 computed in PostgreSQL, and pgvector cosine.
+"""The retrieval channels over active chunks: Okapi BM25 computed in PostgreSQL, and pgvector cosine.
 
 Keyword channel: the query's terms are looked up in KnowledgeTermStat (document frequencies) and
 KnowledgeBaseStats (N, average length) in one query. Candidates come from the postings
@@ -19,6 +19,8 @@ Vector channel: for a large base, cosine distance ordered through the HNSW index
 (knowledge base, status, documents) do not starve the result; rows are re-sorted by exact distance
 afterwards. A base of at most VECTOR_EXACT_SEARCH_MAX chunks is scanned exactly instead: the graph
 is shared by all bases, and a filtered walk for a small one mostly visits the others' vectors.
+The sentence channel (hybrid search) is the same query over the chunks' sentence vectors (ChunkSentence),
+each chunk scored by its best sentence.
 """
 from __future__ import annotations
 
@@ -72,10 +74,11 @@ RESCORE_DEPTH = 100
 
 
 def _tables() -> dict[str, str]:
-    from ..models import Chunk, Document, KeywordPosting, KnowledgeBaseStats, KnowledgeTermStat
+    from ..models import Chunk, ChunkSentence, Document, KeywordPosting, KnowledgeBaseStats, KnowledgeTermStat
 
     return {
         "chunk": Chunk._meta.db_table,
+        "sentence": ChunkSentence._meta.db_table,
         "postings": KeywordPosting._meta.db_table,
         "document": Document._meta.db_table,
         "stats": KnowledgeBaseStats._meta.db_table,
@@ -287,6 +290,37 @@ def vector_search(
     ``exact`` None decides by size: bases holding at most VECTOR_EXACT_SEARCH_MAX active chunks in
     all are scanned exactly, larger ones through the HNSW index.
     """
+    return _nearest("chunk", knowledge_base_ids, query_vector, model_name=model_name, limit=limit, filters=filters,
+                    ef_search=ef_search, exact=exact, languages=languages)
+
+
+def sentence_search(
+    knowledge_base_ids: list[int],
+    query_vector,
+    *,
+    model_name: str,
+    limit: int,
+    filters: dict | None = None,
+    ef_search: int | None = None,
+    exact: bool | None = None,
+    languages: list[str] | None = None,
+) -> VectorHits:
+    """Active chunks ranked by their best sentence's cosine similarity (ChunkSentence; knowledge/sentences.py),
+    best first; the score is that sentence's. Chunks without sentence vectors (one sentence, or imported with
+    SENTENCE_VECTORS off) are not in it. Scanned as ``vector_search`` scans."""
+    return _nearest("sentence", knowledge_base_ids, query_vector, model_name=model_name, limit=limit,
+                    filters=filters, ef_search=ef_search, exact=exact, languages=languages)
+
+
+#: Sentences read per chunk asked for: a chunk's near sentences come together, and ``limit`` chunks are wanted.
+SENTENCES_PER_CHUNK = 6
+
+
+def _nearest(rows: str, knowledge_base_ids: list[int], query_vector, *, model_name: str, limit: int,
+             filters: dict | None, ef_search: int | None, exact: bool | None,
+             languages: list[str] | None) -> VectorHits:
+    """The one nearest-neighbour query of both vector channels: over chunk vectors (``rows`` "chunk") or over
+    sentence vectors folded to their chunks by the best sentence ("sentence")."""
     if limit <= 0 or not knowledge_base_ids:
         return VectorHits()
     tables = _tables()
@@ -295,6 +329,16 @@ def vector_search(
     if languages is not None:  # one language's chunks of a mixed base (channels.vector_channel)
         extra, extra_params = extra + " AND c.language = ANY(%s)", [*extra_params, list(languages)]
     literal = vector_literal(query_vector)
+    if rows == "chunk":
+        column, source, key = "c.embedding", f"{tables['chunk']} c", "c.id"
+        where = "c.embedding IS NOT NULL AND c.embedding_model = %s"
+        depth = limit
+    else:
+        column, source, key = "s.embedding", f"{tables['sentence']} s JOIN {tables['chunk']} c ON c.id = s.chunk_id", \
+            "s.chunk_id"
+        where = "s.embedding_model = %s"
+        depth = limit * SENTENCES_PER_CHUNK
+        ef = max(ef, depth)
     with transaction.atomic(using=read_alias()), read_connection.cursor() as cur:
         if exact is None:
             exact = active_chunk_count(knowledge_base_ids) <= app_settings.VECTOR_EXACT_SEARCH_MAX
@@ -303,9 +347,9 @@ def vector_search(
             # filtered walk visits mostly other bases' vectors; exact distances over the base's own
             # rows (the knowledge_base/status index) are faster and lose nothing ("+ 0" keeps the
             # planner off the HNSW index).
-            order = "(c.embedding <=> %s::vector) + 0"
+            order = f"({column} <=> %s::vector) + 0"
         else:
-            order = "c.embedding <=> %s::vector"
+            order = f"{column} <=> %s::vector"
             iterative = _iterative_scan_supported(read_connection.settings_dict.get("NAME", ""))
             # enable_sort off: the size was decided above from the base's own count. Left to itself, the
             # planner reads the base's share from the table's statistics, and for a base they do not know
@@ -320,20 +364,19 @@ def vector_search(
         cur.execute(
             f"""
             WITH nn AS MATERIALIZED (
-                SELECT c.id, c.embedding <=> %s::vector AS distance
-                FROM {tables['chunk']} c
-                WHERE c.knowledge_base_id = ANY(%s) AND c.status = 'active' AND c.embedding IS NOT NULL
-                  AND c.embedding_model = %s {extra}
+                SELECT {key} AS id, {column} <=> %s::vector AS distance
+                FROM {source}
+                WHERE c.knowledge_base_id = ANY(%s) AND c.status = 'active' AND {where} {extra}
                 ORDER BY {order}
                 LIMIT %s
             )
-            SELECT id, distance FROM nn ORDER BY distance, id
+            SELECT id, min(distance) AS distance FROM nn GROUP BY id ORDER BY distance, id LIMIT %s
             """,
-            [literal, list(knowledge_base_ids), model_name, *extra_params, literal, limit],
+            [literal, list(knowledge_base_ids), model_name, *extra_params, literal, depth, limit],
         )
-        rows = cur.fetchall()
+        found = cur.fetchall()
     hits = VectorHits(ChannelHit(chunk_id=row[0], rank=rank, score=1.0 - float(row[1]))
-                      for rank, row in enumerate(rows, start=1))
+                      for rank, row in enumerate(found, start=1))
     hits.exact = bool(exact)
     return hits
 

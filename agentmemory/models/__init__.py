@@ -3,6 +3,7 @@ from .api_keys import ApiKey
 from .audit import AuditEvent
 from .knowledge import (
     Chunk,
+    ChunkSentence,
     Document,
     DocumentVersion,
     DuplicatePolicy,
@@ -27,6 +28,7 @@ __all__ = [
     "ApiKey",
     "AuditEvent",
     "Chunk",
+    "ChunkSentence",
     "ContextFeedback",
     "ContextRecord",
     "DeletionReceipt",

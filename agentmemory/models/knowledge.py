@@ -1,4 +1,4 @@
-"""Knowledge base models: knowledge bases, documents, their versions, chunks, and import jobs."""
+"""Knowledge base models: knowledge bases, documents, their versions, chunks (and their sentences), and import jobs."""
 from __future__ import annotations
 
 from django.contrib.postgres.search import SearchVectorField
@@ -347,6 +347,40 @@ class Chunk(models.Model):
     def embedding_text(self) -> str:
         """What is embedded: the heading path as context, then the text."""
         return f"{self.heading_path}\n{self.text}" if self.heading_path else self.text
+
+
+class ChunkSentence(models.Model):
+    """One sentence of a chunk, with its own vector (knowledge/sentences.py); a chunk of one sentence has one row
+    holding the chunk's vector.
+
+    Search compares a question with a chunk's sentences as well as with the whole chunk: a question asks about
+    one sentence, whose vector is closer to it than the paragraph's (across languages most of all).
+    """
+
+    # The database deletes a chunk's sentences with it (ON DELETE CASCADE, migration 0023), whoever deletes the
+    # chunk: an SQL delete as well as the ORM's, which need not read them first.
+    chunk = models.ForeignKey(Chunk, on_delete=models.DO_NOTHING, db_constraint=False, related_name="sentences",
+                              verbose_name=_("chunk"), db_index=False,
+                              help_text=_("The chunk the sentence is cut from."))
+    position = models.PositiveSmallIntegerField(_("position"), help_text=_("Order of the sentence in its chunk."))
+    embedding = embedding_field(verbose_name=_("embedding"), help_text=_("Passage vector of heading path + sentence."))
+    embedding_model = models.CharField(_("embedding model"), max_length=200,
+                                       help_text=_("Model that produced the embedding."))
+
+    class Meta:
+        verbose_name = _("chunk sentence")
+        verbose_name_plural = _("chunk sentences")
+        ordering = ["chunk_id", "position"]
+        indexes = [
+            HnswIndex(name="am_chunksent_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
+                      opclasses=["vector_cosine_ops"]),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["chunk", "position"], name="am_chunksent_chunk_position_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chunk_id} s{self.position}"
 
 
 class ImportJob(models.Model):

@@ -23,7 +23,7 @@ def test_context_with_knowledge_memory_and_a_session_runs_a_fixed_number_of_quer
     # cached profile and top memories each read the user's stamp (correct across processes, memory/cache.py);
     # the access of what the prompt carries is recorded once (was three times, one per memory layer: 22); the
     # context ledger's row is one INSERT.
-    with django_assert_num_queries(17):
+    with django_assert_num_queries(20):  # 17 before the sentence channel (its query in its read transaction)
         r = context(api_client, **body)
     assert r.status_code == 200 and r.json()["sections"]["knowledge"]
     flush_access()

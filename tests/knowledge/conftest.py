@@ -46,7 +46,8 @@ def counting_embedder():
 
     from .embedders import CountingEmbedder
 
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING}):
+    # It counts the chunks' vectors: sentence vectors (tests/knowledge/test_sentences.py) are off here.
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "SENTENCE_VECTORS": False}):
         reset_backends()
         CountingEmbedder.reset()
         yield CountingEmbedder

@@ -47,7 +47,7 @@ def recorded_batches(counting_embedder):
 
 def test_short_documents_share_embedding_batches_and_all_publish(kb, counting_embedder):
     seen = []
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 4}), \
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 4, "SENTENCE_VECTORS": False}), \
             recorded_batches(counting_embedder) as batches:
         outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(10),
                                          progress=lambda done, total: seen.append((done, total))))
@@ -71,7 +71,7 @@ def test_short_documents_share_embedding_batches_and_all_publish(kb, counting_em
 
 
 def test_a_document_spanning_batches_publishes_only_whole(kb, counting_embedder):
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 3}):
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 3, "SENTENCE_VECTORS": False}):
         outcomes = dict((i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=inputs(3, long=1)))
     long_doc = Document.objects.get(knowledge_base=kb, external_id="doc-1")
     assert outcomes["doc-1"].chunks == Chunk.objects.filter(document=long_doc).count() > 3
@@ -83,7 +83,8 @@ def test_a_failed_batch_fails_its_documents_and_a_rerun_resumes(kb, counting_emb
     from .embedders import FailingEmbedder
 
     FailingEmbedder.budget = 5  # the first two batches (1 + 4 chunks) embed, then the server goes away
-    failing = {"EMBEDDER": "tests.knowledge.embedders.FailingEmbedder", "EMBEDDING_BATCH_SIZE": 4}
+    failing = {"EMBEDDER": "tests.knowledge.embedders.FailingEmbedder", "EMBEDDING_BATCH_SIZE": 4,
+               "SENTENCE_VECTORS": False}
     with override_settings(AGENTMEMORY=failing):
         from agentmemory.backends import reset_backends
 
@@ -95,7 +96,7 @@ def test_a_failed_batch_fails_its_documents_and_a_rerun_resumes(kb, counting_emb
     assert len(published) == 5 and len(failed) == 1 and published | failed == {f"doc-{i}" for i in range(6)}
     assert DocumentVersion.objects.filter(document__knowledge_base=kb, status="failed").count() == 1
     counting_embedder.reset()
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 4}):
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 4, "SENTENCE_VECTORS": False}):
         again = dict((i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=inputs(6)))
     assert {k for k, o in again.items() if o.action == "unchanged"} == published
     assert {k for k, o in again.items() if o.action == "created"} == failed
@@ -126,7 +127,7 @@ def test_one_document_twice_in_an_import_ends_with_the_later_text_only(kb, count
                                 external_id="moved")
         yield from inputs(2)
 
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}):
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8, "SENTENCE_VECTORS": False}):
         outcomes = list(ingest_documents(knowledge_base=kb, items=twice()))
     assert [type(o).__name__ for _i, o in outcomes] == ["IngestResult"] * 4
     document = Document.objects.get(knowledge_base=kb, external_id="moved")
@@ -144,7 +145,7 @@ def test_one_document_twice_in_an_import_ends_with_the_later_text_only(kb, count
 def test_chunks_become_active_with_their_vectors_in_one_write(kb, counting_embedder):
     # A document whose chunks all embed in one batch gets its vectors and its active status in one
     # UPDATE (each chunk enters the vector index once); a document spanning batches is flipped at publish.
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 3}):
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 3, "SENTENCE_VECTORS": False}):
         outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(4, long=2)))
     assert all(not isinstance(o, Exception) for _i, o in outcomes)
     assert set(Chunk.objects.filter(knowledge_base=kb).values_list("status", flat=True)) == {"active"}
@@ -158,7 +159,7 @@ def test_chunks_become_active_with_their_vectors_in_one_write(kb, counting_embed
 
 
 def test_the_last_batch_is_short_so_the_write_after_the_embedder_is(kb, counting_embedder):
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}), \
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8, "SENTENCE_VECTORS": False}), \
             recorded_batches(counting_embedder) as batches:
         outcomes = list(ingest_documents(knowledge_base=kb, items=inputs(13)))
     calls = [len(b) for b in batches]
@@ -174,7 +175,7 @@ def test_one_document_reports_its_total_before_it_embeds(kb, counting_embedder):
 
     [long_input] = [i for n, i in enumerate(inputs(2, long=1)) if n == 1]
     seen = []
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 3}):
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 3, "SENTENCE_VECTORS": False}):
         result = ingest_document(knowledge_base=kb, parsed=long_input.parsed, title="", fmt="text",
                                  external_id="long", progress=lambda done, total: seen.append((done, total)))
     assert result.action == "created" and result.embedded == result.chunks > 3
@@ -196,7 +197,7 @@ def test_one_document_twice_in_one_batch_publishes_in_order(kb, counting_embedde
             yield DocumentInput(parsed=prepare_document(fmt="text", content=f"尾部文档{i}号。"), title="", fmt="text",
                                 external_id=f"tail-{i}")
 
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8}), \
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "EMBEDDING_BATCH_SIZE": 8, "SENTENCE_VECTORS": False}), \
             recorded_batches(counting_embedder) as calls:
         outcomes = [(i.external_id, o) for i, o in ingest_documents(knowledge_base=kb, items=items())]
     assert any(sum("打印机" in t for t in batch) == 2 for batch in calls)  # the case: one batch holds both

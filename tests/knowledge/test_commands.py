@@ -77,13 +77,13 @@ def test_ingest_killed_mid_way_resumes_on_rerun(tmp_path, counting_embedder):
     path.write_text(POLICY_ZH, encoding="utf-8")
     KnowledgeBase.objects.create(slug="p", name="p", chunk_size=80, chunk_overlap=20)
     FailingEmbedder.budget = 2
-    with override_settings(AGENTMEMORY={"EMBEDDER": "tests.knowledge.embedders.FailingEmbedder",
+    with override_settings(AGENTMEMORY={"EMBEDDER": "tests.knowledge.embedders.FailingEmbedder", "SENTENCE_VECTORS": False,
                                         "EMBEDDING_BATCH_SIZE": 2}):
         with pytest.raises(CommandError, match="rerun"):
             call_command("agentmemory_ingest", "--kb", "p", str(path), stdout=io.StringIO())
     document = Document.objects.get(external_id="policy.txt")
     assert document.active_version is None and document.versions.get().status == "failed"
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING}):
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "SENTENCE_VECTORS": False}):
         counting_embedder.reset()
         out = _ingest("--kb", "p", str(path))
     total = Chunk.objects.filter(document=document).count()
@@ -99,7 +99,7 @@ def test_model_change_refuses_search_until_reembedded(api_client, kb, counting_e
     assert_embedding_model(kb)  # same model: allowed
 
     other = "tests.knowledge.embedders.OtherModelEmbedder"
-    with override_settings(AGENTMEMORY={"EMBEDDER": other}):
+    with override_settings(AGENTMEMORY={"EMBEDDER": other, "SENTENCE_VECTORS": False}):
         with pytest.raises(EmbeddingModelMismatch, match="agentmemory_reembed --kb manuals"):
             assert_embedding_model(kb)
         counting_embedder.reset()

@@ -84,7 +84,7 @@ def test_import_killed_mid_way_keeps_previous_version_and_resumes(api_client, kb
     assert total > 2
 
     FailingEmbedder.budget = 2
-    with override_settings(AGENTMEMORY={"EMBEDDER": "tests.knowledge.embedders.FailingEmbedder",
+    with override_settings(AGENTMEMORY={"EMBEDDER": "tests.knowledge.embedders.FailingEmbedder", "SENTENCE_VECTORS": False,
                                         "EMBEDDING_BATCH_SIZE": 2}):
         counting_embedder.reset()
         failed = _post(api_client, rewritten)
@@ -100,7 +100,7 @@ def test_import_killed_mid_way_keeps_previous_version_and_resumes(api_client, kb
     detail = api_client.get(f"{URL}{doc_id}/").json()
     assert detail["versions"][0]["status"] == "failed" and "connection reset" in detail["versions"][0]["error"]
 
-    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING}):
+    with override_settings(AGENTMEMORY={"EMBEDDER": COUNTING, "SENTENCE_VECTORS": False}):
         counting_embedder.reset()
         resumed = _post(api_client, rewritten)
     assert resumed.status_code == 201, resumed.content
