@@ -383,11 +383,17 @@ class ChunkAdmin(ReadOnlyAdmin):
     search_fields = ["text", "heading_path", "document__title", "document__external_id"]
     list_select_related = ["document", "version"]
     fields = ["knowledge_base", "document", "version", "position", "heading_path", "char_start", "char_end", "text",
-              "content_hash", "token_count", "term_count", "status", "embedding_model", "created_at"]
+              "content_hash", "token_count", "term_count", "status", "embedding_model", "sentence_vectors",
+              "created_at"]
     readonly_fields = fields
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding", "search_vector")
+
+    @admin.display(description=_("sentence vectors"))
+    def sentence_vectors(self, obj) -> int:
+        """How many of the chunk's sentences have a vector (ChunkSentence; hybrid search's sentence channel)."""
+        return obj.sentences.count()
 
     @admin.display(description=_("version"), ordering="version__number")
     def version_number(self, obj) -> int:
