@@ -144,7 +144,7 @@ def search_knowledge(
 
 def config_snapshot() -> dict[str, Any]:
     """The retrieval settings that decide rankings (stored with evaluation runs)."""
-    keys = ("BM25_K1", "BM25_B", "RRF_K", "RRF_WEIGHTS", "HNSW_EF_SEARCH", "SEARCH_CANDIDATES",
+    keys = ("BM25_K1", "BM25_B", "RRF_K", "RRF_WEIGHTS", "SENTENCE_VECTORS", "HNSW_EF_SEARCH", "SEARCH_CANDIDATES",
             "KEYWORD_CANDIDATE_LIMIT", "SEARCH_THRESHOLDS", "RERANKER", "RERANK_MODEL", "RERANK_TOP_N",
             "QUERY_REWRITER", "EMBEDDER")
     return {k: getattr(app_settings, k) for k in keys}

@@ -21,6 +21,8 @@ def test_hit_test_page_shows_what_production_retrieves(admin_client, seed_kb):
     assert "x-200" in page and "keyword (BM25)" in page and "vector (cosine)" in page
     assert api.hits[0].citation in page
     assert "df 1" in page  # term statistics in the trace
+    sentence = api.hits[0].channels["sentence"]  # the sentence channel beside the chunk's cosine
+    assert f"best sentence #{sentence['rank']}" in page and "sent " in page
 
 
 def test_hit_test_page_reports_bad_input(admin_client, seed_kb):
