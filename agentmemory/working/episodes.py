@@ -84,6 +84,7 @@ _MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|�
 _SPEAKER_LABEL_RE = re.compile(r"^\s*(?:[A-Z][\w'-]{1,20}(?: [A-Z][\w'-]{1,20})?|[\u4e00-\u9fff]{2,4})\s*[:：]")
 #: The same label, as a PostgreSQL regular expression (for the memories a transcript's speaker may correct).
 _SQL_SPEAKER_LABEL = r"^\s*([A-Z][A-Za-z'-]{1,20}( [A-Z][A-Za-z'-]{1,20})?|[一-龥]{2,4})\s*[:：]"
+_HAN_RE = re.compile(r"[\u4e00-\u9fff]")
 _FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", re.IGNORECASE)
 #: Words that take back what was said a moment ago, in the same session ("啊等下…其实是26号", "oh wait … we got bumped
 #: a week later").
@@ -314,6 +315,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # replaces what the user said: "it's actually Brisket not Biscuit 💀"): the user did say
                 # something about themselves.
                 chosen = sentences
+        if len(sentences) > 1 and _HAN_RE.search(turn.content):
+            # A Chinese chat message's pieces are sentences of their own ("有个女同事小美花生过敏 挺严重的 还有俩是回民
+            # 不吃猪肉"): who a piece is about is read across them, as within one sentence.
+            theirs = {p for p, other in zip(sentences, _of_others([p.strip() for p in sentences],
+                                                                  before[number] + turn.content), strict=True) if other}
+            chosen = [c for c in chosen if c not in theirs]
         chosen = [kept for kept in (_without_others(s, before[number] + turn.content) for i, s in enumerate(chosen)
                                     if not _not_a_fact(s)
                                     and not pronoun_about_another(s, before[number] + _said_before(turn.content, s, chosen[:i])))
@@ -531,12 +538,25 @@ def _one_sentence(message: str) -> bool:
     return len([1 for a, b in split_sentences(message) if message[a:b].strip()]) == 1
 
 
+#: The assistant's view asked for ("你觉得…吗", "what do you think about …").
+_OPINION_ASKED_RE = re.compile(r"你觉得|你认为|你怎么看|你咋看|你的看法|\b(?:do you think|what do you think|how do you feel about|"
+                               r"your (?:opinion|take|thoughts) on)\b", re.IGNORECASE)
+
+
+#: The world as a sentence's subject ("网上都吵翻了", "everyone's talking about it"): no fact of the user's.
+_THE_WORLD_RE = re.compile(r"^\W*(?:网上|网友|大家|新闻|外面|社会上|现在的人|好多人|很多人|\b(?:everyone|everybody|people|the internet|"
+                           r"twitter|reddit|the news|the media)\b)", re.IGNORECASE)
+
+
 def _not_a_fact(sentence: str) -> bool:
     """A sentence that tells no fact about the user: a condition ("If my elbow ever heals I might try padel"),
     a sentence about someone outside the user's household ("My sister just moved to Berlin"), one whose "I" is
     only in a quotation ("There's that line 'I like my coffee like I like my code'"), or someone's word on their
-    own tastes ("my daughter says she likes math but hates homework")."""
+    own tastes ("my daughter says she likes math but hates homework"), or the assistant's opinion asked with no word of
+    the user's ("你觉得ai以后会取代程序员吗 网上都吵翻了")."""
     return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence) or _THEIR_OWN_WORD_RE.search(sentence)
+                or ((_OPINION_ASKED_RE.search(sentence) or _THE_WORLD_RE.match(sentence))
+                    and not _FIRST_PERSON_RE.search(sentence))
                 or (any(_is_quotation(m.group(0)) for m in _QUOTED_RE.finditer(sentence))
                     and not _FIRST_PERSON_RE.search(_QUOTED_RE.sub(" ", sentence))))
 
@@ -580,17 +600,24 @@ _GOES_ON_RE = re.compile(r"^\s*(?:而且|并且|还|也|另外|以及|(?:and|plu
 _NAME_ONLY_RE = re.compile(r"^\s*[A-Z][a-z]+(?: [A-Z][a-z]+)?\s*,\s*$")
 
 
+#: Some of the people spoken of ("还有俩是回民", "有几个不吃辣", "两个人对海鲜过敏").
+_SOME_OF_THEM_RE = re.compile(r"^\s*(?:还有|另外|其中|有)?(?:俩|两个人?|几个人?|三个人?|好几个人?|一半人?)(?:是|都|不|对|也|还|要|有)")
+
+
 def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
     """For each clause of a message, whether it speaks of someone else: named or a relation ("同事小王对芒果过敏"),
     or going on about the one the clause before spoke of, with no "I"/"we" of its own."""
     out: list[bool] = []
     for i, piece in enumerate(pieces):
-        other = bool(about_another_person(piece) or named_another(piece.strip(), said))
+        other = bool(about_another_person(piece) or named_another(piece.strip(), said) or _SOME_OF_THEM_RE.match(piece))
         if not other and i and not _FIRST_PERSON_RE.search(piece) and _GOES_ON_RE.match(piece):
             other = out[-1] or bool(_NAME_ONLY_RE.match(pieces[i - 1])
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
-        elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and len(pieces[i - 1].strip()) <= 6:
-            other = True  # "我们组 小李 不吃香菜": what follows someone named alone is said of them
+        elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and (
+                len(pieces[i - 1].strip()) <= 6 or len(piece.strip()) <= 6):
+            # "我们组 小李 不吃香菜": what follows someone named alone is said of them; "…小美花生过敏 挺严重的": a
+            # few words with no subject go on about them
+            other = True
         out.append(other)
     return out
 
@@ -606,6 +633,7 @@ def _told_of_another(draft: MemoryDraft, message: str) -> bool:
     return bool(holding) and all(holding)  # none: a value with a comma in it ("$8,000")
 
 
+_REFERS_BACK_RE = re.compile(r"^\W*(?:which|whose|it|it's|its|that's)\b", re.IGNORECASE)
 _LED_BY_PRONOUN_RE = re.compile(r"^\W*(?:and |but |so )?(?:他|她|\b(?:she|he|she's|he's|shes|hes|they|they're)\b)", re.IGNORECASE)
 
 
@@ -624,15 +652,24 @@ def _without_others(sentence: str, said: str = "") -> str:
     others = [other or (i > 0 and bool(_LED_BY_PRONOUN_RE.match(p))
                         and (others[i - 1] or bool(pronoun_about_another(p, said + "".join(pieces[:i])))))
               for i, (p, other) in enumerate(zip(pieces, others, strict=True))]
+    # "which"/"it" right after a clause about someone else goes on about what that clause said ("kemi's vegan and
+    # dan's allergic to sesame, which rules out half my recipes"; "tomás got the interview!! it's on 4 june").
+    for i in range(1, len(pieces)):
+        others[i] = others[i] or (others[i - 1] and bool(_REFERS_BACK_RE.match(pieces[i])))
     kept = [p for p, other in zip(pieces, others, strict=True) if not other]
     if len(kept) == len(pieces):
         return sentence
     rest = corrections.join_clauses(kept)
-    if not rest or (not _FIRST_PERSON_RE.search(rest) and (_ASKING_RE.search(rest) or _WISH_RE.search(rest))):
-        return ""
+    if not rest or ((not _FIRST_PERSON_RE.search(rest) or _FOR_THEM_RE.search(rest))
+                    and (_ASKING_RE.search(rest) or _WISH_RE.search(rest))):
+        return ""  # a request, or something the user wants to do for them asked about ("we want to do a send-off
+        # lunch, any ideas?")
     return rest
 
 
+#: What the user wants to do, said beside someone else's news: for them ("we want to do a send-off lunch").
+_FOR_THEM_RE = re.compile(r"\b(?:we|i)\s+(?:want|wanna|would like|'d like|are planning|'re planning|plan|are thinking of|"
+                          r"'re thinking of|need)\b|(?:我们|我)(?:想|打算|准备|要)给", re.IGNORECASE)
 #: A request worded as a wish ("so a mocktail idea would be cool", "有推荐吗"): no fact of the user's.
 _WISH_RE = re.compile(r"推荐|建议|\b(?:would be (?:cool|great|nice|good|helpful|awesome|ideal|perfect)|ideas?|suggestions?|"
                       r"recommend\w*)\b", re.IGNORECASE)

@@ -179,7 +179,7 @@ def _other_person(clause: str) -> str:
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
 _SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?|(?:my|our|his|her|their)\s+(?:(?:best|old|close|good|dear|oldest|"
-                                rf"childhood|college|uni|work)\s+)?)?({_PERSON_ZH}|"
+                                rf"childhood|college|uni|work)\s+)?)?((?:女|男)?(?:{_PERSON_ZH})|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
 _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建议|让我|叫我|要我|通知|告诉我|跟我说|批了|同意)|"
@@ -267,7 +267,7 @@ def pronoun_about_another(text: str, said_before: str) -> str:
 
 #: A clause whose subject is someone named ("Priyanka is vegan", "and Marcus has a sesame allergy").
 #: Only what is said of a person (a diet, an allergy, where they live or work), not of a project or a place named.
-_NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh)\s+)?(?P<name>[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]+)?(?:\s+|(?='s\s))"
+_NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh|btw|update|news)\W*\s+)?(?P<name>[A-Z][a-zà-ÿ]{2,})(?:\s+[A-Z][a-zà-ÿ]+)?(?:\s+|(?='s\s))"
                                r"(?:(?:is|'s) (?:also |now |still )?an? (?:[a-z]+ )?(?:chef|cook|nurse|doctor|teacher|lawyer|engineer|"
                                r"developer|designer|pilot|dentist|vet|pharmacist|accountant|paramedic|firefighter|architect|"
                                r"student|professor|manager|consultant|artist|musician|writer|journalist|scientist|"
@@ -277,7 +277,7 @@ _NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh)\s+)?(?P<name
                                r"gluten|celiac|diabetic|kosher|halal|getting married|retiring|expecting)|has an? (?:[\w-]+ ){0,3}"
                                r"allerg\w*|(?:doesn't|does not|can't|cannot|won't) (?:eat|drink|do)|lives in|works (?:at|for|in|as)|"
                                r"moved to|is moving|has (?:\d+|a few|several|many|two|three|four|five|ten) years (?:in|of|as|at)|"
-                               r"(?:just )?got (?:a|the|her|his|a new) (?:job|offer|promotion)|"
+                               r"(?:just )?got (?:a|the|her|his|a new) (?:job|offer|promotion|interview|place|visa)|"
                                r"is (?:applying|interviewing) for))\b")  # "Fatima has 6 years in retail management"
 #: Capitalised words that begin a sentence without naming anyone.
 _NOT_NAMES = frozenset("""The This That These Those It Its There Here What When Where Why How Who Which Thanks Thank Also Just
@@ -297,12 +297,43 @@ _OWN_EN_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|we|we're|we've|my|our|me|u
 def named_another(clause: str, said: str) -> str:
     """The name of someone else a clause is about ("Priyanka is vegan" in a message about an office potluck), or "":
     its subject is a name, no "I"/"we" is, and ``said`` (the session so far) never named them as the user's own
-    household ("our cat Pimento", "my son Dev": their news is the user's)."""
-    found = _NAMED_SUBJECT_RE.match(clause)
-    if found is None or found.group("name") in _NOT_NAMES or _OWN_EN_RE.search(clause):
+    household ("our cat Pimento", "my son Dev": their news is the user's). A name the session introduced as someone
+    outside the household ("my friends kemi and dan", "my brother tomás") is a subject in any case and with any
+    predicate: "kemi's vegan", "update: tomás got the interview"."""
+    if _OWN_EN_RE.search(clause):
         return ""
+    found = _NAMED_SUBJECT_RE.match(clause)
+    if found is None or found.group("name") in _NOT_NAMES:
+        led = _NAME_LED_RE.match(clause)
+        return led.group("name") if led and led.group("name").lower() in others_named(said) else ""
     household = {name.lower() for m in _HOUSEHOLD_NAMED_RE.finditer(said) for name in m.groups() if name}
     return "" if found.group("name").lower() in household else found.group("name")
+
+
+#: Someone outside the household introduced by name: "my friends kemi and dan", "my colleague hannah", "our neighbour
+#: Mrs Patel" (the name after the relation word, in any case).
+_OUTSIDER = (r"friends?|buddy|buddies|pals?|mates?|besties?|brothers?|sisters?|cousins?|colleagues?|coworkers?|co-workers?|"
+             r"boss|manager|roommates?|flatmates?|neighbou?rs?|classmates?|teammates?|aunt|uncle|niece|nephew|"
+             r"(?:mother|father|sister|brother)[- ]in[- ]law|grandma|grandpa|clients?|ex")
+_OTHERS_NAMED_RE = re.compile(rf"\b(?:my|our)\s+(?:(?:best|old|close|good|two|new|younger|older|little|big|work)\s+)?"
+                              rf"(?:{_OUTSIDER})\s+(?P<a>[^\W\d_][\w-]+)(?:\s*(?:,|and|&)\s*(?P<b>[^\W\d_][\w-]+))?",
+                              re.IGNORECASE)
+#: A clause led by a name and what it does or is: "kemi's vegan", "and dan's a paramedic", "update: tomás got …".
+_NAME_LED_RE = re.compile(r"^\W*(?:(?:and|but|so|also|plus|oh|btw|update|news|anyway|ok|okay)\W+)*(?P<name>[^\W\d_][\w-]+)"
+                          r"(?:'s\b|\s+(?:is|was|has|had|got|gets|just|also|still|now|will|would|can|can't|cannot|could|does|"
+                          r"doesn't|did|didn't|isn't|wasn't|won't|works|worked|lives|lived|moved|moves|starts|started|"
+                          r"wants|needs|loves|likes|hates|eats|drinks|prefers|plays|studies|teaches|runs|owns|only)\b)",
+                          re.IGNORECASE)
+#: Words after a relation word that are no name ("my friend from work", "my colleagues are …").
+_NO_NAME = frozenset("""is are was were has have had who whom whose that which and or from at in on of for with to the a an
+just also said says told asked wants wanted will would can could got gets and but so this these those there here all both
+""".split())
+
+
+def others_named(said: str) -> set[str]:
+    """The names, in lower case, that ``said`` gives to people outside the user's household."""
+    return {name.lower() for m in _OTHERS_NAMED_RE.finditer(said) for name in m.group("a", "b")
+            if name and name.lower() not in _NO_NAME}
 
 
 def _mentions_person(content: str) -> bool:

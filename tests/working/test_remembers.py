@@ -925,3 +925,28 @@ def test_a_generic_fact_restating_a_replaced_message_goes_with_it(api_client, ta
                 "for the same program! Do I need a new visa appointment?")
     shown = remembered(api_client, "eth", "Which university will the user attend?")
     assert "EPFL" in shown and "Zurich" not in shown, shown
+
+
+def test_friends_introduced_by_name_and_some_of_them_are_other_people(talk):
+    """"kemi's vegan" after "my friends kemi and dan" is Kemi's, whatever the case and the predicate; "还有俩是回民 不吃
+    猪肉" is two of the colleagues'; "挺严重的" after a colleague's allergy goes on about her."""
+    talk("kemi", "hosting dinner for my friends kemi and dan on saturday. kemi's vegan and dan's allergic to sesame, "
+                 "which rules out like half my usual recipes lol", "I live in Bristol btw")
+    talk("kemi", "组里聚餐 有个女同事小美花生过敏 挺严重的 还有俩是回民 不吃猪肉", "地方就定南京新街口附近吧 我们公司就在那")
+    contents = " ".join(m.content for m in MemoryItem.objects.for_user("kemi").current())
+    for theirs in ("vegan", "sesame", "recipes", "花生", "严重", "回民", "猪肉"):
+        assert theirs not in contents, (theirs, contents)
+    assert "Bristol" in contents and "新街口" in contents, contents
+
+
+def test_years_at_a_company_is_the_employer_a_new_one_replaces(api_client, talk):
+    talk("cpa", "just passed my CPA! been at deloitte toronto for 3 years in audit and it's been a grind")
+    assert current("cpa", "employer") == ["Deloitte"]
+    talk("cpa", "so first week at shopify done 😅 the onboarding is wild, everyone talks in acronyms.")
+    shown = remembered(api_client, "cpa", "Where does the user work now?")
+    assert "shopify" in shown.lower() and "deloitte" not in shown.lower(), shown
+
+
+def test_the_assistants_opinion_asked_and_the_worlds_news_keep_nothing(talk):
+    talk("chat", "你觉得ai以后会取代程序员吗 网上都吵翻了", "do you think pineapple belongs on pizza? everyone at work is arguing")
+    assert list(MemoryItem.objects.for_user("chat").current()) == []

@@ -294,6 +294,10 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"weekends?\b|work\b|school\b|the office\b)[A-Za-z][\w&.'-]*)(?= (?:done|and|so|but|now|since|for|as)\b|[,.;!?]|$)"),
      None),
     ("employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:at|with) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"), None),
+    # Years at a company: "been at deloitte toronto for 3 years", "I've been with Aviva for 6 yrs" (not "at the gym").
+    ("employer", re.compile(r"(?:^|\bI(?:'ve| have)? |\bive |[!.,;]\s*)been (?:at|with) (?P<v>(?!the\b|a\b|an\b|my\b|our\b|home\b|it\b|"
+                            r"this\b|that\b|work\b|school\b|uni\b)[A-Za-z][\w&.'-]*)(?: [a-z]+)? for (?:\d+|a few|several|many|"
+                            r"two|three|four|five|six|seven|eight|nine|ten)\+? (?:years?|yrs?|months?)\b", re.IGNORECASE), None),
     # A new job's start, the company named: "first day at Duolingo is the 3rd", "I start at Canva on Monday".
     ("employer", re.compile(r"\b(?:[Ff]irst (?:day|week) at|I (?:start|begin) at|[Ss]tarting at) (?!\w+day\b|(?:Jan|Feb|Mar|"
                             r"Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b|Noon\b|Midnight\b)(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2})"), None),
