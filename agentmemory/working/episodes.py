@@ -853,7 +853,9 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     named = corrections.retracted_terms(text) | gone
     if named:
         # Narrowed in SQL (a substring of the content), then matched as the terms are meant.
-        holding = functools.reduce(operator.or_, (Q(content__icontains=term) for term in named))
+        # A stem is not always a substring of its word ("spotifi" of "spotify"): its first letters narrow.
+        holding = functools.reduce(operator.or_, (Q(content__icontains=term[:-1] if term.isascii() and len(term) > 4
+                                                   else term) for term in named))
         ids = [m.pk for m in current.filter(holding) if corrections.holds_any(m.content, named)]
         if ids:
             return ids

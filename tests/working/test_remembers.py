@@ -950,3 +950,11 @@ def test_years_at_a_company_is_the_employer_a_new_one_replaces(api_client, talk)
 def test_the_assistants_opinion_asked_and_the_worlds_news_keep_nothing(talk):
     talk("chat", "你觉得ai以后会取代程序员吗 网上都吵翻了", "do you think pineapple belongs on pizza? everyone at work is arguing")
     assert list(MemoryItem.objects.for_user("chat").current()) == []
+
+
+def test_a_service_cancelled_by_name_goes_whatever_its_stem(api_client, talk):
+    """"spotify" is keyword token "spotifi": what holds it is found by the word's first letters, then matched."""
+    talk("spot", "my pixel 7 battery is dying by like 3pm every day. i use it heavily for spotify and strava")
+    talk("spot", "also i cancelled spotify, i'm using apple music now since it came with apple one")
+    shown = remembered(api_client, "spot", "What music streaming service does the user use?").lower()
+    assert "apple music" in shown and "spotify" not in shown, shown
