@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 
 from django.db import IntegrityError, connection, transaction
 
@@ -75,20 +76,20 @@ def embed_sentences(chunks, *, embedder=None, batch_size: int | None = None) -> 
         return 0
     ChunkSentence.objects.filter(chunk_id__in=[row[0] for row in todo]).exclude(embedding_model=model).delete()
     copied = _copy_identical(todo, model)
-    rows, whole = [], []
+    per_chunk, whole = [], []
     for pk, _kb, _hash, path, text in todo:
         if pk not in copied:
             cut = chunk_sentences(path, text)
-            rows.extend((pk, position, sentence) for position, sentence in enumerate(cut))
-            if not cut:
+            if cut:
+                per_chunk.append([(pk, position, sentence) for position, sentence in enumerate(cut)])
+            else:
                 whole.append(pk)
     # A chunk of one sentence is its own sentence: its row holds the chunk's vector, so the sentence channel
     # ranks every chunk (a chunk missing from it would lose that channel's share of the fusion).
     _store([(pk, 0, vector) for pk, vector in Chunk.objects.filter(pk__in=whole).values_list("pk", "embedding")],
            model)
     step = int(batch_size or getattr(embedder, "batch_size", 0) or app_settings.EMBEDDING_BATCH_SIZE)
-    batches = ((rows[start:start + step], [sentence for _pk, _pos, sentence in rows[start:start + step]])
-               for start in range(0, len(rows), step))
+    batches = ((rows, [sentence for _pk, _pos, sentence in rows]) for rows in _whole_chunks(per_chunk, step))
     done = 0
     for keys, vectors in embed_batches(batches, embedder.embed_passages):
         if isinstance(vectors, EmbeddingError):
@@ -96,6 +97,19 @@ def embed_sentences(chunks, *, embedder=None, batch_size: int | None = None) -> 
         _store([(pk, position, vector) for (pk, position, _s), vector in zip(keys, vectors, strict=True)], model)
         done += len(keys)
     return done
+
+
+def _whole_chunks(per_chunk: list[list[tuple]], step: int) -> Iterator[list[tuple]]:
+    """Batches of about ``step`` sentences that never split a chunk's: a batch the embedder refuses leaves its chunks
+    with no rows, which the next pass (``agentmemory_reembed``) writes, rather than with some of them."""
+    batch: list[tuple] = []
+    for rows in per_chunk:
+        if batch and len(batch) + len(rows) > step:
+            yield batch
+            batch = []
+        batch.extend(rows)
+    if batch:
+        yield batch
 
 
 def write_sentences(chunks, *, embedder=None) -> int:

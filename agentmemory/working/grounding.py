@@ -20,6 +20,7 @@ rule-based extractor's drafts are its own patterns over the same words and are n
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -330,10 +331,12 @@ just also said says told asked wants wanted will would can could got gets and bu
 """.split())
 
 
-def others_named(said: str) -> set[str]:
-    """The names, in lower case, that ``said`` gives to people outside the user's household."""
-    return {name.lower() for m in _OTHERS_NAMED_RE.finditer(said) for name in m.group("a", "b")
-            if name and name.lower() not in _NO_NAME}
+@functools.lru_cache(maxsize=32)
+def others_named(said: str) -> frozenset[str]:
+    """The names, in lower case, that ``said`` gives to people outside the user's household (cached: every clause of
+    a message asks with the same session text)."""
+    return frozenset(name.lower() for m in _OTHERS_NAMED_RE.finditer(said) for name in m.group("a", "b")
+                     if name and name.lower() not in _NO_NAME)
 
 
 def _mentions_person(content: str) -> bool:
