@@ -97,10 +97,12 @@ def ingest_documents(*, knowledge_base: KnowledgeBase, items: Iterable[DocumentI
                 keys, texts = keys[cut:], texts[cut:]
             yield keys, texts
 
-    imported: set[int] = set()  # documents given a new version: their chunks' sentences follow (sentences.py)
+    # The documents imported, unchanged ones too (a re-run of a killed import): their chunks without sentence
+    # vectors get them once all are published (sentences.py).
+    imported: set[int] = set()
 
     def noted(outcome: Outcome) -> Outcome:
-        if isinstance(outcome[1], IngestResult) and outcome[1].action != "unchanged":
+        if isinstance(outcome[1], IngestResult):
             imported.add(outcome[1].document_id)
         return outcome
 

@@ -240,14 +240,14 @@ def vector_channel(kb, outcome: ChannelsOutcome, evidence: BaseEvidence, trace: 
                 sentences.extend((h.score, h.chunk_id, language) for h in sentence_search(
                     [kb.pk], vector, model_name=outcome.model_name, limit=plan.candidates, filters=plan.filters,
                     exact=exact, languages=only))
-        if use_sentences:
-            sentence_ranking(sentences, plan.candidates, evidence, trace)
         found.sort(key=lambda item: (-item[0], item[1]))
         found = found[:plan.candidates]
         threshold = plan.thresholds["cosine"]
         kept = [item for item in found if threshold is None or item[0] >= threshold]
         kept_ids = {cid for _score, cid, _language in kept}
         trace.removed["cosine"].extend(cid for _score, cid, _language in found if cid not in kept_ids)
+        if use_sentences:
+            sentence_ranking(sentences, plan.candidates, evidence, trace)
         evidence.rankings["vector"] = [cid for _score, cid, _language in kept]
         for rank, (score, cid, language) in enumerate(found, start=1):
             evidence.languages[cid] = language
@@ -272,8 +272,11 @@ def sentence_ranking(found: list[tuple[float, int, str]], limit: int, evidence: 
     cosine as the vector channel merges its languages, the cosine threshold applied; each chunk's rank and best
     sentence's cosine in its evidence (``sentence``)."""
     threshold = trace.plan.thresholds["cosine"]
-    found = [item for item in sorted(found, key=lambda item: (-item[0], item[1]))[:limit]
-             if threshold is None or item[0] >= threshold]
+    ranked = sorted(found, key=lambda item: (-item[0], item[1]))[:limit]
+    found = [item for item in ranked if threshold is None or item[0] >= threshold]
+    kept = {cid for _score, cid, _language in found}
+    trace.removed["cosine"].extend(cid for _score, cid, _language in ranked
+                                   if cid not in kept and cid not in trace.removed["cosine"])
     evidence.rankings["sentence"] = [cid for _score, cid, _language in found]
     for rank, (score, cid, language) in enumerate(found, start=1):
         evidence.languages.setdefault(cid, language)

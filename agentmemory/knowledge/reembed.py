@@ -64,11 +64,11 @@ def reembed_knowledge_base(knowledge_base: KnowledgeBase, *, progress: Progress 
                 progress(offset + n, offset + total)
 
         done += embed_chunks(part, embedder=embedder, progress=report, batch_size=batch_size)
-    # The sentences of the chunks search serves (sentences.py): replaced when the model changed, written for
-    # a base imported before they existed.
-    embed_sentences(chunks.exclude(status=Chunk.Status.DEPRECATED), embedder=embedder, batch_size=batch_size)
     refresh_embedding_model(knowledge_base.pk)
     knowledge_base.refresh_from_db(fields=["embedding_model"])
+    # The sentences of the chunks search serves (sentences.py): replaced when the model changed, written for a base
+    # imported before they existed. After the chunks' model is recorded: the vector channel serves meanwhile.
+    embed_sentences(chunks.exclude(status=Chunk.Status.DEPRECATED), embedder=embedder, batch_size=batch_size)
     return ReembedResult(knowledge_base.slug, embedder.model_name, done)
 
 

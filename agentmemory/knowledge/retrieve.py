@@ -306,14 +306,17 @@ def sentence_search(
     languages: list[str] | None = None,
 ) -> VectorHits:
     """Active chunks ranked by their best sentence's cosine similarity (ChunkSentence; knowledge/sentences.py),
-    best first; the score is that sentence's. Chunks without sentence vectors (one sentence, or imported with
-    SENTENCE_VECTORS off) are not in it. Scanned as ``vector_search`` scans."""
+    best first; the score is that sentence's (a chunk of one sentence has one row, its own vector). Chunks without
+    sentence vectors (imported with SENTENCE_VECTORS off, or before they existed) are not in it. Scanned as
+    ``vector_search`` scans."""
     return _nearest("sentence", knowledge_base_ids, query_vector, model_name=model_name, limit=limit,
                     filters=filters, ef_search=ef_search, exact=exact, languages=languages)
 
 
 #: Sentences read per chunk asked for: a chunk's near sentences come together, and ``limit`` chunks are wanted.
 SENTENCES_PER_CHUNK = 6
+#: pgvector's largest ``hnsw.ef_search``.
+HNSW_EF_SEARCH_MAX = 1000
 
 
 def _nearest(rows: str, knowledge_base_ids: list[int], query_vector, *, model_name: str, limit: int,
@@ -338,7 +341,7 @@ def _nearest(rows: str, knowledge_base_ids: list[int], query_vector, *, model_na
             "s.chunk_id"
         where = "s.embedding_model = %s"
         depth = limit * SENTENCES_PER_CHUNK
-        ef = max(ef, depth)
+        ef = min(max(ef, depth), HNSW_EF_SEARCH_MAX)
     with transaction.atomic(using=read_alias()), read_connection.cursor() as cur:
         if exact is None:
             exact = active_chunk_count(knowledge_base_ids) <= app_settings.VECTOR_EXACT_SEARCH_MAX

@@ -63,8 +63,8 @@ def chunk_sentences(heading_path: str, text: str) -> list[str]:
 
 def embed_sentences(chunks, *, embedder=None, batch_size: int | None = None) -> int:
     """Give the chunks of ``chunks`` (a QuerySet) that have their vector but no sentence vectors of the current
-    model theirs; returns the sentences embedded. Sentences of another model are replaced. Raises EmbeddingError
-    after storing the batches before the failing one (``write_sentences`` is the caller that swallows it)."""
+    model theirs; returns the sentences embedded. Sentences of another model are replaced. A batch the embedder
+    refuses is skipped and its EmbeddingError raised once the others are stored (``write_sentences`` swallows it)."""
     if not app_settings.SENTENCE_VECTORS:
         return 0
     embedder = embedder or get_embedder()
@@ -90,12 +90,15 @@ def embed_sentences(chunks, *, embedder=None, batch_size: int | None = None) -> 
            model)
     step = int(batch_size or getattr(embedder, "batch_size", 0) or app_settings.EMBEDDING_BATCH_SIZE)
     batches = ((rows, [sentence for _pk, _pos, sentence in rows]) for rows in _whole_chunks(per_chunk, step))
-    done = 0
+    done, failed = 0, None
     for keys, vectors in embed_batches(batches, embedder.embed_passages):
         if isinstance(vectors, EmbeddingError):
-            raise vectors
+            failed = failed or vectors  # the batches after it are still tried
+            continue
         _store([(pk, position, vector) for (pk, position, _s), vector in zip(keys, vectors, strict=True)], model)
         done += len(keys)
+    if failed is not None:
+        raise failed
     return done
 
 

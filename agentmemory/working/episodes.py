@@ -552,8 +552,8 @@ def _not_a_fact(sentence: str) -> bool:
     """A sentence that tells no fact about the user: a condition ("If my elbow ever heals I might try padel"),
     a sentence about someone outside the user's household ("My sister just moved to Berlin"), one whose "I" is
     only in a quotation ("There's that line 'I like my coffee like I like my code'"), or someone's word on their
-    own tastes ("my daughter says she likes math but hates homework"), or the assistant's opinion asked with no word of
-    the user's ("你觉得ai以后会取代程序员吗 网上都吵翻了")."""
+    own tastes ("my daughter says she likes math but hates homework"), or, with no word of the user's, the assistant's
+    opinion asked ("你觉得ai以后会取代程序员吗") or the world as its subject ("网上都吵翻了")."""
     return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence) or _THEIR_OWN_WORD_RE.search(sentence)
                 or ((_OPINION_ASKED_RE.search(sentence) or _THE_WORLD_RE.match(sentence))
                     and not _FIRST_PERSON_RE.search(sentence))
@@ -633,6 +633,7 @@ def _told_of_another(draft: MemoryDraft, message: str) -> bool:
     return bool(holding) and all(holding)  # none: a value with a comma in it ("$8,000")
 
 
+#: A clause that refers back to what the clause before it said ("which …", "it's …").
 _REFERS_BACK_RE = re.compile(r"^\W*(?:which|whose|it|it's|its|that's)\b", re.IGNORECASE)
 _LED_BY_PRONOUN_RE = re.compile(r"^\W*(?:and |but |so )?(?:他|她|\b(?:she|he|she's|he's|shes|hes|they|they're)\b)", re.IGNORECASE)
 
@@ -660,16 +661,11 @@ def _without_others(sentence: str, said: str = "") -> str:
     if len(kept) == len(pieces):
         return sentence
     rest = corrections.join_clauses(kept)
-    if not rest or ((not _FIRST_PERSON_RE.search(rest) or _FOR_THEM_RE.search(rest))
-                    and (_ASKING_RE.search(rest) or _WISH_RE.search(rest))):
-        return ""  # a request, or something the user wants to do for them asked about ("we want to do a send-off
-        # lunch, any ideas?")
+    if not rest or (not _FIRST_PERSON_RE.search(rest) and (_ASKING_RE.search(rest) or _WISH_RE.search(rest))):
+        return ""
     return rest
 
 
-#: What the user wants to do, said beside someone else's news: for them ("we want to do a send-off lunch").
-_FOR_THEM_RE = re.compile(r"\b(?:we|i)\s+(?:want|wanna|would like|'d like|are planning|'re planning|plan|are thinking of|"
-                          r"'re thinking of|need)\b|(?:我们|我)(?:想|打算|准备|要)给", re.IGNORECASE)
 #: A request worded as a wish ("so a mocktail idea would be cool", "有推荐吗"): no fact of the user's.
 _WISH_RE = re.compile(r"推荐|建议|\b(?:would be (?:cool|great|nice|good|helpful|awesome|ideal|perfect)|ideas?|suggestions?|"
                       r"recommend\w*)\b", re.IGNORECASE)

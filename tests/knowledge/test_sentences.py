@@ -90,3 +90,12 @@ def test_a_failing_embedder_costs_only_the_sentences_and_reembed_writes_them(api
     assert chunk.sentences.count() == 4
     hits = search_knowledge("Where does the Danube rise?", knowledge_bases=[kb.slug], floor=False).hits
     assert hits[0].channels["sentence"]["rank"] == 1
+
+
+def test_a_large_base_walks_the_sentence_graph_within_pgvectors_ef_search(api_client, kb):
+    """200 candidates read six sentences each through HNSW: ef_search stays at pgvector's maximum (1000)."""
+    _import(api_client, kb, "danube", DANUBE)
+    with override_settings(AGENTMEMORY={"VECTOR_EXACT_SEARCH_MAX": 0, "SEARCH_CANDIDATES": 200}):
+        result = search_knowledge("Where does the Danube rise?", knowledge_bases=[kb.slug], floor=False)
+    assert result.trace["channels"][kb.slug]["vector"]["scan"] == "hnsw"
+    assert result.hits[0].channels["sentence"]["rank"] == 1

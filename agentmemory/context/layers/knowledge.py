@@ -65,7 +65,10 @@ def prompt_gate(hits: list[SearchHit]) -> tuple[list[SearchHit], list[dict[str, 
                                 "detail": f"relevance {probability} < {float(needed):.3f} for the context "
                                           f"({'cross-lingual' if cross else 'same language'})"})
             continue
+        # the chunk's own cosine: the vector channel's, or the floor's for a hit only the sentence channel found
         cosine = (hit.channels.get("vector") or {}).get("score")
+        if cosine is None:
+            cosine = (hit.channels.get("floor") or {}).get("cosine")
         matched = set((hit.channels.get("keyword") or {}).get("matched_terms") or [])
         # The terms all of a document's found chunks share speak for the document: its best chunk keeps them,
         # the others need words of their own.
