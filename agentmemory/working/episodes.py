@@ -39,12 +39,12 @@ from ..backends.extractors.context_tags import context_tags
 from ..backends.extractors.lexicon import places_in
 from ..backends.extractors.patterns import EN_PETS, EN_TITLES, ZH_PETS, ZH_TITLES
 from ..memory.guard import instruction_signals
-from ..models import MemoryItem
+from ..models import MemoryItem, Turn
 from ..models.fields import exact_cosine_distance
 from ..text import keyword_tokens, split_sentences
 from ..types import MemoryDraft
 from . import corrections, disclosure
-from .grounding import about_another_person, named_another, pronoun_about_another
+from .grounding import about_another_person, introductions, named_another, pronoun_about_another
 
 #: Longest episode kept, in characters (a long message keeps its disclosing sentences).
 MAX_CHARS = 600
@@ -123,6 +123,8 @@ CORRECTION_MIN_COSINE = 0.75
 CUE_MIN_COSINE = 0.8
 #: ...when the correction speaks of no topic the vocabulary knows.
 NO_TOPIC_MIN_COSINE = 0.85
+#: How many of the user's latest turns of earlier sessions are read for the people they named.
+INTRODUCTIONS_FROM = 200
 #: Most pieces of one message tried as the correction (each is one more nearest-episode query).
 MAX_CORRECTION_PIECES = 3
 #: Slots whose values do not replace each other: a second pet does not correct the first.
@@ -179,7 +181,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # would put one speaker's words in the user's profile. The log holds what each of them said.
         return _logged(messages, parts, keep)
     # What the session said before each message: who "he"/"she" is, whose names are the user's household's.
-    before = list(itertools.accumulate((m.content + "\n" for m in messages[:-1]), initial=""))
+    # People the user introduced in earlier sessions count as introduced ("my brother tomás" last week, "update: tomás
+    # got the interview!!" today).
+    before = list(itertools.accumulate((m.content + "\n" for m in messages[:-1]),
+                                       initial=_introduced_earlier(user_id, messages)))
     # A slot filled from a message about someone else ("我表哥在华为上班，最近想跳槽去小米") is not the user's,
     # nor from one led by "he"/"she" after someone else was named ("我同事…" then "他老婆也是我们公司的").
     others = {t.turn_id for t, said in zip(messages, before, strict=True)
@@ -320,7 +325,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # 不吃猪肉"): who a piece is about is read across them, as within one sentence.
             theirs = {p for p, other in zip(sentences, _of_others([p.strip() for p in sentences],
                                                                   before[number] + turn.content), strict=True) if other}
-            chosen = [c for c in chosen if c not in theirs]
+            scored = dict(zip(sentences, (float(keep[first + i]) for i in range(len(sentences))), strict=True)) \
+                if keep_episodes else {}
+            # What is left beside someone else's pieces stands on its own score ("音响好主意" before "还有我小姑子 在成都…").
+            chosen = [c for c in chosen if c not in theirs and (not theirs or scored.get(c, 1.0) >= SENTENCE_DROP)]
         chosen = [kept for kept in (_without_others(s, before[number] + turn.content) for i, s in enumerate(chosen)
                                     if not _not_a_fact(s)
                                     and not pronoun_about_another(s, before[number] + _said_before(turn.content, s, chosen[:i])))
@@ -389,6 +397,17 @@ def _with_rest(remainders: list[MemoryDraft], rest: list[MemoryDraft], cut: list
 
 #: How many of the user's newest memories are read for the names they give.
 KNOWN_NAMES_FROM = 300
+
+
+def _introduced_earlier(user_id: str, messages: Sequence[TurnText]) -> str:
+    """The phrases of the user's turns before ``messages`` (of earlier sessions, while their turns are held) that name
+    someone ("my brother tomás", "our cat Pimento"), as a text to read the session after."""
+    first = min((t.turn_id for t in messages if t.turn_id is not None), default=None)
+    if first is None:
+        return ""
+    contents = (Turn.objects.filter(user_id=user_id, role=Turn.Role.USER, pk__lt=first).order_by("-pk")
+                .values_list("content", flat=True)[:INTRODUCTIONS_FROM])
+    return introductions("\n".join(reversed(list(contents))))
 
 
 def _known_names(user_id: str) -> dict[str, str]:
@@ -743,6 +762,12 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
         # before kept, not someone else (a sentence scored alone does not know whom "she" is).
         continued = bool(kept) and bool(_PRONOUN_LED_RE.match(s)) and bool(_OWN_HOUSEHOLD_RE.search(kept[-1])) \
             and not about_another_person(kept[-1])
+        # "its may 18 in fredericton." right after "signed up for my first half marathon!": when and where of it.
+        continued = continued or (bool(kept) and bool(_IT_LED_RE.match(s)) and _when_or_where(s))
+        # "my cat oolong is NOT impressed": a sentence naming the user's own pet or child tells who they are; so does
+        # "his name is Biscotti" after the pet the sentence before spoke of.
+        continued = continued or (bool(_OWN_NAMED_RE.search(s)) and not about_another_person(s)) or (
+            bool(kept) and bool(_NAME_IS_RE.match(s)) and bool(corrections.topics(kept[-1]) & {"pet", "family"}))
         if s and not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s) \
                 and (score >= SENTENCE_DROP or says_change or corrections.retracted_terms(s) or continued):
             kept.append(s)
@@ -755,6 +780,23 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
 _OWN_HOUSEHOLD_RE = re.compile(rf"(?:我家|我们家|我的|我)(?:{ZH_PETS}|儿子|女儿|孩子|宝宝|娃)|\b(?:my|our|we're adopting an?|we adopted an?|"
                                rf"we got an?|i got an?|i adopted an?)\s+(?:[\w-]+\s+){{0,3}}?(?:(?:{EN_PETS})s?|pupp(?:y|ies)|"
                                rf"pups?|sons?|daughters?|kids?|baby|twins|toddler)\b", re.IGNORECASE)
+#: The user's own pet or child named, in any case ("my cat oolong is NOT impressed", "our dog fennel just sits there").
+_OWN_NAMED_RE = re.compile(rf"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:(?:{EN_PETS})s?|pup|puppy|kitten|son|daughter|kid|baby)\s+"
+                           r"(?!(?:is|was|has|and|just|keeps|seems|loves|hates|who|that|when|so)\b)[a-z][\w'-]+"
+                           r"(?:'s|\s+(?:is|was|has|just|keeps|kept|seems|loves|hates|won't|doesn't|didn't|can't|sits|sleeps|"
+                           r"gets|got|turned|turns|still|always|never))\b|"
+                           rf"(?:我家|我们家|我的|我)(?:{ZH_PETS}|儿子|女儿)(?:叫)?[\u4e00-\u9fff]{{2,4}}", re.IGNORECASE)
+#: "his name is Biscotti", "her name's Pickle".
+_NAME_IS_RE = re.compile(r"^\s*(?:(?:and|also|oh|btw)[\s,]*)*(?:his|her|its|their) name(?:'s| is)\s+\w+", re.IGNORECASE)
+#: A sentence that goes on about what the one before said ("its may 18 in fredericton.", "it's at the town hall").
+_IT_LED_RE = re.compile(r"^\s*(?:(?:and|also|but|so|oh|plus|btw)[\s,]*)*(?:it's|its|it is|it'll be|it will be)\b", re.IGNORECASE)
+
+
+def _when_or_where(sentence: str) -> bool:
+    """Whether ``sentence`` gives a date on the calendar or a known place."""
+    return bool(corrections.TOPICS["date"].search(sentence) or places_in(sentence))
+
+
 _PRONOUN_LED_RE = re.compile(r"^\s*(?:(?:and|also|but|so|oh|plus|btw)[\s,]*)*(?:她|他|它|\b(?:he|she|he's|she's|hes|shes|"
                              r"he'll|she'll|it's|its)\b)", re.IGNORECASE)
 
@@ -1171,7 +1213,9 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         return None
     return MemoryDraft(
         content=joined[:MAX_CHARS], type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
-        value={"slots": [], "topics": sorted(corrections.topics(joined))}, confidence=episode.confidence, quality=0.9,
+        # where it says the user is, as any episode: a later move finds it ("Live in Leeds and commute to Bradford")
+        value={"slots": [], "topics": sorted(corrections.topics(joined)),
+               **({"places": places} if (places := places_in(joined)) else {})}, confidence=episode.confidence, quality=0.9,
         agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
         valid_from=episode.valid_from,
         tags={**{k: v for k, v in (episode.tags or {}).items() if k not in BOOKKEEPING_TAGS},

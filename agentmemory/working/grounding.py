@@ -339,6 +339,14 @@ def others_named(said: str) -> frozenset[str]:
                      if name and name.lower() not in _NO_NAME)
 
 
+def introductions(text: str) -> str:
+    """The phrases of ``text`` that introduce someone by name, outside the household ("my friends kemi and dan") or in
+    it ("my son Dev"), one per line in the order said: what a later session knows of whom a name is."""
+    found = sorted((m.start(), m.group(0)) for pattern in (_OTHERS_NAMED_RE, _HOUSEHOLD_NAMED_RE)
+                   for m in pattern.finditer(text or ""))
+    return "".join(f"{phrase}.\n" for _, phrase in found)
+
+
 def _mentions_person(content: str) -> bool:
     return bool(_PERSON_ZH_RE.search(content) or _PERSON_EN_RE.search(content))
 

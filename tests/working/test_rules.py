@@ -60,6 +60,13 @@ def test_chinese_chat_slots_said_without_a_subject_or_in_passing():
     assert not [d for d in _extract("同事说孩子3岁上幼儿园了", "他家孩子上初中了") if d.key.startswith("child")]
 
 
+def test_a_budget_in_ten_thousands_and_per_night():
+    """"1万5" is fifteen thousand, not one; "预算一晚400" is a budget per night."""
+    found = {d.value for t in ("预算1万5左右 机票也算上", "住的话预算一晚400左右 安静点就行", "预算两万五以内")
+             for d in _extract(t) if d.key == "budget"}
+    assert found == {"1万5左右", "400左右", "两万五以内"}, found
+
+
 def test_english_slots():
     drafts = _extract("My name is Alice Chen and I work at Acme Corp.", "I hate meetings.",
                       "Actually, we migrated to PostgreSQL last month.", "Our budget is $5,000.",

@@ -6,6 +6,7 @@ between slots ("我在成都工作" is a place, "我在腾讯工作" an employer
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 ZH_PLACES = frozenset("""
 北京 上海 天津 重庆 广州 深圳 杭州 南京 苏州 无锡 常州 宁波 温州 绍兴 嘉兴 金华 台州 湖州 合肥 芜湖 福州 厦门 泉州
@@ -34,6 +35,20 @@ Australia New_Zealand Vietnam Thailand Indonesia Malaysia Philippines Israel Egy
 Florida Oregon Colorado Ontario Quebec Bavaria
 """.split())
 
+def _listed(name: str) -> frozenset[str]:
+    """A word list of ``agentmemory/data`` (one name per line, "#" a comment), in lower case."""
+    path = Path(__file__).resolve().parent.parent.parent / "data" / name
+    return frozenset(line.strip().lower() for line in path.read_text(encoding="utf-8").splitlines()
+                     if line.strip() and not line.startswith("#"))
+
+
+#: More places (``data/places_en.txt``: cities and towns people live in, "halifax", "glasgow", "fredericton"), read as
+#: whole words like the list above.
+EN_PLACES = EN_PLACES | _listed("places_en.txt")
+#: More Chinese places (``data/places_zh.txt``: prefecture-level cities, foreign cities): a value said to be a place
+#: ("在包头", "搬到赣州") is one; not searched inside sentences, where two characters are often part of other words.
+ZH_MORE_PLACES = _listed("places_zh.txt")
+
 #: Widely used technologies (languages, frameworks, databases, platforms), lower case.
 TECH = frozenset("""
 python java javascript typescript go golang rust ruby php kotlin swift scala elixir c# c++ dart perl lua r julia
@@ -54,7 +69,7 @@ def is_place(value: str) -> bool:
     text = (value or "").strip()
     if not text:
         return False
-    if text in ZH_PLACES or _ZH_PLACE_SUFFIX_RE.search(text):
+    if text in ZH_PLACES or text in ZH_MORE_PLACES or _ZH_PLACE_SUFFIX_RE.search(text):
         return True
     # A city and its district ("深圳南山", "北京海淀"), not a company named after a city ("北京字节跳动").
     if any(text.startswith(p) and 0 < len(text) - len(p) <= 2 for p in ZH_PLACES if len(p) >= 2):

@@ -93,7 +93,8 @@ CORRECTION_RE = re.compile(
 )
 
 _AMOUNT = (r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十百千]+(?=[万千百亿元块]))\s*"
-           r"(?:万|千|百|亿|k|K|w|W|元|块|美元|美金|USD|RMB|dollars|yuan)*")
+           r"(?:万|千|百|亿|k|K|w|W|元|块|美元|美金|USD|RMB|dollars|yuan)*"
+           r"(?:(?<=[万千])[1-9一二两三四五六七八九](?![0-9０-９]))?")  # "1万5", "两万五"
 _NUM = rf"{_AMOUNT}(?:\s*[-~～到至]\s*{_AMOUNT})?"  # a range too: 3k-4k, 5到8万
 # An amount of money, unit or currency required (a bare number is not a budget).
 ZH_MONEY_RE = re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十]+(?=[万千亿]))\s*(?:(?:万|千|百|亿|w|W)+(?:元|块|美元|美金|人民币)?|元|块|美元|美金|人民币)")
@@ -198,7 +199,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("tech_stack", re.compile(r"用(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*)(?:写|开发|搭建|实现|构建)"), None),
     ("tech_stack", re.compile(r"(?:主要|平时|一直|都|现在)(?:写|用|使用|在用|开发)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"),
      None),
-    ("budget", re.compile(rf"预算(?:一个月|每个?月|一年|每年|一周|每周)?[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,8}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
+    ("budget", re.compile(rf"预算(?:一个月|每个?月|一年|每年|一周|每周|一晚|每晚|一天|每天|一个人|每人|人均)?[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,8}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
     ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{ZC}{{2,20}})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),

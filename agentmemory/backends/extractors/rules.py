@@ -241,6 +241,12 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
     return not (slot_key == "name" and value.split()[0].lower() in _NOT_NAMES)
 
 
+#: Slots of the user themselves, never scoped to a project or product named beside them.
+PERSONAL_SLOTS = frozenset({"name", "employer", "job_title", "location", "reply_style", "diet", "birthday", "age", "pet",
+                            "child", "partner", "car", "device", "phone", "instrument", "education", "health", "commute",
+                            "timezone"})
+
+
 def _disambiguate(slot_key: str, value: str, sentence: str) -> str:
     """A place said where a company is expected is a location ("我在成都工作"), and a company said where a
     place is expected is an employer ("I've moved to Stripe, started last month")."""
@@ -447,7 +453,10 @@ class RuleBasedExtractor(Extractor):
         confidence = slot.confidence
         if remember or correction:
             confidence = max(confidence, 0.95)
-        tags = {**context_tags(sentence), "slot": slot_key, "extractor": self.name}
+        # A project's or product's facts are scoped to it ("the Atlas app uses Go"); who the user is is not: "im a ux
+        # researcher at pellucid health … our med-scheduling app" is the employer a later one replaces.
+        scope = {} if slot_name in PERSONAL_SLOTS else context_tags(sentence)
+        tags = {**scope, "slot": slot_key, "extractor": self.name}
         if correction:
             tags["correction"] = "true"
         if remember:
