@@ -558,8 +558,9 @@ def _one_sentence(message: str) -> bool:
 
 
 #: The assistant's view asked for ("你觉得…吗", "what do you think about …").
-_OPINION_ASKED_RE = re.compile(r"你觉得|你认为|你怎么看|你咋看|你的看法|\b(?:do you think|what do you think|how do you feel about|"
-                               r"your (?:opinion|take|thoughts) on)\b", re.IGNORECASE)
+_OPINION_ASKED_RE = re.compile(r"你觉得|你认为|你怎么看|你咋看|你的看法|你会选|你更喜欢|\b(?:do you think|what do you think|how do you feel about|"
+                               r"your (?:opinion|take|thoughts) on|would (?:you|u|ya) rather|if you had to (?:pick|choose)|"
+                               r"what'?s your fav(?:ou?rite)?)\b", re.IGNORECASE)
 
 
 #: The world as a sentence's subject ("网上都吵翻了", "everyone's talking about it"): no fact of the user's.

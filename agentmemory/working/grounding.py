@@ -50,7 +50,7 @@ _PERSON_ZH = f"{_PERSON_ZH}|{ZH_CALLED_BY_SURNAME}"
 _PERSON_ZH_RE = re.compile(_PERSON_ZH)
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
-_OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
+_OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|(?<=my )lead|(?<=our )lead|team lead|landlord|landlady|client|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
                r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex")
 _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
               r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
@@ -205,6 +205,15 @@ _ANSWER_FIRST_RE = re.compile(r"^(?:yes|yeah|yep|yup|ok|okay|sure|no|nope|nah|ri
                               r"哈哈+|行|可以)(?:\s+\w+){0,2}[\s\W]*$", re.IGNORECASE)
 
 
+#: A clause that only announces a new topic ("diff thing,", "random q", "另外一件事"): whom the message is about comes after.
+_NEW_TOPIC_RE = re.compile(r"^(?:diff(?:erent)? (?:thing|q|question|topic)|other thing|unrelated|random q(?:uestion)?|side note|"
+                           r"quick q(?:uestion)?|另外一件事|换个话题|还有个事|说个别的)\W*$", re.IGNORECASE)
+#: Someone named as one of the user's team, class or office: "bastian on our team …", "我们组的Ken…", "我们部门的小王…".
+_TEAM_MEMBER_RE = re.compile(r"^\W*(?:(?:also|and|oh|btw|so)\W+)*(?P<n>(?!(?:i|we|you|he|she|they|it|someone|everyone|one|"
+                             r"most|some|all|half|two|three|lots|people|folks|guys|nobody|anyone|everybody|somebody|none)\b)[a-z][a-z'-]+) (?:on|from|in) (?:our|my) (?:team|office|"
+                             r"floor|squad|crew|class|department|dept|lab|group|unit)\b|"
+                             r"^(?:我们|我)(?:组|部门|公司|班|团队|项目组|办公室|科室|实验室)里?的(?P<m>[A-Z][a-z]+|老[\u4e00-\u9fff]|小[\u4e00-\u9fff])",
+                             re.IGNORECASE)
 #: Whom a chat message calls on, not whom it is about: "姐妹们救命", "兄弟", "家人们", "guys".
 _CALLING_RE = re.compile(r"^(?:姐妹们?|兄弟们?|家人们|宝子们?|朋友们|大家|各位|亲们|老铁们?|集美们?|\b(?:guys|folks|y'all|friends)\b)"
                          r"\s*(?:救命|求助|求救|帮帮忙|帮帮我|好|早)?[\s!！~～。.]*$", re.IGNORECASE)
@@ -215,9 +224,13 @@ def about_another_person(text: str) -> str:
     relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
     …"). A clause with no subject is the speaker's own (Chinese and chat English drop the "I")."""
     parts = [c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()]
-    while len(parts) > 1 and (_ANSWER_FIRST_RE.match(parts[0]) or _CALLING_RE.match(parts[0])):
+    while len(parts) > 1 and (_ANSWER_FIRST_RE.match(parts[0]) or _CALLING_RE.match(parts[0])
+                              or _NEW_TOPIC_RE.match(parts[0])):
         parts = parts[1:]  # "yes many 😅 father in law is diabetic": the answer's word, then whom it is about
     first = _LEADING_LINK_RE.sub("", parts[0] if parts else "")  # "还有个同事…", "and my cousin …"
+    member = _TEAM_MEMBER_RE.match(first)
+    if member is not None and not (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first[member.end():]):
+        return member.group("n") or member.group("m")  # "bastian on our team is having his first kid", "我们组的Ken辞职了"
     found = _SUBJECT_PERSON_RE.match(first)
     if found is None or (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first):
         return ""  # no one else, or "My sister and I", "我和表姐": the user too

@@ -1016,3 +1016,16 @@ def test_where_the_user_moved_from_and_a_trip_that_cannot_happen_are_not_shown_a
     talk("trip", "泰国去不成了 护照过期来不及换 改去越南 岘港", agent="planner")
     shown = remembered(api_client, "trip", "用户国庆去哪里旅行？")
     assert "越南" in shown and "泰国" not in shown, shown
+
+
+def test_a_teammate_a_team_lead_and_a_parent_after_a_new_topic_are_other_people(talk):
+    """"jonas on our team", "我们组的Leo", "my lead" and "other thing, my mum …" lead messages about them; "would u
+    rather …" asks the assistant."""
+    talk("team", "also jonas on our team is having twins, his wife is due march 2nd, should we get them something",
+         "my lead wants the report in polars not pandas btw, she hates pandas indexes",
+         "other thing, my mum is retiring from nursing after 30 yrs and wants to take up watercolour. brushes for a "
+         "64 yr old w shaky hands",
+         "我们组的Leo辞职了 要去悉尼读博 大家想凑钱送个礼物",
+         "ok would u rather fight 1 horse sized duck or 100 duck sized horses")
+    assert list(MemoryItem.objects.for_user("team").current()) == [], \
+        [m.content for m in MemoryItem.objects.for_user("team").current()]
