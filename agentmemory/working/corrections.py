@@ -89,6 +89,11 @@ _RETRACTIONS = (
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\bnot (?:at |with |in |into |using )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:any ?more|any longer)\b", _I),
+    # "switched the osaka hotel from namba to umeda": what it was switched from.
+    re.compile(r"\b(?:switched|moved|changed|swapped) (?:the |my |our )?[\w'-]+(?: [\w'-]+)? from (?P<o>[\w&'-]+(?: [\w&'-]+)?) "
+               r"(?:to|for)\b", _I),
+    # "之前一直用的钉钉", "以前住的是朝阳": what it used to be.
+    re.compile(rf"(?:以前|之前|原来)(?:一直|都)?(?:用|在|住|开|养)的(?:是)?(?P<o>{_ZC}{{2,8}}?)(?=[，。！？,.!?；;\s{CHAT_END}]|$)"),
     # An allergy taken back: "turns out I'm NOT allergic to penicillin after all".
     re.compile(r"\b(?:not|n't|no longer) (?:actually |really |even )?allergic to (?P<o>[\w'-]+)", _I),
     re.compile(r"\b(?:is|'s|are|was) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?:a |an |the )?"
@@ -105,7 +110,7 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"去世|泡汤|黄了|没戏了|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|泡汤|黄了|没戏了|(?:以前|之前|原来)(?:一直|都)?(?:用|在|住|开|养)的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
@@ -226,7 +231,11 @@ def retracted_terms(text: str) -> set[str]:
     for clause in clauses(text):
         for pattern in _RETRACTIONS:
             for match in pattern.finditer(clause):
-                for token in keyword_tokens(match.group("o"))[:2]:
+                said = match.group("o")
+                tokens = keyword_tokens(said)[:2]
+                if not said.isascii() and 2 <= len(said) <= 4 and all(len(t) < 2 for t in tokens):
+                    tokens = [said]  # a name the segmenter cuts into characters ("钉钉")
+                for token in tokens:
                     if token not in _STOP and (len(token) >= 2 if not token.isascii() else len(token) >= 3):
                         terms.add(token)
     return terms
@@ -269,7 +278,8 @@ _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|�
 _OLD_VALUE_EDITS = (
     (re.compile(rf",?\s*\bnot (?:the |a |an )?(?:\d[\d,.]*\d|[\w&'-]+)(?= *(?:[—–-]|[,.;!?{CHAT_END}]|$))", _I), ""),
     (re.compile(rf"[，,]?不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
-    (re.compile(r"\b(switched|moved|changed|went) from [\w&'-]+(?: [\w&'-]+)? to\b", _I), r"\1 to"),
+    (re.compile(r"\b(switched|moved|changed|went|swapped)( (?:the |my |our )?[\w'-]+(?: [\w'-]+)?)? from [\w&'-]+(?: [\w&'-]+)? to\b", _I),
+     r"\1\2 to"),
     # "just moved to halifax from calgary": where the user lives now, without where they came from.
     (re.compile(r"\b((?:moved|relocated|moving|relocating) (?:over |back )?to [\w&'-]+(?: [\w&'-]+)?) from [\w&'-]+"
                 r"(?: (?-i:[A-Z])[\w&'-]+)?", _I), r"\1"),

@@ -1029,3 +1029,16 @@ def test_a_teammate_a_team_lead_and_a_parent_after_a_new_topic_are_other_people(
          "ok would u rather fight 1 horse sized duck or 100 duck sized horses")
     assert list(MemoryItem.objects.for_user("team").current()) == [], \
         [m.content for m in MemoryItem.objects.for_user("team").current()]
+
+
+def test_something_switched_from_one_value_to_another_and_what_one_used_before(api_client, talk):
+    """"switched the lisbon hotel from alfama to chiado" takes Alfama back and keeps the flight said beside it;
+    "之前一直用的钉钉" beside "这边用企业微信" is no current tool."""
+    talk("hotel", "landing in lisbon on the 9th at 7am, staying in alfama. best way from the airport?")
+    talk("hotel", "change of plans, switched the lisbon hotel from alfama to chiado since its closer to the trams")
+    shown = remembered(api_client, "hotel", "Which area is the user's Lisbon hotel in?").lower()
+    assert "chiado" in shown and "alfama" not in shown, shown
+    assert "9th" in remembered(api_client, "hotel", "When does the user land in Lisbon?").lower()
+    talk("tool", "入职新公司了 这边用企业微信 之前一直用的钉钉 企业微信的审批流怎么配")
+    shown = remembered(api_client, "tool", "用户公司现在用什么办公软件？")
+    assert "企业微信" in shown and "钉钉" not in shown, shown
