@@ -30,7 +30,7 @@ _NOW_RE = re.compile(r"今天|现在|刚才|刚刚|此刻|\b(?:today|right now|j
 # Markers of something durable about the user: identity, preference, decision, plan, constraint.
 _DURABLE_RE = re.compile(
     r"喜欢|偏好|更爱|讨厌|不喜欢|习惯|希望|想要|需要|预算|公司|行业|团队|项目|使用|在用|用的是|迁到|迁移|决定|计划|打算|"
-    r"负责|住在|来自|职位|工作|是一名|不要|必须|我养|养了|我家|我是|我有|过敏|always|never|prefer|like|love|hate|use|using|work|budget|"
+    r"负责|住在|来自|职位|工作|是一名|不要|必须|我养|养了|我家|过敏|always|never|prefer|like|love|hate|use|using|work|budget|"
     r"company|team|project|decid|plan|live|my |our |we ",
     re.IGNORECASE,
 )

@@ -40,6 +40,8 @@ _NOT_A_SIDE = (r"(?! (?:knee|leg|arm|hand|foot|feet|eye|ear|side|shoulder|hip|an
 _GIVING_UP = (r"(?:\b(?:(?:we|i)(?:'re|'m| are| am)?|were|im|also|so|and|now)\s+(?:dropping|ditching|scrapping)|"
               r"\b(?:dropping|ditching|scrapping)(?= (?:the |my |our )?[\w&'-]+(?: [\w&'-]+)? from (?:the|my|our) "
               r"(?:list|plan|plans|itinerary|schedule|trip|route|shortlist)))")
+#: Words of when, not of what ("明天去不了了", "周末计划泡汤了"): no value a plan's retraction takes back.
+_WHEN_WORDS = r"今天|明天|后天|今晚|晚上|这周|下周|这几天|周末|最近|暂时|先|还|那个|这个|[早午晚]饭|[早午晚]餐"
 #: Phrases that retract a value, with the value in group ``o``.
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
@@ -47,9 +49,9 @@ _RETRACTIONS = (
     re.compile(rf"(?:离开|辞掉|辞了|卖掉|卖了|退掉|退了|换掉|戒了|甩了|放弃了?)(?:了)?(?P<o>{_ZC}{{1,10}})"),
     re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
     # "戒咖啡两周了", "戒掉奶茶了": what was given up, before how long ago or "了".
-    re.compile(r"戒(?:掉|了)?(?P<o>(?:(?![一二两三四五六七八九十几半个])[\u4e00-\u9fff]){2,4}?)(?:了|已经|快|都|有|\d|[一二两三四五六七八九十几半]+个?(?:天|周|星期|月|年))"),
+    re.compile(r"(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)戒(?:掉|了)?(?P<o>(?:(?![一二两三四五六七八九十几半个不])[\u4e00-\u9fff]){2,4}?)(?:了|已经|快|都|有|\d|[一二两三四五六七八九十几半]+个?(?:天|周|星期|月|年))"),
     # A plan that cannot happen: "日本去不成了", "雅思考不了了".
-    re.compile(r"(?:^|(?<=[\s，,。！!了]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:我们?|也|就)?(?:去|考|办|买|搬|报|申)不(?:成|了)了"),
+    re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS})(?P<o>[\u4e00-\u9fffA-Za-z]{{1,6}}?)(?:我们?|也|就)?(?:去|考|办|买|搬|报|申)不(?:成|了)了"),
     re.compile(rf"(?P<o>{_ZC}{{1,10}}?)(?:我|也)?(?:已经|早就)?(?:放弃了|不学了|不做了|不玩了|卖了|退了|辞了|戒了|分了|换了)"),
     # A plan dropped: "喀什不去了", "英国不去了", "雅思不考了".
     re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?!今天|明天|今晚|晚上|这周|这几天|周末|最近|暂时|先|还|[早午晚]饭|[早午晚]餐)(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)"
@@ -77,9 +79,10 @@ _RETRACTIONS = (
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\b(?P<o>[\w'-]+) and I (?:broke up|split up|split|separated|divorced)\b", _I),
     # A plan that did not happen: "the ev6 lease fell thru", "the flat on Leith Walk fell through", "半马计划泡汤了".
-    re.compile(r"\b(?:the |my |our )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)(?: (?:lease|deal|booking|offer|purchase|order|reservation|sale|plan))?"
-               r" (?:fell (?:through|thru|apart)|didn'?t (?:work out|happen|go through))\b", _I),
-    re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?P<o>{_ZC}{{1,6}}?)(?:的)?(?:计划|offer|名额)?(?:也|就|彻底|直接)?(?:黄了|泡汤了|吹了|没戏了)"),
+    re.compile(r"\b(?:the |my |our )(?P<o>[\w&'-]+(?: (?!(?:lease|deal|booking|offer|purchase|order|reservation|sale|plans?)\b)[\w&'-]+)?)"
+               r"(?: (?:job |house |flat )?(?:lease|deal|booking|offer|purchase|order|reservation|sale|plans?))?"
+               r" (?:fell (?:through|thru)|didn'?t (?:work out|go through))\b", _I),
+    re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS})(?P<o>{_ZC}{{1,6}}?)(?:的)?(?:计划|offer|名额)?(?:也|就|彻底|直接)?(?:泡汤了|没戏了)"),
     re.compile(r"\b(?:renam(?:ed|ing)|broke up with) (?P<o>[\w'-]+)", _I),
     # A plan's item given up: "were dropping osaka", "dropping wharton from the list" (not "it keeps dropping leaves").
     re.compile(rf"{_GIVING_UP} (?:the |my |our )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
@@ -93,7 +96,7 @@ _RETRACTIONS = (
     re.compile(r"\b(?:switched|moved|changed|swapped) (?:the |my |our )?[\w'-]+(?: [\w'-]+)? from (?P<o>[\w&'-]+(?: [\w&'-]+)?) "
                r"(?:to|for)\b", _I),
     # "之前一直用的钉钉", "以前住的是朝阳": what it used to be.
-    re.compile(rf"(?:以前|之前|原来)(?:一直|都)?(?:用|在|住|开|养)的(?:是)?(?P<o>{_ZC}{{2,8}}?)(?=[，。！？,.!?；;\s{CHAT_END}]|$)"),
+    re.compile(rf"(?:以前|之前|原来)(?:一直|都)?(?:用|在|住|开|养)的(?:是)?(?P<o>(?:(?![不没太很挺])[\u4e00-\u9fffA-Za-z0-9]){{2,4}}?)(?=[，。！？,.!?；;\s{CHAT_END}]|$)"),
     # An allergy taken back: "turns out I'm NOT allergic to penicillin after all".
     re.compile(r"\b(?:not|n't|no longer) (?:actually |really |even )?allergic to (?P<o>[\w'-]+)", _I),
     re.compile(r"\b(?:is|'s|are|was) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?:a |an |the )?"
@@ -110,7 +113,7 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"去世|泡汤|黄了|没戏了|(?:以前|之前|原来)(?:一直|都)?(?:用|在|住|开|养)的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|泡汤|没戏了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
@@ -124,8 +127,9 @@ from by as is was are were be been am not no any more longer now then just reall
 also some much many one lol lmao haha omg tho again today tonight tomorrow yesterday""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
 #: Words for where or what something is, not which one ("the venue double booked us", "cancelled the shinjuku hotel"),
 #: as written and as keyword tokens (stemmed: "venu").
-_STOP |= frozenset(t for w in "place venue hotel spot thing stuff allergic allergy allergies plan plans deal".split()
-                   for t in (w, *keyword_tokens(w))) | {"过敏"}
+_STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic allergy allergies plan plans deal lease offer "
+                                "booking order job team phone").split()
+                   for t in (w, *keyword_tokens(w))) | {"过敏", "工作", "公司", "地方", "周末", "计划", "方法", "东西"}
 
 TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
@@ -193,7 +197,7 @@ TOPICS: dict[str, re.Pattern] = {
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
     r"现在|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
-    r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升|压|控制)到|"
+    r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
@@ -295,7 +299,7 @@ def join_clauses(clauses_kept: list[str]) -> str:
     """Clauses put back together: Chinese punctuation takes no space around it; a space between two Chinese
     characters stays (chat writes it for a comma, and a later reading splits there again)."""
     joined = " ".join(c.strip() for c in clauses_kept)
-    return re.sub(r"\s+(?=[，。！？；、])|(?<=[，。！？；、])\s+", "", joined).strip(" ,，;；").lstrip("！!。.、？? ")
+    return re.sub(r"\s+(?=[，。！？；、])|(?<=[，。！？；、])\s+", "", joined).strip(" ,，;；").lstrip("！!。、？? ")
 
 
 def _without_old_values(text: str) -> str:

@@ -181,8 +181,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # would put one speaker's words in the user's profile. The log holds what each of them said.
         return _logged(messages, parts, keep)
     # What the session said before each message: who "he"/"she" is, whose names are the user's household's.
-    # People the user introduced in earlier sessions count as introduced ("my brother tomás" last week, "update: tomás
-    # got the interview!!" today).
+    # People the user introduced before, in earlier sessions too, count as introduced ("my brother tomás" last week,
+    # "update: tomás got the interview!!" today).
     before = list(itertools.accumulate((m.content + "\n" for m in messages[:-1]),
                                        initial=_introduced_earlier(user_id, messages)))
     # A slot filled from a message about someone else ("我表哥在华为上班，最近想跳槽去小米") is not the user's,
@@ -400,8 +400,9 @@ KNOWN_NAMES_FROM = 300
 
 
 def _introduced_earlier(user_id: str, messages: Sequence[TurnText]) -> str:
-    """The phrases of the user's turns before ``messages`` (of earlier sessions, while their turns are held) that name
-    someone ("my brother tomás", "our cat Pimento"), as a text to read the session after."""
+    """The phrases of the user's latest turns before ``messages`` (of any session and agent, while their turns are
+    held: SESSION_RETENTION_DAYS) that name someone ("my brother tomás", "our cat Pimento"), as a text to read the
+    session after. One query of at most INTRODUCTIONS_FROM rows, by the turns' user index."""
     first = min((t.turn_id for t in messages if t.turn_id is not None), default=None)
     if first is None:
         return ""
@@ -783,10 +784,12 @@ _OWN_HOUSEHOLD_RE = re.compile(rf"(?:我家|我们家|我的|我)(?:{ZH_PETS}|�
                                rf"pups?|sons?|daughters?|kids?|baby|twins|toddler)\b", re.IGNORECASE)
 #: The user's own pet or child named, in any case ("my cat oolong is NOT impressed", "our dog fennel just sits there").
 _OWN_NAMED_RE = re.compile(rf"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:(?:{EN_PETS})s?|pup|puppy|kitten|son|daughter|kid|baby)\s+"
-                           r"(?!(?:is|was|has|and|just|keeps|seems|loves|hates|who|that|when|so)\b)[a-z][\w'-]+"
+                           r"(?!(?:is|was|has|and|just|keeps|seems|loves|hates|who|that|when|so|really|also|always|never|"
+                           r"still|finally|only|usually|totally|literally|absolutely|partner|monitor|food|bed|toys?|sitter|"
+                           r"walker|groomer|vet|seat|gate|crate|carrier|insurance|brother|sister)\b)[a-z][\w'-]+"
                            r"(?:'s|\s+(?:is|was|has|just|keeps|kept|seems|loves|hates|won't|doesn't|didn't|can't|sits|sleeps|"
                            r"gets|got|turned|turns|still|always|never))\b|"
-                           rf"(?:我家|我们家|我的|我)(?:{ZH_PETS}|儿子|女儿)(?:叫)?[\u4e00-\u9fff]{{2,4}}", re.IGNORECASE)
+                           rf"(?:我家|我们家|我的|我)(?:{ZH_PETS}|儿子|女儿)叫[\u4e00-\u9fff]{{2,4}}", re.IGNORECASE)
 #: "his name is Biscotti", "her name's Pickle".
 _NAME_IS_RE = re.compile(r"^\s*(?:(?:and|also|oh|btw)[\s,]*)*(?:his|her|its|their) name(?:'s| is)\s+\w+", re.IGNORECASE)
 #: A sentence that goes on about what the one before said ("its may 18 in fredericton.", "it's at the town hall").

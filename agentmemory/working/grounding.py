@@ -50,7 +50,7 @@ _PERSON_ZH = f"{_PERSON_ZH}|{ZH_CALLED_BY_SURNAME}"
 _PERSON_ZH_RE = re.compile(_PERSON_ZH)
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
-_OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|(?<=my )lead|(?<=our )lead|team lead|landlord|landlady|client|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
+_OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|(?<=my )lead(?! (?:time|gen|role|position|singer|guitar))|landlord|landlady|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
                r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex")
 _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
               r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
@@ -210,9 +210,12 @@ _NEW_TOPIC_RE = re.compile(r"^(?:diff(?:erent)? (?:thing|q|question|topic)|other
                            r"quick q(?:uestion)?|另外一件事|换个话题|还有个事|说个别的)\W*$", re.IGNORECASE)
 #: Someone named as one of the user's team, class or office: "bastian on our team …", "我们组的Ken…", "我们部门的小王…".
 _TEAM_MEMBER_RE = re.compile(r"^\W*(?:(?:also|and|oh|btw|so)\W+)*(?P<n>(?!(?:i|we|you|he|she|they|it|someone|everyone|one|"
-                             r"most|some|all|half|two|three|lots|people|folks|guys|nobody|anyone|everybody|somebody|none)\b)[a-z][a-z'-]+) (?:on|from|in) (?:our|my) (?:team|office|"
+                             r"most|some|all|half|two|three|lots|people|folks|guys|nobody|anyone|everybody|somebody|none|"
+                             r"morale|layoffs?|lunch|lunches|everything|something|nothing|stuff|things|work|budget|turnover|"
+                             r"culture|vibes?|mood|process|meetings?|workload|hiring|headcount|deadlines?|projects?|"
+                             r"drama|gossip|coffee|snacks|parking|wifi|politics)\b)[a-z][a-z'-]+) (?:on|from|in) (?:our|my) (?:team|office|"
                              r"floor|squad|crew|class|department|dept|lab|group|unit)\b|"
-                             r"^(?:我们|我)(?:组|部门|公司|班|团队|项目组|办公室|科室|实验室)里?的(?P<m>[A-Z][a-z]+|老[\u4e00-\u9fff]|小[\u4e00-\u9fff])",
+                             rf"^(?:我们|我)(?:组|部门|公司|班|团队|项目组|办公室|科室|实验室)里?的(?P<m>(?-i:[A-Z][a-z]+)(?![A-Za-z])|{ZH_CALLED_BY_SURNAME})",
                              re.IGNORECASE)
 #: Whom a chat message calls on, not whom it is about: "姐妹们救命", "兄弟", "家人们", "guys".
 _CALLING_RE = re.compile(r"^(?:姐妹们?|兄弟们?|家人们|宝子们?|朋友们|大家|各位|亲们|老铁们?|集美们?|\b(?:guys|folks|y'all|friends)\b)"
@@ -341,7 +344,7 @@ _NAME_LED_RE = re.compile(r"^\W*(?:(?:and|but|so|also|plus|oh|btw|update|news|an
 #: Words after a relation word that are no name ("my friend from work", "my colleagues are …").
 _NO_NAME = frozenset("""is are was were has have had who whom whose that which and or from at in on of for with to the a an
 just also said says told asked wants wanted will would can could got gets and but so this these those there here all both
-""".split())
+today tonight now yesterday tomorrow again too though tho lol haha btw rn still always never really finally""".split())
 
 
 @functools.lru_cache(maxsize=32)

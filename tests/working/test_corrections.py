@@ -86,3 +86,44 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     from agentmemory.working.corrections import without_old_mentions
 
     assert without_old_mentions(text, [old]) == kept
+
+
+@pytest.mark.parametrize("text,retracted", [
+    ("update the civic lease fell thru so i bought a used corolla", {"civic"}),
+    ("泰国去不成了 护照过期了", {"泰国"}),
+    ("戒奶茶三周了 现在只喝白水", {"奶茶"}),
+    ("switched the rome hotel from trastevere to monti", {"trastever"}),
+    ("这边用飞书 之前一直用的钉钉", {"钉钉"}),
+    # Not a retraction of a value: a time, the work itself, a colour, an intention, an offer that was never held.
+    ("明天去不了了 改后天吧", set()),
+    ("那个工作没戏了", set()),
+    ("周末计划泡汤了", set()),
+    ("我家绿萝叶子黄了", set()),
+    ("我想戒咖啡了", set()),
+    ("戒不掉奶茶了", set()),
+    ("the job offer fell through", set()),
+    ("之前用的方法不行", set()),
+])
+def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
+    from agentmemory.working.corrections import retracted_terms
+
+    assert retracted_terms(text) == retracted
+
+
+@pytest.mark.parametrize("text,whom", [
+    ("also jonas on our team is having twins", "jonas"),
+    ("我们组的Leo辞职了 要去悉尼读博", "Leo"),
+    ("我们部门的老陈下个月退休", "老陈"),
+    ("other thing, my mum is retiring from nursing", "mum"),
+    ("my lead wants the report in polars", "lead"),
+    # The user's own news: a product, a routine, the team's mood, the lead time of an order.
+    ("我们公司的app上线了 下载量还行", ""),
+    ("我们组的OKR又改了", ""),
+    ("我们组的小程序要重构", ""),
+    ("morale on our team is low since the layoffs", ""),
+    ("our lead time is three weeks now", ""),
+])
+def test_whom_a_message_is_about(text, whom):
+    from agentmemory.working.grounding import about_another_person
+
+    assert about_another_person(text) == whom
