@@ -97,6 +97,11 @@ _TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|打错|写错|�
 #: new date, age, amount or grade in it, a correction of that value whatever the classifier reads.
 _LEAD_TAKES_BACK_RE = re.compile(r"^\W*(?:(?:oh|ok|okay|sorry|lol|haha|um|uh)\W+)*(?:wait|actually|correction|oops|hang on|"
                                  r"hold on|(?:哦|噢|啊|呃|额|诶|欸)?(?:不对|打错了?|写错了?|说错了?)|其实|等下|等等|更正)", re.IGNORECASE)
+#: A software version bumped: "从 Go 1.19 升到 1.22", "upgrading from react 17 to 18", "bumped node to v20.11".
+_VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换?|换)?\s*(?:到|至|->|→)\s*v?\d+(?:\.\d+)+|"
+                              r"\b(?:upgrad\w*|bump\w*|migrat\w*|updat\w*)\b[^.!?]{0,40}?\bfrom\s+(?:\w+\s+)?v?\d+(?:\.\d+)*"
+                              r"\s+to\s+v?\d+(?:\.\d+)*\b|"
+                              r"\b(?:upgrad\w*|bump\w*)\b[^.!?]{0,30}?\bto\s+v?\d+\.\d+", re.IGNORECASE)
 #: Words that say the user has begun a new job.
 _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month) (?:at|of|in)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
@@ -245,8 +250,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if new_job and "work" not in about:
             about = sorted({*about, "work"})
         corrects = judged or of_topic or new_job or corrections.signals_change(turn.content) or bool(gone)
-        if _asks_only(turn.content):
-            judged = of_topic = new_value_said = False  # "Scratch要报班吗 还是自学就行" corrects nothing, whatever it scored
+        if _asks_only(turn.content) or (_VERSION_BUMP_RE.search(turn.content) and not corrections.retracted_terms(turn.content)):
+            # "Scratch要报班吗 还是自学就行" corrects nothing, whatever it scored; nor does a software version bumped
+            # ("下周要把服务从 Go 1.19 升到 1.22"): a system's, not the user's (a slot it fills again still replaces)
+            judged = of_topic = new_value_said = False
             corrects = bool(gone)
         # A new value of a single-valued slot replaces the episodes that held its old one, correction or not.
         refills = any(s not in _ADDITIVE_SLOTS for s in slots)

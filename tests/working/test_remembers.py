@@ -1042,3 +1042,10 @@ def test_something_switched_from_one_value_to_another_and_what_one_used_before(a
     talk("tool", "入职新公司了 这边用企业微信 之前一直用的钉钉 企业微信的审批流怎么配")
     shown = remembered(api_client, "tool", "用户公司现在用什么办公软件？")
     assert "企业微信" in shown and "钉钉" not in shown, shown
+
+
+def test_a_software_version_bumped_corrects_nothing_of_the_user(api_client, talk):
+    """"下周要把网关从 Go 1.20 升到 1.23" is the gateway's change, not the user's: what they said of their work stays."""
+    talk("ver", "帮我看下 我们青柚科技的日志网关内存一直涨 pprof看goroutine数量一直在加 send里面的http请求没设超时")
+    talk("ver", "我们组下周要把网关从 Go 1.20 升到 1.23 我负责写升级文档 有啥坑要提前写进去", agent="planner")
+    assert "青柚科技" in remembered(api_client, "ver", "用户在哪家公司工作？")
