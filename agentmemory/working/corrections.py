@@ -84,10 +84,15 @@ _RETRACTIONS = (
                r" (?:fell (?:through|thru)|didn'?t (?:work out|go through))\b", _I),
     re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS})(?P<o>{_ZC}{{1,6}}?)(?:的)?(?:计划|offer|名额)?(?:也|就|彻底|直接)?(?:泡汤了|没戏了)"),
     re.compile(r"\b(?:renam(?:ed|ing)|broke up with) (?P<o>[\w'-]+)", _I),
+    # A plan called off by its name: "scrap the lake district thing", "forget the lisbon idea", "东京那个客户取消了".
+    re.compile(r"\b(?:scrap|forget|ditch|cancel|drop|skip) (?:the |my |our |that )(?P<o>[\w&'-]+(?: [\w&'-]+)?) "
+               r"(?:thing|plan|plans|idea|trip)\b", _I),
+    re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS})(?P<o>[\u4e00-\u9fffA-Za-z]{{1,6}}?)(?:那个|这个|的)"
+               r"(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?(?:取消了|黄了|不去了)"),
     # A plan's item given up: "were dropping osaka", "dropping wharton from the list" (not "it keeps dropping leaves").
     re.compile(rf"{_GIVING_UP} (?:the |my |our )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped|ditched|scrapped|cancell?ed|cancell?ing|"
-               r"gave up(?: on)?|stopped|moved (?:away )?from|switched (?:away )?from|"
+               r"gave up(?: on)?|stopped|packed in|jacked in|(?:handed in|gave|put in) (?:my )?notice (?:at|to)|moved (?:away )?from|switched (?:away )?from|"
                r"traded in|got rid of|broke up with|no longer (?:at|with|in|use|using|have|own|eat|do|doing|"
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
@@ -113,18 +118,19 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"去世|泡汤|没戏了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
+    r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|packed in|jacked in|(?:handed in|gave|put in) (?:my )?notice|"
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
-                           r"\s+(?=\band\b(?! (?:I|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+|\s*(?=[(（])|(?<=[)）])\s*")
+                           r"\s+(?=\band\b(?! (?i:i|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+|\s*(?=[(（])|(?<=[)）])\s*")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
-also some much many one lol lmao haha omg tho again today tonight tomorrow yesterday""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
+also some much many one lol lmao haha omg tho again today tonight tomorrow yesterday last next week weekend month year ago""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
 #: Words for where or what something is, not which one ("the venue double booked us", "cancelled the shinjuku hotel"),
 #: as written and as keyword tokens (stemmed: "venu").
 _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic allergy allergies plan plans deal lease offer "
@@ -156,9 +162,10 @@ TOPICS: dict[str, re.Pattern] = {
                       r"\b(?:she|he|they|i)(?:'s|'m| is| am| are|m) (?:only |just |almost |nearly |now )?\d{1,2}"
                       r"(?=\s*(?:$|[,.;!?)]|(?:and|now|so|but|next|this|tho|lol)\b))", _I),
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|pups?|bunn(?:y|ies)|pets?)\b", _I),
-    "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a) train|trains|bus|subway|metro|bik(?:e|ing)|"
+    "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a|by) (?:[\w/-]+ )?train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
-    "health": re.compile(r"过敏|不吃|吃素|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|\b(?:allerg\w*|vegan|vegetarian|"
+    "health": re.compile(r"过敏|不吃|吃素|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|头|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
+                         r"\b(?:back pain|migraines?|insomnia|allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
                          r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood)\b", _I),
     "family": re.compile(r"老公|老婆|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"

@@ -112,8 +112,10 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
+#: What a job has the user do ("负责抖音电商的一个小模块", "i'm in charge of the billing api"): of the old job, once left.
+_DUTY_RE = re.compile(r"负责|分管|\b(?:responsible for|in charge of|i (?:run|manage|lead|own) the)\b", re.IGNORECASE)
 #: Words that say the user has left their job ("上个月离职了", "got laid off"): the old job's title and company go.
-_LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
+_LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也)?辞了|辞了(?:工作|职)|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned)\b", re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
@@ -302,7 +304,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if left_job or (corrects and "job_title" in slots):
             # "我是健身教练" does not stay beside "上个月辞职了", nor "I'm an auditor" beside "started at Monzo as a product
             # analyst"
-            restated.append(_JOB_TITLE_SAID_RE)
+            restated += [_JOB_TITLE_SAID_RE, _DUTY_RE]  # nor what the old job had them do ("负责抖音电商的一个小模块")
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone))
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
@@ -335,7 +337,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             scored = dict(zip(sentences, (float(keep[first + i]) for i in range(len(sentences))), strict=True)) \
                 if keep_episodes else {}
             # What is left beside someone else's pieces stands on its own score ("音响好主意" before "还有我小姑子 在成都…").
-            chosen = [c for c in chosen if c not in theirs and (not theirs or scored.get(c, 1.0) >= SENTENCE_DROP)]
+            chosen = [c for c in chosen if _FAMILY_DATE_RE.search(c)
+                      or (c not in theirs and (not theirs or scored.get(c, 1.0) >= SENTENCE_DROP))]
         chosen = [kept for kept in (_without_others(s, before[number] + turn.content) for i, s in enumerate(chosen)
                                     if not _not_a_fact(s)
                                     and not pronoun_about_another(s, before[number] + _said_before(turn.content, s, chosen[:i])))
@@ -576,13 +579,21 @@ _THE_WORLD_RE = re.compile(r"^\W*(?:网上|网友|大家|新闻|外面|社会上
                            r"twitter|reddit|the news|the media)\b)", re.IGNORECASE)
 
 
+#: Two things offered to choose from, and nothing else ("blade runner or blade runner 2049", "猫还是狗"): an answer to
+#: the assistant's "which do you think?", no fact of the user's.
+_EITHER_RE = re.compile(r"^\W*(?:[\w'-]+\s+){0,4}[\w'-]+\s+or\s+(?:[\w'-]+\s+){0,4}[\w'-]+\W*$|"
+                        r"^\W*[\u4e00-\u9fffA-Za-z0-9]{1,10}还是[\u4e00-\u9fffA-Za-z0-9]{1,10}\W*$", re.IGNORECASE)
+
+
 def _not_a_fact(sentence: str) -> bool:
     """A sentence that tells no fact about the user: a condition ("If my elbow ever heals I might try padel"),
     a sentence about someone outside the user's household ("My sister just moved to Berlin"), one whose "I" is
     only in a quotation ("There's that line 'I like my coffee like I like my code'"), or someone's word on their
     own tastes ("my daughter says she likes math but hates homework"), or, with no word of the user's, the assistant's
     opinion asked ("你觉得ai以后会取代程序员吗") or the world as its subject ("网上都吵翻了")."""
-    return bool(_HYPOTHETICAL_RE.search(sentence) or about_another_person(sentence) or _THEIR_OWN_WORD_RE.search(sentence)
+    return bool(_HYPOTHETICAL_RE.search(sentence) or (about_another_person(sentence) and not _FAMILY_DATE_RE.search(sentence))
+                or (_EITHER_RE.match(sentence) and not _FIRST_PERSON_RE.search(sentence))
+                or _THEIR_OWN_WORD_RE.search(sentence)
                 or ((_OPINION_ASKED_RE.search(sentence) or _THE_WORLD_RE.match(sentence))
                     and not _FIRST_PERSON_RE.search(sentence))
                 or (any(_is_quotation(m.group(0)) for m in _QUOTED_RE.finditer(sentence))
@@ -727,10 +738,18 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
     others = _of_others(pieces, said)
     # Each piece's smaller clauses too (an emoji, "but"/"and" end one: "a little boy called Arlo 🥹 I want to …").
     return [c for i, (p, other) in enumerate(zip(pieces, others, strict=True))
-            if not other and (not scores or scores[i] >= SENTENCE_DROP)
+            if (not other and (not scores or scores[i] >= SENTENCE_DROP)) or _FAMILY_DATE_RE.search(p)
             for c in corrections.clauses(p)
-            if _user_subject(c) and not about_another_person(c) and not _QUESTION_RE.search(c) and not _ASKS_RE.match(c)
+            if ((_user_subject(c) and not about_another_person(c)) or _FAMILY_DATE_RE.search(c))
+            and not _QUESTION_RE.search(c) and not _ASKS_RE.match(c)
             and not _HYPOTHETICAL_RE.search(c) and not _MEANT_TO_RE.search(c)]
+
+
+#: A date of the user's household ("我妈10月3号生日", "my mom's birthday is oct 3"): the user's calendar, kept from a message
+#: about them as the user's own clauses are.
+_FAMILY_DATE_RE = re.compile(r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|对象|儿子|女儿|闺女)的?(?:\d{1,2}月\d{1,2}[号日]|生日是?\d{1,2}月\d{1,2}[号日]?)|"
+                             r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter)'s (?:birthday|bday) is\b",
+                             re.IGNORECASE)
 
 
 #: A plan given up for the other person's sake ("我本来想送个芒果千层当伴手礼", "i was going to get her tulips"): no fact
@@ -738,12 +757,41 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
 _MEANT_TO_RE = re.compile(r"本来想|原本想|本打算|本来打算|差点|\b(?:i was going to|i was gonna|i almost|i nearly)\b", re.IGNORECASE)
 
 
+#: A statement of where and how the user lives, said in so many words, that the classifier may score low when it is
+#: short or casual ("现在住光谷这边", "我们上周分了", "现在单身挺好的", "yeah we're renting in auckland (mt eden)", "we're in a
+#: 3rd floor flat in Glasgow", "i'm single now", "我妈10月3号生日"): kept as a disclosing sentence whatever it scored.
+_LIFE_RE = re.compile(
+    r"(?:^|(?<=[\s，,。！!～~]))(?:我们?|我俩|咱们?|现在|目前|已经|终于|一直)+住(?:在)?(?![院酒宾民哪几一的了过着啥])[\u4e00-\u9fffA-Za-z]{2,8}?"
+    r"(?:这边|那边|这块|附近|[，,。！!\s]|$)|(?<!不)单身(?!狗|汉|贵族|派对|公寓|的朋友)|"
+    r"(?:我们|我俩|我和[\u4e00-\u9fffA-Za-z]{1,4}|[\u4e00-\u9fffA-Za-z]{1,4}和我)(?:已经|上周|上个月|前几天|前阵子|昨天|去年|年初|刚刚?)?"
+    r"(?:分手了|分了(?![一二三四五六七八九十两\d几]))|"
+    r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|对象|儿子|女儿|闺女)的?(?:\d{1,2}月\d{1,2}[号日]|生日是?\d{1,2}月\d{1,2}[号日]?)|"
+    r"\b(?:i|we)(?:'re|re| are|'m|m| am)? (?:now |currently |still )?(?:renting|living|based) (?:in|out of|near)\b|"
+    r"\b(?:we're|we are|i'm|im|i am|we live|i live) in (?:a|an|our|my) (?:[\w-]+ ){0,3}(?:flat|apartment|house|condo|"
+    r"townhouse|studio|bungalow|duplex)\b|"
+    r"\b(?:i'm|im|i am) (?:now |officially |happily )?(?:single|divorced|engaged|married|widowed|pregnant)\b|"
+    r"\b(?:we|i|[a-z]+ and i|me and [a-z]+) (?:have |had |just |finally )?(?:split up|broke up|separated|got divorced|"
+    r"got engaged|got married)\b|"
+    r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter|boyfriend|girlfriend)'s (?:birthday|bday) is\b",
+    re.IGNORECASE)
+
+
+def _states_life(sentence: str) -> bool:
+    """Whether ``sentence`` states where or how the user lives in so many words (``_LIFE_RE``), not as a question or a
+    supposition."""
+    return bool(_LIFE_RE.search(sentence)) and not _QUESTION_RE.search(sentence) \
+        and not _HYPOTHETICAL_RE.search(sentence) and not _MEANT_TO_RE.search(sentence)
+
+
 def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, correction: np.ndarray, at: int,
                 model: disclosure.DisclosureModel, message: str) -> tuple[list[str], int]:
     """The sentences of a message its episode keeps ([] when it discloses nothing), and the next row."""
     if len(sentences) <= 1:
         return _whole(message, whole_keep, model), at
-    scores = [float(keep[at + i]) for i in range(len(sentences))]
+    scores = [max(float(keep[at + i]), SENTENCE_KEEP) if _states_life(sentences[i]) else float(keep[at + i])
+              for i in range(len(sentences))]
+    if any(_states_life(s) for s in sentences):
+        whole_keep = max(whole_keep, CLAUSE_WHOLE_MIN)
     # A sentence judged a correction that says what changed keeps its place ("So pescatarian now I suppose!").
     changed = [float(correction[at + i]) >= model.correction_threshold and corrections.signals_change(sentences[i])
                for i in range(len(sentences))]
@@ -858,14 +906,15 @@ _MOMENT_RE = re.compile(r"今天|今早|今晚|这会儿|刚才|这周|这礼拜
 def _a_moment(text: str) -> bool:
     """Whether ``text`` only tells how the user is right now: a word of the moment, and none of the topics a lasting
     fact speaks of (work, home, a pet, health, a plan ...: "started at a dermatology clinic this week" stays)."""
-    return bool(_MOMENT_RE.search(text)) and not corrections.topics(text) and not corrections.names(text)
+    return bool(_MOMENT_RE.search(text)) and not corrections.topics(text) and not corrections.names(text) \
+        and not places_in(text) and not _states_life(text)
 
 
 def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -> list[str]:
     """A one-sentence message: kept whole when it discloses, unless it is a question about something else
     ("does the Switch OLED work with ...?") or a sigh."""
     text = message.strip()
-    if _MOOD_END_RE.search(text) or whole_keep < model.keep_threshold:
+    if _MOOD_END_RE.search(text) or (whole_keep < model.keep_threshold and not _states_life(text)):
         return []
     if _QUESTION_RE.search(text) and not _FIRST_PERSON_RE.search(text):
         # "另外想问下周末打羽毛球膝盖有点疼，要戴护膝吗": what it tells before the question stays.
@@ -1028,6 +1077,12 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
     values of the single-valued slots it fills again (the employer it replaces), and for a new place to live the
     places the replaced episodes named."""
     named = corrections.retracted_terms(text) | gone
+    # A correction of no slot that names where things are now ("it's now at my aunt's farm in herefordshire"): the
+    # other places of the episodes it replaces are the old ones.
+    now_at = set(places_in(text))
+    moved = {p for value in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
+             .values_list("value", flat=True) if isinstance(value, dict) for p in value.get("places") or ()
+             if p not in now_at} if replaced and now_at else set()
     # The values of the slot facts it replaces ("The user is line cook" with "im the new sous chef at the Langham"):
     # what stays of their message does not say them either.
     # (a slot whose values add up is keyed "<slot>:<value>": a generic "The user said: …" is no value taken back)
@@ -1039,7 +1094,7 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
         return named | _as_terms(dropped)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
     if not replaceable:
-        return _as_terms(dropped)
+        return _as_terms(dropped | moved)
     values = (MemoryItem.objects.for_user(user_id).current().exclude(type=MemoryItem.Type.EPISODE)
               .filter(key__in=replaceable).values_list("value", flat=True))
     said = dropped | {str(v).strip().lower() for v in values if isinstance(v, str | int) and str(v).strip()}
@@ -1181,7 +1236,9 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
             kept.append(unlisted)
             dropped = True
             continue
-        if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced:
+        # A job left or changed: a sentence saying the old title ("我在建行做柜员 每天坐8个小时 腰好疼") keeps its other clauses.
+        titled = _JOB_TITLE_SAID_RE in restated and bool(_JOB_TITLE_SAID_RE.search(sentence))
+        if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced and not titled:
             kept.append(sentence)
             continue
         if "date" in replaced and not corrections.holds_any(sentence, old) and \

@@ -179,7 +179,7 @@ def _other_person(clause: str) -> str:
 
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
-_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?|(?:my|our|his|her|their)\s+(?:(?:best|old|close|good|dear|oldest|"
+_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?|(?:my|our|his|her|their|one|an?|another|one of (?:my|our))\s+(?:(?:best|old|close|good|dear|oldest|"
                                 rf"childhood|college|uni|work)\s+)?)?((?:女|男)?(?:{_PERSON_ZH})|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").

@@ -103,6 +103,15 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("戒不掉奶茶了", set()),
     ("the job offer fell through", set()),
     ("之前用的方法不行", set()),
+    # Plans called off by name, a hobby packed in, a job left by notice, a partner split up with.
+    ("ok scrap the snowdonia trip, too expensive", {"snowdonia"}),
+    ("北京那个展会取消了 改去深圳", {"北京"}),
+    ("i packed in guitar last month", {"guitar"}),
+    ("handed in my notice at brightline today", {"brightlin"}),
+    ("omar and i split up in may", {"omar"}),
+    # Not a plan called off: forgetting a thing, the weather cancelling, a meeting said as a time.
+    ("i always forget the milk", set()),
+    ("明天那个会取消了", set()),
 ])
 def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     from agentmemory.working.corrections import retracted_terms
@@ -122,8 +131,22 @@ def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     ("我们组的小程序要重构", ""),
     ("morale on our team is low since the layoffs", ""),
     ("our lead time is three weeks now", ""),
+    ("one coworker, Dana, has a nut allergy", "coworker"),
+    ("a friend of mine just moved to Oslo", "friend"),
+    ("a friend and I are doing the half marathon", ""),
 ])
 def test_whom_a_message_is_about(text, whom):
     from agentmemory.working.grounding import about_another_person
 
     assert about_another_person(text) == whom
+
+
+@pytest.mark.parametrize("text,places", [
+    ("现在改去大阪 下个月走", ["大阪"]),
+    ("上海门店下周开业", ["上海"]),  # not 海门 inside it
+    ("the wedding's now at a farm in herefordshire", ["herefordshire"]),
+])
+def test_the_places_a_sentence_names(text, places):
+    from agentmemory.backends.extractors.lexicon import places_in
+
+    assert places_in(text) == places

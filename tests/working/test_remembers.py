@@ -1049,3 +1049,56 @@ def test_a_software_version_bumped_corrects_nothing_of_the_user(api_client, talk
     talk("ver", "帮我看下 我们青柚科技的日志网关内存一直涨 pprof看goroutine数量一直在加 send里面的http请求没设超时")
     talk("ver", "我们组下周要把网关从 Go 1.20 升到 1.23 我负责写升级文档 有啥坑要提前写进去", agent="planner")
     assert "青柚科技" in remembered(api_client, "ver", "用户在哪家公司工作？")
+
+
+def test_where_and_how_the_user_lives_is_kept_however_briefly_said(api_client, talk):
+    """Short, casual statements of where and how the user lives, which the classifier scores low: "现在住滨江这边",
+    "我俩上个月分手了", "we're renting in wellington", "we're in a tiny 4th floor flat in Leeds", a mother's birthday."""
+    talk("live", "下周可能要搬去杭州了 公司派过去的 杭州房租贵吗")
+    talk("live", "总算搬好了 累瘫 现在住滨江这边 杭州这湿气真受不了", agent="planner")
+    assert "滨江" in remembered(api_client, "live", "用户住在城市的哪个区？")
+    talk("ex", "我女朋友小雨下周五生日 她喜欢拍照 送什么好")
+    talk("ex", "礼物不用挑了 我俩上个月分手了", "没事 现在单身也自在 推荐几部电影吧", agent="planner")
+    shown = remembered(api_client, "ex", "用户现在的感情状况怎么样？")
+    assert "单身" in shown and "小雨" not in shown, shown
+    talk("rent", "yeah we're renting in wellington, landlord is fine. the bathroom fan is dead tho",
+         "ha the stairs are a pain, we're in a tiny 4th floor flat in Leeds with no lift")
+    assert "wellington" in remembered(api_client, "rent", "Does the user rent their home?").lower()
+    assert "leeds" in remembered(api_client, "rent", "What kind of home does the user live in?").lower()
+    talk("mum", "我妈11月8号生日 今年60 想给她挑个按摩仪 她腰不好")
+    assert "11月8号" in remembered(api_client, "mum", "用户妈妈的生日是哪天？")
+
+
+def test_a_plan_called_off_and_a_venue_moved_leave_no_old_place_current(api_client, talk):
+    """"forget the cornwall thing" calls the trip off; a wedding moved "to my uncle's barn in shropshire" leaves no
+    Dorset venue; "上海那个客户取消了 现在改去大阪" leaves no Shanghai trip."""
+    talk("off", "ideas for a long weekend in cornwall? somewhere quiet")
+    talk("off", "hey forget the cornwall thing, money's tight this month. maybe a day trip instead", agent="planner")
+    assert "cornwall" not in remembered(api_client, "off", "Where is the user going for the weekend?").lower()
+    talk("wed", "write me a save the date: we're getting married 6 june 2026 at a manor house in dorset")
+    talk("wed", "ugh the manor cancelled on us. everything's moved to 19 sept 2026 and it's now at my uncle's barn in "
+                "shropshire", agent="planner")
+    shown = remembered(api_client, "wed", "Where is the user's wedding?").lower()
+    assert "shropshire" in shown and "dorset" not in shown, shown
+    talk("biz", "4月10号要去上海出差 3天 帮我列个清单")
+    talk("biz", "计划变了 上海那个客户取消了 现在改去大阪 也推到5月6号了", agent="planner")
+    shown = remembered(api_client, "biz", "用户出差去哪里？")
+    assert "大阪" in shown and "上海" not in shown, shown
+
+
+def test_a_job_left_keeps_what_else_was_said_and_two_things_offered_keep_nothing(api_client, talk):
+    """"把超市的工作辞了" takes the old job and its employer, not the back pain said beside it; "handed in my notice at X"
+    is X left; "dune or arrival" answering the assistant's "which do you like?" is no fact of the user's."""
+    talk("quit", "我在沃尔玛做收银员 每天站9个小时 膝盖好疼 有啥办法")
+    talk("quit", "跟你说 我把超市的工作辞了 现在在做外卖员 哈哈", agent="planner")
+    shown = remembered(api_client, "quit", "用户现在做什么工作？")
+    assert "外卖员" in shown and "沃尔玛" not in shown and "收银员" not in shown, shown
+    assert "膝盖" in remembered(api_client, "quit", "用户身体有什么不舒服？")
+    talk("note", "i'm a receptionist at Larkfield Dental and want to move into practice management")
+    talk("note", "it worked!! start monday as an assistant manager at Birchway Clinic, handed in my notice at larkfield "
+                 "today", agent="planner")
+    shown = remembered(api_client, "note", "Where does the user work?").lower()
+    assert "birchway" in shown and "larkfield" not in shown, shown
+    talk("movie", "whats the best sci fi film ever in your opinion", "dune or arrival", "fair. will we ever live on mars")
+    assert list(MemoryItem.objects.for_user("movie").current()) == [], \
+        [m.content for m in MemoryItem.objects.for_user("movie").current()]

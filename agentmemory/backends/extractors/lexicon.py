@@ -46,7 +46,8 @@ def _listed(name: str) -> frozenset[str]:
 #: whole words like the list above.
 EN_PLACES = EN_PLACES | _listed("places_en.txt")
 #: More Chinese places (``data/places_zh.txt``: prefecture-level cities, foreign cities): a value said to be a place
-#: ("在包头", "搬到赣州") is one; not searched inside sentences, where two characters are often part of other words.
+#: ("在包头", "搬到赣州") is one; inside a sentence only as a whole word of its segmentation, since two characters are
+#: often part of other words ("海门" of "上海门店").
 ZH_MORE_PLACES = _listed("places_zh.txt")
 
 #: Widely used technologies (languages, frameworks, databases, platforms), lower case.
@@ -85,6 +86,11 @@ def places_in(text: str) -> list[str]:
     """The cities, regions and countries of the word lists that ``text`` names, as the lists write them."""
     text = text or ""
     found = [p for p in ZH_PLACES if p in text and p not in _NOT_WHERE]
+    if any(p in text for p in ZH_MORE_PLACES if not p.isascii()):
+        # The longer list only as whole words of the segmented sentence: "大阪" of "现在改去大阪", not "海门" of "上海门店".
+        from ...text.tokenize import _default_tokenizer
+
+        found += [w for w in _default_tokenizer().lcut(text) if w in ZH_MORE_PLACES]
     words = re.findall(r"[A-Za-z][A-Za-z'-]*", text.lower())
     for n in (2, 1):
         found += [" ".join(words[i:i + n]) for i in range(len(words) - n + 1) if " ".join(words[i:i + n]) in EN_PLACES]

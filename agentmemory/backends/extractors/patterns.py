@@ -105,7 +105,7 @@ BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
 _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
               r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试|助理|文员|合伙人|教练|导购|"
-              r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD")
+              r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD|柜员|收银员|保安|司机|快递员|外卖员|保险代理|店员|服务员|保洁|护工")
 #: Someone called as Chinese speakers call colleagues and neighbours: by surname after 老/小/阿 ("老王是回族不吃猪肉",
 #: "小陈对花生过敏") or before a title ("王姐", "张总", "刘老师"); not a word that begins so ("小孙子", "老顾客",
 #: "小程序": left out of the surnames or by the next character).
