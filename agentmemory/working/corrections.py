@@ -42,6 +42,9 @@ _GIVING_UP = (r"(?:\b(?:(?:we|i)(?:'re|'m| are| am)?|were|im|also|so|and|now)\s+
               r"(?:list|plan|plans|itinerary|schedule|trip|route|shortlist)))")
 #: Words of when, not of what ("明天去不了了", "周末计划泡汤了"): no value a plan's retraction takes back.
 _WHEN_WORDS = r"今天|明天|后天|今晚|晚上|这周|下周|这几天|周末|最近|暂时|先|还|那个|这个|[早午晚]饭|[早午晚]餐"
+#: Words after "not" that say how, not which ("not yet", "not really", "not sure"): no old value.
+_NOT_A_VALUE = (r"(?:yet|really|sure|much|bad|quite|now|today|anymore|exactly|necessarily|too|that|so|even|always|ever|only|"
+                r"just|great|good|likely|again|entirely|totally|me|us|him|her|them|it|this)\b")
 #: Phrases that retract a value, with the value in group ``o``.
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
@@ -62,7 +65,7 @@ _RETRACTIONS = (
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "我报的是半马不是全马😅": the value before a stop, an emoji or the end too; not "不是很…", "不是我…".
-    re.compile(rf"不是(?!很|太|特别|非常|那么|这么|真|一定|所有|每|我|你|他|她|说|因为|为了|要|想|能|会|在|有|没)"
+    re.compile(rf"(?<!是)不是(?!很|太|特别|非常|那么|这么|真|一定|所有|每|我|你|他|她|说|因为|为了|要|想|能|会|在|有|没)"
                rf"(?P<o>{_ZC}{{1,10}}?)(?:了|，|,|而是|是|(?=[。！？!?；;\s{CHAT_END}]|$))"),
     re.compile(rf"(?:之前|上次|以前)(?:说|讲|写)的?(?P<o>{_ZC}{{1,10}}?)(?:是错的|不对|说错了|写错了|记错了)"),
     re.compile(rf"(?:以前|之前|原来|当初)(?:在|用|开|养|住|学|弹)(?P<o>{_ZC}{{1,8}}?)(?:的时候|那会儿?|那阵子|时)"),
@@ -92,7 +95,7 @@ _RETRACTIONS = (
     # A plan's item given up: "were dropping osaka", "dropping wharton from the list" (not "it keeps dropping leaves").
     re.compile(rf"{_GIVING_UP} (?:the |my |our )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped|ditched|scrapped|cancell?ed|cancell?ing|"
-               r"gave up(?: on)?|stopped|packed in|jacked in|(?:handed in|gave|put in) (?:my )?notice (?:at|to)|moved (?:away )?from|switched (?:away )?from|"
+               r"gave up(?: on)?|(?:had to |have to |decided to )give up(?: on)?|stopped|packed in|jacked in|(?:handed in|gave|put in) (?:my )?notice (?:at|to)|moved (?:away )?from|switched (?:away )?from|"
                r"traded in|got rid of|broke up with|no longer (?:at|with|in|use|using|have|own|eat|do|doing|"
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
@@ -107,7 +110,7 @@ _RETRACTIONS = (
     re.compile(r"\b(?:is|'s|are|was) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?:a |an |the )?"
                r"(?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
     re.compile(r"\bno more (?!than\b|of\b|time\b|money\b)(?P<o>[\w&'-]+)(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|$)", _I),
-    re.compile(r"^\s*not (?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
+    re.compile(rf"^\s*not (?!{_NOT_A_VALUE})(?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
     re.compile(r"\b(?P<o>[\w&-]+(?: [\w&-]+)?)'s (?:officially |finally |completely )?(?:gone|history|cancell?ed|called off|scrapped|"
                r"dead|totall?ed|written off|toast)\b"
@@ -118,12 +121,12 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
-    r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|packed in|jacked in|(?:handed in|gave|put in) (?:my )?notice|"
+    r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|packed in|jacked in|(?:handed in|gave|put in) (?:my )?notice|(?:had|have|decided) to give up|"
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
@@ -274,21 +277,24 @@ def without_retractions(text: str) -> str:
     text = _without_old_values(text)
     parts = clauses(text)
     # A clause that retracts nothing by name and names a place says where the user is now ("辞职打包把东西全寄回长沙了").
-    kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c)
+    kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c) or _RETIRED_RE.search(c)
             or (not retracted_terms(c) and places_in(c) and not _THIRD_PERSON_RE.search(c))]
     if not kept or len(kept) == len(parts):
         return text
     return join_clauses(kept)
 
 
+#: What the user did before retiring ("i used to be an engineer on the ferries before i retired", "我退休前在铁路局干了三十多年"):
+#: the user's own history, no value taken back.
+_RETIRED_RE = re.compile(r"退休|\bretire(?:d|ment)?\b", _I)
 #: A retracting clause that also says the new value ("we dropped keto for Mediterranean", "改学吉他") is kept.
 _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|改名叫|改叫|\b(?:switched to|moved to|for(?! (?:me|us|now|good|a while)\b)|"
                            r"renam\w* (?:him|her|it|them|\w+ to)|new name)\b", _I)
 #: The old value said beside the new one, taken out of the new episode: "Brisket, not Biscuit", "四年级不是三年级",
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
-    (re.compile(rf",?\s*\bnot (?:the |a |an )?(?:\d[\d,.]*\d|[\w&'-]+)(?= *(?:[—–-]|[,.;!?{CHAT_END}]|$))", _I), ""),
-    (re.compile(rf"[，,]?不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
+    (re.compile(rf",?\s*\bnot (?!{_NOT_A_VALUE})(?:the |a |an )?(?:\d[\d,.]*\d|[\w&'-]+)(?= *(?:[—–-]|[,.;!?{CHAT_END}]|$))", _I), ""),
+    (re.compile(rf"[，,]?(?<!是)不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
     (re.compile(r"\b(switched|moved|changed|went|swapped)( (?:the |my |our )?[\w'-]+(?: [\w'-]+)?)? from [\w&'-]+(?: [\w&'-]+)? to\b", _I),
      r"\1\2 to"),
     # "just moved to halifax from calgary": where the user lives now, without where they came from.
@@ -306,7 +312,7 @@ def join_clauses(clauses_kept: list[str]) -> str:
     """Clauses put back together: Chinese punctuation takes no space around it; a space between two Chinese
     characters stays (chat writes it for a comma, and a later reading splits there again)."""
     joined = " ".join(c.strip() for c in clauses_kept)
-    return re.sub(r"\s+(?=[，。！？；、])|(?<=[，。！？；、])\s+", "", joined).strip(" ,，;；").lstrip("！!。、？? ")
+    return re.sub(r"\s+(?=[，。！？；、])|(?<=[，。！？；、])\s+", "", joined).strip(" ,，;；").lstrip("！!。.、？? ")
 
 
 def _without_old_values(text: str) -> str:

@@ -115,7 +115,7 @@ _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一�
 #: What a job has the user do ("负责抖音电商的一个小模块", "i'm in charge of the billing api"): of the old job, once left.
 _DUTY_RE = re.compile(r"负责|分管|\b(?:responsible for|in charge of|i (?:run|manage|lead|own) the)\b", re.IGNORECASE)
 #: Words that say the user has left their job ("上个月离职了", "got laid off"): the old job's title and company go.
-_LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也)?辞了|辞了(?:工作|职)|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
+_LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也)?辞了|辞了(?:工作|职)|我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned)\b", re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
@@ -748,7 +748,9 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
 #: A date of the user's household ("我妈10月3号生日", "my mom's birthday is oct 3"): the user's calendar, kept from a message
 #: about them as the user's own clauses are.
 _FAMILY_DATE_RE = re.compile(r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|对象|儿子|女儿|闺女)的?(?:\d{1,2}月\d{1,2}[号日]|生日是?\d{1,2}月\d{1,2}[号日]?)|"
-                             r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter)'s (?:birthday|bday) is\b",
+                             r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter)'s (?:birthday|bday) is\b|"
+                             # a grandchild's name: what the grandparent's assistant is asked, not where the child lives
+                             r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$",
                              re.IGNORECASE)
 
 
@@ -772,7 +774,13 @@ _LIFE_RE = re.compile(
     r"\b(?:i'm|im|i am) (?:now |officially |happily )?(?:single|divorced|engaged|married|widowed|pregnant)\b|"
     r"\b(?:we|i|[a-z]+ and i|me and [a-z]+) (?:have |had |just |finally )?(?:split up|broke up|separated|got divorced|"
     r"got engaged|got married)\b|"
-    r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter|boyfriend|girlfriend)'s (?:birthday|bday) is\b",
+    r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter|boyfriend|girlfriend)'s (?:birthday|bday) is\b|"
+    # what the user has taken up ("ive started learning ukulele on my days off", "最近开始学尤克里里")
+    r"\b(?:i|i've|ive|i have)(?: just| recently| finally)? (?:started|been|taken up|picked up) (?:learning|taking|playing|"
+    r"doing|going to) [\w -]{2,30}(?:lessons|classes|on (?:my )?(?:days off|weekends)|every|again)|"
+    r"\b(?:i've|ive|i have)(?: just| recently| finally)? (?:taken|picked) up (?!the|a call|the phone)\w+|"
+    r"我(?:最近|现在|今年)?(?:开始)?(?:在)?学(?:了)?(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|贝斯|萨克斯|游泳|滑雪|画画|书法|舞蹈|拳击|"
+    r"日语|韩语|法语|德语|西班牙语|英语|编程|摄影|烘焙|做饭)",
     re.IGNORECASE)
 
 
@@ -975,6 +983,10 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
             return ids
     if not guess or (replaceable and set(replaceable) <= _STYLE_SLOTS):
         # How the user wants answers ("以后直接给书名就行") corrects an earlier wish of that kind, nothing else.
+        return []
+    if replaceable and not about:
+        # A new value of a slot with nothing that held it ("我退休前是老师 现在在青岛" where only "前年查出2型糖尿病" was
+        # said): no episode of no topic is its old value, however close in meaning.
         return []
     bundled = disclosure.bundled_model_name()
     if get_embedder().model_name != bundled:

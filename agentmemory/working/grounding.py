@@ -179,7 +179,7 @@ def _other_person(clause: str) -> str:
 
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
-_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?|(?:my|our|his|her|their|one|an?|another|one of (?:my|our))\s+(?:(?:best|old|close|good|dear|oldest|"
+_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
                                 rf"childhood|college|uni|work)\s+)?)?((?:女|男)?(?:{_PERSON_ZH})|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
@@ -200,8 +200,13 @@ _HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|�
                            r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)$", re.IGNORECASE)
 
 
+#: Someone picked out of a group and then named ("one of the techs, Marisol, …", "another, Gareth, …").
+_ONE_OF_THEM_RE = re.compile(r"^(?:(?:and|also|plus)\s+)?(?:one of (?:the|my|our)\s+[\w-]+|another(?:\s+[\w-]+)?|one\s+[\w-]+)$",
+                             re.IGNORECASE)
+_CAPITALISED_NAME_RE = re.compile(r"(?:Dr\.? )?[A-Z][a-z][\w'-]*(?: [A-Z][a-z][\w'-]*)?")
 #: A reply's first words, before what it says ("yes many", "ok", "好的", "对的").
-_ANSWER_FIRST_RE = re.compile(r"^(?:yes|yeah|yep|yup|ok|okay|sure|no|nope|nah|right|true|haha|lol|thanks|cheers|嗯+|好的?|对的?|是的|"
+_ANSWER_FIRST_RE = re.compile(r"^(?:yes|yeah|yep|yup|ok|okay|sure|no|nope|nah|right|true|haha|lol|thanks|cheers|good|great|nice|cool|"
+                              r"perfect|fair|awesome|lovely|嗯+|好的?|对的?|是的|"
                               r"哈哈+|行|可以)(?:\s+\w+){0,2}[\s\W]*$", re.IGNORECASE)
 
 
@@ -231,6 +236,8 @@ def about_another_person(text: str) -> str:
                               or _NEW_TOPIC_RE.match(parts[0])):
         parts = parts[1:]  # "yes many 😅 father in law is diabetic": the answer's word, then whom it is about
     first = _LEADING_LINK_RE.sub("", parts[0] if parts else "")  # "还有个同事…", "and my cousin …"
+    if len(parts) > 1 and _ONE_OF_THEM_RE.match(first) and _CAPITALISED_NAME_RE.fullmatch(parts[1]):
+        return parts[1]  # "one of the techs, Marisol, has a tree nut allergy"
     member = _TEAM_MEMBER_RE.match(first)
     if member is not None and not (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first[member.end():]):
         return member.group("n") or member.group("m")  # "bastian on our team is having his first kid", "我们组的Ken辞职了"

@@ -109,7 +109,11 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("i packed in guitar last month", {"guitar"}),
     ("handed in my notice at brightline today", {"brightlin"}),
     ("omar and i split up in may", {"omar"}),
-    # Not a plan called off: forgetting a thing, the weather cancelling, a meeting said as a time.
+    ("had to give up the greenhouse, no time with the new shifts", {"greenhous"}),
+    # Not a plan called off: forgetting a thing, the weather cancelling, a meeting said as a time; "not yet" and the
+    # A-not-A question ("是不是跑多了") take nothing back.
+    ("not yet.", set()),
+    ("最近膝盖跑完有点疼 是不是跑多了", set()),
     ("i always forget the milk", set()),
     ("明天那个会取消了", set()),
 ])
@@ -131,9 +135,11 @@ def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     ("我们组的小程序要重构", ""),
     ("morale on our team is low since the layoffs", ""),
     ("our lead time is three weeks now", ""),
-    ("one coworker, Dana, has a nut allergy", "coworker"),
+    ("one coworker, Dana, has a nut allergy", "Dana"),
     ("a friend of mine just moved to Oslo", "friend"),
     ("a friend and I are doing the half marathon", ""),
+    ("good call. one of the nurses, Tamsin, is gluten free", "Tamsin"),
+    ("孙女叫朵朵 在杭州上幼儿园", "孙女"),  # a grandchild lives a life of their own (only the name is kept)
 ])
 def test_whom_a_message_is_about(text, whom):
     from agentmemory.working.grounding import about_another_person

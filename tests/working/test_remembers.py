@@ -1102,3 +1102,35 @@ def test_a_job_left_keeps_what_else_was_said_and_two_things_offered_keep_nothing
     talk("movie", "whats the best sci fi film ever in your opinion", "dune or arrival", "fair. will we ever live on mars")
     assert list(MemoryItem.objects.for_user("movie").current()) == [], \
         [m.content for m in MemoryItem.objects.for_user("movie").current()]
+
+
+def test_a_grandchild_a_career_before_retiring_and_a_move_across_town_are_the_users(api_client, talk):
+    """A grandparent's grandchild named ("外孙女叫朵朵 在杭州上幼儿园": the name, not where the child lives), a job held before retiring ("i used to be a signalman
+    before i retired"), a move to a district near work ("we moved to roath … 10 min from work", not an employer), and
+    "现在在青岛" said beside a diagnosis, which it does not replace."""
+    talk("gp", "你好 视频通话怎么开美颜 外孙女老说我脸黑", "外孙女叫朵朵 在杭州上幼儿园 每周日我们视频")
+    assert "朵朵" in remembered(api_client, "gp", "用户的外孙女叫什么？")
+    assert "杭州" not in " ".join(m.content for m in MemoryItem.objects.for_user("gp").current())
+    talk("rt", "its for my grandson Alfie, he turns 4 on the 2nd of May. i used to be a signalman on the railways "
+               "before i retired so he loves trains")
+    shown = remembered(api_client, "rt", "What did the user do before retiring?").lower()
+    assert "signalman" in shown, shown
+    talk("mvx", "my fiesta's brakes are squealing, i drive it in from caerphilly every day")
+    talk("mvx", "update: sold the fiesta, we moved to roath last month and i'm 10 min from work now so i got a bike",
+         agent="planner")
+    assert current("mvx", "employer") == [], current("mvx", "employer")
+    talk("qd", "我今年61 前年查出高血压 早饭吃啥好")
+    talk("qd", "我退休前是会计 现在在青岛 天天去海边散步", agent="planner")
+    assert "高血压" in remembered(api_client, "qd", "用户有什么病？")
+    assert current("qd", "location") == ["青岛"]
+
+
+def test_someone_picked_out_of_a_group_and_a_job_quit_in_passing(api_client, talk):
+    """"one of the nurses, Tamsin, is gluten free" is Tamsin's; "超市那边我上个月辞了" leaves no job title of the old job."""
+    talk("grp", "organising the ward's christmas lunch", "good call. one of the nurses, Tamsin, is gluten free and our "
+                "consultant Dr Hale is vegan lol")
+    assert not MemoryItem.objects.for_user("grp").current().filter(content__icontains="gluten").exists()
+    talk("qt", "我在一家超市当收银员 顾客老问会员积分怎么用 帮我写个说明")
+    talk("qt", "超市那边我上个月辞了哈 现在在家做手工皂 放小红书上卖", agent="planner")
+    shown = remembered(api_client, "qt", "用户现在做什么工作？")
+    assert "手工皂" in shown and "收银员" not in shown, shown

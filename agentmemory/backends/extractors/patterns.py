@@ -171,6 +171,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("employer", re.compile(rf"(?:^|我)(?:现在|目前|已经|也|还)?(?:在|于)(?P<v>{ZC}{{1,20}}?)(?:工作|上班|任职|实习)"), None),
     ("employer", re.compile(rf"我是(?P<v>{ZC}{{2,15}}?)的{ZC}{{0,6}}?(?:{_ZH_TITLES})"), None),
     ("location", re.compile(rf"^\s*(?:我|我们)(?:现在|目前|人)?在(?P<v>{ZC}{{2,8}})$"), "@place"),
+    # "我退休前是老师 现在在青岛 天天钓鱼": a chat piece of its own (spaces for commas) that says where the user is now.
+    ("location", re.compile(r"(?:^|(?<=[\u4e00-\u9fff\s]))(?<!\S)(?:现在|目前)(?:人)?在(?P<v>[\u4e00-\u9fff]{2,4})(?=\s|$)"), "@place"),
     ("location", re.compile(rf"(?:调到|派到|外派到|调去|派去)了?(?P<v>{ZC}{{2,8}}?)了?(?=[，。！？；,.!?;]|$)"), "@place"),
     ("employer", re.compile(rf"^\s*(?:我)?(?:现在|目前)?在(?P<v>{ZC}{{1,16}}(?:银行|公司|集团|大学|医院|中心|研究院|研究所|学院|科技|"
                             r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
@@ -250,7 +252,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"(?:新|刚)(?:提|买|换)的(?:车是?)?(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
     # Said with no subject at a clause's start, a car make named: "刚提了理想L6😎", "终于入了辆比亚迪海豹".
-    ("car", re.compile(rf"(?:^|[，,。！!～~\s])(?:刚刚?|新|终于|已经|上周|昨天|现在)?(?:提了|入了|买了|换了|提车|开的是|开着)(?:一辆|辆|台|一台)?"
+    ("car", re.compile(rf"(?:^|[，,。！!～~\s])(?:刚刚?|新|终于|已经|上周|昨天|现在|进货|上班|平时|通勤|拉货|送货|跑车)?(?:提了|入了|买了|换了|提车|开的是|开着)(?:一辆|辆|台|一台)?"
                        rf"(?:(?:20)?\d{{2}}年的?|(?:新|二手|旧)的?)?(?P<v>(?:{CAR_MAKES_ZH})(?:[A-Za-z0-9]{{1,6}}|[\u4e00-\u9fff]{{0,4}}?))"
                        rf"(?=了|[，。！？；,.!?;\s～~]|$|[\U0001F300-\U0001FAFF\u2600-\u27BF])"), None),
     # "我这边现在是伦敦时间了": the user's time zone, and where they are (rules.py reads the place from it).
@@ -351,8 +353,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                               r"[A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(rf"\bour (?:tech )?stack is (?P<v>{_EC}{{1,40}})", _I), None),
-    ("budget", re.compile(rf"\bbudget (?:is |of |has )?(?:now |been |changed to |raised to |increased to |cut to |reduced to |"
-                          rf"lowered to |moved to |around |about )*(?P<v>[$€£¥]?\s?{_NUM})", _I), None),
+    ("budget", re.compile(rf"\bbudget(?: for (?:the |our |my )?[\w -]{{1,25}}?)? (?:is |of |has )?(?:now |been |changed to |raised to |"
+                          rf"increased to |cut to |reduced to |lowered to |moved to |around |about )*"
+                          rf"(?P<v>(?:[$€£¥]|(?-i:R|A\$|NZ\$|C\$|US\$))?\s?{_NUM})", _I), None),
     ("company_industry", re.compile(rf"\bwe (?:now )?do (?P<v>{_EC}{{2,30}}?) now\b", _I), None),
     ("company_industry", re.compile(r"\b(?:we|our company|the company) (?:\w+ )?pivoted (?:to|into) (?P<v>[\w -]{2,30}?)"
                                     r"(?= this\b| last\b| in \d|,|$|[.;!?])", _I), None),

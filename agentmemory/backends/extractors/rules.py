@@ -65,7 +65,8 @@ _MAKES_RE = re.compile(rf"(?:{PHONE_MAKES}|{CAR_MAKES_ZH}|(?:{CAR_MAKES_EN})\b)"
 #: A chosen thing said only as a pronoun ("I chose them 'cause ...") names nothing a memory could keep.
 _ZH_PRONOUN_VALUE_RE = re.compile(r"^(?:它|他|她)")
 _PRONOUN_VALUE_RE = re.compile(r"(?:them|it|this|that|these|those|him|her|one)\b", re.IGNORECASE)
-_WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|work|working|employer)\b", _I)
+_WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|(?<!from )(?<!to )(?<!after )"
+                          r"(?<!before )(?<!at )(?<!of )work|working|employer)\b", _I)
 _JOB_CHANGE_RE = re.compile(r"跳槽|入职|换工作|换了工作|离职|辞职|不在.{1,12}?(?:了|工作|上班)|离开(?:了)?.{1,12}|"
                             r"\b(?:left|quit) my job\b|\bnew job\b", re.IGNORECASE)
 _SWITCH_CUE_RE = re.compile(r"迁|换成|改用|切换|重写|\bnow\b|\bswitched\b|\bmigrated\b|\brewrote\b|\bmoved\b|\bported\b", _I)
@@ -252,11 +253,13 @@ def _disambiguate(slot_key: str, value: str, sentence: str) -> str:
     place is expected is an employer ("I've moved to Stripe, started last month")."""
     if slot_key in ("employer", "tech_stack") and is_place(value):
         return "location"
-    if slot_key == "location" and not is_chinese(sentence) and not is_place(value) and _WORK_CUE_RE.search(sentence):
+    if slot_key == "location" and not is_chinese(sentence) and not is_place(value) and _WORK_CUE_RE.search(sentence) \
+            and not _WE_MOVED_RE.search(sentence):  # "we moved to headingley … 10 min from work": a home, not a firm
         return "employer"
     return slot_key
 
 
+_WE_MOVED_RE = re.compile(r"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated)\b", _I)
 #: A clause that says where the user lives: its place is no employer ("I live in Leeds and commute … for work").
 _LIVES_RE = re.compile(r"\b(?:live|living|lives)\s+in\b", re.IGNORECASE)
 
