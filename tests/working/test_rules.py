@@ -67,6 +67,21 @@ def test_a_budget_in_ten_thousands_and_per_night():
     assert found == {"1万5左右", "400左右", "两万五以内"}, found
 
 
+def test_a_budget_for_something_a_car_driven_for_work_and_a_move_across_town():
+    """"budget for the whole move is about R250k" (with its currency), "进货开的是五菱宏光", "现在在青岛" between chat
+    spaces; "we moved to roath … 10 min from work" is where the user lives, not a company."""
+    found = {(d.key.split(":")[0], d.value) for t in ("budget for the whole move is about R250k",
+                                                       "Budget for the trip is about 3k USD, flights included.",
+                                                       "进货开的是五菱宏光 最近早上老打不着火",
+                                                       "我退休前是会计 现在在青岛 天天去海边散步",
+                                                       "we moved to roath last month and i'm 10 min from work now")
+             for d in _extract(t)}
+    assert {("budget", "R250k"), ("budget", "3k USD"), ("car", "五菱宏光"), ("location", "青岛"),
+            ("location", "Roath")} <= found, found
+    assert not [v for k, v in found if k == "employer"], found
+    assert not [d for d in _extract("我朋友开的是五菱宏光", "现在在开会 等下说") if d.key.split(":")[0] in ("car", "location")]
+
+
 def test_english_slots():
     drafts = _extract("My name is Alice Chen and I work at Acme Corp.", "I hate meetings.",
                       "Actually, we migrated to PostgreSQL last month.", "Our budget is $5,000.",

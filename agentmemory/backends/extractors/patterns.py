@@ -355,7 +355,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("tech_stack", re.compile(rf"\bour (?:tech )?stack is (?P<v>{_EC}{{1,40}})", _I), None),
     ("budget", re.compile(rf"\bbudget(?: for (?:the |our |my )?[\w -]{{1,25}}?)? (?:is |of |has )?(?:now |been |changed to |raised to |"
                           rf"increased to |cut to |reduced to |lowered to |moved to |around |about )*"
-                          rf"(?P<v>(?:[$€£¥]|(?-i:R|A\$|NZ\$|C\$|US\$))?\s?{_NUM})", _I), None),
+                          rf"(?P<v>(?:[$€£¥]|(?-i:R|A\$|NZ\$|C\$|US\$))?\s?{_NUM}(?:\s?(?:USD|EUR|GBP|AUD|CAD|NZD|ZAR|RMB|CNY|"
+                          rf"dollars|bucks|quid|pounds|euros?|rand)\b)?)", _I), None),
     ("company_industry", re.compile(rf"\bwe (?:now )?do (?P<v>{_EC}{{2,30}}?) now\b", _I), None),
     ("company_industry", re.compile(r"\b(?:we|our company|the company) (?:\w+ )?pivoted (?:to|into) (?P<v>[\w -]{2,30}?)"
                                     r"(?= this\b| last\b| in \d|,|$|[.;!?])", _I), None),
