@@ -1129,8 +1129,9 @@ def test_someone_picked_out_of_a_group_and_a_job_quit_in_passing(api_client, tal
     """"one of the nurses, Tamsin, is gluten free" is Tamsin's; "超市那边我上个月辞了" leaves no job title of the old job."""
     talk("grp", "organising the ward's christmas lunch", "good call. one of the nurses, Tamsin, is gluten free and our "
                 "consultant Dr Hale is vegan lol")
-    assert not MemoryItem.objects.for_user("grp").current().filter(content__icontains="gluten").exists()
-    talk("qt", "我在一家超市当收银员 顾客老问会员积分怎么用 帮我写个说明")
-    talk("qt", "超市那边我上个月辞了哈 现在在家做手工皂 放小红书上卖", agent="planner")
+    kept = " ".join(MemoryItem.objects.for_user("grp").current().values_list("content", flat=True)).lower()
+    assert "gluten" not in kept and "vegan" not in kept, kept
+    talk("qt", "我在一家连锁药店当药剂师 顾客老问感冒药能不能一起吃 帮我写个说明")
+    talk("qt", "药店那边我上个月辞了哈 现在在家做手工皂 放小红书上卖", agent="planner")
     shown = remembered(api_client, "qt", "用户现在做什么工作？")
-    assert "手工皂" in shown and "收银员" not in shown, shown
+    assert "手工皂" in shown and "药剂师" not in shown, shown
