@@ -40,11 +40,15 @@ _NOT_A_SIDE = (r"(?! (?:knee|leg|arm|hand|foot|feet|eye|ear|side|shoulder|hip|an
 _GIVING_UP = (r"(?:\b(?:(?:we|i)(?:'re|'m| are| am)?|were|im|also|so|and|now)\s+(?:dropping|ditching|scrapping)|"
               r"\b(?:dropping|ditching|scrapping)(?= (?:the |my |our )?[\w&'-]+(?: [\w&'-]+)? from (?:the|my|our) "
               r"(?:list|plan|plans|itinerary|schedule|trip|route|shortlist)))")
+#: Words of whom or when, not of a plan's where ("我儿子那个面试", "下午那个会"): no value a cancelled plan takes back.
+_NOT_A_PLAN_ZH = (r"昨天|前天|上周|上午|下午|中午|早上|晚上|今早|儿子|女儿|孩子|老公|老婆|我妈|我爸|学校|公司|单位|我们|他们|她们|"
+                  r"[他她它你我]")
 #: Words of when, not of what ("明天去不了了", "周末计划泡汤了"): no value a plan's retraction takes back.
 _WHEN_WORDS = r"今天|明天|后天|今晚|晚上|这周|下周|这几天|周末|最近|暂时|先|还|那个|这个|[早午晚]饭|[早午晚]餐"
 #: Words after "not" that say how, not which ("not yet", "not really", "not sure"): no old value.
 _NOT_A_VALUE = (r"(?:yet|really|sure|much|bad|quite|now|today|anymore|exactly|necessarily|too|that|so|even|always|ever|only|"
-                r"just|great|good|likely|again|entirely|totally|me|us|him|her|them|it|this)\b")
+                r"just|great|good|likely|again|entirely|totally|me|us|him|her|them|it|this|atm|ideal|kidding|cheap|fan|"
+                r"lot|bit|big|huge|fun|easy|worth|enough|for|at|in|on|with|without|\w+ly|\w+ing)\b")
 #: Phrases that retract a value, with the value in group ``o``.
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
@@ -88,14 +92,14 @@ _RETRACTIONS = (
     re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS})(?P<o>{_ZC}{{1,6}}?)(?:的)?(?:计划|offer|名额)?(?:也|就|彻底|直接)?(?:泡汤了|没戏了)"),
     re.compile(r"\b(?:renam(?:ed|ing)|broke up with) (?P<o>[\w'-]+)", _I),
     # A plan called off by its name: "scrap the lake district thing", "forget the lisbon idea", "东京那个客户取消了".
-    re.compile(r"\b(?:scrap|forget|ditch|cancel|drop|skip) (?:the |my |our |that )(?P<o>[\w&'-]+(?: [\w&'-]+)?) "
-               r"(?:thing|plan|plans|idea|trip)\b", _I),
-    re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS})(?P<o>[\u4e00-\u9fffA-Za-z]{{1,6}}?)(?:那个|这个|的)"
+    re.compile(r"(?<!don't )(?<!dont )(?<!do not )(?<!never )(?<!not )\b(?:scrap|forget|ditch|cancel|drop|skip) (?:the |that )"
+               r"(?!whole\b|entire\b)(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:thing|plan|plans|idea|trip)\b", _I),
+    re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS}|{_NOT_A_PLAN_ZH})(?P<o>[\u4e00-\u9fffA-Za-z]{{2,6}}?)(?:那个|这个)"
                r"(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?(?:取消了|黄了|不去了)"),
     # A plan's item given up: "were dropping osaka", "dropping wharton from the list" (not "it keeps dropping leaves").
     re.compile(rf"{_GIVING_UP} (?:the |my |our )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped|ditched|scrapped|cancell?ed|cancell?ing|"
-               r"gave up(?: on)?|(?:had to |have to |decided to )give up(?: on)?|stopped|packed in|jacked in|(?:handed in|gave|put in) (?:my )?notice (?:at|to)|moved (?:away )?from|switched (?:away )?from|"
+               r"gave up(?: on)?|(?:had to |decided to )give up(?: on)?|stopped|(?:packed|jacked) in(?= (?:my |the )?(?!like\b|a\b|an\b|so\b)\w+(?:[,.;!]|$| (?:last|this|in|after|because|cos|since|now|for)\b))|(?:handed in|gave|put in) (?:my )?notice (?:at|to)|moved (?:away )?from|switched (?:away )?from|"
                r"traded in|got rid of|broke up with|no longer (?:at|with|in|use|using|have|own|eat|do|doing|"
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
@@ -110,7 +114,7 @@ _RETRACTIONS = (
     re.compile(r"\b(?:is|'s|are|was) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?:a |an |the )?"
                r"(?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
     re.compile(r"\bno more (?!than\b|of\b|time\b|money\b)(?P<o>[\w&'-]+)(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|$)", _I),
-    re.compile(rf"^\s*not (?!{_NOT_A_VALUE})(?:the |a |an )?(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
+    re.compile(rf"^\s*not (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
     re.compile(r"\b(?P<o>[\w&-]+(?: [\w&-]+)?)'s (?:officially |finally |completely )?(?:gone|history|cancell?ed|called off|scrapped|"
                r"dead|totall?ed|written off|toast)\b"
@@ -126,7 +130,7 @@ _RETRACTING_CLAUSE = re.compile(
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
-    r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|packed in|jacked in|(?:handed in|gave|put in) (?:my )?notice|(?:had|have|decided) to give up|"
+    r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|(?:packed|jacked) in (?:my |the )?(?!like\b|a\b|an\b|so\b)\w+|(?:handed in|gave|put in) (?:my )?notice|(?:had|decided) to give up|"
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
@@ -167,7 +171,7 @@ TOPICS: dict[str, re.Pattern] = {
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|pups?|bunn(?:y|ies)|pets?)\b", _I),
     "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a|by) (?:[\w/-]+ )?train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
-    "health": re.compile(r"过敏|不吃|吃素|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|头|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
+    "health": re.compile(r"过敏|不吃|吃素|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
                          r"\b(?:back pain|migraines?|insomnia|allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
                          r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood)\b", _I),
@@ -286,14 +290,14 @@ def without_retractions(text: str) -> str:
 
 #: What the user did before retiring ("i used to be an engineer on the ferries before i retired", "我退休前在铁路局干了三十多年"):
 #: the user's own history, no value taken back.
-_RETIRED_RE = re.compile(r"退休|\bretire(?:d|ment)?\b", _I)
+_RETIRED_RE = re.compile(r"退休(?:前|以前|之前)|\bbefore (?:i |I )?retir(?:ed|ing)\b", _I)
 #: A retracting clause that also says the new value ("we dropped keto for Mediterranean", "改学吉他") is kept.
 _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|改名叫|改叫|\b(?:switched to|moved to|for(?! (?:me|us|now|good|a while)\b)|"
                            r"renam\w* (?:him|her|it|them|\w+ to)|new name)\b", _I)
 #: The old value said beside the new one, taken out of the new episode: "Brisket, not Biscuit", "四年级不是三年级",
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
-    (re.compile(rf",?\s*\bnot (?!{_NOT_A_VALUE})(?:the |a |an )?(?:\d[\d,.]*\d|[\w&'-]+)(?= *(?:[—–-]|[,.;!?{CHAT_END}]|$))", _I), ""),
+    (re.compile(rf",?\s*\bnot (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?:\d[\d,.]*\d|[\w&'-]+)(?= *(?:[—–-]|[,.;!?{CHAT_END}]|$))", _I), ""),
     (re.compile(rf"[，,]?(?<!是)不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
     (re.compile(r"\b(switched|moved|changed|went|swapped)( (?:the |my |our )?[\w'-]+(?: [\w'-]+)?)? from [\w&'-]+(?: [\w&'-]+)? to\b", _I),
      r"\1\2 to"),

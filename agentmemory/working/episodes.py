@@ -113,9 +113,15 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
 #: What a job has the user do ("负责抖音电商的一个小模块", "i'm in charge of the billing api"): of the old job, once left.
-_DUTY_RE = re.compile(r"负责|分管|\b(?:responsible for|in charge of|i (?:run|manage|lead|own) the)\b", re.IGNORECASE)
+_DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分管|\b(?:responsible for|in charge of)\b"
+                      r"(?! (?:the )?(?:school|kids|pick-?ups?|dog|cat|cooking|laundry))", re.IGNORECASE)
+#: A job left only in wish, or by someone else ("真想把工作辞了", "老公把工作辞了").
+_WISH_OR_THEIRS_RE = re.compile(r"(?:想|打算|准备|要不要|该不该|能不能)[^，。！？\s]{0,4}辞|(?:老公|老婆|对象|男朋友|女朋友|他|她|我妈|我爸)"
+                                r"[^，。！？\s]{0,4}(?:辞|离职)|\b(?:thinking (?:about|of) (?:quitting|leaving)|might quit|want to quit|"
+                                r"(?:he|she|my (?:husband|wife|partner)) (?:quit|left|got laid off|handed in))\b", re.IGNORECASE)
 #: Words that say the user has left their job ("上个月离职了", "got laid off"): the old job's title and company go.
-_LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也)?辞了|辞了(?:工作|职)|我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
+_LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也)?辞了|辞了(?:工作|职)|"
+                          r"我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned)\b", re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
@@ -247,7 +253,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                    or new_value_said)
         # A new job begun ("新单位上班第一周…", "first week at the hospital pharmacy done"): the old job's words go.
         new_job = bool(_NEW_JOB_RE.search(turn.content)) and turn.turn_id not in others
-        left_job = bool(_LEFT_JOB_RE.search(turn.content)) and turn.turn_id not in others and not new_job
+        left_job = bool(_LEFT_JOB_RE.search(turn.content)) and turn.turn_id not in others and not new_job \
+            and not _WISH_OR_THEIRS_RE.search(turn.content) and not _HYPOTHETICAL_RE.search(turn.content)
         new_job = new_job or left_job
         if new_job and "work" not in about:
             about = sorted({*about, "work"})
@@ -581,8 +588,8 @@ _THE_WORLD_RE = re.compile(r"^\W*(?:网上|网友|大家|新闻|外面|社会上
 
 #: Two things offered to choose from, and nothing else ("blade runner or blade runner 2049", "猫还是狗"): an answer to
 #: the assistant's "which do you think?", no fact of the user's.
-_EITHER_RE = re.compile(r"^\W*(?:[\w'-]+\s+){0,4}[\w'-]+\s+or\s+(?:[\w'-]+\s+){0,4}[\w'-]+\W*$|"
-                        r"^\W*[\u4e00-\u9fffA-Za-z0-9]{1,10}还是[\u4e00-\u9fffA-Za-z0-9]{1,10}\W*$", re.IGNORECASE)
+_EITHER_RE = re.compile(r"^\W*(?:[a-z'-]+\s+){0,2}[a-z'-]*[a-z]\s+or\s+(?!so\b|less\b|more\b|rather\b|thereabouts\b|not\b|two\b|three\b)"
+                        r"(?:[a-z'-]+\s+){0,2}[a-z'-]+(?:\s+\d+)?\W*$", re.IGNORECASE)
 
 
 def _not_a_fact(sentence: str) -> bool:
@@ -745,13 +752,15 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
             and not _HYPOTHETICAL_RE.search(c) and not _MEANT_TO_RE.search(c)]
 
 
-#: A date of the user's household ("我妈10月3号生日", "my mom's birthday is oct 3"): the user's calendar, kept from a message
-#: about them as the user's own clauses are.
-_FAMILY_DATE_RE = re.compile(r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|对象|儿子|女儿|闺女)的?(?:\d{1,2}月\d{1,2}[号日]|生日是?\d{1,2}月\d{1,2}[号日]?)|"
-                             r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter)'s (?:birthday|bday) is\b|"
-                             # a grandchild's name: what the grandparent's assistant is asked, not where the child lives
-                             r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$",
-                             re.IGNORECASE)
+#: A birthday of the user's household ("我妈10月3号生日", "my mom's birthday is oct 3"): the user's calendar, kept from a
+#: message about them as the user's own clauses are.
+_FAMILY_BIRTHDAY = (r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|对象|儿子|女儿|闺女)的?(?:\d{1,2}月\d{1,2}[号日](?:过)?(?:的?生日|[\u4e00-\u9fff\d]{0,3}大寿)|"
+                    r"生日是?\d{1,2}月\d{1,2}[号日]?)|"
+                    r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter)'s (?:birthday|bday) is (?:on )?(?:the )?"
+                    r"(?:\d{1,2}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
+#: A grandchild's name ("孙子叫豆豆"): what the grandparent's assistant is asked later, not where the child lives.
+_GRANDCHILD_NAMED = r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$"
+_FAMILY_DATE_RE = re.compile(f"{_FAMILY_BIRTHDAY}|{_GRANDCHILD_NAMED}", re.IGNORECASE)
 
 
 #: A plan given up for the other person's sake ("我本来想送个芒果千层当伴手礼", "i was going to get her tulips"): no fact
@@ -763,24 +772,25 @@ _MEANT_TO_RE = re.compile(r"本来想|原本想|本打算|本来打算|差点|\b
 #: short or casual ("现在住光谷这边", "我们上周分了", "现在单身挺好的", "yeah we're renting in auckland (mt eden)", "we're in a
 #: 3rd floor flat in Glasgow", "i'm single now", "我妈10月3号生日"): kept as a disclosing sentence whatever it scored.
 _LIFE_RE = re.compile(
-    r"(?:^|(?<=[\s，,。！!～~]))(?:我们?|我俩|咱们?|现在|目前|已经|终于|一直)+住(?:在)?(?![院酒宾民哪几一的了过着啥])[\u4e00-\u9fffA-Za-z]{2,8}?"
-    r"(?:这边|那边|这块|附近|[，,。！!\s]|$)|(?<!不)单身(?!狗|汉|贵族|派对|公寓|的朋友)|"
+    r"(?:^|(?<=[\s，,。！!～~]))(?:我们?|我俩|咱们?|现在|目前|已经|终于|一直)+住(?:在)?(?![院酒宾民哪几一的了过着啥这那]|[两三四五六七八九十\d]+晚|汉庭|如家)"
+    r"[\u4e00-\u9fffA-Za-z]{2,8}?(?:这边|那边|这块|附近|[，,。！!\s]|$)|"
+    r"(?:我|我们|现在|目前|已经|恢复)(?:也|还|又|就)?(?:是)?单身(?!狗|汉|贵族|派对|公寓|的朋友|税)|"
     r"(?:我们|我俩|我和[\u4e00-\u9fffA-Za-z]{1,4}|[\u4e00-\u9fffA-Za-z]{1,4}和我)(?:已经|上周|上个月|前几天|前阵子|昨天|去年|年初|刚刚?)?"
-    r"(?:分手了|分了(?![一二三四五六七八九十两\d几]))|"
-    r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|对象|儿子|女儿|闺女)的?(?:\d{1,2}月\d{1,2}[号日]|生日是?\d{1,2}月\d{1,2}[号日]?)|"
+    r"(?:分手了|分了(?![一二三四五六七八九十两\d几工组蛋活钱房]))|"
+    rf"{_FAMILY_BIRTHDAY}|"
     r"\b(?:i|we)(?:'re|re| are|'m|m| am)? (?:now |currently |still )?(?:renting|living|based) (?:in|out of|near)\b|"
     r"\b(?:we're|we are|i'm|im|i am|we live|i live) in (?:a|an|our|my) (?:[\w-]+ ){0,3}(?:flat|apartment|house|condo|"
     r"townhouse|studio|bungalow|duplex)\b|"
     r"\b(?:i'm|im|i am) (?:now |officially |happily )?(?:single|divorced|engaged|married|widowed|pregnant)\b|"
     r"\b(?:we|i|[a-z]+ and i|me and [a-z]+) (?:have |had |just |finally )?(?:split up|broke up|separated|got divorced|"
     r"got engaged|got married)\b|"
-    r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter|boyfriend|girlfriend)'s (?:birthday|bday) is\b|"
     # what the user has taken up ("ive started learning ukulele on my days off", "最近开始学尤克里里")
     r"\b(?:i|i've|ive|i have)(?: just| recently| finally)? (?:started|been|taken up|picked up) (?:learning|taking|playing|"
     r"doing|going to) [\w -]{2,30}(?:lessons|classes|on (?:my )?(?:days off|weekends)|every|again)|"
-    r"\b(?:i've|ive|i have)(?: just| recently| finally)? (?:taken|picked) up (?!the|a call|the phone)\w+|"
-    r"我(?:最近|现在|今年)?(?:开始)?(?:在)?学(?:了)?(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|贝斯|萨克斯|游泳|滑雪|画画|书法|舞蹈|拳击|"
-    r"日语|韩语|法语|德语|西班牙语|英语|编程|摄影|烘焙|做饭)",
+    r"\b(?:i've|ive|i have)(?: just| recently| finally)? (?:taken|picked) up (?!(?:the|a|an|some|too|your|my|much|any|"
+    r"overtime|extra|shifts?|cold|bug|virus|flu)\b)\w+|"
+    r"(?:^|(?<=[\s，,。！!]))我?(?:最近|现在|今年)?(?:开始)?(?:在)?学(?:了)?(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|贝斯|萨克斯|游泳|滑雪|"
+    r"画画|书法|舞蹈|拳击|日语|韩语|法语|德语|西班牙语|英语|编程|摄影|烘焙|做饭)",
     re.IGNORECASE)
 
 
@@ -915,7 +925,12 @@ def _a_moment(text: str) -> bool:
     """Whether ``text`` only tells how the user is right now: a word of the moment, and none of the topics a lasting
     fact speaks of (work, home, a pet, health, a plan ...: "started at a dermatology clinic this week" stays)."""
     return bool(_MOMENT_RE.search(text)) and not corrections.topics(text) and not corrections.names(text) \
-        and not places_in(text) and not _states_life(text)
+        and not (places_in(text) and _LIVES_AT_RE.search(text)) and not _states_life(text)
+
+
+#: Words of living somewhere, beside a place: "we're in a flat in Glasgow", not "今天在上海 好冷啊".
+_LIVES_AT_RE = re.compile(r"住|搬|定居|老家|房子|我家|家里|小区|\b(?:live|living|lived|flat|apartment|house|moved|based|rent\w*|home)\b",
+                          re.IGNORECASE)
 
 
 def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -> list[str]:
@@ -948,7 +963,8 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     """The user's current memories a correction replaces (working/corrections.py): those holding a value it
     retracts by name (or a name ``gone``); else the episodes that filled one of its single-valued slots (or spoke of
     that slot's kind of value: a car make); else, when ``guess``, the episode of the same topic closest in meaning,
-    or (``judged`` a correction by the classifier) of any topic, closer still."""
+    or (``judged`` a correction by the classifier) of any topic, closer still; but a new slot value of no topic that
+    nothing held replaces nothing by meaning alone (unless said to correct a mistake)."""
     current = (MemoryItem.objects.for_user(user_id).current().filter(source=MemoryItem.Source.USER_STATED)
                .only("id", "type", "content", "value"))
     label = _SPEAKER_LABEL_RE.match(text)
@@ -984,7 +1000,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     if not guess or (replaceable and set(replaceable) <= _STYLE_SLOTS):
         # How the user wants answers ("以后直接给书名就行") corrects an earlier wish of that kind, nothing else.
         return []
-    if replaceable and not about:
+    if replaceable and not about and not _SAID_WRONG_RE.search(text):
         # A new value of a slot with nothing that held it ("我退休前是老师 现在在青岛" where only "前年查出2型糖尿病" was
         # said): no episode of no topic is its old value, however close in meaning.
         return []
@@ -1086,15 +1102,10 @@ def _retraction_said_by(draft: MemoryDraft, turn_id, user_id: str, replaced: Seq
 def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = frozenset(), replaced: Sequence[int] = (),
                 new_values: Sequence[str] = ()) -> set[str]:
     """The values a correction takes back: those it names ("I left Alibaba", a pet ``gone``), else the current
-    values of the single-valued slots it fills again (the employer it replaces), and for a new place to live the
-    places the replaced episodes named."""
+    values of the single-valued slots it fills again (the employer it replaces), for a new place to live the places
+    the replaced episodes named, and for a correction of no slot that says where things are now the other places of
+    the episodes it replaces."""
     named = corrections.retracted_terms(text) | gone
-    # A correction of no slot that names where things are now ("it's now at my aunt's farm in herefordshire"): the
-    # other places of the episodes it replaces are the old ones.
-    now_at = set(places_in(text))
-    moved = {p for value in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
-             .values_list("value", flat=True) if isinstance(value, dict) for p in value.get("places") or ()
-             if p not in now_at} if replaced and now_at else set()
     # The values of the slot facts it replaces ("The user is line cook" with "im the new sous chef at the Langham"):
     # what stays of their message does not say them either.
     # (a slot whose values add up is keyed "<slot>:<value>": a generic "The user said: …" is no value taken back)
@@ -1106,6 +1117,12 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
         return named | _as_terms(dropped)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
     if not replaceable:
+        # A correction of no slot that says where things are now ("it's now at my aunt's farm in herefordshire",
+        # "现在改去大阪"): the other places of the episodes it replaces are the old ones.
+        now_at = set(places_in(text)) if _NOW_AT_RE.search(text) else set()
+        moved = {p for value in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
+                 .values_list("value", flat=True) if isinstance(value, dict) for p in value.get("places") or ()
+                 if p not in now_at} if replaced and now_at else set()
         return _as_terms(dropped | moved)
     values = (MemoryItem.objects.for_user(user_id).current().exclude(type=MemoryItem.Type.EPISODE)
               .filter(key__in=replaceable).values_list("value", flat=True))
@@ -1115,6 +1132,11 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
         said |= {p for value in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
                  .values_list("value", flat=True) if isinstance(value, dict) for p in value.get("places") or () if p not in new}
     return _as_terms(said)
+
+
+#: Words that say where something is now: "it's now at …", "moved everything to …", "改去/改到/换到/搬到…".
+_NOW_AT_RE = re.compile(r"改去|改到|改在|改成|换成|换到|换去|搬到|挪到|\b(?:now (?:at|in)|moved (?:\w+ ){0,2}to|switched to|instead)\b",
+                        re.IGNORECASE)
 
 
 def _as_terms(values: set[str]) -> set[str]:

@@ -197,13 +197,23 @@ _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|�
                               r"\b(?:(?:ok|okay|yes|yeah|yep|oh|so|well|haha|lol)\s+)*(?:and|also|plus|oh and|ok|okay|yes|yeah|yep|so|well)\s+)",
                               re.IGNORECASE)
 _HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|娃|男朋友|女朋友|男友|女友|"
-                           r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)$", re.IGNORECASE)
+                           r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)s?$", re.IGNORECASE)
 
 
 #: Someone picked out of a group and then named ("one of the techs, Marisol, …", "another, Gareth, …").
 _ONE_OF_THEM_RE = re.compile(r"^(?:(?:and|also|plus)\s+)?(?:one of (?:the|my|our)\s+[\w-]+|another(?:\s+[\w-]+)?|one\s+[\w-]+)$",
                              re.IGNORECASE)
-_CAPITALISED_NAME_RE = re.compile(r"(?:Dr\.? )?[A-Z][a-z][\w'-]*(?: [A-Z][a-z][\w'-]*)?")
+_CAPITALISED_NAME_RE = re.compile(r"(?:Dr\.? )?[A-Z][a-z][\w'-]*(?: [A-Z][a-z][\w'-]*)?|[a-z][a-z'-]{2,}")
+#: Words after "one of the …," that name no one ("one of the best, really, …").
+_NOT_A_NAME_LOWER = frozenset("really tho though honestly lol haha maybe probably anyway obviously basically literally too "
+                              "also and but so yes yeah no".split())
+#: One of the user's own household or pets picked out ("one of my daughters", "one of our dogs, Biscuit, …").
+_ONE_OF_OURS_RE = re.compile(r"\bone of (?:my|our) (?:daughters|sons|kids|children|twins|cats|dogs|pets|puppies|kittens|"
+                             r"rabbits|bunnies|hamsters|parrots|birds|horses|chickens)\b", re.IGNORECASE)
+#: The user introducing themselves as a parent ("a dad of 3", "a grandma of five").
+_PARENT_OF_RE = re.compile(r"^\s*(?:i'm |im |i am |just )?an? (?:single |proud |busy |working )?(?:mum|mom|mother|dad|father|parent|"
+                           r"grandma|grandpa|grandmother|grandfather|nan|gran) of (?:\d+|one|two|three|four|five|six)\b",
+                           re.IGNORECASE)
 #: A reply's first words, before what it says ("yes many", "ok", "好的", "对的").
 _ANSWER_FIRST_RE = re.compile(r"^(?:yes|yeah|yep|yup|ok|okay|sure|no|nope|nah|right|true|haha|lol|thanks|cheers|good|great|nice|cool|"
                               r"perfect|fair|awesome|lovely|嗯+|好的?|对的?|是的|"
@@ -236,8 +246,12 @@ def about_another_person(text: str) -> str:
                               or _NEW_TOPIC_RE.match(parts[0])):
         parts = parts[1:]  # "yes many 😅 father in law is diabetic": the answer's word, then whom it is about
     first = _LEADING_LINK_RE.sub("", parts[0] if parts else "")  # "还有个同事…", "and my cousin …"
-    if len(parts) > 1 and _ONE_OF_THEM_RE.match(first) and _CAPITALISED_NAME_RE.fullmatch(parts[1]):
-        return parts[1]  # "one of the techs, Marisol, has a tree nut allergy"
+    if len(parts) > 1 and _ONE_OF_THEM_RE.match(first) and _CAPITALISED_NAME_RE.fullmatch(parts[1]) \
+            and not _ONE_OF_OURS_RE.search(first) and (parts[1][0].isupper() or (
+                len(parts) > 2 and not parts[1].endswith("ly") and parts[1] not in _NOT_A_NAME_LOWER)):
+        return parts[1]  # "one of the techs, Marisol, has a tree nut allergy" (not "one of our dogs, Biscuit, …")
+    if _PARENT_OF_RE.match(first):
+        return ""  # "a dad of 3, trying to get fit before 40": the user introducing themselves
     member = _TEAM_MEMBER_RE.match(first)
     if member is not None and not (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first[member.end():]):
         return member.group("n") or member.group("m")  # "bastian on our team is having his first kid", "我们组的Ken辞职了"

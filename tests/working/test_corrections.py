@@ -116,6 +116,15 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("最近膝盖跑完有点疼 是不是跑多了", set()),
     ("i always forget the milk", set()),
     ("明天那个会取消了", set()),
+    ("昨天的航班取消了", set()),
+    ("我儿子那个面试取消了", set()),
+    ("don't forget the lisbon trip!", set()),
+    ("forget the whole thing", set()),
+    ("we were packed in like sardines on the train", set()),
+    ("do i have to give up coffee?", set()),
+    ("not usually", set()),
+    ("not kidding!", set()),
+    ("not a fan.", set()),
 ])
 def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     from agentmemory.working.corrections import retracted_terms
@@ -156,3 +165,38 @@ def test_the_places_a_sentence_names(text, places):
     from agentmemory.backends.extractors.lexicon import places_in
 
     assert places_in(text) == places
+
+
+@pytest.mark.parametrize("text,states", [
+    ("现在住光谷这边", True),
+    ("我俩上个月分手了", True),
+    ("现在单身挺好的", True),
+    ("we're renting in wellington", True),
+    ("ive started learning ukulele on my days off", True),
+    ("我妈11月8号生日", True),
+    # A request, news, a hotel stay, sharing out work, a cold caught, a gift asked for, a supposition.
+    ("单身的人怎么过情人节", False),
+    ("单身税要来了", False),
+    ("我们住三晚", False),
+    ("我们分了工", False),
+    ("i've picked up a cold", False),
+    ("my mom's birthday is coming up, any gift ideas", False),
+    ("if we're renting in leeds next year", False),
+])
+def test_what_states_how_the_user_lives(text, states):
+    from agentmemory.working.episodes import _states_life
+
+    assert _states_life(text) == states
+
+
+@pytest.mark.parametrize("text,either", [
+    ("blade runner or blade runner 2049", True),
+    ("tea or coffee", True),
+    ("two or three times a week", False),
+    ("30 or so", False),
+    ("血压还是偏高", False),
+])
+def test_two_things_offered_and_nothing_else(text, either):
+    from agentmemory.working.episodes import _EITHER_RE
+
+    assert bool(_EITHER_RE.match(text)) == either

@@ -78,6 +78,8 @@ def is_place(value: str) -> bool:
     return text.lower() in EN_PLACES or text.lower().split(",")[0].strip() in EN_PLACES
 
 
+#: What follows a city's name when the two make another thing ("德州扑克", "中山大学", "金华火腿", "大理石").
+_NOT_AFTER_A_PLACE = ("扑克", "大学", "装", "路", "火腿", "石", "台面", "话")
 #: Places a sentence can name without saying where anyone lives.
 _NOT_WHERE = frozenset({"老家", "国外", "海外"})
 
@@ -90,7 +92,9 @@ def places_in(text: str) -> list[str]:
         # The longer list only as whole words of the segmented sentence: "大阪" of "现在改去大阪", not "海门" of "上海门店".
         from ...text.tokenize import _default_tokenizer
 
-        found += [w for w in _default_tokenizer().lcut(text) if w in ZH_MORE_PLACES]
+        words = _default_tokenizer().lcut(text)
+        found += [w for w, after in zip(words, [*words[1:], ""], strict=True) if w in ZH_MORE_PLACES
+                  and not after.startswith(_NOT_AFTER_A_PLACE)]
     words = re.findall(r"[A-Za-z][A-Za-z'-]*", text.lower())
     for n in (2, 1):
         found += [" ".join(words[i:i + n]) for i in range(len(words) - n + 1) if " ".join(words[i:i + n]) in EN_PLACES]

@@ -105,7 +105,7 @@ BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
 _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
               r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试|助理|文员|合伙人|教练|导购|"
-              r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD|柜员|收银员|保安|司机|快递员|外卖员|保险代理|店员|服务员|保洁|护工")
+              r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD|柜员|收银员|保安|(?<!老)司机|快递员|外卖员|保险代理|店员|服务员|保洁|护工")
 #: Someone called as Chinese speakers call colleagues and neighbours: by surname after 老/小/阿 ("老王是回族不吃猪肉",
 #: "小陈对花生过敏") or before a title ("王姐", "张总", "刘老师"); not a word that begins so ("小孙子", "老顾客",
 #: "小程序": left out of the surnames or by the next character).
@@ -172,7 +172,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("employer", re.compile(rf"我是(?P<v>{ZC}{{2,15}}?)的{ZC}{{0,6}}?(?:{_ZH_TITLES})"), None),
     ("location", re.compile(rf"^\s*(?:我|我们)(?:现在|目前|人)?在(?P<v>{ZC}{{2,8}})$"), "@place"),
     # "我退休前是老师 现在在青岛 天天钓鱼": a chat piece of its own (spaces for commas) that says where the user is now.
-    ("location", re.compile(r"(?:^|(?<=[\u4e00-\u9fff\s]))(?<!\S)(?:现在|目前)(?:人)?在(?P<v>[\u4e00-\u9fff]{2,4})(?=\s|$)"), "@place"),
+    ("location", re.compile(r"(?:^|(?<=\s))(?:现在|目前)(?:人)?在(?P<v>[\u4e00-\u9fff]{2,3}?)(?=\s|$)"
+                            r"(?!\s*(?:出差|开会|度假|旅游|旅行|转机|玩|培训|住院|看病|考试|比赛|参加|见客户))"), "@place"),
     ("location", re.compile(rf"(?:调到|派到|外派到|调去|派去)了?(?P<v>{ZC}{{2,8}}?)了?(?=[，。！？；,.!?;]|$)"), "@place"),
     ("employer", re.compile(rf"^\s*(?:我)?(?:现在|目前)?在(?P<v>{ZC}{{1,16}}(?:银行|公司|集团|大学|医院|中心|研究院|研究所|学院|科技|"
                             r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
@@ -353,7 +354,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                               r"[A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(r"\b(?:we|I) (?:now )?(?:use|are using|'re using|run) (?P<v>[A-Z][\w.+#-]*(?: (?:and|&) [A-Z][\w.+#-]*)*)"), None),
     ("tech_stack", re.compile(rf"\bour (?:tech )?stack is (?P<v>{_EC}{{1,40}})", _I), None),
-    ("budget", re.compile(rf"\bbudget(?: for (?:the |our |my )?[\w -]{{1,25}}?)? (?:is |of |has )?(?:now |been |changed to |raised to |"
+    ("budget", re.compile(rf"\bbudget(?: for (?:the |our |my )?[a-z -]{{1,25}}? (?:is|of|has) | (?:is |of |has )?)(?:now |been |changed to |raised to |"
                           rf"increased to |cut to |reduced to |lowered to |moved to |around |about )*"
                           rf"(?P<v>(?:[$€£¥]|(?-i:R|A\$|NZ\$|C\$|US\$))?\s?{_NUM}(?:\s?(?:USD|EUR|GBP|AUD|CAD|NZD|ZAR|RMB|CNY|"
                           rf"dollars|bucks|quid|pounds|euros?|rand)\b)?)", _I), None),

@@ -65,8 +65,8 @@ _MAKES_RE = re.compile(rf"(?:{PHONE_MAKES}|{CAR_MAKES_ZH}|(?:{CAR_MAKES_EN})\b)"
 #: A chosen thing said only as a pronoun ("I chose them 'cause ...") names nothing a memory could keep.
 _ZH_PRONOUN_VALUE_RE = re.compile(r"^(?:它|他|她)")
 _PRONOUN_VALUE_RE = re.compile(r"(?:them|it|this|that|these|those|him|her|one)\b", re.IGNORECASE)
-_WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|(?<!from )(?<!to )(?<!after )"
-                          r"(?<!before )(?<!at )(?<!of )work|working|employer)\b", _I)
+_WORK_CUE_RE = re.compile(r"\b(?:started|joined|job|role|team|company|hired|offer|position|(?<!from )(?<!after )(?<!before )work|"
+                          r"working|employer)\b", _I)
 _JOB_CHANGE_RE = re.compile(r"跳槽|入职|换工作|换了工作|离职|辞职|不在.{1,12}?(?:了|工作|上班)|离开(?:了)?.{1,12}|"
                             r"\b(?:left|quit) my job\b|\bnew job\b", re.IGNORECASE)
 _SWITCH_CUE_RE = re.compile(r"迁|换成|改用|切换|重写|\bnow\b|\bswitched\b|\bmigrated\b|\brewrote\b|\bmoved\b|\bported\b", _I)
@@ -232,7 +232,7 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False  # "你平时喜欢啥颜色啊": a question, not a taste
     if slot_key == "location" and _TIME_ZONE_RE.match(value):
         return False  # "I'm in PST" names a time zone, not a home
-    if slot_key == "employer" and value.startswith(("家", "家里")):
+    if slot_key == "employer" and value.startswith(("家", "家里", "我们家", "我家", "全家")):
         return False  # "现在在家备考研究生": at home, not a company
     if slot_key == "tech_stack" and (_HUMAN_LANGUAGE_RE.match(value.strip()) or _MAKES_RE.match(value.strip())
                                      or _CALENDAR_RE.match(value.strip())):
@@ -254,12 +254,16 @@ def _disambiguate(slot_key: str, value: str, sentence: str) -> str:
     if slot_key in ("employer", "tech_stack") and is_place(value):
         return "location"
     if slot_key == "location" and not is_chinese(sentence) and not is_place(value) and _WORK_CUE_RE.search(sentence) \
-            and not _WE_MOVED_RE.search(sentence):  # "we moved to headingley … 10 min from work": a home, not a firm
+            and not (_WE_MOVED_RE.search(sentence) and _HOME_CUE_RE.search(sentence)):
+        # "we moved to headingley … 10 min from work": a home, not a firm ("we moved to Notion, the team loves it" is one)
         return "employer"
     return slot_key
 
 
+#: "we moved to X" and a word of a home beside it: X is where the user lives, whatever the word lists know of it.
 _WE_MOVED_RE = re.compile(r"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated)\b", _I)
+_HOME_CUE_RE = re.compile(r"\b(?:flat|house|apartment|place|rent|neighbou?rhood|boxes|min(?:ute)?s? (?:from|to) (?:work|the office)|"
+                          r"walk(?:ing)? distance|moved in)\b", _I)
 #: A clause that says where the user lives: its place is no employer ("I live in Leeds and commute … for work").
 _LIVES_RE = re.compile(r"\b(?:live|living|lives)\s+in\b", re.IGNORECASE)
 
