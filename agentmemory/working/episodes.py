@@ -1248,6 +1248,12 @@ def _unlisted(sentence: str, old: set[str]) -> str:
     return out
 
 
+#: A request to the assistant with no question mark ("can u draft a save the date", "write me a save the date"): what
+#: is left of a corrected message keeps no such clause.
+_REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(?:pls|please|write|draft|make|give) (?:me|us)\b|"
+                              r"help me\b)", re.IGNORECASE)
+
+
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False,
                names_only: bool = False) -> MemoryDraft | None:
@@ -1307,7 +1313,8 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                 if c.strip() and not any(kind.search(c) for kind in restated)]
     # A question stays in the replaced message's history, not in what it told ("can you help me tidy up my headline?").
     kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])
-            if c.strip() and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c)))]
+            if c.strip() and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c)))
+            and not _REQUEST_LEAD_RE.match(c)]
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if keep_whole and not dropped:
         return episode

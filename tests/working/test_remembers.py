@@ -1080,6 +1080,11 @@ def test_a_plan_called_off_and_a_venue_moved_leave_no_old_place_current(api_clie
                 "shropshire", agent="planner")
     shown = remembered(api_client, "wed", "Where is the user's wedding?").lower()
     assert "shropshire" in shown and "dorset" not in shown, shown
+    talk("sd", "wedding is 4 oct 2026 at a barn in the cotswolds, can u draft a save the date")
+    talk("sd", "the barn cancelled on us. everything's moved to 9 may 2027 and it's now at my uncle's farm in shropshire",
+         agent="planner")
+    kept = list(MemoryItem.objects.for_user("sd").current().values_list("content", flat=True))
+    assert not [k for k in kept if k.lower().startswith("can u")], kept  # no request left of the corrected message
     talk("biz", "4月10号要去上海出差 3天 帮我列个清单")
     talk("biz", "计划变了 上海那个客户取消了 现在改去大阪 也推到5月6号了", agent="planner")
     shown = remembered(api_client, "biz", "用户出差去哪里？")
