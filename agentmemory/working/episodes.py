@@ -344,7 +344,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             scored = dict(zip(sentences, (float(keep[first + i]) for i in range(len(sentences))), strict=True)) \
                 if keep_episodes else {}
             # What is left beside someone else's pieces stands on its own score ("音响好主意" before "还有我小姑子 在成都…").
-            chosen = [c for c in chosen if _FAMILY_DATE_RE.search(c)
+            chosen = [c for c in chosen if _FAMILY_FACT_RE.search(c)
                       or (c not in theirs and (not theirs or scored.get(c, 1.0) >= SENTENCE_DROP))]
         chosen = [kept for kept in (_without_others(s, before[number] + turn.content) for i, s in enumerate(chosen)
                                     if not _not_a_fact(s)
@@ -586,8 +586,8 @@ _THE_WORLD_RE = re.compile(r"^\W*(?:网上|网友|大家|新闻|外面|社会上
                            r"twitter|reddit|the news|the media)\b)", re.IGNORECASE)
 
 
-#: Two things offered to choose from, and nothing else ("blade runner or blade runner 2049", "猫还是狗"): an answer to
-#: the assistant's "which do you think?", no fact of the user's.
+#: Two things offered to choose from, and nothing else ("blade runner or blade runner 2049", "tea or coffee"): an answer
+#: to the assistant's "which do you think?", no fact of the user's (English only: Chinese "还是" is mostly "still").
 _EITHER_RE = re.compile(r"^\W*(?:[a-z'-]+\s+){0,2}[a-z'-]*[a-z]\s+or\s+(?!so\b|less\b|more\b|rather\b|thereabouts\b|not\b|two\b|three\b)"
                         r"(?:[a-z'-]+\s+){0,2}[a-z'-]+(?:\s+\d+)?\W*$", re.IGNORECASE)
 
@@ -598,7 +598,7 @@ def _not_a_fact(sentence: str) -> bool:
     only in a quotation ("There's that line 'I like my coffee like I like my code'"), or someone's word on their
     own tastes ("my daughter says she likes math but hates homework"), or, with no word of the user's, the assistant's
     opinion asked ("你觉得ai以后会取代程序员吗") or the world as its subject ("网上都吵翻了")."""
-    return bool(_HYPOTHETICAL_RE.search(sentence) or (about_another_person(sentence) and not _FAMILY_DATE_RE.search(sentence))
+    return bool(_HYPOTHETICAL_RE.search(sentence) or (about_another_person(sentence) and not _FAMILY_FACT_RE.search(sentence))
                 or (_EITHER_RE.match(sentence) and not _FIRST_PERSON_RE.search(sentence))
                 or _THEIR_OWN_WORD_RE.search(sentence)
                 or ((_OPINION_ASKED_RE.search(sentence) or _THE_WORLD_RE.match(sentence))
@@ -745,9 +745,9 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
     others = _of_others(pieces, said)
     # Each piece's smaller clauses too (an emoji, "but"/"and" end one: "a little boy called Arlo 🥹 I want to …").
     return [c for i, (p, other) in enumerate(zip(pieces, others, strict=True))
-            if (not other and (not scores or scores[i] >= SENTENCE_DROP)) or _FAMILY_DATE_RE.search(p)
+            if (not other and (not scores or scores[i] >= SENTENCE_DROP)) or _FAMILY_FACT_RE.search(p)
             for c in corrections.clauses(p)
-            if ((_user_subject(c) and not about_another_person(c)) or _FAMILY_DATE_RE.search(c))
+            if ((_user_subject(c) and not about_another_person(c)) or _FAMILY_FACT_RE.search(c))
             and not _QUESTION_RE.search(c) and not _ASKS_RE.match(c)
             and not _HYPOTHETICAL_RE.search(c) and not _MEANT_TO_RE.search(c)]
 
@@ -760,7 +760,8 @@ _FAMILY_BIRTHDAY = (r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|�
                     r"(?:\d{1,2}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
 #: A grandchild's name ("孙子叫豆豆"): what the grandparent's assistant is asked later, not where the child lives.
 _GRANDCHILD_NAMED = r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$"
-_FAMILY_DATE_RE = re.compile(f"{_FAMILY_BIRTHDAY}|{_GRANDCHILD_NAMED}", re.IGNORECASE)
+#: Either of the two: a fact of the user's family kept from a message about them.
+_FAMILY_FACT_RE = re.compile(f"{_FAMILY_BIRTHDAY}|{_GRANDCHILD_NAMED}", re.IGNORECASE)
 
 
 #: A plan given up for the other person's sake ("我本来想送个芒果千层当伴手礼", "i was going to get her tulips"): no fact
