@@ -115,12 +115,23 @@ _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一�
 #: What a job has the user do ("负责抖音电商的一个小模块", "i'm in charge of the billing api"): of the old job, once left.
 _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分管|\b(?:responsible for|in charge of)\b"
                       r"(?! (?:the )?(?:school|kids|pick-?ups?|dog|cat|cooking|laundry))", re.IGNORECASE)
+#: A clause that says where or at what the user works ("我在济南一中教物理", "I drive a bus for the CTA").
+_WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教|做|当|上班|工作|干)|"
+                           r"\bI(?:'ve| have)? (?:\w+ )?(?:work(?:ed)?|teach|drive|driven|run) (?:(?:an?|the) (?:[\w-]+ ){1,2})?(?:at|for|in|as)\b",
+                           re.IGNORECASE)
+#: How many of the user's newest episodes a job left looks through for where the user worked.
+WORK_SAID_FROM = 300
 #: A job left only in wish, or by someone else ("真想把工作辞了", "老公把工作辞了").
-_WISH_OR_THEIRS_RE = re.compile(r"(?:想|打算|准备|要不要|该不该|能不能)[^，。！？\s]{0,4}辞|(?:老公|老婆|对象|男朋友|女朋友|他|她|我妈|我爸)"
-                                r"[^，。！？\s]{0,4}(?:辞|离职)|\b(?:thinking (?:about|of) (?:quitting|leaving)|might quit|want to quit|"
-                                r"(?:he|she|my (?:husband|wife|partner)) (?:quit|left|got laid off|handed in))\b", re.IGNORECASE)
+_WISH_OR_THEIRS_RE = re.compile(r"(?:想|打算|准备|要不要|该不该|能不能)[^，。！？\s]{0,4}(?:辞|退休)|(?:老公|老婆|对象|男朋友|女朋友|他|她|我妈|我爸|"
+                                r"爸爸|妈妈|父亲|母亲|公公|婆婆|岳父|岳母)[^，。！？\s]{0,4}(?:辞|离职|退休)|\b(?:thinking (?:about|of) (?:quitting|leaving)|might quit|want to quit|"
+                                r"(?:he|she|they|my (?:husband|wife|partner|dad|father|mom|mum|mother|parents)) (?:just |finally |officially )?"
+                                r"(?:quit|left|got laid off|handed in|retired|(?:is|are|'s) retired))\b", re.IGNORECASE)
 #: Words that say the user has left their job ("上个月离职了", "got laid off"): the old job's title and company go.
 _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也)?辞了|辞了(?:工作|职)|"
+                          # retired ("我7月份正式退休了", "retired as of last Friday"), not about to ("快退休了")
+                          r"(?<![快要等准备想])(?:正式|已经|刚刚?|终于|光荣)?退休了|\b(?:i(?:'ve| have)? (?:just |finally |officially )?"
+                          r"retired|(?:i'm|im|i am) (?:now |officially |finally )?retired|retired (?:as of|last|this (?:week|month|year)|"
+                          r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
                           r"我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned)\b", re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
@@ -300,6 +311,14 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             replaced = tuple(dict.fromkeys([*replaced, *MemoryItem.objects.for_user(user_id).current()
                                            .filter(key__in=retired, source=MemoryItem.Source.USER_STATED)
                                            .values_list("pk", flat=True)]))
+        if left_job:
+            # A job left: the statements of where or as what the user worked go too, whatever the guess by meaning
+            # found ("I drive a delivery van for DPD, …" beside "retired as of last Friday"); what else they said stays.
+            worked = [pk for pk, content in MemoryItem.objects.for_user(user_id).current()
+                      .filter(type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED)
+                      .order_by("-created_at").values_list("pk", "content")[:WORK_SAID_FROM]
+                      if _WORK_SAID_RE.search(content) or _JOB_TITLE_SAID_RE.search(content)]
+            replaced = tuple(dict.fromkeys([*replaced, *worked]))
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, []))
@@ -308,10 +327,16 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         kept_of = () if renamed else _gone_topics(turn.content, gone, known) if gone else about
         # A value said anew ("啊打错了 是12岁 还在六年级"): what stays of the replaced statements does not say its old one.
         restated = [kind for kind in _VALUE_KINDS if kind.search(turn.content)] if corrects else []
+        if restated and _NOW_AT_RE.search(turn.content) and (places_in(turn.content) or _VENUE_RE.search(turn.content)):
+            # Moved to another date and place ("moved everything to 19 October at a manor house in the Cotswolds"):
+            # what stays of the old statement does not say where it was ("at a barn venue just outside Bath").
+            restated.append(_VENUE_RE)
         if left_job or (corrects and "job_title" in slots):
             # "我是健身教练" does not stay beside "上个月辞职了", nor "I'm an auditor" beside "started at Monzo as a product
             # analyst"
             restated += [_JOB_TITLE_SAID_RE, _DUTY_RE]  # nor what the old job had them do ("负责抖音电商的一个小模块")
+        if left_job:
+            restated.append(_WORK_SAID_RE)  # nor where they worked ("我在济南一中教物理" beside "我7月份正式退休了")
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone))
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
@@ -625,7 +650,9 @@ _THEIR_OWN_WORD_RE = re.compile(r"\b(?:says|said|thinks|claims)\s+(?:she|he|they
 
 
 #: After a comma (not inside a number: "1,650") or a full-width colon ("人有点难搞：王姐对海鲜过敏"), or a space between two Chinese characters ("公公有糖尿病 婆婆对花生过敏").
-_PIECE_RE = re.compile(r"(?<=[，；;：])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+_PIECE_RE = re.compile(r"(?<=[，；;：])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
+                       # an emoji ends a piece too ("my family is a minefield 😅 my mom has celiac")
+                       r"(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+(?=[A-Za-z\u4e00-\u9fff])")
 #: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
 #: Tom and I are writing our vows" is one statement).
 _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])|"
@@ -692,12 +719,15 @@ def _without_others(sentence: str, said: str = "") -> str:
     if len(pieces) < 2:
         return "" if named_another(sentence.strip(), said) else sentence  # "Marco's also a chef at …"
     others = _of_others(pieces, said)
+    # What was said before this sentence (``said`` may run on past it): "他8岁" after "我儿子乐乐…" is the son, whatever
+    # the sentence names later ("…我辞职在家当全职妈妈").
+    prior = said[:found] if (found := said.rfind(sentence.strip())) >= 0 else said
     # "she"/"他" right after a clause about someone else is that person ("Priya has a nut allergy, she loves crime
     # novels"), not the user.
     # "oh also marcus doesnt drink anymore, hes 2 years sober": led by "he" after someone else named earlier in the
     # session (``said``), and not after the user's own household, is that person too.
     others = [other or (i > 0 and bool(_LED_BY_PRONOUN_RE.match(p))
-                        and (others[i - 1] or bool(pronoun_about_another(p, said + "".join(pieces[:i])))))
+                        and (others[i - 1] or bool(pronoun_about_another(p, prior + "".join(pieces[:i])))))
               for i, (p, other) in enumerate(zip(pieces, others, strict=True))]
     # "which"/"it" right after a clause about someone else goes on about what that clause said ("kemi's vegan and
     # dan's allergic to sesame, which rules out half my recipes"; "tomás got the interview!! it's on 4 june").
@@ -756,6 +786,9 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
 #: message about them as the user's own clauses are.
 _FAMILY_BIRTHDAY = (r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|对象|儿子|女儿|闺女)的?(?:\d{1,2}月\d{1,2}[号日](?:过)?(?:的?生日|[\u4e00-\u9fff\d]{0,3}大寿)|"
                     r"生日是?\d{1,2}月\d{1,2}[号日]?)|"
+                    # "6月18号是我妈60大寿": the date first
+                    r"\d{1,2}月\d{1,2}[号日](?:是|就是)?我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|对象|儿子|女儿|闺女)的?"
+                    r"(?:[\u4e00-\u9fff\d]{0,3}大寿|(?:\d{1,3}岁)?生日)|"
                     r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter)'s (?:birthday|bday) is (?:on )?(?:the )?"
                     r"(?:\d{1,2}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
 #: A grandchild's name ("孙子叫豆豆"): what the grandparent's assistant is asked later, not where the child lives.
@@ -791,7 +824,11 @@ _LIFE_RE = re.compile(
     r"\b(?:i've|ive|i have)(?: just| recently| finally)? (?:taken|picked) up (?!(?:the|a|an|some|too|your|my|much|any|"
     r"overtime|extra|shifts?|cold|bug|virus|flu)\b)\w+|"
     r"(?:^|(?<=[\s，,。！!]))我?(?:最近|现在|今年)?(?:开始)?(?:在)?学(?:了)?(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|贝斯|萨克斯|游泳|滑雪|"
-    r"画画|书法|舞蹈|拳击|日语|韩语|法语|德语|西班牙语|英语|编程|摄影|烘焙|做饭)",
+    r"画画|书法|舞蹈|拳击|日语|韩语|法语|德语|西班牙语|英语|编程|摄影|烘焙|做饭)|"
+    # an instrument of the user's own ("playing him something on my cello", "我的古筝")
+    r"\b(?:on|play(?:ing)?|practi[cs](?:e|ing)) my (?:cello|violin|viola|guitar|piano|drums|ukulele|uke|flute|clarinet|"
+    r"saxophone|sax|trumpet|trombone|harp|banjo|mandolin|accordion|oboe|bass guitar)\b|"
+    r"我(?:的|家的?)(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|琵琶|尤克里里|架子鼓|萨克斯|长笛|电子琴)",
     re.IGNORECASE)
 
 
@@ -1140,6 +1177,13 @@ _NOW_AT_RE = re.compile(r"改去|改到|改在|改成|换成|换到|换去|搬�
                         re.IGNORECASE)
 
 
+#: Where an event or a plan is held: "at a barn venue just outside Bath", "在希尔顿酒店".
+_VENUE_RE = re.compile(r"\b(?:at|in|near|outside) (?:a|an|the|our|my) (?:[\w'-]+ ){0,3}(?:venue|barn|hotel|winery|vineyard|hall|"
+                       r"church|chapel|restaurant|farm|manor|estate|park|beach|villa|resort|club|gardens?|brewery|castle|lodge|"
+                       r"inn|pub|cottage|cabin)s?\b|\b(?:just )?outside (?-i:[A-Z])[a-z]+|"
+                       r"在[\u4e00-\u9fff]{1,10}?(?:酒店|饭店|餐厅|会所|教堂|庄园|农庄|民宿|公园|草坪|礼堂|宴会厅)", re.IGNORECASE)
+
+
 def _as_terms(values: set[str]) -> set[str]:
     """Values as corrections.holds_any reads terms: Chinese as written, Latin as keyword tokens ("honda civic")."""
     return {term for value in values for term in ([value] if not value.isascii() else keyword_tokens(value))}
@@ -1199,7 +1243,7 @@ def _without_age(sentence: str, only_age: bool) -> str:
 
 
 #: Where the user is, said in a few words: "在南京", "人在成都", "we're in boston", "based in leeds".
-_WHERE_RE = re.compile(r"^\W*(?:我|我们|人)?(?:现在|目前)?(?:在|住在|坐标)\s*(?P<zh>[\u4e00-\u9fff]{2,8})\W*$|"
+_WHERE_RE = re.compile(r"^\W*(?P<at>(?:我|我们|人)?(?:现在|目前)?(?:在|住在|坐标))?\s*(?P<zh>[\u4e00-\u9fff]{2,8})\W*$|"
                        r"^\W*(?:(?:and|also|but|so)\s+)?(?:i'm|im|i am|we're|were|we are|based|living|i live|we live)\s+in\s+"
                        r"(?P<en>[a-z][a-z .'-]{1,30}?)(?:\s+(?:now|btw|tho|lol))?\W*$", re.IGNORECASE)
 
@@ -1207,7 +1251,41 @@ _WHERE_RE = re.compile(r"^\W*(?:我|我们|人)?(?:现在|目前)?(?:在|住在|
 def _says_where(clause: str) -> bool:
     """Whether ``clause`` only says where the user is, at a known place ("在南京", "we're in boston")."""
     found = _WHERE_RE.match(clause.strip())
-    return found is not None and bool(places_in(found.group("zh") or found.group("en") or ""))
+    if found is None:
+        return False
+    places = places_in(found.group("zh") or found.group("en") or "")
+    # a bare piece only when it begins with the place ("重庆渝北", not "成都火锅")
+    return bool(places) and bool(found.group("at") or found.group("en")
+                                 or (any(found.group("zh").startswith(p) for p in places) and len(found.group("zh")) <= 5))
+
+
+#: Where the user lives, said first in a sentence that goes on about something else ("We're in Leslieville and thinking
+#: of a small thing at home").
+_WHERE_LEAD_RE = re.compile(r"^\W*(?i:we're|we are|were|i'm|i am|im|we live|i live|living|based) in (?:[A-Z][a-z]+)(?: [A-Z][a-z]+)?"
+                            r"(?=\s+(?i:and|but|so|with)\b|[,.;!]|$)")
+#: A few words that only name what the clause before said ("the #9 Ashland route" of "I drive a bus for the CTA, the #9
+#: Ashland route, …"): they go with it.
+_APPOSITION_RE = re.compile(r"^\W*(?:the|a|an)\b(?!.*\b(?:is|are|was|were|has|have|i|i'm|im|we|we're|my|our)\b)[^.!?]*$",
+                            re.IGNORECASE)
+#: A Chinese place word of a district or a town ("高新区", "渝北"): taken out of a clause that says more ("我在成都高新区一家
+#: 做宠物医疗saas的创业公司写前端" -> "我在成都一家…") when the place is what changed, unless the clause says where the user
+#: lives (_LIVES_WORD_RE: "住上海徐汇" goes whole).
+_LIVES_WORD_RE = re.compile(r"住|家在|坐标|定居|搬")
+_ZH_DISTRICT_RE = re.compile(r"[\u4e00-\u9fff]{1,6}(?:新区|开发区|区|县|镇|街道)$")
+
+
+def _where_worked(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
+    """Of a clause that said the old job ("我在济南一中教物理"), the town the user was in ("我在济南"), which a job left does
+    not take with it; else nothing."""
+    if _WORK_SAID_RE not in restated or (found := _IN_TOWN_RE.match(clause)) is None:
+        return []
+    town = next((found.group(1)[:n] for n in range(2, len(found.group(1)) + 1)
+                 if places_in(found.group(1)[:n]) == [found.group(1)[:n]]), "")
+    return [clause[:found.start(1)] + town] if town else []
+
+
+#: "我在济南…", "我一直在青岛…": a clause that begins with where the user is.
+_IN_TOWN_RE = re.compile(r"^\s*我(?:一直|现在|目前)?在([\u4e00-\u9fff]{2,4})")
 
 
 def _without_old_value(clause: str, old: set[str]) -> str:
@@ -1219,6 +1297,9 @@ def _without_old_value(clause: str, old: set[str]) -> str:
         for found in kind.finditer(clause):
             if corrections.holds_any(found.group(0), old):
                 clause = clause.replace(found.group(0), "")
+    if not _LIVES_WORD_RE.search(clause):
+        for term in (t for t in old if not t.isascii() and (_ZH_DISTRICT_RE.match(t) or places_in(t) == [t])):
+            clause = clause.replace(term, "")
     for term in (t for t in old if t.isascii()):
         # Where the old value was ("working remotely for Klarwerk"): the rest of the clause stays.
         clause = re.sub(rf"\s*\b(?:at|for|with)\s+(?:the\s+)?{re.escape(term)}\w*(?:'s)?", "", clause, flags=re.IGNORECASE)
@@ -1306,12 +1387,17 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                  and (((topics := corrections.topics(c) | ({"home"} if _says_where(c) else set())) and not topics & replaced)
                       or _NAME_CLAUSE_RE.match(c)
                       or (names_only and _USERS_OWN_RE.search(c) and not topics & replaced and not _ASKING_RE.search(c))
-                      or (restated and not topics and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2))
+                      or (restated and not topics and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2
+                          and not _APPOSITION_RE.match(c)))
                  and not _MOOD_END_RE.search(c)]
+        where = _WHERE_LEAD_RE.match(sentence)
+        if where and "home" not in replaced and not corrections.holds_any(where.group(0), old) \
+                and not any(where.group(0) in k for k in kept):
+            kept.append(where.group(0))  # "We're in Leslieville" of "We're in Leslieville and thinking of a party at home"
     if restated and dropped:
         # Of a value the correction says anew (a grade, an age, a date, an amount), the old one does not stay.
-        kept = [c for piece in kept for c in _REMAINDER_SPLIT.split(piece)
-                if c.strip() and not any(kind.search(c) for kind in restated)]
+        kept = [k for piece in kept for c in _REMAINDER_SPLIT.split(piece) if c.strip()
+                for k in ([c] if not any(kind.search(c) for kind in restated) else _where_worked(c, restated))]
     # A question stays in the replaced message's history, not in what it told ("can you help me tidy up my headline?").
     kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])
             if c.strip() and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c)))

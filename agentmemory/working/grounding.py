@@ -47,7 +47,7 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|孙子|孙女|外孙|外孙女|鼓手|吉他手|贝斯手|键盘手|主唱|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐")
 _PERSON_ZH = f"{_PERSON_ZH}|{ZH_CALLED_BY_SURNAME}"
-_PERSON_ZH_RE = re.compile(_PERSON_ZH)
+_PERSON_ZH_RE = re.compile(rf"(?<!全职)(?<!宝)(?<!新手)(?:{_PERSON_ZH})")  # "全职妈妈", "宝妈": the user's own role
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
 _OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|(?<=my )lead(?! (?:time|gen|role|position|singer|guitar))|landlord|landlady|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
@@ -179,13 +179,15 @@ def _other_person(clause: str) -> str:
 
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
-_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
+_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?|(?-i:[A-Z][a-z]+)'s\s+|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
                                 rf"childhood|college|uni|work)\s+)?)?((?:女|男)?(?:{_PERSON_ZH})|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
-_REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建议|让我|叫我|要我|通知|告诉我|跟我说|批了|同意)|"
+_REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建议|让我|叫我|要我|通知|告诉我|跟我说|批了|同意|要求(?![很太挺高严特])|规定|"
+                         # what someone gave the user is the user's ("我哥给我买了个kindle", "my brother gifted me a MacBook")
+                         r"给我(?:买|换|送|寄|带)了?)|\s+(?:just |finally )?(?:gifted|bought|gave|sent|lent|got) me (?:an?|his|her|their|the) |"
                          r"\s+(?:says|said|told me|wants me|asked me|approved)\b", re.IGNORECASE)
-_OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+", re.IGNORECASE)
+_OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+|(?-i:[A-Z][a-z]+)'s\s+", re.IGNORECASE)
 #: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
 _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|"
                               # "我有个大学室友阿杰…": someone the user has, then who they are
@@ -196,6 +198,15 @@ _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|�
                               r"(?:好的?|嗯+|对|哈哈+)\s+|"
                               r"\b(?:(?:ok|okay|yes|yeah|yep|oh|so|well|haha|lol)\s+)*(?:and|also|plus|oh and|ok|okay|yes|yeah|yep|so|well)\s+)",
                               re.IGNORECASE)
+#: The user's partner, whose job and health are their own (what they share with the user is the user's news).
+_PARTNER_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|男朋友|女朋友|男友|女友|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?",
+                         re.IGNORECASE)
+_THEIR_OWN_FACT_RE = re.compile(
+    r"\s*(?:也|还|一直|现在|目前|平时)?(?:在[\u4e00-\u9fffA-Za-z]{1,12}?(?:上班|工作|任职)|是(?:做|个|一名|一个|名)?[\u4e00-\u9fff]{0,6}"
+    r"(?:医生|老师|护士|工程师|律师|会计|程序员|销售|司机|公务员|警察|设计师)|做[\u4e00-\u9fff]{1,6}的|[\u4e00-\u9fff]{0,4}过敏|"
+    r"有[\u4e00-\u9fff]{0,4}(?:病|症)|[\u4e00-\u9fff]{0,3}(?:胆固醇|血压|血糖|尿酸)|不吃|吃素)|"
+    r"\s+(?:(?:also|still|now)\s+)?(?:works (?:at|for|in|as)|(?:is|'s) (?:an? (?!\w+ (?:of|to)\b)|allergic|vegan|vegetarian|diabetic|celiac|"
+    r"lactose)|has (?:an? )?(?:[\w-]+ ){0,2}(?:allergy|diabetes|celiac|cholesterol|intolerance))", re.IGNORECASE)
 _HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|娃|男朋友|女朋友|男友|女友|"
                            r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)s?$", re.IGNORECASE)
 
@@ -260,8 +271,10 @@ def about_another_person(text: str) -> str:
         return ""  # no one else, or "My sister and I", "我和表姐": the user too
     if _REPORTS_RE.match(first, found.end()):
         return ""  # "导师说交稿时间往后挪到12月15号了": the user's news, as told to them
-    # The user's own household is the user's news ("我女儿下个月满6岁"); someone else's is not ("his fiancée").
-    if _HOUSEHOLD_RE.search(found.group(2)) and not _OTHERS_POSSESSOR_RE.fullmatch(found.group(1) or ""):
+    # The user's own household is the user's news ("我女儿下个月满6岁"); someone else's is not ("his fiancée"), nor a
+    # partner's own job or health ("我老公在兴业银行上班", "my wife is a nurse", "my husband has a nut allergy").
+    if _HOUSEHOLD_RE.search(found.group(2)) and not _OTHERS_POSSESSOR_RE.fullmatch(found.group(1) or "") \
+            and not (_PARTNER_RE.fullmatch(found.group(2)) and _THEIR_OWN_FACT_RE.match(first, found.end())):
         return ""
     return found.group(2)
 

@@ -125,6 +125,12 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("not usually", set()),
     ("not kidding!", set()),
     ("not a fan.", set()),
+    # Where one moved from, something kept up and stopped; not a new thing given, the rain, a car parked.
+    ("然后我们公司从滨江区搬去余杭区了", {"滨江区", "滨江"}),
+    ("we moved from fitzroy to coburg in march", {"fitzroy"}),
+    ("生酮停了 医生让我低嘌呤饮食", {"生酮"}),
+    ("儿子给我换了个华为P60 字太小", set()),
+    ("雨停了 出去走走", set()),
 ])
 def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     from agentmemory.working.corrections import retracted_terms
@@ -149,6 +155,13 @@ def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     ("a friend and I are doing the half marathon", ""),
     ("good call. one of the nurses, Tamsin, is gluten free", "Tamsin"),
     ("孙女叫朵朵 在杭州上幼儿园", "孙女"),  # a grandchild lives a life of their own (only the name is kept)
+    # Someone else's relative; a partner's own job and health (what the user shares with them is the user's).
+    ("Ana's brother Luis also has a sesame allergy so the tahini dip is out", "brother"),
+    ("我老公在建设银行上班 天天加班", "老公"),
+    ("my wife is a nurse at the royal infirmary", "wife"),
+    ("my wife and I are moving to Cork", ""),
+    ("我老公特别爱钓鱼", ""),
+    ("Today's plan is simple", ""),
 ])
 def test_whom_a_message_is_about(text, whom):
     from agentmemory.working.grounding import about_another_person
@@ -174,6 +187,8 @@ def test_the_places_a_sentence_names(text, places):
     ("we're renting in wellington", True),
     ("ive started learning ukulele on my days off", True),
     ("我妈11月8号生日", True),
+    ("9月9号是我爸70大寿 想订个包间", True),
+    ("thinking of playing her something on my cello", True),
     # A request, news, a hotel stay, sharing out work, a cold caught, a gift asked for, a supposition.
     ("单身的人怎么过情人节", False),
     ("单身税要来了", False),
@@ -182,6 +197,7 @@ def test_the_places_a_sentence_names(text, places):
     ("i've picked up a cold", False),
     ("my mom's birthday is coming up, any gift ideas", False),
     ("if we're renting in leeds next year", False),
+    ("what cello should a beginner buy", False),
 ])
 def test_what_states_how_the_user_lives(text, states):
     from agentmemory.working.episodes import _states_life

@@ -1140,3 +1140,95 @@ def test_someone_picked_out_of_a_group_and_a_job_quit_in_passing(api_client, tal
     talk("qt", "药店那边我上个月辞了哈 现在在家做手工皂 放小红书上卖", agent="planner")
     shown = remembered(api_client, "qt", "用户现在做什么工作？")
     assert "手工皂" in shown and "药剂师" not in shown, shown
+
+
+def test_a_retirement_ends_the_job_and_a_phone_given_by_a_daughter_is_the_users(api_client, talk):
+    """"我上个月正式退休了" and "retired as of last week" leave no old job current (what else the old message said
+    stays); "儿子给我换了个华为P60" is the user's new phone, not "儿子" taken back; "我爸退休了" is the father's."""
+    talk("ret", "我在青岛二中教化学 明年带毕业班 想给学生录实验视频")
+    talk("ret", "好久没来了 我上个月正式退休了 现在在社区学太极 儿子给我换了个华为P60 字太小", agent="planner")
+    shown = remembered(api_client, "ret", "用户现在的工作状态是什么？")
+    assert "退休" in shown and "教化学" not in shown, shown
+    assert "P60" in remembered(api_client, "ret", "用户用的是什么手机？")
+    talk("reten", "I drive a delivery van for DPD, the north Leeds route, and my knees hate the steps")
+    talk("reten", "well, retired as of last Friday after 28 years! now I help at the allotment society on tuesdays",
+         agent="planner")
+    shown = remembered(api_client, "reten", "What is the user's job?").lower()
+    assert "retired" in shown and "dpd" not in shown and "north leeds route" not in shown, shown
+    talk("dad", "我在成都做产品经理", "我爸上个月退休了 天天钓鱼")
+    assert "产品经理" in remembered(api_client, "dad", "用户做什么工作？")
+
+
+def test_a_stopped_diet_a_postponed_launch_and_an_office_moved_across_districts(api_client, talk):
+    """"生酮停了" ends the keto diet (and "体重掉到75公斤了" stays beside it); "上线推到7月1号了" keeps the new date, and
+    "我们公司从滨江区搬去余杭区了" leaves no 滨江 current."""
+    talk("keto", "我32岁 最近在搞生酮减肥 一天碳水不超过30克 早餐吃啥", "我在佛山做五金生意 经常陪客户吃饭 应酬的时候咋坚持生酮")
+    talk("keto", "生酮停了 上个月查出来尿酸高 医生让我低嘌呤饮食 体重倒是掉到75公斤了", agent="planner")
+    shown = remembered(api_client, "keto", "用户现在采用什么饮食方式？")
+    assert "低嘌呤" in shown and "生酮" not in shown, shown
+    assert "75公斤" in remembered(api_client, "keto", "用户现在体重多少？")
+    assert "五金" in remembered(api_client, "keto", "用户做什么生意？")
+    talk("ship", "我在杭州滨江区一家做跨境电商的公司写后端 项目6月1号要上线 接口好慢")
+    talk("ship", "好消息 上线推到7月1号了 然后我们公司从滨江区搬去余杭区了 通勤远了", agent="planner")
+    shown = remembered(api_client, "ship", "用户的项目什么时候上线？")
+    assert "7月1" in shown and "6月1" not in shown, shown
+    shown = remembered(api_client, "ship", "用户公司在哪里办公？")
+    assert "余杭" in shown and "滨江" not in shown, shown
+
+
+def test_a_partners_job_and_someone_elses_relatives_are_not_the_users(api_client, talk):
+    """A partner's own job and health ("我老公在建设银行上班 … 血压也高"), a friend's brother's allergy, and a parent's
+    illness after an emoji ("… 🙃 my dad has gout") are not kept as the user's."""
+    talk("hub", "我老公在建设银行上班 天天应酬 血压也高 晚饭做点啥", "我自己是做插画的 在家办公 中午时间比较灵活")
+    shown = remembered(api_client, "hub", "用户做什么工作？")
+    assert "插画" in shown and "建设银行" not in shown, shown
+    talk("sis", "doing a mezze night for my book club", "lol ok. Ana's brother Luis also has a sesame allergy so the tahini "
+                "dip is out", "I'm hosting it at my flat in Leith this year 🙃 my dad has gout, can he eat hummus?")
+    kept = " ".join(MemoryItem.objects.for_user("sis").current().values_list("content", flat=True)).lower()
+    assert "sesame" not in kept and "gout" not in kept, kept
+    assert "leith" in remembered(api_client, "sis", "Where does the user live?").lower()
+
+
+def test_an_event_moved_to_a_new_date_and_place_leaves_no_old_venue(api_client, talk):
+    """A wedding moved "to 14 June at a lodge in Tahoe" leaves neither the old date nor "a vineyard just outside Napa"
+    current, nor the vineyard that burned down."""
+    talk("mv", "we're getting married on 3 May at a vineyard just outside Napa, help me plan the day? ceremony at 4pm")
+    talk("mv", "change of plans... the vineyard burned down so we've moved everything to 14 June at a lodge in Tahoe. "
+               "can you redo the plan?", agent="planner")
+    shown = remembered(api_client, "mv", "Where is the user's wedding?").lower()
+    assert "tahoe" in shown and "napa" not in shown and "vineyard" not in shown, shown
+    assert "3 may" not in remembered(api_client, "mv", "When is the user's wedding?").lower()
+
+
+def test_he_after_the_users_son_a_stay_at_home_mum_an_instrument_and_a_parents_big_birthday(api_client, talk):
+    """"她7岁" right after "我女儿朵朵" is the daughter (whatever the message names later), "辞职在家当全职妈妈" is the
+    user's role now; "my cello" and "9月9号是我爸70大寿" are kept however low the classifier scores them."""
+    talk("mum", "我女儿朵朵二年级 应用题总是读不懂 咋教", "有道理 她7岁 坐不住 我辞职在家当全职妈妈两年了 天天陪写作业")
+    assert "7岁" in remembered(api_client, "mum", "用户的女儿几岁？")
+    assert "全职妈妈" in remembered(api_client, "mum", "用户现在的职业状态是什么？")
+    talk("cel", "anniversary gift ideas for my wife? budget about 150", "also thinking of playing her something on my cello "
+                "that night. any short romantic piece for an intermediate player?")
+    assert "cello" in remembered(api_client, "cel", "What instrument does the user play?").lower()
+    talk("bday", "9月9号是我爸70大寿 想在家做一桌菜 有啥硬菜推荐")
+    assert "9月9号" in remembered(api_client, "bday", "用户爸爸的生日是哪天？")
+
+
+def test_where_the_user_lives_and_works_said_in_chat_pieces(api_client, talk):
+    """"回国了 现在在一家设计院上班 住杭州" fills the employer and the home, replacing where the user studied and
+    lived (a district no list knows, "现在住光谷这边", fills no home: it would replace the city it is in); "we shifted to
+    HSR Layout" is a move; "现在在大理古城开了个小客栈" is where the user is."""
+    talk("back", "在伦敦读UCL的建筑硕士 论文写东伦敦的旧城改造", "我平时住Stratford 打算毕业后留英国找工作")
+    talk("back", "一年没聊啦 毕业了 最后还是没留英国 回国了 现在在一家设计院上班 住杭州 还养了只猫", agent="planner")
+    assert current("back", "location") == ["杭州"] and current("back", "employer") == ["一家设计院"]
+    shown = remembered(api_client, "back", "用户住在哪里？").lower()
+    assert "杭州" in shown and "stratford" not in shown and "伦敦" not in shown, shown
+    talk("gg", "下个月要搬去武汉了 公司调岗")
+    talk("gg", "终于搬完了 现在住光谷这边 武汉这天气也太热了", agent="planner")
+    assert current("gg", "location") == ["武汉"]
+    talk("hsr", "my phone dies by 4pm, any tips? I live in Koramangala and use maps a lot")
+    talk("hsr", "also we shifted to HSR Layout last weekend, how do I update my address on Swiggy?", agent="planner")
+    assert current("hsr", "location") == ["HSR Layout"]
+    talk("inn", "我在昆明当导游 带团十年了 最近团少")
+    talk("inn", "好久没来了 现在在大理古城开了个小客栈 六间房 想写个介绍", agent="planner")
+    assert current("inn", "location") == ["大理"]
+    assert "昆明" not in remembered(api_client, "inn", "用户住在哪个城市？")
