@@ -53,7 +53,7 @@ _NOT_A_VALUE = (r"(?:yet|really|sure|much|bad|quite|now|today|anymore|exactly|ne
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
     re.compile(rf"(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干)(?P<o>{_ZC}{{1,10}}?)了"),
-    re.compile(rf"(?:离开|辞掉|辞了|卖掉|卖了|退掉|退了|换掉|戒了|甩了|放弃了?)(?:了)?(?P<o>{_ZC}{{1,10}})"),
+    re.compile(rf"(?:离开|辞掉|辞了|卖掉|卖了|退掉|退了|换掉|戒了|甩了|放弃了?)(?:了)?(?![哈嘿呵啦吧呢嘛])(?P<o>{_ZC}{{1,10}})"),
     re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
     # Where one moved from, beside where to: "我们团队从高新区搬去天府新区了", "from koramangala to hsr layout".
     re.compile(rf"从(?P<o>{_ZC}{{2,10}}?)(?:搬去|搬到|搬来|换到|调到|调去|转到|跳槽到|跳槽去|跳到)"),
@@ -70,8 +70,8 @@ _RETRACTIONS = (
     re.compile(r"(?:^|(?<=[\s，,。！!了吧]))(?!雨|雪|风|车|电|水|网|空调|暖气|地铁|公交|航班)(?P<o>[\u4e00-\u9fffA-Za-z]{2,6}?)"
                r"(?:也|就)?(?:已经|早就)?停(?:掉)?了"),
     # A plan dropped: "喀什不去了", "英国不去了", "雅思不考了".
-    re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?!今天|明天|今晚|晚上|这周|这几天|周末|最近|暂时|先|还|[早午晚]饭|[早午晚]餐)(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)"
-               r"(?:我们?|也|就)?(?:还是)?不(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|吃|喝|抽|穿)了"),
+    re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?!今天|明天|今晚|晚上|这周|这几天|周末|最近|暂时|先|还|[早午晚]饭|[早午晚]餐)(?:(?:不过|但是|可是|然后|所以|其实|而且)\s*)?"
+               r"(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:我们?|也|就)?(?:还是)?不(?:打算|准备|想)?(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|吃|喝|抽|穿)了"),
     # A membership or a thing given up: "乐刻年卡也转掉了", "车已经卖掉了".
     re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:年卡|月卡|会员卡?)?(?:我们?|也|就)?(?:已经)?"
                r"(?:转掉了|转让了|卖掉了|退掉了|注销了)"),
@@ -137,7 +137,7 @@ _RETRACTIONS = (
 )
 #: A clause that retracts (taken out of the episode's text).
 _RETRACTING_CLAUSE = re.compile(
-    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|(?<![雨雪风车电水网])停(?:掉)?了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|(?<![雨雪风车电水网])停(?:掉)?了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
@@ -168,12 +168,16 @@ TOPICS: dict[str, re.Pattern] = {
     "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
                         r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|"
                         r"professor)\b", _I),
-    "travel": re.compile(r"旅行|旅游|出差|出国|机票|航班|签证|自驾游|度假|蜜月|\b(?:trip|travel\w*|vacation|holiday|flights?|flying|"
-                         r"itinerary|visa|honeymoon|road ?trip)\b", _I),
+    "travel": re.compile(r"旅行|旅游|出差|出国|机票|航班|签证|自驾游|度假|蜜月|徒步|\b(?:trip|travel\w*|vacation|holiday|flights?|flying|"
+                         r"itinerary|visa|honeymoon|road ?trip|camino|trek(?:king)?|pilgrimage|backpacking)\b", _I),
     # A day on the calendar ("June 8", "9月21号", "下周四"): what a date moved replaces.
     "date": re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?<![\d月])\d{1,2}\s*号(?![线楼房床位车窗口门])|\bthe \d{1,2}(?:st|nd|rd|th)\b|[下这上]周[一二三四五六日天]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|"
                        r"dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\b|\b\d{1,2}(?:st|nd|rd|th)? of (?:jan|feb|mar|apr|may|jun|jul|aug|"
-                       r"sep|oct|nov|dec)[a-z]*\b", _I),
+                       r"sep|oct|nov|dec)[a-z]*\b|"
+                       # a month of a year, or a month a plan is moved to or set in ("in May 2026", "pushing it to September")
+                       r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december) \d{4}\b|"
+                       r"\b(?:in|to|until|till|for) (?:early |mid-?|late )?(?:january|february|march|april|june|july|august|september|"
+                       r"october|november|december)\b", _I),
     # How old someone is ("已经6岁了", "turns 7", "12 years old"): a child's or a pet's age said again replaces the old.
     "age": re.compile(r"\d{1,3}\s*(?:周岁|岁)|[一二两三四五六七八九十]{1,3}(?:周岁|岁)|\b\d{1,3}\s*(?:years?|yrs?|months?|weeks?)[ -]old\b|"
                       r"\bturn(?:s|ed|ing)? \d{1,3}\b|"
@@ -294,12 +298,17 @@ def without_retractions(text: str) -> str:
     parts = clauses(text)
     # A clause that retracts nothing by name and names a place says where the user is now ("辞职打包把东西全寄回长沙了").
     kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c) or _RETIRED_RE.search(c)
+            or _WISHED_RE.search(c)
             or (not retracted_terms(c) and places_in(c) and not _THIRD_PERSON_RE.search(c))]
     if not kept or len(kept) == len(parts):
         return text
     return join_clauses(kept)
 
 
+#: A change only wished for ("想辞职考公", "thinking about quitting"): nothing taken back yet.
+_WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该|能不能)[^，。！？\s]{0,3}(?:辞|离职|退|换|卖|搬|分手|放弃)|"
+                        r"\b(?:thinking (?:about|of)|want to|wanna|might|planning to|considering) (?:quit|leav|sell|mov|drop|switch)\w*",
+                        _I)
 #: What the user did before retiring ("i used to be an engineer on the ferries before i retired", "我退休前在铁路局干了三十多年"):
 #: the user's own history, no value taken back.
 _RETIRED_RE = re.compile(r"退休(?:前|以前|之前)|\bbefore (?:i |I )?retir(?:ed|ing)\b", _I)
@@ -318,6 +327,8 @@ _OLD_VALUE_EDITS = (
     (re.compile(r"\b((?:moved|relocated|moving|relocating) (?:over |back )?to [\w&'-]+(?: [\w&'-]+)?) from [\w&'-]+"
                 r"(?: (?-i:[A-Z])[\w&'-]+)?", _I), r"\1"),
     (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
+    # "traded the Leaf in for a Kia Niro", "traded in my civic for …"
+    (re.compile(r"\btraded (?:in )?(?:the |my |our )?[\w&'-]+(?: [\w&'-]+)?(?: in)? for\b", _I), "switched to"),
     (re.compile(rf"从{_ZC}{{1,10}}?(换成|改成|转到|换到|搬到|搬去|调到|调去|跳槽到|跳槽去|跳到)"), r"\1"),
     # "went with a hyundai ioniq 5 instead of the ev6, …": the new value without the old one beside it.
     (re.compile(rf"\s*\b(?:instead of|rather than) (?:the |a |an |my |our )?[\w&'-]+(?: [\w&'-]+)?"
@@ -395,7 +406,8 @@ def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[st
     # "小米云", which is one word to the segmenter).
     old_terms = {t for v in old_values for t in {v, *keyword_tokens(v)}
                  if (len(t) >= 2 if not t.isascii() else len(t) >= 3) and t not in _STOP and t not in kept_words}
-    old_terms |= {w for o in old for w in _value_words(o) if not w.isascii()} - kept_words
+    # (a place both name is no old value unless it is one: "岗位想报武汉海关" beside "我在武汉同济药剂科干了四年")
+    old_terms |= {w for o in old for w in _value_words(o) if not w.isascii() and places_in(w) != [w]} - kept_words
     kept = []
     for clause in parts:
         if clause not in changing and (changing or _PAST_RE.search(clause)) and not _STILL_RE.search(clause):

@@ -108,7 +108,10 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
                          r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
                          # on one's own now: the employer goes, the trade stays ("went freelance in january")
-                         r"(?:went|gone|going) (?:freelance|self-employed|solo))\b|出来单干了?|自己出来接活", re.IGNORECASE)
+                         r"(?:went|gone|going) (?:freelance|self-employed|solo)|"
+                         # a trade begun: "finally started my electrical apprenticeship"
+                         r"(?:started|starting|began) (?:my |an? |the )?(?:[\w-]+ ){0,2}(?:apprenticeship|traineeship|residency))\b|"
+                         r"出来单干了?|自己出来接活", re.IGNORECASE)
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
@@ -501,7 +504,8 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"\b\d\s?(?:days?|times|x|nights?) (?:a|per|each|every) week\b|(?:一周|每周|一星期|每星期)[^，。\s]{0,3}?[一二三四五六七1-7]次",
                            re.IGNORECASE),
                 re.compile(r"(?:客人|宾客|来宾|人数)[^，。！？\d]{0,6}\d+\s?(?:个|位|人|桌)?|\d+\s?(?:个|位)?(?:客人|宾客|来宾)|\d+\s?桌|"
-                           r"\b\d+\s+(?:guests|people|ppl|attendees)\b", re.IGNORECASE))
+                           r"请\d+\s?个?人|\b\d+\s+(?:guests|people|ppl|attendees)\b|"
+                           r"\b(?:guest list|guest count|headcount)\b[^.,;!?]{0,30}?\b\d{2,4}\b", re.IGNORECASE))
 
 
 #: A clause about the name itself ("pepper didn't suit her", "名字我也记错了").
@@ -657,7 +661,9 @@ _PIECE_RE = re.compile(r"(?<=[，；;：])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(
 #: Tom and I are writing our vows" is one statement).
 _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END}])|(?<=,)(?!\d))\s*(?![{corrections.CHAT_END}])|"
                               r"(?<=[^\s.]\.)\s+|"  # chat's lower-case sentences: "leaning kia ev6. i commute 40 miles"
-                              r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")  # chat writes a space for a Chinese comma
+                              r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"  # chat writes a space for a Chinese comma
+                              # another of the user's own ("I live in Freo with my boyfriend Josh | and our kelpie Ned")
+                              r"\s+(?=and (?:our|my) (?!own\b)\w+ [A-Z][a-z]+\b)")
 #: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "平时自己做烘焙", "I run it from home").
 _USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)|自己|\bmyself\b", re.IGNORECASE)
 #: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.
@@ -687,12 +693,22 @@ def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
             other = out[-1] or bool(_NAME_ONLY_RE.match(pieces[i - 1])
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
         elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and (
-                len(pieces[i - 1].strip()) <= 6 or len(piece.strip()) <= 6):
+                len(pieces[i - 1].strip()) <= 6 or len(piece.strip()) <= 6 or _repeats(piece, pieces[i - 1])):
             # "我们组 小李 不吃香菜": what follows someone named alone is said of them; "…小美花生过敏 挺严重的": a
             # few words with no subject go on about them
             other = True
         out.append(other)
     return out
+
+
+def _repeats(piece: str, before: str) -> bool:
+    """Whether ``piece`` says again three characters of Chinese the piece before said ("在重庆不吃辣简直了" after
+    "还有实习生小雅不吃辣"): it goes on about the same thing."""
+    grams = {before[i:i + 3] for i in range(len(before) - 2)}
+    return any(piece[i:i + 3] in grams and _HAN3_RE.fullmatch(piece[i:i + 3]) for i in range(len(piece) - 2))
+
+
+_HAN3_RE = re.compile(r"[\u4e00-\u9fff]{3}")
 
 
 def _told_of_another(draft: MemoryDraft, message: str) -> bool:
@@ -792,7 +808,9 @@ _FAMILY_BIRTHDAY = (r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|�
                     r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter)'s (?:birthday|bday) is (?:on )?(?:the )?"
                     r"(?:\d{1,2}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
 #: A grandchild's name ("孙子叫豆豆"): what the grandparent's assistant is asked later, not where the child lives.
-_GRANDCHILD_NAMED = r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$"
+_GRANDCHILD_NAMED = (r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$|"
+                     # "孙子浩浩放暑假要来住一个月": the grandchild named, coming to the user
+                     r"^\s*(?:还有个事，)?(?:我的?)?(?:孙子|孙女|外孙女?)(?!叫)[\u4e00-\u9fff]{2}(?=放|要|来|过来|今年|[，,\s])")
 #: Either of the two: a fact of the user's family kept from a message about them.
 _FAMILY_FACT_RE = re.compile(f"{_FAMILY_BIRTHDAY}|{_GRANDCHILD_NAMED}", re.IGNORECASE)
 
@@ -828,7 +846,14 @@ _LIFE_RE = re.compile(
     # an instrument of the user's own ("playing him something on my cello", "我的古筝")
     r"\b(?:on|play(?:ing)?|practi[cs](?:e|ing)) my (?:cello|violin|viola|guitar|piano|drums|ukulele|uke|flute|clarinet|"
     r"saxophone|sax|trumpet|trombone|harp|banjo|mandolin|accordion|oboe|bass guitar)\b|"
-    r"我(?:的|家的?)(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|琵琶|尤克里里|架子鼓|萨克斯|长笛|电子琴)",
+    r"我(?:的|家的?)(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|琵琶|尤克里里|架子鼓|萨克斯|长笛|电子琴)|"
+    # an instrument the user plays ("我自己会弹尤克里里", "i play the cello")
+    r"我(?:自己)?(?:会|在)(?:弹|拉|吹|打)(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|琵琶|尤克里里|架子鼓|萨克斯|长笛|电子琴|鼓)|"
+    r"\bi (?:can )?play (?:the )?(?:cello|violin|viola|guitar|piano|drums|ukulele|flute|clarinet|saxophone|sax|trumpet|"
+    r"trombone|harp|banjo|mandolin|accordion|oboe|bassoon|euphonium)\b|"
+    # the user's own pet named ("还有我家狗旺财", "我们家的猫叫年糕")
+    rf"我(?:家|们家)?的?(?:{ZH_PETS})(?:叫|名叫)?(?!{ZH_PETS}|[子叫不没最今昨明天也都还又就很太特真总老一是在有要会能的了跟和被把这那好可越每])"
+    rf"[\u4e00-\u9fff]{{2,3}}(?=\s|$|[，,。！!])",
     re.IGNORECASE)
 
 
@@ -1054,8 +1079,13 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         facts = current.exclude(type=MemoryItem.Type.EPISODE)
         same = same | facts.filter(functools.reduce(operator.or_, (Q(key=slot) | Q(key__startswith=f"{slot}:")
                                                                    for slot in of_topic)))
-    # The whole message, then its pieces that say something changed.
-    best = _nearest(same.filter(embedding_model=bundled).exclude(embedding=None), vectors)
+    # The whole message, then its pieces that say something changed. A correction that says a date moves a dated
+    # plan first ("now doing the Portuguese route from Porto instead, and pushing it to September because of Margaux's
+    # work" moves the Camino in May, not the walks with Margaux).
+    dated = same.filter(_any_of("topics", ["date"])) if "date" in about else same.none()
+    best = _nearest(dated.filter(embedding_model=bundled).exclude(embedding=None), vectors)
+    if best is None or best[0] < (min_cosine if about else NO_TOPIC_MIN_COSINE):
+        best = _nearest(same.filter(embedding_model=bundled).exclude(embedding=None), vectors)
     if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
         return [best[1], *_their_slot_facts(current, [best[1]], about)]
     if about and judged:
@@ -1173,7 +1203,8 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
 
 
 #: Words that say where something is now: "it's now at …", "moved everything to …", "改去/改到/换到/搬到…".
-_NOW_AT_RE = re.compile(r"改去|改到|改在|改成|换成|换到|换去|搬到|挪到|\b(?:now (?:at|in)|moved (?:\w+ ){0,2}to|switched to|instead)\b",
+_NOW_AT_RE = re.compile(r"改去|改到|改在|改成|换成|换到|换去|搬到|挪到|\b(?:now (?:at|in|doing|having)|moved (?:\w+ ){0,2}to|switched to|"
+                        r"instead)\b",
                         re.IGNORECASE)
 
 
@@ -1216,13 +1247,13 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
 
 #: Topics a date is said of: a date moved replaces the date, not the wedding, the trip or the launch.
 _DATED = frozenset({"date", "deadline", "family", "travel", "schedule", "venture"})
-_DATE_SAID_RE = re.compile(rf"(?:\b(?:on|for|to|by) (?:the )?|(?:定在|改到|挪到|是|在)\s*)?(?:{corrections.TOPICS['date'].pattern})",
+_DATE_SAID_RE = re.compile(rf"(?:\b(?:on|for|to|by|in) (?:the )?|(?:定在|改到|挪到|是|在)\s*)?(?:{corrections.TOPICS['date'].pattern})",
                            re.IGNORECASE)
 
 
 def _undated(sentence: str) -> str:
     """``sentence`` without its calendar dates, or "" when little else remains."""
-    left = re.sub(r"\s{2,}", " ", _DATE_SAID_RE.sub("", sentence)).strip()
+    left = re.sub(r"\s+(?=[,.;!?])", "", re.sub(r"\s{2,}", " ", _DATE_SAID_RE.sub("", sentence))).strip()
     return left if len(keyword_tokens(left)) >= 3 and left != sentence.strip() else ""
 
 

@@ -189,6 +189,8 @@ def test_the_places_a_sentence_names(text, places):
     ("我妈11月8号生日", True),
     ("9月9号是我爸70大寿 想订个包间", True),
     ("thinking of playing her something on my cello", True),
+    ("还有我家狗旺财 柯基", True),
+    ("我自己会弹尤克里里", True),
     # A request, news, a hotel stay, sharing out work, a cold caught, a gift asked for, a supposition.
     ("单身的人怎么过情人节", False),
     ("单身税要来了", False),
@@ -198,6 +200,8 @@ def test_the_places_a_sentence_names(text, places):
     ("my mom's birthday is coming up, any gift ideas", False),
     ("if we're renting in leeds next year", False),
     ("what cello should a beginner buy", False),
+    ("我家狗狗最近不爱吃饭", False),
+    ("我家猫咪好可爱", False),
 ])
 def test_what_states_how_the_user_lives(text, states):
     from agentmemory.working.episodes import _states_life

@@ -1232,3 +1232,41 @@ def test_where_the_user_lives_and_works_said_in_chat_pieces(api_client, talk):
     talk("inn", "好久没来了 现在在大理古城开了个小客栈 六间房 想写个介绍", agent="planner")
     assert current("inn", "location") == ["大理"]
     assert "昆明" not in remembered(api_client, "inn", "用户住在哪个城市？")
+
+
+def test_a_date_moved_finds_the_dated_plan_and_a_car_traded_in_leaves_no_old_car(api_client, talk):
+    """"now doing the Pennine Way instead, pushing it to August because of Callum's work" moves the hike planned for
+    June 2026, not the evening walks with Callum named in passing; "traded the Corolla in for a Tesla Model 3" is the new
+    car and the new episode does not name the old one; a guest list cut to 90 leaves no 150."""
+    talk("hike", "I'm planning to hike the West Highland Way in June 2026 from Milngavie, how fit do I need to be?",
+         "I walk our dog every evening with my husband Callum, is that enough training?")
+    talk("hike", "Hi again. So we're now doing the Pennine Way instead, and pushing it to August because of Callum's work. "
+                 "Any tips on booking bunkhouses?", agent="planner")
+    shown = remembered(api_client, "hike", "When is the user's hike?").lower()
+    assert "august" in shown and "june 2026" not in shown, shown
+    assert "callum" in remembered(api_client, "hike", "What is the name of the user's husband?").lower()
+    talk("ev", "I need to get my Toyota Corolla serviced, it's making a rattling noise")
+    talk("ev", "update: I traded the Corolla in for a Tesla Model 3 because the fuel costs were killing me", agent="planner")
+    assert current("ev", "car") == ["Tesla Model 3"]
+    assert "corolla" not in remembered(api_client, "ev", "What car does the user drive?").lower()
+    talk("gl", "My fiancée Priya and I are getting married 12 September 2026 at a barn venue in Kent, about 150 guests.")
+    talk("gl", "ok plans changed. we're now doing 3 April 2027 in my parents' garden in Margate, and the guest list got cut "
+               "to about 90", agent="planner")
+    shown = remembered(api_client, "gl", "How many guests are coming to the user's wedding?").lower()
+    assert "90" in shown and "150" not in shown, shown
+    assert "priya" in remembered(api_client, "gl", "What is the name of the user's fiancée?").lower()
+
+
+def test_a_pet_named_an_instrument_played_a_grandson_coming_and_someone_elses_diet_said_twice(api_client, talk):
+    """"还有我家狗旺财 柯基" and "我自己会弹尤克里里" are kept however low they score; "孙子浩浩放暑假要来住" keeps the
+    grandson's name; "实习生小雅不吃辣 在重庆不吃辣简直了" is the intern's, said twice, not the user's diet."""
+    talk("pet", "我在悉尼做会计 想问下PR要准备啥", "唉 还有我家狗旺财 柯基 以后带它回国麻烦吗")
+    assert "旺财" in remembered(api_client, "pet", "用户的狗叫什么？")
+    talk("uke", "男朋友下周过生日 预算一千", "对了 我自己会弹尤克里里 想给他弹首生日歌 推荐首简单点的")
+    assert "尤克里里" in remembered(api_client, "uke", "用户会什么乐器？")
+    talk("gs", "我今年六十五 刚退休 想学二胡", "还有个事，孙子浩浩放暑假要来住一个月，小孩爱吃啥菜")
+    assert "浩浩" in remembered(api_client, "gs", "用户的孙子叫什么？")
+    talk("ding", "下周部门聚餐我来订 老王海鲜过敏 还有实习生小雅不吃辣 在重庆不吃辣简直了", "我自己啥都能吃 人均一百以内")
+    assert current("ding", "diet") == [], current("ding", "diet")
+    kept = " ".join(MemoryItem.objects.for_user("ding").current().values_list("content", flat=True))
+    assert "不吃辣" not in kept and "海鲜过敏" not in kept, kept

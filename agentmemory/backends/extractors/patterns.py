@@ -335,6 +335,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("company_industry", re.compile(rf"\bwe(?:'re| are) (?:now |basically |essentially |officially |\w+ly )*an? (?P<v>{_EC}{{1,30}}?) "
                                     rf"(?:company|brand|startup|business|firm|shop)\b", _I), None),
     ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
+    # "I've moved in with my sister Tess in Hilton"
+    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved) in with (?i:my|our|a|some) [\w' -]{1,30}? "
+                            r"in (?P<v>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved|relocated|shifted) to "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     # Chat in lower case (chat.py capitalises the names the dictionary does not know; a place it knows stays as typed).
@@ -451,15 +454,15 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("child", re.compile(rf"\bmy (?P<v>{_EN_NUMBER}[- ](?:year|month)[- ]old (?:son|daughter|kid|baby|boy|girl|twins))\b", _I), None),
     # A child named ("a party idea for my daughter Rosalie, she's 6"): the name, as written.
     ("child", re.compile(r"\b(?i:my) (?P<v>(?i:son|daughter|stepson|stepdaughter|boy|girl) [A-Z][a-z][\w'-]*)"), None),
-    ("partner", re.compile(r"\bmy (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse),? [A-Z][\w'-]*)"), None),
+    ("partner", re.compile(r"\b(?i:my) (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse),? [A-Z][\w'-]*)"), None),
     ("car", re.compile(r"\bI (?:drive|own|just bought|bought) an? (?P<v>(?:\d{4} )?(?:[A-Z][\w-]*)(?: [\w-]+){0,2}?)(?= to\b| for\b|$|[,.;!?])"), None),
     ("car", re.compile(r"\bmy car is an? (?P<v>[\w-]+(?: [\w-]+){0,2})", _I), None),
     ("phone", re.compile(r"\b(?:my|(?:got|getting|bought|buying|ordered|picked up|went with|grabbed) (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
                          r"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
                          r"motorola|moto)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|[a-z]\d+\w*))*)\b", _I), None),
     ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up)|"
-                       rf"\btraded (?:it |\w+ )?in for) "
-                       rf"(?:a|an|our|my|the) (?:new |used |\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?:[Mm]odel )?[\w-]+)?)\b", _I), None),
+                       rf"\btraded (?:it |(?:the |my |our )?[\w-]+ )?in for) "
+                       rf"(?:a|an|our|my|the) (?:new |used |(?!(?:{CAR_MAKES_EN})\b)\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?:[Mm]odel )?[\w-]+)?)\b", _I), None),
     ("car", re.compile(rf"\bmy (?:old |new |trusty )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?!is\b|was\b)[\w-]+)?)\b", _I), None),
     ("instrument", re.compile(r"\bI (?:play|am learning|'m learning|started learning|learn) (?:the )?(?P<v>piano|guitar|violin|cello|"
                               r"drums|ukulele|bass|flute|saxophone|sax|trumpet|clarinet|harp|banjo)\b", _I), None),
