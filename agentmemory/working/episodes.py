@@ -110,7 +110,8 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          # on one's own now: the employer goes, the trade stays ("went freelance in january")
                          r"(?:went|gone|going) (?:freelance|self-employed|solo)|"
                          # a trade begun: "finally started my electrical apprenticeship"
-                         r"(?:started|starting|began) (?:my |an? |the )?(?:[\w-]+ ){0,2}(?:apprenticeship|traineeship|residency))\b|"
+                         r"(?:started|starting|began) (?:my |an? )(?:(?!his\b|her\b|their\b)[\w-]+ ){0,2}(?:apprenticeship|traineeship|"
+                         r"residency)(?! application))\b|"
                          r"出来单干了?|自己出来接活", re.IGNORECASE)
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
@@ -119,21 +120,24 @@ _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一�
 _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分管|\b(?:responsible for|in charge of)\b"
                       r"(?! (?:the )?(?:school|kids|pick-?ups?|dog|cat|cooking|laundry))", re.IGNORECASE)
 #: A clause that says where or at what the user works ("我在济南一中教物理", "I drive a bus for the CTA").
-_WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教|做|当|上班|工作|干)|"
-                           r"\bI(?:'ve| have)? (?:\w+ )?(?:work(?:ed)?|teach|drive|driven|run) (?:(?:an?|the) (?:[\w-]+ ){1,2})?(?:at|for|in|as)\b",
-                           re.IGNORECASE)
+_WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了)|"
+                           r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?|teach|taught) (?:[\w-]+ ){0,2}?(?:at|for|as|in (?=[A-Z]))|"
+                           r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])")
 #: How many of the user's newest episodes a job left looks through for where the user worked.
 WORK_SAID_FROM = 300
 #: A job left only in wish, or by someone else ("真想把工作辞了", "老公把工作辞了").
 _WISH_OR_THEIRS_RE = re.compile(r"(?:想|打算|准备|要不要|该不该|能不能)[^，。！？\s]{0,4}(?:辞|退休)|(?:老公|老婆|对象|男朋友|女朋友|他|她|我妈|我爸|"
-                                r"爸爸|妈妈|父亲|母亲|公公|婆婆|岳父|岳母)[^，。！？\s]{0,4}(?:辞|离职|退休)|\b(?:thinking (?:about|of) (?:quitting|leaving)|might quit|want to quit|"
+                                r"爸爸|妈妈|老爸|老妈|父亲|母亲|公公|婆婆|岳父|岳母|老伴儿?|老头子?|老太太|主任|领导|老板|同事|师傅|舅舅|叔叔|"
+                                r"阿姨|姑姑|爷爷|奶奶|外公|外婆|姥姥|姥爷)[^，。！？\s]{0,4}(?:辞|离职|退休)|等[^，。！？\s]{0,3}退休|"
+                                r"\b(?:when|once|after|if|before) (?:i'm|i am|im|i) (?:\w+ )?retir|\b(?:thinking (?:about|of) (?:quitting|leaving)|might quit|want to quit|"
                                 r"(?:he|she|they|my (?:husband|wife|partner|dad|father|mom|mum|mother|parents)) (?:just |finally |officially )?"
                                 r"(?:quit|left|got laid off|handed in|retired|(?:is|are|'s) retired))\b", re.IGNORECASE)
 #: Words that say the user has left their job ("上个月离职了", "got laid off"): the old job's title and company go.
 _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也)?辞了|辞了(?:工作|职)|"
                           # retired ("我7月份正式退休了", "retired as of last Friday"), not about to ("快退休了")
-                          r"(?<![快要等准备想])(?:正式|已经|刚刚?|终于|光荣)?退休了|\b(?:i(?:'ve| have)? (?:just |finally |officially )?"
-                          r"retired|(?:i'm|im|i am) (?:now |officially |finally )?retired|retired (?:as of|last|this (?:week|month|year)|"
+                          r"(?<![快要等准备想就])(?:正式|已经|刚刚?|终于|光荣)?退休了(?![就再以之])|\b(?:i(?:'ve| have)? (?:just |finally |officially )?"
+                          r"retired(?! (?:my|the|a|an|his|her|our|their|it|them)\b)|(?:i'm|im|i am) (?:now |officially |finally )?retired|"
+                          r"retired (?:as of|last|this (?:week|month|year)|"
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
                           r"我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned)\b", re.IGNORECASE)
@@ -704,11 +708,15 @@ def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
 def _repeats(piece: str, before: str) -> bool:
     """Whether ``piece`` says again three characters of Chinese the piece before said ("在重庆不吃辣简直了" after
     "还有实习生小雅不吃辣"): it goes on about the same thing."""
+    if "也" in piece:
+        return False  # "最近也天天加班到十点": the user too
     grams = {before[i:i + 3] for i in range(len(before) - 2)}
-    return any(piece[i:i + 3] in grams and _HAN3_RE.fullmatch(piece[i:i + 3]) for i in range(len(piece) - 2))
+    return any(piece[i:i + 3] in grams and _HAN3_RE.fullmatch(piece[i:i + 3]) and _DIET_WORD_RE.search(piece[i:i + 3])
+               for i in range(len(piece) - 2))
 
 
 _HAN3_RE = re.compile(r"[\u4e00-\u9fff]{3}")
+_DIET_WORD_RE = re.compile(r"不吃|不喝|吃素|过敏|忌口|不能吃")
 
 
 def _told_of_another(draft: MemoryDraft, message: str) -> bool:
@@ -810,7 +818,8 @@ _FAMILY_BIRTHDAY = (r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|�
 #: A grandchild's name ("孙子叫豆豆"): what the grandparent's assistant is asked later, not where the child lives.
 _GRANDCHILD_NAMED = (r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$|"
                      # "孙子浩浩放暑假要来住一个月": the grandchild named, coming to the user
-                     r"^\s*(?:还有个事，)?(?:我的?)?(?:孙子|孙女|外孙女?)(?!叫)[\u4e00-\u9fff]{2}(?=放|要|来|过来|今年|[，,\s])")
+                     r"^\s*(?:[^，,。\s]{1,6}[，,]\s*)?(?:我的?)?(?:孙子|孙女|外孙女?)(?!叫|今年|明年|去年|今天|明天|下周|这周|周末|最近|也|都|还|在|要|又|就)"
+                     r"[\u4e00-\u9fff]{2}(?=放|要|来|过来|[，,\s])")
 #: Either of the two: a fact of the user's family kept from a message about them.
 _FAMILY_FACT_RE = re.compile(f"{_FAMILY_BIRTHDAY}|{_GRANDCHILD_NAMED}", re.IGNORECASE)
 
@@ -852,8 +861,8 @@ _LIFE_RE = re.compile(
     r"\bi (?:can )?play (?:the )?(?:cello|violin|viola|guitar|piano|drums|ukulele|flute|clarinet|saxophone|sax|trumpet|"
     r"trombone|harp|banjo|mandolin|accordion|oboe|bassoon|euphonium)\b|"
     # the user's own pet named ("还有我家狗旺财", "我们家的猫叫年糕")
-    rf"我(?:家|们家)?的?(?:{ZH_PETS})(?:叫|名叫)?(?!{ZH_PETS}|[子叫不没最今昨明天也都还又就很太特真总老一是在有要会能的了跟和被把这那好可越每])"
-    rf"[\u4e00-\u9fff]{{2,3}}(?=\s|$|[，,。！!])",
+    rf"我(?:家|们家)?的?(?:{ZH_PETS})(?:叫|名叫)?(?!{ZH_PETS}|[子叫不没最今昨明天也都还又就很太特真总老一是在有要会能的了跟和被把这那好可越每"
+    rf"掉拆生吃咬跑睡挠抓舔吐拉病怕喜爱咳发掉])[\u4e00-\u9fff]{{2,3}}(?=\s|[，,])",
     re.IGNORECASE)
 
 
@@ -871,7 +880,8 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
         return _whole(message, whole_keep, model), at
     scores = [max(float(keep[at + i]), SENTENCE_KEEP) if _states_life(sentences[i]) else float(keep[at + i])
               for i in range(len(sentences))]
-    if any(_states_life(s) for s in sentences):
+    lives = any(_states_life(s) for s in sentences)
+    if lives:
         whole_keep = max(whole_keep, CLAUSE_WHOLE_MIN)
     # A sentence judged a correction that says what changed keeps its place ("So pescatarian now I suppose!").
     changed = [float(correction[at + i]) >= model.correction_threshold and corrections.signals_change(sentences[i])
@@ -883,7 +893,8 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
         return _whole(message, whole_keep, model), at  # one sentence that discloses: kept as it was said
     # The whole decides; one sentence (or clause) alone only when nothing in the message is hypothetical ("假如
     # 预算只有两万...？我就随便问问" is not a plan), and a clause only when the whole is not plainly chatter.
-    if whole_keep < model.keep_threshold and (max(scores) < SENTENCE_KEEP or _HYPOTHETICAL_RE.search(text)
+    # (a supposition beside how the user lives keeps the latter: "还有我家狗旺财 柯基 以后要是带它回国探亲 …")
+    if whole_keep < model.keep_threshold and (max(scores) < SENTENCE_KEEP or (_HYPOTHETICAL_RE.search(text) and not lives)
                                               or (clauses and whole_keep < CLAUSE_WHOLE_MIN)):
         return [], at
     # The message tells something about the user: kept but for its questions about something else and its
@@ -900,6 +911,9 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
         # before kept, not someone else (a sentence scored alone does not know whom "she" is).
         continued = bool(kept) and bool(_PRONOUN_LED_RE.match(s)) and bool(_OWN_HOUSEHOLD_RE.search(kept[-1])) \
             and not about_another_person(kept[-1])
+        # "柯基" right after "还有我家狗旺财": a word or two of the pet or child the piece before named (a breed, an age).
+        continued = continued or (bool(kept) and bool(_SHORT_CJK_RE.fullmatch(s.strip()))
+                                  and bool(_OWN_HOUSEHOLD_RE.search(kept[-1])))
         # "its may 18 in fredericton." right after "signed up for my first half marathon!": when and where of it.
         continued = continued or (bool(kept) and bool(_IT_LED_RE.match(s)) and _when_or_where(s))
         # "my cat oolong is NOT impressed": a sentence naming the user's own pet or child tells who they are; so does
@@ -914,6 +928,7 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
     return (kept if by_score else []), at
 
 
+_SHORT_CJK_RE = re.compile(r"[\u4e00-\u9fff]{2,4}")
 #: The user's own pet or child named in a sentence: a sentence led by "she"/"he" after it is still the user's news.
 _OWN_HOUSEHOLD_RE = re.compile(rf"(?:我家|我们家|我的|我)(?:{ZH_PETS}|儿子|女儿|孩子|宝宝|娃)|\b(?:my|our|we're adopting an?|we adopted an?|"
                                rf"we got an?|i got an?|i adopted an?)\s+(?:[\w-]+\s+){{0,3}}?(?:(?:{EN_PETS})s?|pupp(?:y|ies)|"
@@ -1285,9 +1300,10 @@ def _says_where(clause: str) -> bool:
     if found is None:
         return False
     places = places_in(found.group("zh") or found.group("en") or "")
-    # a bare piece only when it begins with the place ("重庆渝北", not "成都火锅")
-    return bool(places) and bool(found.group("at") or found.group("en")
-                                 or (any(found.group("zh").startswith(p) for p in places) and len(found.group("zh")) <= 5))
+    # a bare piece only when it is a place, or one with its district ("重庆", "重庆渝北区"; not "成都火锅", "北京时间")
+    zh = found.group("zh") or ""
+    return bool(places) and bool(found.group("at") or found.group("en") or any(
+        zh == p or (zh.startswith(p) and _ZH_DISTRICT_RE.match(zh[len(p):])) for p in places))
 
 
 #: Where the user lives, said first in a sentence that goes on about something else ("We're in Leslieville and thinking
@@ -1312,7 +1328,10 @@ def _where_worked(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
         return []
     town = next((found.group(1)[:n] for n in range(2, len(found.group(1)) + 1)
                  if places_in(found.group(1)[:n]) == [found.group(1)[:n]]), "")
-    return [clause[:found.start(1)] + town] if town else []
+    # a word of its own in the clause ("济南" of "我在济南一中教物理", not "中国" of "我在中国银行上班")
+    from ..text.tokenize import _default_tokenizer  # the segmenter places_in reads the longer list with
+
+    return [clause[:found.start(1)] + town] if town and town in _default_tokenizer().lcut(clause) else []
 
 
 #: "我在济南…", "我一直在青岛…": a clause that begins with where the user is.

@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from ..backends.extractors.base import TurnText
-from ..backends.extractors.patterns import ZH_CALLED_BY_SURNAME
+from ..backends.extractors.patterns import EN_TITLES, ZH_CALLED_BY_SURNAME
 from ..types import MemoryDraft
 
 #: The confidence of a value the user never said (a guess is no high-confidence profile fact).
@@ -203,10 +203,12 @@ _PARTNER_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|男朋友|�
                          re.IGNORECASE)
 _THEIR_OWN_FACT_RE = re.compile(
     r"\s*(?:也|还|一直|现在|目前|平时)?(?:在[\u4e00-\u9fffA-Za-z]{1,12}?(?:上班|工作|任职)|是(?:做|个|一名|一个|名)?[\u4e00-\u9fff]{0,6}"
-    r"(?:医生|老师|护士|工程师|律师|会计|程序员|销售|司机|公务员|警察|设计师)|做[\u4e00-\u9fff]{1,6}的|[\u4e00-\u9fff]{0,4}过敏|"
+    r"(?:医生|老师|护士|工程师|律师|会计|程序员|销售|司机|公务员|警察|设计师)|(?:是)?做[\u4e00-\u9fff]{1,6}的|[\u4e00-\u9fff]{0,4}过敏|"
     r"有[\u4e00-\u9fff]{0,4}(?:病|症)|[\u4e00-\u9fff]{0,3}(?:胆固醇|血压|血糖|尿酸)|不吃|吃素)|"
-    r"\s+(?:(?:also|still|now)\s+)?(?:works (?:at|for|in|as)|(?:is|'s) (?:an? (?!\w+ (?:of|to)\b)|allergic|vegan|vegetarian|diabetic|celiac|"
-    r"lactose)|has (?:an? )?(?:[\w-]+ ){0,2}(?:allergy|diabetes|celiac|cholesterol|intolerance))", re.IGNORECASE)
+    # "my wife's a nurse", "my husband is also allergic to nuts", "works at Deloitte" (not "is a bit annoyed")
+    rf"(?:'s|\s+is|\s+has|\s+works)\s+(?:(?:also|still|now)\s+)?(?:(?:at|for|in|as)\b|(?:an? )?(?:[\w-]+ )?(?:{EN_TITLES})\b|allergic|"
+    r"vegan|vegetarian|diabetic|celiac|coeliac|lactose|(?:an? )?(?:[\w-]+ ){0,2}(?:allergy|diabetes|cholesterol|intolerance)\b)",
+    re.IGNORECASE)
 _HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|娃|男朋友|女朋友|男友|女友|"
                            r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)s?$", re.IGNORECASE)
 

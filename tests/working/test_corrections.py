@@ -131,6 +131,17 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("生酮停了 医生让我低嘌呤饮食", {"生酮"}),
     ("儿子给我换了个华为P60 字太小", set()),
     ("雨停了 出去走走", set()),
+    ("不过省考我不打算考了 改考国考", {"省考"}),
+    ("the grampians trip isn't happening", {"grampian"}),
+    # A time moved from, never having moved, the weather, a payment, a mood, a particle.
+    ("从明天开始搬去公司住", set()),
+    ("我从来没跳槽到大厂过", set()),
+    ("不过今天不去了", set()),
+    ("今天下雨停了一会", set()),
+    ("会员自动续费停了", set()),
+    ("累了不想跑了", set()),
+    ("放弃了吧", set()),
+    ("离开了哈哈", set()),
 ])
 def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     from agentmemory.working.corrections import retracted_terms
@@ -162,6 +173,9 @@ def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     ("my wife and I are moving to Cork", ""),
     ("我老公特别爱钓鱼", ""),
     ("Today's plan is simple", ""),
+    ("my wife's a nurse", "wife"),
+    ("我老婆是做外贸的", "老婆"),
+    ("my husband is a bit annoyed", ""),
 ])
 def test_whom_a_message_is_about(text, whom):
     from agentmemory.working.grounding import about_another_person
@@ -202,6 +216,8 @@ def test_the_places_a_sentence_names(text, places):
     ("what cello should a beginner buy", False),
     ("我家狗狗最近不爱吃饭", False),
     ("我家猫咪好可爱", False),
+    ("我家猫掉毛 怎么办", False),
+    ("我家狗拆家，咋整", False),
 ])
 def test_what_states_how_the_user_lives(text, states):
     from agentmemory.working.episodes import _states_life
@@ -220,3 +236,33 @@ def test_two_things_offered_and_nothing_else(text, either):
     from agentmemory.working.episodes import _EITHER_RE
 
     assert bool(_EITHER_RE.match(text)) == either
+
+
+@pytest.mark.parametrize("text,left", [
+    ("我7月份正式退休了", True),
+    ("retired as of last Friday after 31 years!", True),
+    ("我裸辞了哈哈", True),
+    # Someone else's, ahead, wished, or a thing retired.
+    ("我老伴退休了", False),
+    ("我们主任退休了", False),
+    ("还有两年就退休了", False),
+    ("等我退休了就去旅游", False),
+    ("when I'm retired I'll travel", False),
+    ("I've retired my running shoes", False),
+])
+def test_a_job_left_by_the_user(text, left):
+    from agentmemory.working.episodes import _LEFT_JOB_RE, _WISH_OR_THEIRS_RE
+
+    assert (bool(_LEFT_JOB_RE.search(text)) and not _WISH_OR_THEIRS_RE.search(text)) == left
+
+
+@pytest.mark.parametrize("text,where", [
+    ("在南京", True),
+    ("重庆", True),
+    ("成都火锅", False),
+    ("北京时间", False),
+])
+def test_a_piece_that_only_says_where(text, where):
+    from agentmemory.working.episodes import _says_where
+
+    assert _says_where(text) == where

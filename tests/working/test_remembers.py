@@ -1214,11 +1214,11 @@ def test_he_after_the_users_son_a_stay_at_home_mum_an_instrument_and_a_parents_b
 
 
 def test_where_the_user_lives_and_works_said_in_chat_pieces(api_client, talk):
-    """"回国了 现在在一家设计院上班 住杭州" fills the employer and the home, replacing where the user studied and
+    """"回国了 现在在一家设计院上班 现在住杭州" fills the employer and the home, replacing where the user studied and
     lived (a district no list knows, "现在住光谷这边", fills no home: it would replace the city it is in); "we shifted to
     HSR Layout" is a move; "现在在大理古城开了个小客栈" is where the user is."""
     talk("back", "在伦敦读UCL的建筑硕士 论文写东伦敦的旧城改造", "我平时住Stratford 打算毕业后留英国找工作")
-    talk("back", "一年没聊啦 毕业了 最后还是没留英国 回国了 现在在一家设计院上班 住杭州 还养了只猫", agent="planner")
+    talk("back", "一年没聊啦 毕业了 最后还是没留英国 回国了 现在在一家设计院上班 现在住杭州 还养了只猫", agent="planner")
     assert current("back", "location") == ["杭州"] and current("back", "employer") == ["一家设计院"]
     shown = remembered(api_client, "back", "用户住在哪里？").lower()
     assert "杭州" in shown and "stratford" not in shown and "伦敦" not in shown, shown
@@ -1232,6 +1232,10 @@ def test_where_the_user_lives_and_works_said_in_chat_pieces(api_client, talk):
     talk("inn", "好久没来了 现在在大理古城开了个小客栈 六间房 想写个介绍", agent="planner")
     assert current("inn", "location") == ["大理"]
     assert "昆明" not in remembered(api_client, "inn", "用户住在哪个城市？")
+    talk("zb", "我在网易做运营 坐标杭州滨江 想学点SQL")
+    assert current("zb", "location") == ["杭州"]
+    talk("zb", "跟你说下 我上个月跳槽去腾讯了 人也搬深圳了 通勤有点远", agent="planner")
+    assert current("zb", "location") == ["深圳"] and current("zb", "employer") == ["腾讯"]
 
 
 def test_a_date_moved_finds_the_dated_plan_and_a_car_traded_in_leaves_no_old_car(api_client, talk):
@@ -1260,8 +1264,9 @@ def test_a_date_moved_finds_the_dated_plan_and_a_car_traded_in_leaves_no_old_car
 def test_a_pet_named_an_instrument_played_a_grandson_coming_and_someone_elses_diet_said_twice(api_client, talk):
     """"还有我家狗旺财 柯基" and "我自己会弹尤克里里" are kept however low they score; "孙子浩浩放暑假要来住" keeps the
     grandson's name; "实习生小雅不吃辣 在重庆不吃辣简直了" is the intern's, said twice, not the user's diet."""
-    talk("pet", "我在悉尼做会计 想问下PR要准备啥", "唉 还有我家狗旺财 柯基 以后带它回国麻烦吗")
-    assert "旺财" in remembered(api_client, "pet", "用户的狗叫什么？")
+    talk("pet", "我在悉尼做会计 想问下PR要准备啥", "唉 还有我家猫年糕 英短 以后要是带它回国 出入境麻烦吗")
+    assert "年糕" in remembered(api_client, "pet", "用户的猫叫什么？")
+    assert "英短" in remembered(api_client, "pet", "用户的猫是什么品种？")
     talk("uke", "男朋友下周过生日 预算一千", "对了 我自己会弹尤克里里 想给他弹首生日歌 推荐首简单点的")
     assert "尤克里里" in remembered(api_client, "uke", "用户会什么乐器？")
     talk("gs", "我今年六十五 刚退休 想学二胡", "还有个事，孙子浩浩放暑假要来住一个月，小孩爱吃啥菜")

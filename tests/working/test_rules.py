@@ -182,3 +182,15 @@ def test_a_job_title_is_no_product_tag():
     assert context_tags("we're still on project Atlas") == {"project": "Atlas"}
     drafts = _extract("I started at Monzo as a product analyst")
     assert drafts and all("product" not in (d.tags or {}) for d in drafts), drafts
+
+
+def test_where_the_user_is_and_works_in_chat_pieces_and_what_is_no_place_or_employer():
+    """A known place given as where one is ("坐标哈尔滨", "人也搬成都了", "现在住上海"), a move "shifted to HSR Layout",
+    a car traded in; not a night's stay, a month, a diet, or work described instead of an employer."""
+    found = {(d.key.split(":")[0], d.value) for d in _extract(
+        "在美团做运营 坐标哈尔滨", "去年搬成都了", "回国了 现在住上海", "also we shifted to HSR Layout last weekend.",
+        "I traded the Corolla in for a Tesla Model 3", "I've moved in with my sister Tess in Hilton")}
+    assert {("location", "哈尔滨"), ("location", "成都"), ("location", "上海"), ("location", "HSR Layout"),
+            ("car", "Tesla Model 3"), ("location", "Hilton")} <= found, found
+    assert _extract("放假了 今晚 住西安", "I moved in with my partner in March", "i shifted to keto",
+                    "哎 目前在找新工作", "没办法 现在在加班工作", "出差 在上海市区开了个会") == []

@@ -170,7 +170,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("company_focus", re.compile(rf"主打(?P<v>{ZC}{{1,20}})"), None),
     ("employer", re.compile(rf"(?:^|我)(?:现在|目前|已经|也|还)?(?:在|于)(?P<v>{ZC}{{1,20}}?)(?:工作|上班|任职|实习)"), None),
     # "回国了 现在在深圳一家规划院上班": a chat piece of its own that says where the user works now.
-    ("employer", re.compile(r"(?:(?<=\s)|^)(?:现在|目前)(?:在|于)(?P<v>[^，。！？；,.!?;\s]{2,20}?)(?:工作|上班|任职)(?=\s|$|了)"), None),
+    ("employer", re.compile(r"(?:(?<=\s)|^)(?:现在|目前)(?:在|于)(?![找努加外地家路车忙赶写做学在公单])(?P<v>[^，。！？；,.!?;\s]{2,20}?)"
+                            r"(?:工作|上班|任职)(?=\s|$|了)"), None),
     ("employer", re.compile(rf"我是(?P<v>{ZC}{{2,15}}?)的{ZC}{{0,6}}?(?:{_ZH_TITLES})"), None),
     ("location", re.compile(rf"^\s*(?:我|我们)(?:现在|目前|人)?在(?P<v>{ZC}{{2,8}})$"), "@place"),
     # "我退休前是老师 现在在青岛 天天钓鱼": a chat piece of its own (spaces for commas) that says where the user is now.
@@ -190,13 +191,18 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{ZC}{{2,12}})"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(r"我(?:现在|目前|一直)?住(?![院宿的了过着在])(?P<v>[^，。！？；,.!?;\s]{2,8}?)(?=[，。！？；,.!?;\s]|$)"), "@place"),
-    # "回国了 住深圳 在一家规划院上班": a chat piece of its own that says where the user lives, at a known place (a
-    # district the lists do not know, "住光谷这边", would replace the city it is in).
-    ("location", re.compile(r"(?:^|(?<=\s))(?:现在|目前)?住(?:在)?(?![院酒宾民哪几一的了过着啥这那得不惯上下]|[两三四五六七八九十\d]+晚|汉庭|如家)"
-                            r"(?P<v>[\u4e00-\u9fff]{2,4}?)(?:这边|那边|这块|附近)?(?=\s|$)"), "@place"),
+    # "回国了 现在住深圳", "住工业园区这边": a chat piece of its own that says where the user lives now, at a known place
+    # (a district the lists do not know, "现在住光谷这边", would replace the city it is in; "今晚 住西安" is a night's stay).
+    ("location", re.compile(r"(?:^|(?<=\s))(?:(?:现在|目前)住(?:在)?(?P<v>[\u4e00-\u9fff]{2,4}?)(?:这边|那边|这块|附近)?|"
+                            r"住(?:在)?(?P<w>[\u4e00-\u9fff]{2,4}?)(?:这边|那边|这块|附近))(?=\s|$)"), "@place"),
     ("location", re.compile(rf"搬来了?(?P<v>{ZC}{{2,6}}?)(?=才|以后|之后|后|了|的|这边|那边|[，,。！!？?\s]|$|"
                             r"[一两二三四五六七八九十几半\d]+个?(?:月|年|周|天|星期))"), "@place"),
     ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
+    # "人也搬上海了", "坐标北京望京": a known place moved to, or given as where one is
+    ("location", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:去年|今年|前年|上个月|刚|人|我|我们)?(?:也|都|已经)?搬(?![家走出进回到去来])"
+                            r"(?P<v>[\u4e00-\u9fff]{2,3}?)了"), "@place"),
+    ("location", re.compile(r"坐标[:：]?\s*(?P<v>[\u4e00-\u9fff]{2})(?=[\u4e00-\u9fff]{0,3}(?:\s|$|[，,。！!]))"), "@place"),
+    ("location", re.compile(r"坐标[:：]?\s*(?P<v>[\u4e00-\u9fff]{3})(?=[\u4e00-\u9fff]{0,3}(?:\s|$|[，,。！!]))"), "@place"),
     ("location", re.compile(rf"我{ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{ZC}{{1,15}}?)"
                             rf"(?:上班|工作|生活|了)?(?=[，。！？；,.!?;]|$)"), None),
     # a technology is named in Latin letters here: "换成超级猩猩了" is a gym, "能换成别的吗" a request
@@ -243,7 +249,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("birthday", re.compile(rf"我(?:的)?生日(?:其实|应该|本来|现在|实际上)?(?:是|在)?(?P<v>{_ZH_DATE})"), None),
     # A shop of one's own in a town ("在自贡开了个小铺子 主要卖自家做的冷吃兔"): where the user is, and what it sells.
     ("location", re.compile(r"(?:^|[\s，,。！!]|我|现在|目前|如今)在(?P<v>[\u4e00-\u9fff]{2,4}?)(?:古城|古镇|老城|市区|郊区|乡下|这边|那边)?"
-                            r"开了?(?:个|家|一家|间|一间)"), "@place"),
+                            r"开了?(?:个|家|一家|间|一间)(?![房会单药刀车])"), "@place"),
     ("company_focus", re.compile(r"(?:^|[\s，,。！!]|我们?|店里|铺子)(?:主要|专门)卖(?P<v>[^，。！？；,.!?;\s]{2,12})"), None),
     # The user's own age ("我今年38了", "我都45岁了"); "我儿子8岁" is the child's.
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在|已经|都|也)*(?P<v>[1-9]\d|[二三四五六七八九]?十[一二三四五六七八九]?)岁"), None),
@@ -335,11 +341,17 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("company_industry", re.compile(rf"\bwe(?:'re| are) (?:now |basically |essentially |officially |\w+ly )*an? (?P<v>{_EC}{{1,30}}?) "
                                     rf"(?:company|brand|startup|business|firm|shop)\b", _I), None),
     ("location", re.compile(rf"\bI (?:now )?(?:live|am living|'m living) in (?P<v>{_EC}{{1,30}})", _I), None),
-    # "I've moved in with my sister Tess in Hilton"
+    # "I've moved in with my sister Tess in Hilton" (not "… in March")
     ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved) in with (?i:my|our|a|some) [\w' -]{1,30}? "
-                            r"in (?P<v>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"), None),
-    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved|relocated|shifted) to "
+                            r"in (?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+                            r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Spring|Summer|Autumn|Fall|Winter)\b)"
+                            r"(?P<v>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"), None),
+    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved|relocated) to "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
+    # "we shifted to HSR Layout": a place in capitals as typed (chat.py capitalises the lower-case words it does not
+    # know: "i shifted to keto"), else a known one below
+    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:shifted) to (?P<v>(?:[A-Z]{2,}|[A-Z][a-z]+) [A-Z][\w.'-]*)"),
+     None),
     # Chat in lower case (chat.py capitalises the names the dictionary does not know; a place it knows stays as typed).
     ("location", re.compile(r"\b(?i:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated|shifted) (?:back )?to "
                             r"(?P<v>[A-Za-z][a-z]+ [A-Za-z][a-z]+)\b"), "@place"),
