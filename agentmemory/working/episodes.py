@@ -116,8 +116,9 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
-#: What a job has the user do ("负责抖音电商的一个小模块", "i'm in charge of the billing api"): of the old job, once left.
-_DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分管|\b(?:responsible for|in charge of)\b"
+#: What a job has the user do ("负责抖音电商的一个小模块", "明年带初三", "i'm in charge of the billing api"): of the old job, once left.
+_DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分管|带(?:初[一二三]|高[一二三]|毕业班|[一二三四五六]年级)|"
+                      r"\b(?:responsible for|in charge of)\b"
                       r"(?! (?:the )?(?:school|kids|pick-?ups?|dog|cat|cooking|laundry))", re.IGNORECASE)
 #: A clause that says where or at what the user works ("我在济南一中教物理", "I drive a bus for the CTA").
 _WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了)|"
@@ -1455,7 +1456,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if keep_whole and not dropped:
         return episode
-    if not kept or not dropped or len(joined) < 6:
+    if not kept or not dropped or (len(joined) < 6 and not _says_where(joined)):  # "我在济南" stays
         return None
     return MemoryDraft(
         content=joined[:MAX_CHARS], type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,

@@ -1148,7 +1148,7 @@ def test_a_retirement_ends_the_job_and_a_phone_given_by_a_daughter_is_the_users(
     talk("ret", "我在青岛二中教化学 明年带毕业班 想给学生录实验视频")
     talk("ret", "好久没来了 我上个月正式退休了 现在在社区学太极 儿子给我换了个华为P60 字太小", agent="planner")
     shown = remembered(api_client, "ret", "用户现在的工作状态是什么？")
-    assert "退休" in shown and "教化学" not in shown, shown
+    assert "退休" in shown and "教化学" not in shown and "毕业班" not in shown, shown
     assert "P60" in remembered(api_client, "ret", "用户用的是什么手机？")
     talk("reten", "I drive a delivery van for DPD, the north Leeds route, and my knees hate the steps")
     talk("reten", "well, retired as of last Friday after 28 years! now I help at the allotment society on tuesdays",
