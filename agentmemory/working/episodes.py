@@ -863,7 +863,7 @@ _LIFE_RE = re.compile(
     r"trombone|harp|banjo|mandolin|accordion|oboe|bassoon|euphonium)\b|"
     # the user's own pet named ("还有我家狗旺财", "我们家的猫叫年糕")
     rf"我(?:家|们家)?的?(?:{ZH_PETS})(?:叫|名叫)?(?!{ZH_PETS}|[子叫不没最今昨明天也都还又就很太特真总老一是在有要会能的了跟和被把这那好可越每"
-    rf"掉拆生吃咬跑睡挠抓舔吐拉病怕喜爱咳发掉])[\u4e00-\u9fff]{{2,3}}(?=\s|[，,])",
+    rf"掉拆生吃咬跑睡挠抓舔吐拉病怕喜爱咳发])[\u4e00-\u9fff]{{2,3}}(?=\s|[，,])",
     re.IGNORECASE)
 
 
@@ -1315,7 +1315,7 @@ _WHERE_LEAD_RE = re.compile(r"^\W*(?i:we're|we are|were|i'm|i am|im|we live|i li
 #: Ashland route, …"): they go with it.
 _APPOSITION_RE = re.compile(r"^\W*(?:the|a|an)\b(?!.*\b(?:is|are|was|were|has|have|i|i'm|im|we|we're|my|our)\b)[^.!?]*$",
                             re.IGNORECASE)
-#: A Chinese place word of a district or a town ("高新区", "渝北"): taken out of a clause that says more ("我在成都高新区一家
+#: A Chinese place word of a district or a town ("高新区", "余杭区"): taken out of a clause that says more ("我在成都高新区一家
 #: 做宠物医疗saas的创业公司写前端" -> "我在成都一家…") when the place is what changed, unless the clause says where the user
 #: lives (_LIVES_WORD_RE: "住上海徐汇" goes whole).
 _LIVES_WORD_RE = re.compile(r"住|家在|坐标|定居|搬")
