@@ -54,7 +54,7 @@ _NOT_A_VALUE = (r"(?:yet|really|sure|much|bad|quite|now|today|anymore|exactly|ne
 _KEPT_UP = r"生酮|低碳|断食|减肥|减脂|健身|撸铁|跑步|瑜伽|普拉提|游泳|课|药|训练|打卡|会员|直播|副业|兼职"
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
-    re.compile(rf"(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干)(?P<o>{_ZC}{{1,10}}?)了"),
+    re.compile(rf"(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干|当)(?P<o>{_ZC}{{1,10}}?)了"),
     re.compile(rf"(?:离开|辞掉|辞了|卖掉|卖了|退掉|退了|换掉|戒了|甩了|放弃了?)(?:了)?(?![了哈嘿呵啦吧呢嘛])(?P<o>{_ZC}{{1,10}})"),
     re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
     # Where one moved from, beside where to: "我们团队从高新区搬去天府新区了", "from koramangala to hsr layout".
@@ -73,9 +73,9 @@ _RETRACTIONS = (
     # not the rain, a lift, a heartbeat, an automatic payment).
     re.compile(rf"(?:^|(?<=[\s，,。！!了吧]))(?P<o>[\u4e00-\u9fffA-Za-z]{{0,4}}?(?:{_KEPT_UP}))(?:也|就)?(?:已经|早就)?停(?:掉)?了"),
     # A plan dropped: "喀什不去了", "英国不去了", "雅思不考了".
-    re.compile(rf"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?:(?:不过|但是|可是|然后|所以|其实|而且)\s*)?(?!{_WHEN_WORDS}|去年|今年|明年|下个?月|上个?月|就是|太|累|"
-               r"不过|但是|可是|然后|所以|其实|而且)"
-               r"(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?<!了)(?:我们?|也|就)?(?:还是)?不(?:打算|准备)?(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|吃|喝|抽|穿)了"),
+    re.compile(rf"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?:(?:不过|但是|可是|然后|所以|其实|而且|还有|另外)\s*)?(?!{_WHEN_WORDS}|去年|今年|明年|下个?月|上个?月|就是|太|累|"
+               r"不过|但是|可是|然后|所以|其实|而且|还有|另外)"
+               r"(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?<!了)(?:我们?|也|就)?(?:还是)?不(?:打算|准备)?(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|吃|喝|抽|穿|弄|搞)了"),
     # A membership or a thing given up: "乐刻年卡也转掉了", "车已经卖掉了".
     re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:年卡|月卡|会员卡?)?(?:我们?|也|就)?(?:已经)?"
                r"(?:转掉了|转让了|卖掉了|退掉了|注销了)"),
@@ -141,7 +141,7 @@ _RETRACTIONS = (
 )
 _RETRACTING_CLAUSE = re.compile(
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
-    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
@@ -388,6 +388,31 @@ def _said_in(word: str, text: str) -> bool:
 _STILL_RE = re.compile(r"\b(?:still|same)\b|还是|仍然|依然|照样|照旧|没变|不变", _I)
 
 
+#: How many of what the user keeps or runs ("80亩地" -> "一共120亩了", "my 2 dogs" -> "3 dogs", "4 staff").
+COUNT_RE = re.compile(r"(?P<n>[\d一二两三四五六七八九十俩]+)\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个娃|个孩子|个员工|名员工|个店员)|"
+                      r"\b(?P<m>\d+)\s+(?P<v>acres|hectares|cows|cattle|sheep|goats|dogs|cats|kids|staff|employees|hives|"
+                      r"chickens)\b", re.IGNORECASE)
+
+
+def counts(text: str) -> dict[str, set[str]]:
+    """The numbers ``text`` gives of each thing counted ({"亩": {"40", "120"}})."""
+    out: dict[str, set[str]] = {}
+    for m in COUNT_RE.finditer(text):
+        out.setdefault((m.group("u") or m.group("v")).lower(), set()).add(m.group("n") or m.group("m"))
+    return out
+
+
+def _counts_anew(clause: str, replaced: Sequence[str]) -> bool:
+    """Whether a clause gives a number of something the replaced statements gave another number of ("so 3 dogs na
+    lol" beside "my 2 dogs Choco and Mocha"): it says what changed."""
+    said = counts(clause)
+    before: dict[str, set[str]] = {}
+    for text in replaced:
+        for unit, numbers in counts(text).items():
+            before.setdefault(unit, set()).update(numbers)
+    return any(unit in before and not numbers & before[unit] for unit, numbers in said.items())
+
+
 def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[str] = (),
                          old_values: Sequence[str] = (), still_true: Sequence[str] = ()) -> str:
     """``text`` without its clauses that still speak of the values it replaces: a clause holding a word, as
@@ -405,7 +430,8 @@ def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[st
         return text
     new = [v.lower() for v in new_values if v and len(v) >= 2]
     changing = [c for c in parts if (_CHANGE_RE.search(c) and (_NEW_VALUE_RE.search(c) or (
-        not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)))) or any(v in c.lower() for v in new)]
+        not retracted_terms(c) and not _RETRACTING_CLAUSE.search(c)))) or any(v in c.lower() for v in new)
+                or _counts_anew(c, old)]
     kept_words = set().union(*(_value_words(c) for c in [*changing, *still_true]))
     # The old values' words, and the Chinese words of what is replaced, as written ("小米" of "小米12的电池真不行了" in
     # "小米云", which is one word to the segmenter).

@@ -111,8 +111,10 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?:went|gone|going) (?:freelance|self-employed|solo)|"
                          # a trade begun: "finally started my electrical apprenticeship"
                          r"(?:started|starting|began) (?:my |an? )(?:(?!his\b|her\b|their\b)[\w-]+ ){0,2}(?:apprenticeship|traineeship|"
-                         r"residency)(?! application))\b|"
-                         r"出来单干了?|自己出来接活", re.IGNORECASE)
+                         r"residency)(?! application)|"
+                         # a firm or a union joined ("joined the ironworkers local"; not "joined a walking group")
+                         r"(?<!he )(?<!she )(?<!they )joined (?:the|a|an) (?:[\w&'-]+ ){0,3}(?:local|union|firm|practice|agency|startup))\b|"
+                         r"出来单干了?|自己出来接活|考调|调过来了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|转岗", re.IGNORECASE)
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
@@ -322,11 +324,16 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if left_job:
             # A job left: the statements of where or as what the user worked go too, whatever the guess by meaning
             # found ("I drive a delivery van for DPD, …" beside "retired as of last Friday"); what else they said stays.
-            worked = [pk for pk, content in MemoryItem.objects.for_user(user_id).current()
-                      .filter(type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED)
-                      .order_by("-created_at").values_list("pk", "content")[:WORK_SAID_FROM]
+            worked = [pk for pk, content in _newest_episodes(user_id)
                       if _WORK_SAID_RE.search(content) or _JOB_TITLE_SAID_RE.search(content)]
             replaced = tuple(dict.fromkeys([*replaced, *worked]))
+        moved_to = _moved_to(turn.content, values_of.get(turn.turn_id, [])) \
+            if "location" in slots and turn.turn_id not in others else set()
+        if moved_to:
+            # A move ("we moved to Midrand …", "我搬回扬州了"): the statements of where the user lived or worked before
+            # go too ("I teach grade 4 at a primary school in Centurion"), not where they come from or travel to.
+            lived = [pk for pk, content in _newest_episodes(user_id) if _lived_elsewhere(content, moved_to)]
+            replaced = tuple(dict.fromkeys([*replaced, *lived]))
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, []))
@@ -335,6 +342,14 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         kept_of = () if renamed else _gone_topics(turn.content, gone, known) if gone else about
         # A value said anew ("啊打错了 是12岁 还在六年级"): what stays of the replaced statements does not say its old one.
         restated = [kind for kind in _VALUE_KINDS if kind.search(turn.content)] if corrects else []
+        counted = corrections.counts(turn.content) if turn.turn_id not in others and not _asks_only(turn.content) else {}
+        recounted = [pk for pk, content in _newest_episodes(user_id) if _counted_otherwise(content, counted)] \
+            if counted else []
+        if recounted:
+            # A number of something said anew ("一共120亩了", "so 3 dogs now"): what stays of the statements that gave
+            # another number of it does not say theirs ("80亩地"), correction or not.
+            replaced = tuple(dict.fromkeys([*replaced, *recounted]))
+            restated.append(corrections.COUNT_RE)
         if restated and _NOW_AT_RE.search(turn.content) and (places_in(turn.content) or _VENUE_RE.search(turn.content)):
             # Moved to another date and place ("moved everything to 19 October at a manor house in the Cotswolds"):
             # what stays of the old statement does not say where it was ("at a barn venue just outside Bath").
@@ -379,10 +394,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # What is left beside someone else's pieces stands on its own score ("音响好主意" before "还有我小姑子 在成都…").
             chosen = [c for c in chosen if _FAMILY_FACT_RE.search(c)
                       or (c not in theirs and (not theirs or scored.get(c, 1.0) >= SENTENCE_DROP))]
-        chosen = [kept for kept in (_without_others(s, before[number] + turn.content) for i, s in enumerate(chosen)
-                                    if not _not_a_fact(s)
-                                    and not pronoun_about_another(s, before[number] + _said_before(turn.content, s, chosen[:i])))
-                                    if kept]
+        chosen = _of_the_user(chosen, before[number], turn.content)
         if chosen and turn.turn_id in slots_of and _said_by_its_slots(turn.content, values_of[turn.turn_id]):
             chosen = []  # "我们公司是做母婴用品的": its slot fact says it all; one memory, not two
         if chosen and not replaced and not gone and not new_value_said and not new_job and turn.turn_id not in slots_of \
@@ -434,6 +446,62 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         ))
         drafted.append((vector, episodes[-1]))
     return [*drafts, *episodes, *remainders]
+
+
+def _of_the_user(chosen: list[str], before: str, message: str) -> list[str]:
+    """The chosen pieces of a message without what they say of someone else: a piece led by "he"/"she" after someone
+    else was named, and one with no subject that goes on from it ("she's been there 31 years, started as a
+    receptionist …"), go; so do the clauses of someone else inside a piece."""
+    out: list[str] = []
+    dropped = False
+    for i, piece in enumerate(chosen):
+        if _not_a_fact(piece):
+            continue
+        theirs = bool(pronoun_about_another(piece, before + _said_before(message, piece, chosen[:i]))) or (
+            dropped and bool(_VERB_LED_RE.match(piece)) and not _FIRST_PERSON_RE.search(piece))
+        kept = "" if theirs else _without_others(piece, before + message)
+        dropped = not kept
+        if kept:
+            out.append(kept)
+    return out
+
+
+def _newest_episodes(user_id: str) -> list[tuple[int, str]]:
+    """The user's own current episodes, newest first, as many as a job left or a move looks through."""
+    return list(MemoryItem.objects.for_user(user_id).current()
+                .filter(type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED)
+                .order_by("-created_at").values_list("pk", "content")[:WORK_SAID_FROM])
+
+
+#: Words of a move: "we moved to …", "relocated", "搬到/搬回/搬去…", "现在住…".
+_MOVED_RE = re.compile(r"搬(?:到|去|回|来|家到)?|现在住|\b(?:moved|relocated|shifted|moving back)\b", re.IGNORECASE)
+#: A clause about where one comes from or goes, not where one lives: "I grew up in Leeds", "a trip to Crete".
+_NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|去玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|from|trip|holiday|"
+                           r"vacation|visit\w*|flight|fly\w*|honeymoon|wedding|going to|heading to|travel\w*|tour)\b",
+                           re.IGNORECASE)
+
+
+def _moved_to(message: str, new_values: Sequence[str]) -> set[str]:
+    """The places a message says the user moved to ("we moved to Midrand to be closer to my mom"), or none."""
+    if not any(_MOVED_RE.search(c) and not _QUESTION_RE.search(c) and not _HYPOTHETICAL_RE.search(c)
+               for c in corrections.clauses(message)):
+        return set()
+    return {p.lower() for v in new_values for p in [*places_in(str(v)), str(v)] if places_in(str(v))}
+
+
+def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
+    """Whether an episode says in a clause of the user's own that they live or work in another place than the ones
+    moved to ("I teach Grade 4 at a primary school in Centurion", "我退休了住自贡")."""
+    for clause in corrections.clauses(content):
+        places = {p.lower() for p in places_in(clause)}
+        if places and not places & moved_to and not any(p in m or m in p for p in places for m in moved_to) \
+                and (_FIRST_PERSON_RE.search(clause) or _CJK_CLAUSE_RE.match(clause)) \
+                and not _NOT_LIVED_RE.search(clause) and not about_another_person(clause):
+            return True
+    return False
+
+
+_CJK_CLAUSE_RE = re.compile(r"^\s*(?:我|住|在)")
 
 
 def _with_rest(remainders: list[MemoryDraft], rest: list[MemoryDraft], cut: list[tuple[int, MemoryDraft | None]],
@@ -494,12 +562,18 @@ def _corrected_earlier(drafted: Sequence[tuple[np.ndarray, MemoryDraft]], vector
     return [best[1]] if best else []
 
 
+def _counted_otherwise(content: str, counted: dict[str, set[str]]) -> bool:
+    """Whether an episode gives another number of something a newer message counts ("80亩地" beside "一共120亩了")."""
+    return any(unit in counted and not numbers & counted[unit] for unit, numbers in corrections.counts(content).items())
+
+
 #: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
 #: grade.
 _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"(?:周|星期|礼拜)[一二三四五六日天](?![次回遍个])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b",
                            re.IGNORECASE),  # a weekday ("改到周四"), not "一周三次"
-                re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)", re.IGNORECASE),
+                re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)|"
+                           r"\b\d+(?:\.\d+)?\s?(?:/\s?(?:hr|hour|h)|an hour|per hour)\b|时薪\d+", re.IGNORECASE),
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
                            r"\b(?:freshman|sophomore|junior|senior) year\b", re.IGNORECASE),
@@ -510,7 +584,8 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                            re.IGNORECASE),
                 re.compile(r"(?:客人|宾客|来宾|人数)[^，。！？\d]{0,6}\d+\s?(?:个|位|人|桌)?|\d+\s?(?:个|位)?(?:客人|宾客|来宾)|\d+\s?桌|"
                            r"请\d+\s?个?人|\b\d+\s+(?:guests|people|ppl|attendees)\b|"
-                           r"\b(?:guest list|guest count|headcount)\b[^.,;!?]{0,30}?\b\d{2,4}\b", re.IGNORECASE))
+                           r"\b(?:guest list|guest count|headcount)\b[^.,;!?]{0,30}?\b\d{2,4}\b", re.IGNORECASE),
+                corrections.COUNT_RE)
 
 
 #: A clause about the name itself ("pepper didn't suit her", "名字我也记错了").
@@ -659,7 +734,7 @@ _THEIR_OWN_WORD_RE = re.compile(r"\b(?:says|said|thinks|claims)\s+(?:she|he|they
 
 
 #: After a comma (not inside a number: "1,650") or a full-width colon ("人有点难搞：王姐对海鲜过敏"), or a space between two Chinese characters ("公公有糖尿病 婆婆对花生过敏").
-_PIECE_RE = re.compile(r"(?<=[，；;：])|(?<=,)(?!\d)|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
+_PIECE_RE = re.compile(r"(?<=[，；;：])|(?<=,)(?!\d)|(?<=[A-Za-z]:)\s+(?=[A-Za-z])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
                        # an emoji ends a piece too ("my family is a minefield 😅 my mom has celiac")
                        r"(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+(?=[A-Za-z\u4e00-\u9fff])")
 #: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
@@ -698,12 +773,19 @@ def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
             other = out[-1] or bool(_NAME_ONLY_RE.match(pieces[i - 1])
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
         elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and (
-                len(pieces[i - 1].strip()) <= 6 or len(piece.strip()) <= 6 or _repeats(piece, pieces[i - 1])):
+                len(pieces[i - 1].strip()) <= 6 or len(piece.strip()) <= 6 or _repeats(piece, pieces[i - 1])
+                or _VERB_LED_RE.match(piece)):
             # "我们组 小李 不吃香菜": what follows someone named alone is said of them; "…小美花生过敏 挺严重的": a
             # few words with no subject go on about them
             other = True
         out.append(other)
     return out
+
+
+#: An English clause with no subject, led by what someone did ("…, she's been at Lakeshore 31 years, started as a
+#: receptionist and ended up running claims"): after a clause about someone else, it goes on about them.
+_VERB_LED_RE = re.compile(r"^\s*(?:and\s+|then\s+)?(?:started|ended|retired|worked|works|lived|lives|loves|likes|hates|went|"
+                          r"became|spent|raised|runs|ran|teaches|taught|plays|played|studied|studies|grew up|moved)\b")
 
 
 def _repeats(piece: str, before: str) -> bool:
@@ -757,7 +839,8 @@ def _without_others(sentence: str, said: str = "") -> str:
     # "which"/"it" right after a clause about someone else goes on about what that clause said ("kemi's vegan and
     # dan's allergic to sesame, which rules out half my recipes"; "tomás got the interview!! it's on 4 june").
     for i in range(1, len(pieces)):
-        others[i] = others[i] or (others[i - 1] and bool(_REFERS_BACK_RE.match(pieces[i])))
+        others[i] = others[i] or (others[i - 1] and bool(_REFERS_BACK_RE.match(pieces[i]) or (
+            _VERB_LED_RE.match(pieces[i]) and not _FIRST_PERSON_RE.search(pieces[i]))))
     kept = [p for p, other in zip(pieces, others, strict=True) if not other]
     if len(kept) == len(pieces):
         return sentence
@@ -1411,7 +1494,11 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
             continue
         # A job left or changed: a sentence saying the old title ("我在建行做柜员 每天坐8个小时 腰好疼") keeps its other clauses.
         titled = _JOB_TITLE_SAID_RE in restated and bool(_JOB_TITLE_SAID_RE.search(sentence))
-        if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced and not titled:
+        # A number of something said anew: the sentence giving the old number keeps its other clauses ("80亩地" of
+        # "俺家在五常种稻子 80亩地 都是稻花香").
+        counted = corrections.COUNT_RE in restated and bool(corrections.COUNT_RE.search(sentence))
+        if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced and not titled \
+                and not counted:
             kept.append(sentence)
             continue
         if "date" in replaced and not corrections.holds_any(sentence, old) and \

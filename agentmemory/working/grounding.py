@@ -51,7 +51,10 @@ _PERSON_ZH_RE = re.compile(rf"(?<!全职)(?<!宝)(?<!新手)(?:{_PERSON_ZH})")  
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
 _OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|(?<=my )lead(?! (?:time|gen|role|position|singer|guitar))|landlord|landlady|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
-               r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex")
+               r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex|"
+               # the family as other Englishes name it ("my mam", "my nan", "my Tatay Ernesto", "my ate Marites")
+               r"mam|mammy|nan|nana|nanna|gran|granny|grandad|granddad|grandparents?|parents|auntie|aunty|"
+               r"tatay|nanay|lola|lolo|tita|tito|kuya|(?<=my )ate|ninang|ninong")
 _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
               r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
               rf"grandma|grandpa|grandmother|grandfather|grandson|granddaughter|grandkid|grandchild|niece|nephew|classmate|teammate|"
@@ -194,8 +197,10 @@ _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|�
                               r"(?:我们|我)有(?:一个|个|位)(?:大学|高中|初中|小学|以前的?|之前的?|老|好|很好的)?|"
                               r"(?:(?:我们|我)?(?:组|组里|部门|部门里|公司|公司里|班上|班里|团队|团队里|宿舍|寝室|宿舍里|寝室里|小区|楼里))?"
                               r"(?:新来的?|新来了?|有)(?:一个|个|位)?|"
-                              r"(?:我们|我)?(?:组里|部门里|公司里|班上|班里|团队里|宿舍里?|寝室里?)的?|"
+                              r"(?:我们|我)?(?:组里|部门里|公司里|班上|班里|团队里|宿舍里?|寝室里?|科室里?|科里|单位里?|厂里|车间里?|店里|队里)的?|"
                               r"(?:好的?|嗯+|对|哈哈+)\s+|"
+                              # "asking for my Tatay Ernesto, …", "帮我妈问一下": whom the question is for
+                              r"(?:(?:i'm |im )?asking (?:for|on behalf of)|(?:a )?(?:question|q) for|on behalf of)\s+|(?:帮|替)(?=我)|"
                               r"\b(?:(?:ok|okay|yes|yeah|yep|oh|so|well|haha|lol)\s+)*(?:and|also|plus|oh and|ok|okay|yes|yeah|yep|so|well)\s+)",
                               re.IGNORECASE)
 #: The user's partner, whose job and health are their own (what they share with the user is the user's news).
@@ -229,6 +234,7 @@ _PARENT_OF_RE = re.compile(r"^\s*(?:i'm |im |i am |just )?an? (?:single |proud |
                            re.IGNORECASE)
 #: A reply's first words, before what it says ("yes many", "ok", "好的", "对的").
 _ANSWER_FIRST_RE = re.compile(r"^(?:yes|yeah|yep|yup|ok|okay|sure|no|nope|nah|right|true|haha|lol|thanks|cheers|good|great|nice|cool|"
+                              r"hi|hello|hey|heya|hiya|howya|howdy|morning|evening|yo|g'day|kia ora|你好|您好|在吗|"
                               r"perfect|fair|awesome|lovely|嗯+|好的?|对的?|是的|"
                               r"哈哈+|行|可以)(?:\s+\w+){0,2}[\s\W]*$", re.IGNORECASE)
 
@@ -248,6 +254,11 @@ _TEAM_MEMBER_RE = re.compile(r"^\W*(?:(?:also|and|oh|btw|so)\W+)*(?P<n>(?!(?:i|w
 #: Whom a chat message calls on, not whom it is about: "姐妹们救命", "兄弟", "家人们", "guys".
 _CALLING_RE = re.compile(r"^(?:姐妹们?|兄弟们?|家人们|宝子们?|朋友们|大家|各位|亲们|老铁们?|集美们?|\b(?:guys|folks|y'all|friends)\b)"
                          r"\s*(?:救命|求助|求救|帮帮忙|帮帮我|好|早)?[\s!！~～。.]*$", re.IGNORECASE)
+
+
+#: Someone of the person just named ("my son's mate Jack", "我女儿的同学"): not of the user's household.
+_THEIRS_RE = re.compile(rf"(?:'s|’s|的)\s*(?:(?:best|old|close|new|school|little)\s+)?((?:{_PERSON_ZH})|(?:{_PERSON_EN}|mate|teacher|coach)s?\b)",
+                        re.IGNORECASE)
 
 
 def about_another_person(text: str) -> str:
@@ -273,6 +284,9 @@ def about_another_person(text: str) -> str:
         return ""  # no one else, or "My sister and I", "我和表姐": the user too
     if _REPORTS_RE.match(first, found.end()):
         return ""  # "导师说交稿时间往后挪到12月15号了": the user's news, as told to them
+    theirs = _THEIRS_RE.match(first, found.end())
+    if theirs is not None:
+        return theirs.group(1)  # "my son's mate Jack is staying", "我儿子的同学": someone of theirs
     # The user's own household is the user's news ("我女儿下个月满6岁"); someone else's is not ("his fiancée"), nor a
     # partner's own job or health ("我老公在兴业银行上班", "my wife is a nurse", "my husband has a nut allergy").
     if _HOUSEHOLD_RE.search(found.group(2)) and not _OTHERS_POSSESSOR_RE.fullmatch(found.group(1) or "") \
@@ -320,7 +334,12 @@ def pronoun_about_another(text: str, said_before: str) -> str:
 
 #: A clause whose subject is someone named ("Priyanka is vegan", "and Marcus has a sesame allergy").
 #: Only what is said of a person (a diet, an allergy, where they live or work), not of a project or a place named.
-_NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh|btw|update|news)\W*\s+)?(?P<name>[A-Z][a-zà-ÿ]{2,})(?:\s+[A-Z][a-zà-ÿ]+)?(?:\s+|(?='s\s))"
+#: Who someone is, said beside their name: "Karen our head nurse", "Sam on reception", "Bea from accounts".
+_APPOSITION = r"(?:,?\s+(?:our|my|the|from|on|in|at)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?,?)?"
+#: A title before a name ("Dr Whitfield doesn't drink").
+_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?"
+_NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh|btw|update|news)\W*\s+)?" + _TITLE +
+                               r"(?P<name>[A-Z][a-zà-ÿ]{2,})(?:\s+[A-Z][a-zà-ÿ]+)?" + _APPOSITION + r"(?:\s+|(?='s\s))"
                                r"(?:(?:is|'s) (?:also |now |still )?an? (?:[a-z]+ )?(?:chef|cook|nurse|doctor|teacher|lawyer|engineer|"
                                r"developer|designer|pilot|dentist|vet|pharmacist|accountant|paramedic|firefighter|architect|"
                                r"student|professor|manager|consultant|artist|musician|writer|journalist|scientist|"
@@ -347,13 +366,16 @@ _HOUSEHOLD_NAMED_RE = re.compile(
 _OWN_EN_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|we|we're|we've|my|our|me|us)\b", re.IGNORECASE)
 
 
+_WHO_THEY_ARE_RE = re.compile(r"(?<=[A-Za-z]),?\s+(?:our|my)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?,?(?=\s+(?:is|was|has|had)\b|'s\b)")
+
+
 def named_another(clause: str, said: str) -> str:
     """The name of someone else a clause is about ("Priyanka is vegan" in a message about an office potluck), or "":
     its subject is a name, no "I"/"we" is, and ``said`` (the session so far) never named them as the user's own
     household ("our cat Pimento", "my son Dev": their news is the user's). A name the session introduced as someone
     outside the household ("my friends kemi and dan", "my brother tomás") is a subject in any case and with any
     predicate: "kemi's vegan", "update: tomás got the interview"."""
-    if _OWN_EN_RE.search(clause):
+    if _OWN_EN_RE.search(_WHO_THEY_ARE_RE.sub("", clause)):  # "Karen our head nurse is retiring": hers
         return ""
     found = _NAMED_SUBJECT_RE.match(clause)
     if found is None or found.group("name") in _NOT_NAMES:
@@ -369,10 +391,15 @@ _OUTSIDER = (r"friends?|buddy|buddies|pals?|mates?|besties?|brothers?|sisters?|c
              r"boss|manager|roommates?|flatmates?|neighbou?rs?|classmates?|teammates?|aunt|uncle|niece|nephew|"
              r"(?:mother|father|sister|brother)[- ]in[- ]law|grandma|grandpa|clients?|ex")
 _OTHERS_NAMED_RE = re.compile(rf"\b(?:my|our)\s+(?:(?:best|old|close|good|two|new|younger|older|little|big|work)\s+)?"
-                              rf"(?:{_OUTSIDER})\s+(?P<a>[^\W\d_][\w-]+)(?:\s*(?:,|and|&)\s*(?P<b>[^\W\d_][\w-]+))?",
+                              rf"(?:{_OUTSIDER})\s+(?P<a>[^\W\d_][\w-]+)(?:\s*(?:,|and|&)\s*(?P<b>[^\W\d_][\w-]+))?|"
+                              # "one of the vets, Priyanka, …", "Karen our head nurse", "Sam on reception"
+                              r"\bone of (?:the|my|our) [a-z]+s,\s+(?P<c>(?-i:[A-Z])[a-z]+)\b|"
+                              r"(?-i:\b(?P<d>[A-Z][a-z]{2,}),?\s+(?:our|my)\s+(?:[a-z]+\s+)?(?:nurse|manager|boss|receptionist|"
+                              r"teacher|coach|neighbou?r|landlord|landlady|colleague|coworker|friend|vet|doctor|admin|lead|supervisor|"
+                              r"intern|tech|assistant|cleaner|nanny|babysitter)\b)",
                               re.IGNORECASE)
 #: A clause led by a name and what it does or is: "kemi's vegan", "and dan's a paramedic", "update: tomás got …".
-_NAME_LED_RE = re.compile(r"^\W*(?:(?:and|but|so|also|plus|oh|btw|update|news|anyway|ok|okay)\W+)*(?P<name>[^\W\d_][\w-]+)"
+_NAME_LED_RE = re.compile(r"^\W*(?:(?:and|but|so|also|plus|oh|btw|update|news|anyway|ok|okay)\W+)*(?P<name>[^\W\d_][\w-]+)" + _APPOSITION +
                           r"(?:'s\b|\s+(?:is|was|has|had|got|gets|just|also|still|now|will|would|can|can't|cannot|could|does|"
                           r"doesn't|did|didn't|isn't|wasn't|won't|works|worked|lives|lived|moved|moves|starts|started|"
                           r"wants|needs|loves|likes|hates|eats|drinks|prefers|plays|studies|teaches|runs|owns|only)\b)",
@@ -387,7 +414,7 @@ today tonight now yesterday tomorrow again too though tho lol haha btw rn still 
 def others_named(said: str) -> frozenset[str]:
     """The names, in lower case, that ``said`` gives to people outside the user's household (cached: every clause of
     a message asks with the same session text)."""
-    return frozenset(name.lower() for m in _OTHERS_NAMED_RE.finditer(said) for name in m.group("a", "b")
+    return frozenset(name.lower() for m in _OTHERS_NAMED_RE.finditer(said) for name in m.group("a", "b", "c", "d")
                      if name and name.lower() not in _NO_NAME)
 
 

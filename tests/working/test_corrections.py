@@ -176,6 +176,16 @@ def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     ("my wife's a nurse", "wife"),
     ("我老婆是做外贸的", "老婆"),
     ("my husband is a bit annoyed", ""),
+    # the family as other Englishes name it, whom a question is asked for, someone of the user's son's; a greeting first
+    ("hi, asking for my Tatay Ernesto, 70, he has hypertension", "Tatay"),
+    ("my mam was just diagnosed with rheumatoid arthritis", "mam"),
+    ("my ate Marites is a nurse in Dubai", "ate"),
+    ("my son's mate Jack is staying the weekend, he's vegan", "mate"),
+    ("我儿子的同学来家里住 他不吃辣", "同学"),
+    ("我们科室王姐下个月退休 女儿在加拿大温哥华", "王姐"),
+    ("hello, I live in Cork", ""),
+    ("hi, I ate too much", ""),
+    ("my son is 8", ""),
 ])
 def test_whom_a_message_is_about(text, whom):
     from agentmemory.working.grounding import about_another_person

@@ -1275,3 +1275,55 @@ def test_a_pet_named_an_instrument_played_a_grandson_coming_and_someone_elses_di
     assert current("ding", "diet") == [], current("ding", "diet")
     kept = " ".join(MemoryItem.objects.for_user("ding").current().values_list("content", flat=True))
     assert "不吃辣" not in kept and "海鲜过敏" not in kept, kept
+
+
+def test_a_new_value_said_in_passing_replaces_the_old_slot_fact(api_client, talk):
+    """"生日是3月21" after "之前说错了" (no "我", and "之前" no past), "我儿子是9岁", "I finally ditched my Pixel for an
+    iPhone 15", "现在在广州海关上班" (a firm named after its town is no home) replace what was said before."""
+    talk("slot", "我生日3月12号 想在生日前减到140斤", "我儿子8岁 上二年级", "我在贵阳市人社局上班 每天坐公交")
+    talk("slot", "对了 之前说错了 生日是3月21 我自己都搞混了", "谢 我儿子是9岁 上三年级 就在我自己班上",
+         "我考调过来了 现在在广州海关上班 住天河")
+    assert current("slot", "birthday") == ["3月21"]
+    assert current("slot", "child") == ["儿子9岁"]
+    assert current("slot", "employer") == ["广州海关"]
+    assert "广州海关" not in current("slot", "location")
+    talk("pixel", "hey, UX designer at a fintech in Auckland, my Pixel 7 keeps dying, any battery tips")
+    talk("pixel", "ok so I finally ditched my Pixel for an iPhone 15, how do I move my authenticator app over")
+    assert current("pixel", "phone") == ["iPhone 15"]
+    assert "pixel" not in remembered(api_client, "pixel", "What phone does the user have?").lower()
+
+
+def test_a_move_leaves_no_old_town_and_a_count_said_anew_replaces_the_old(api_client, talk):
+    """"We moved to Midrand … teaching Grade 2 now" leaves no "I teach Grade 4 … in Centurion" current (a trip and
+    where the user grew up stay); "一共120亩了" replaces "80亩地"."""
+    talk("move", "hi, I teach Grade 4 at a primary school in Centurion and I need a fun maths game for fractions",
+         "I grew up in Durban so winters here still feel cold", "we're planning a trip to Cape Town in December")
+    talk("move", "big news: we moved to Midrand to be closer to my mom, and I'm at a new school here, teaching Grade 2 now")
+    shown = remembered(api_client, "move", "Where does the user live and what do they teach?")
+    assert "Midrand" in shown and "Centurion" not in shown, shown
+    kept = " ".join(MemoryItem.objects.for_user("move").current().values_list("content", flat=True))
+    assert "Durban" in kept and "Cape Town" in kept, kept
+    talk("mu", "俺家在五常种稻子 80亩地 今年想在网上卖点大米 咋开始好")
+    talk("mu", "中 今年又包了邻居40亩 一共120亩了 忙不过来")
+    shown = remembered(api_client, "mu", "用户种了多少亩地？")
+    assert "120亩" in shown and "80亩" not in shown, shown
+
+
+def test_someone_elses_family_a_colleague_named_beside_who_they_are_and_what_they_did_are_theirs(talk):
+    """"asking for my Tatay Ernesto … he lives in Iloilo", "my mam … lives in Swansea", "Sam on reception has a severe
+    sesame allergy", "Karen our head nurse is retiring", "my coworker Darlene … started as a receptionist", "我们科室王姐
+    下个月退休" are someone else's; what the user says of themselves beside them stays."""
+    talk("fam", "hi, asking for my Tatay Ernesto, 70, he has hypertension and they just started him on amlodipine. "
+                "he lives in Iloilo City with my tita", "also he's allergic to shrimp, any low salt dishes?",
+         "I teach grade 6 here in Bacolod so I can only shop weekends")
+    talk("vet", "i'm the practice manager at a vet clinic. need help with the food: Sam on reception has a severe "
+                "sesame allergy, and Dr Whitfield doesn't drink", "and Karen our head nurse is retiring after 30 years",
+         "need help writing a speech for my coworker Darlene, she's been there 31 years, started as a receptionist "
+         "and ended up running claims")
+    talk("ward", "我们科室王姐下个月退休 女儿在加拿大温哥华 想送她个退休礼物", "我在医院药房上班 没啥时间逛街")
+    fam = " ".join(MemoryItem.objects.for_user("fam").current().values_list("content", flat=True))
+    assert "Bacolod" in fam and not any(w in fam for w in ("amlodipine", "Iloilo", "shrimp")), fam
+    vet = " ".join(MemoryItem.objects.for_user("vet").current().values_list("content", flat=True))
+    assert "practice manager" in vet and not any(w in vet for w in ("sesame", "head nurse", "receptionist")), vet
+    ward = " ".join(MemoryItem.objects.for_user("ward").current().values_list("content", flat=True))
+    assert "药房" in ward and not any(w in ward for w in ("温哥华", "退休")), ward

@@ -194,3 +194,22 @@ def test_where_the_user_is_and_works_in_chat_pieces_and_what_is_no_place_or_empl
             ("car", "Tesla Model 3"), ("location", "Hilton")} <= found, found
     assert _extract("放假了 今晚 住西安", "I moved in with my partner in March", "i shifted to keto",
                     "哎 目前在找新工作", "没办法 现在在加班工作", "出差 在上海市区开了个会") == []
+
+
+def test_a_new_value_said_in_passing_fills_its_slot():
+    """A birthday with no "我" after "之前说错了", a child's age with "是", a firm named after its town, a phone ditched
+    for another, a diet gone into with no "I", a town moved back to; a partner's name before what is theirs."""
+    found = {(d.key.split(":")[0], d.value) for d in _extract(
+        "对了 之前说错了 生日是3月21 我自己都搞混了", "谢 我儿子是9岁 上三年级", "我考调过来了 现在在广州海关上班 住天河",
+        "I finally ditched my Pixel for an iPhone 15 so I need to move my authenticator app over",
+        "update. gone fully vegan since too, new era.", "我搬回扬州了 在爸妈家附近租了个小房子",
+        "my partner Sam's birthday is the 14th of August", "我在蚌埠一家超市当店长")}
+    assert {("birthday", "3月21"), ("child", "儿子9岁"), ("employer", "广州海关"), ("phone", "iPhone 15"),
+            ("diet", "vegan"), ("location", "扬州"), ("partner", "partner Sam"), ("employer", "蚌埠一家超市")} <= found, found
+    assert not any(slot == "location" and value in ("广州海关", "蚌埠一家超市") for slot, value in found), found
+    # someone else's birthday and diet; the Pixel given up is no phone of the user's
+    assert _extract("我妈生日是3月21 想送她个礼物", "my sister went vegan") == []
+    assert not any(d.value == "Pixel" for d in _extract("I finally ditched my Pixel for an iPhone 15"))
+    # a child is one slot whatever age is said of them: the newest age replaces the old
+    assert {d.key for d in _extract("我儿子8岁")} == {d.key for d in _extract("谢 我儿子是9岁")}
+    assert [d.value for d in _extract("my son Oliver is 8")] == ["son Oliver is 8"]

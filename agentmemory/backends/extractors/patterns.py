@@ -127,7 +127,7 @@ DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者
 #: The job titles the patterns read (working/episodes.py reads a title said, to retire it with the job).
 ZH_TITLES, EN_TITLES = _ZH_TITLES, _EN_TITLES
 
-_ZH_DATE = r"(?:[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}[日号]|(?:正|腊|[一二三四五六七八九十冬])月(?:初|十|廿|二十)?[一二三四五六七八九十]{1,2}|[0-9]{1,2}[./-][0-9]{1,2})"
+_ZH_DATE = r"(?:[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}(?:[日号]|(?=[\s，,。！!？?]|$))|(?:正|腊|[一二三四五六七八九十冬])月(?:初|十|廿|二十)?[一二三四五六七八九十]{1,2}|[0-9]{1,2}[./-][0-9]{1,2})"
 ZH_PETS = (r"猫|狗|猫咪|狗狗|鹦鹉|仓鼠|兔子|乌龟|柯基|柴犬|金毛|泰迪|布偶|英短|橘猫|边牧|哈士奇|比熊|龙猫|刺猬|三花|狸花|奶牛猫|"
            r"加菲|暹罗|蓝猫|银渐层|金渐层|美短|缅因|萨摩耶|拉布拉多|阿拉斯加|博美|雪纳瑞|贵宾|法斗|腊肠|玄凤|虎皮鹦鹉|八哥")
 EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|gecko|ferret|guinea pig|corgi|labrador|lab|"
@@ -198,6 +198,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"搬来了?(?P<v>{ZC}{{2,6}}?)(?=才|以后|之后|后|了|的|这边|那边|[，,。！!？?\s]|$|"
                             r"[一两二三四五六七八九十几半\d]+个?(?:月|年|周|天|星期))"), "@place"),
     ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
+    # "我搬回扬州了": a known place moved back to (not "搬回老家", "搬回宿舍")
+    ("location", re.compile(r"搬回(?:到|了)?(?P<v>[\u4e00-\u9fff]{2,3}?)(?=了|住|来|去|[，,。！!\s]|$)"), "@place"),
     # "人也搬上海了", "坐标北京望京": a known place moved to, or given as where one is
     ("location", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:去年|今年|前年|上个月|刚|人|我|我们)?(?:也|都|已经)?搬(?![家走出进回到去来])"
                             r"(?P<v>[\u4e00-\u9fff]{2,3}?)了"), "@place"),
@@ -247,6 +249,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             rf"(?:回答|建议|方案|答案)){ZC}{{0,6}}(?:不对|错了|有用|很好|太长|太短|没用|不准确){ZC}{{0,10}})"), None),
     ("event", re.compile(rf"(?P<v>我(?:们)?(?:刚|刚刚|上周|昨天|上个月|今年|去年|前几天)?(?:去了|参加了|搬家到|买了|入职了|加入了|完成了|拿到了|生了|结婚了|毕业了|升职了|换了工作){ZC}{{0,30}})"), None),
     ("birthday", re.compile(rf"我(?:的)?生日(?:其实|应该|本来|现在|实际上)?(?:是|在)?(?P<v>{_ZH_DATE})"), None),
+    # "对了 生日是3月21": a piece led by 生日 (not "我妈生日是…": someone named before it)
+    ("birthday", re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:对了|其实|哦|噢)?\s*生日(?:其实|应该|本来|实际上)?(?:是|在)(?P<v>{_ZH_DATE})"), None),
     # A shop of one's own in a town ("在自贡开了个小铺子 主要卖自家做的冷吃兔"): where the user is, and what it sells.
     ("location", re.compile(r"(?:^|[\s，,。！!]|我|现在|目前|如今)在(?P<v>[\u4e00-\u9fff]{2,4}?)(?:古城|古镇|老城|市区|郊区|乡下|这边|那边)?"
                             r"开了?(?:个|家|一家|间|一间)(?![房会单药刀车])"), "@place"),
@@ -257,7 +261,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|一只|只)?(?P<v>{ZC}{{0,4}}(?:{ZH_PETS})(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{{1,6}})"), None),
     ("pet", re.compile(rf"(?:我|我家|家里)(?:新|刚)?养了(?P<v>(?:一|两|三|[0-9])?(?:只|条|个)?{ZC}{{0,4}}(?:{ZH_PETS})(?:，?(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{{1,6}})?)"), None),
     # "儿子8岁，…": Chinese drops the "我" before the household's own.
-    ("child", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:儿子|女儿|孩子|闺女|宝宝|大宝|二宝|娃)(?:今年|现在|才|刚)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)))"), None),
+    ("child", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:儿子|女儿|孩子|闺女|宝宝|大宝|二宝|娃)(?:今年|现在|才|刚)?(?:其实)?(?:是)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)))"), None),
     # A child named before what is said of them: "我女儿朵朵在上幼儿园中班", "儿子乐乐今年8岁".
     ("child", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:儿子|女儿|闺女|大宝|二宝)[\u4e00-\u9fff]{2}(?:今年|现在|才|刚|在|已经)?"
                          r"(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)(?:[小中大]班)?))"), None),
@@ -422,6 +426,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("diet", re.compile(r"\b(?:on|following|doing|started) an? (?P<v>[\w-]{2,20}) diet\b", _I), None),
     ("diet", re.compile(rf"\bI(?: went| became| turned| have gone|'ve gone| have become|'ve become) (?:fully |completely |full |strictly )?"
                         rf"(?P<v>{_EN_DIET_STYLES})\b", _I), None),
+    # "gone fully vegan since too": chat drops the "I" of a clause that begins with it
+    ("diet", re.compile(rf"^\W*(?:(?:and|also|so|now|just|finally|update)\W+)*(?:gone|went|turned) (?:fully |completely |full |strictly )?"
+                        rf"(?P<v>{_EN_DIET_STYLES})\b", _I), None),
     ("diet", re.compile(rf"\bI (?:don't|do not|can't|cannot) eat (?P<v>{_EC}{{1,20}})", _I), None),
     ("do_not_recommend", re.compile(rf"\b(?:don't|do not|never|stop) (?:ever )?recommend(?:ing)? (?P<v>{_EC}{{1,40}}?)(?: again| to me)*(?=$|[,.;!?])", _I), None),
     ("dislikes", re.compile(rf"\bI (?:really |also )?(?:hate|dislike|don't like|do not like|can't stand) (?P<v>{_EC}{{1,40}})", _I), None),
@@ -472,7 +479,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("phone", re.compile(r"\b(?:my|(?:got|getting|bought|buying|ordered|picked up|went with|grabbed) (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
                          r"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
                          r"motorola|moto)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|[a-z]\d+\w*))*)\b", _I), None),
-    ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up)|"
+    ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up|switched to)|"
                        rf"\btraded (?:it |(?:the |my |our )?[\w-]+ )?in for) "
                        rf"(?:a|an|our|my|the) (?:new |used |(?!(?:{CAR_MAKES_EN})\b)\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?:[Mm]odel )?[\w-]+)?)\b", _I), None),
     ("car", re.compile(rf"\bmy (?:old |new |trusty )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?!is\b|was\b)[\w-]+)?)\b", _I), None),

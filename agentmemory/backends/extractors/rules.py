@@ -120,7 +120,7 @@ _SUBJECT_BREAK_RE = re.compile(r"\band\b|\bbut\b|\bso\b|\bthen\b|\bbecause\b|而
 
 #: Words before a value that put it in the user's past ("back when I had my iPhone", "以前用华为的时候").
 _PAST_BEFORE_RE = re.compile(r"\b(?:used to|back when|when I (?:had|was|lived|worked)|before I|formerly|previously|my old|"
-                             r"my former|my ex)\b|以前|之前|原来|当初|那时候", re.IGNORECASE)
+                             r"my former|my ex)\b|(?:以前|之前|原来|当初)(?!我?(?:说|讲|写|打|记|搞|弄)(?:错|的|反))|那时候", re.IGNORECASE)
 
 
 def _about_someone_else(clause: str, start: int) -> bool:
@@ -189,8 +189,22 @@ _WHOLE_PHRASE_SLOTS = frozenset({"reply_style", "event", "note", "feedback", "de
                                  "do_not_recommend", "unlikes"})
 
 
+#: What a child's value says of their age or school year ("儿子乐乐今年8岁", "son Oliver is 8", "女儿上三年级").
+_CHILD_AGE_RE = re.compile(r"(?:今年|现在|才|刚|已经)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)(?:[小中大]班)?)|"
+                           r"\s*(?:is|just turned|turned)\s+\w+(?: years? old| months? old| months)?$|"
+                           r"^\w+[- ](?:year|month)[- ]old\s+", re.IGNORECASE)
+#: Something given up for something else: "ditched my Pixel for", "traded the Leaf in for", "swapped our Corolla for".
+_SWAPPED_FOR_RE = re.compile(r"\b(?:ditched|dropped|swapped|swapped out|traded|replaced|sold) (?:my|our|the) (?:old )?"
+                             r"[\w'-]+(?: [\w'-]+){0,2}? (?:in )?for (?=(?:an?|the|my|our) )", re.IGNORECASE)
+#: Who a name belongs to when it is said with what is theirs ("my partner Sam's birthday"): the name alone.
+_NAME_SLOTS = frozenset({"partner", "child", "pet"})
+
+
 def _clean_value(value: str, slot_key: str = "") -> str:
     value = value.strip(" \t\"'“”‘’「」《》()（）[]【】~～-—:：")
+    if slot_key in _NAME_SLOTS:
+        value = re.sub(r"(?<=[A-Za-z])['’]s$", "", value)  # "partner Sam's" (birthday): Sam
+        value = re.sub(r"^(儿子|女儿|孩子|闺女|宝宝|大宝|二宝|娃)(?:其实)?是(?=[0-9一二三四五六七八九十两])", r"\1", value)  # "儿子是9岁"
     value = value.rstrip(".。!！?？")
     value = re.sub(r"(?:了|的|呢|吧|啊|哦|呀)+$", "", value) if is_chinese(value) else value
     value = re.sub(r"\s+(?:too|as well|anymore|any more|again|now|though|from now on|only)$", "", value, flags=re.IGNORECASE)
@@ -337,6 +351,8 @@ class RuleBasedExtractor(Extractor):
         zh = is_chinese(sentence)
         if not zh:
             sentence = chat_english(sentence)  # "im a nurse at st vincents" read as "I'm a nurse at St Vincents"
+            # "I finally ditched my Pixel for an iPhone 15": what the user has now, as "switched to" says it
+            sentence = _SWAPPED_FOR_RE.sub("switched to ", sentence)
         # The operator's slots (EXTRACTION_SLOTS) first: a site's own vocabulary wins over the built-in one.
         rules = [*operator_slots()[1], *(ZH_RULES if zh else EN_RULES)]
         correction = bool(CORRECTION_RE.search(sentence))
@@ -354,7 +370,14 @@ class RuleBasedExtractor(Extractor):
                 return False
             if any(d.key.split(":")[0] == slot_key and str(d.value) == value for d in out):
                 return False
-            out.append(self._draft(slot_key, value, sentence, turn=turn, remember=remember, correction=correction))
+            draft = self._draft(slot_key, value, sentence, turn=turn, remember=remember, correction=correction)
+            same = next((d for d in out if d.key == draft.key), None)
+            if same is not None:
+                # one draft a key: "my son Oliver is 8" says the child once, with the age
+                if len(str(draft.value)) <= len(str(same.value)):
+                    return False
+                out.remove(same)
+            out.append(draft)
             taken.add(slot_key)
             return True
 
@@ -456,7 +479,9 @@ class RuleBasedExtractor(Extractor):
                                    or f"{value.lower()} diet" in sentence.lower()):
             key = "diet"  # one diet at a time: a new one supersedes the old
         else:
-            key = safe_key(f"{slot_name}:{value.lower()[:60]}") if slot.multi else slot_key
+            # A child is one key whatever age is said of them ("儿子8岁" then "儿子是9岁"): the newest age replaces it.
+            keyed = _CHILD_AGE_RE.sub("", value).strip() if slot_name == "child" else value
+            key = safe_key(f"{slot_name}:{(keyed or value).lower()[:60]}") if slot.multi else slot_key
         confidence = slot.confidence
         if remember or correction:
             confidence = max(confidence, 0.95)
