@@ -112,10 +112,17 @@ _RETRACTIONS = (
                r"(?!whole\b|entire\b)(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:thing|plan|plans|idea|trip)\b", _I),
     re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS}|{_NOT_A_PLAN_ZH})(?P<o>[\u4e00-\u9fffA-Za-z]{{2,6}}?)(?:那个|这个)"
                r"(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?(?:取消了|黄了|不去了)"),
+    # "we didn't go with olive in the end", "hallström had to pull out" (a name given up, someone no longer in it)
+    re.compile(r"\b(?:didn't|did not|decided not to) go with (?P<o>[\w'-]+)", _I),
+    re.compile(r"(?<![\w'-])(?P<o>(?!i\b|we\b|they\b|he\b|she\b|you\b|it\b)[^\W\d_][\w'-]+) (?:had to |has |have |just )?"
+               r"(?:pull(?:ed)? out|drop(?:ped)? out|back(?:ed)? out)\b", _I),
+    # "we've had to cancel the cruise" (a plan called off; not "cancel the order please", a request)
+    re.compile(r"(?<!might )(?<!may )(?<!could )(?<!might not )\b(?:had to|have to|decided to|going to have to|gonna have to) "
+               r"cancel (?:the|our|my) (?P<o>[\w&'-]+)", _I),
     # A plan's item given up: "were dropping osaka", "dropping wharton from the list" (not "it keeps dropping leaves").
     re.compile(rf"{_GIVING_UP} (?:the |my |our )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped|ditched|scrapped|cancell?ed|cancell?ing|"
-               r"gave up(?: on)?|(?:had to |decided to )give up(?: on)?|stopped|(?:packed|jacked) in(?= (?:my |the )?(?!like\b|a\b|an\b|so\b)\w+(?:[,.;!]|$| (?:last|this|in|after|because|cos|since|now|for)\b))|(?:handed in|gave|put in) (?:my )?notice (?:at|to)|moved (?:away )?from|switched (?:away )?from|"
+               r"gave up(?: on)?|(?:had to |decided to )give up(?: on)?|stopped|(?:pack(?:ed|ing)?|jack(?:ed)?) in(?= (?:my |the )?(?!like\b|a\b|an\b|so\b|car\b|van\b|truck\b|boot\b|trunk\b|bags?\b|suitcases?\b|fridge\b)\w+(?:[,.;!]|$| (?:last|this|in|after|because|cos|since|now|for)\b))|(?:handed in|gave|put in) (?:my )?notice (?:at|to)|moved (?:away )?from|switched (?:away )?from|"
                r"traded in|got rid of|broke up with|no longer (?:at|with|in|use|using|have|own|eat|do|doing|"
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
@@ -146,7 +153,8 @@ _RETRACTING_CLAUSE = re.compile(
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
-    r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|(?:packed|jacked) in (?:my |the )?(?!like\b|a\b|an\b|so\b)\w+|(?:handed in|gave|put in) (?:my )?notice|(?:had|decided) to give up|"
+    r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|(?:pack(?:ed|ing)?|jack(?:ed)?) in (?:my |the )?(?!like\b|a\b|an\b|so\b|car\b|van\b|truck\b|boot\b|trunk\b|bags?\b|suitcases?\b|fridge\b)\w+|(?:handed in|gave|put in) (?:my )?notice|(?:had|decided) to give up|"
+    r"didn'?t go with|did not go with|decided not to go with|pull(?:ed)? out|dropped out|backed out|had to cancel|"
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
@@ -389,7 +397,7 @@ _STILL_RE = re.compile(r"\b(?:still|same)\b|还是|仍然|依然|照样|照旧|�
 
 
 #: How many of what the user keeps or runs ("80亩地" -> "一共120亩了", "my 2 dogs" -> "3 dogs", "4 staff").
-COUNT_RE = re.compile(r"(?P<n>[\d一二两三四五六七八九十俩]+)\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个娃|个孩子|个员工|名员工|个店员)|"
+COUNT_RE = re.compile(r"(?P<n>[\d一二两三四五六七八九十俩仨]+)\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员)|一家(?P<k>[一二两三四五六七八九十\d])口|"
                       r"\b(?P<m>\d+)\s+(?P<v>acres|hectares|cows|cattle|sheep|goats|dogs|cats|kids|staff|employees|hives|"
                       r"chickens)\b", re.IGNORECASE)
 
@@ -398,7 +406,9 @@ def counts(text: str) -> dict[str, set[str]]:
     """The numbers ``text`` gives of each thing counted ({"亩": {"40", "120"}})."""
     out: dict[str, set[str]] = {}
     for m in COUNT_RE.finditer(text):
-        out.setdefault((m.group("u") or m.group("v")).lower(), set()).add(m.group("n") or m.group("m"))
+        unit = "口" if m.group("k") else (m.group("u") or m.group("v")).lower().removeprefix("个")
+        number = (m.group("n") or m.group("m") or m.group("k")).replace("俩", "两").replace("仨", "三")
+        out.setdefault(unit, set()).add(number)
     return out
 
 

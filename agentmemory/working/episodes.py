@@ -44,7 +44,14 @@ from ..models.fields import exact_cosine_distance
 from ..text import keyword_tokens, split_sentences
 from ..types import MemoryDraft
 from . import corrections, disclosure
-from .grounding import about_another_person, introductions, named_another, pronoun_about_another
+from .grounding import (
+    PERSON_EN,
+    PERSON_ZH,
+    about_another_person,
+    introductions,
+    named_another,
+    pronoun_about_another,
+)
 
 #: Longest episode kept, in characters (a long message keeps its disclosing sentences).
 MAX_CHARS = 600
@@ -113,7 +120,10 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?:started|starting|began) (?:my |an? )(?:(?!his\b|her\b|their\b)[\w-]+ ){0,2}(?:apprenticeship|traineeship|"
                          r"residency)(?! application)|"
                          # a firm or a union joined ("joined the ironworkers local"; not "joined a walking group")
-                         r"(?<!he )(?<!she )(?<!they )joined (?:the|a|an) (?:[\w&'-]+ ){0,3}(?:local|union|firm|practice|agency|startup))\b|"
+                         r"(?<!he )(?<!she )(?<!they )joined (?:the|a|an) (?:[\w&'-]+ ){0,3}(?:local|union|firm|practice|agency|startup)|"
+                         # gig work taken up: "doing grubhub on an e-bike now"
+                         r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
+                         r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)|"
                          r"出来单干了?|自己出来接活|考调|调过来了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|转岗", re.IGNORECASE)
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
@@ -125,7 +135,10 @@ _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分�
 #: A clause that says where or at what the user works ("我在济南一中教物理", "I drive a bus for the CTA").
 _WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了)|"
                            r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?|teach|taught) (?:[\w-]+ ){0,2}?(?:at|for|as|in (?=[A-Z]))|"
-                           r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])")
+                           r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
+                           # "i'm a welder at a fab shop in mckees rocks": a title and where
+                           rf"\b(?i:i'm|im|i am) (?i:an?|the) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) |"
+                           rf"\b(?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b")  # "more surge rides as an uber driver"
 #: How many of the user's newest episodes a job left looks through for where the user worked.
 WORK_SAID_FROM = 300
 #: A job left only in wish, or by someone else ("真想把工作辞了", "老公把工作辞了").
@@ -321,22 +334,25 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             replaced = tuple(dict.fromkeys([*replaced, *MemoryItem.objects.for_user(user_id).current()
                                            .filter(key__in=retired, source=MemoryItem.Source.USER_STATED)
                                            .values_list("pk", flat=True)]))
-        if left_job:
-            # A job left: the statements of where or as what the user worked go too, whatever the guess by meaning
-            # found ("I drive a delivery van for DPD, …" beside "retired as of last Friday"); what else they said stays.
+        if new_job:
+            # A job left or a new one: the statements of where (left: or as what) the user worked go too, whatever the
+            # guess by meaning found ("I drive a delivery van for DPD, …" beside "retired as of last Friday", "i'm a
+            # welder at a fab shop" beside "joined the ironworkers local"); what else they said stays.
             worked = [pk for pk, content in _newest_episodes(user_id)
-                      if _WORK_SAID_RE.search(content) or _JOB_TITLE_SAID_RE.search(content)]
+                      if _WORK_SAID_RE.search(content) or (left_job and _JOB_TITLE_SAID_RE.search(content))]
             replaced = tuple(dict.fromkeys([*replaced, *worked]))
         moved_to = _moved_to(turn.content, values_of.get(turn.turn_id, [])) \
             if "location" in slots and turn.turn_id not in others else set()
+        lived_in: set[str] = set()
         if moved_to:
             # A move ("we moved to Midrand …", "我搬回扬州了"): the statements of where the user lived or worked before
             # go too ("I teach grade 4 at a primary school in Centurion"), not where they come from or travel to.
-            lived = [pk for pk, content in _newest_episodes(user_id) if _lived_elsewhere(content, moved_to)]
-            replaced = tuple(dict.fromkeys([*replaced, *lived]))
+            lived = [(pk, content) for pk, content in _newest_episodes(user_id) if _lived_elsewhere(content, moved_to)]
+            replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, _ in lived)]))
+            lived_in = {p for _, content in lived for p in places_in(content) if p.lower() not in moved_to}
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
-        old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, []))
+        old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, [])) | lived_in
         # A new name replaces only the name: "领养了一只小橘猫…先叫它咪咪吧" renamed keeps the kitten, without "咪咪".
         renamed = bool(gone) and corrections.renames(turn.content)
         kept_of = () if renamed else _gone_topics(turn.content, gone, known) if gone else about
@@ -354,11 +370,15 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # Moved to another date and place ("moved everything to 19 October at a manor house in the Cotswolds"):
             # what stays of the old statement does not say where it was ("at a barn venue just outside Bath").
             restated.append(_VENUE_RE)
+        if corrects and "travel" in about and _NOW_AT_RE.search(turn.content):
+            # A trip moved elsewhere ("we're doing sardinia instead"): what stays of the old plan does not say where
+            # it went ("planning a family holiday to crete").
+            restated.append(corrections.TOPICS["travel"])
         if left_job or (corrects and "job_title" in slots):
             # "我是健身教练" does not stay beside "上个月辞职了", nor "I'm an auditor" beside "started at Monzo as a product
             # analyst"
             restated += [_JOB_TITLE_SAID_RE, _DUTY_RE]  # nor what the old job had them do ("负责抖音电商的一个小模块")
-        if left_job:
+        if new_job:
             restated.append(_WORK_SAID_RE)  # nor where they worked ("我在济南一中教物理" beside "我7月份正式退休了")
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone))
         rest = [*(left for _, left in cut if left is not None),
@@ -495,13 +515,15 @@ def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
     for clause in corrections.clauses(content):
         places = {p.lower() for p in places_in(clause)}
         if places and not places & moved_to and not any(p in m or m in p for p in places for m in moved_to) \
-                and (_FIRST_PERSON_RE.search(clause) or _CJK_CLAUSE_RE.match(clause)) \
+                and (_FIRST_PERSON_RE.search(clause) or _CJK_CLAUSE_RE.match(clause) or _LIVING_IN_RE.search(clause)) \
                 and not _NOT_LIVED_RE.search(clause) and not about_another_person(clause):
             return True
     return False
 
 
 _CJK_CLAUSE_RE = re.compile(r"^\s*(?:我|住|在)")
+#: Chat's clause with no subject that says where one lives: "scottish guy living in hanoi".
+_LIVING_IN_RE = re.compile(r"\b(?:living|based|staying)\s+in\b", re.IGNORECASE)
 
 
 def _with_rest(remainders: list[MemoryDraft], rest: list[MemoryDraft], cut: list[tuple[int, MemoryDraft | None]],
@@ -574,7 +596,8 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                            re.IGNORECASE),  # a weekday ("改到周四"), not "一周三次"
                 re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)|"
                            r"\b\d+(?:\.\d+)?\s?(?:/\s?(?:hr|hour|h)|an hour|per hour)\b|时薪\d+", re.IGNORECASE),
-                re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
+                re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![A-Za-z])[Nn][1-5](?![\w])|"
+                           r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
                            r"\b(?:freshman|sophomore|junior|senior) year\b", re.IGNORECASE),
                 # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
@@ -824,7 +847,11 @@ def _without_others(sentence: str, said: str = "") -> str:
     when what is left is a request with no word of the user's own."""
     pieces = [p for p in _PIECE_RE.split(sentence) if p.strip()]
     if len(pieces) < 2:
-        return "" if named_another(sentence.strip(), said) else sentence  # "Marco's also a chef at …"
+        # "Marco's also a chef at …"; "need help writing a speech for my coworker Darlene": a request for someone else
+        theirs = named_another(sentence.strip(), said) or (
+            _HELP_ASKED_RE.match(sentence) and _SOMEONE_OF_MINE_RE.search(sentence)
+            and not _FIRST_PERSON_RE.search(_SOMEONE_OF_MINE_RE.sub("", sentence)))
+        return "" if theirs else sentence
     others = _of_others(pieces, said)
     # What was said before this sentence (``said`` may run on past it): "他8岁" after "我儿子乐乐…" is the son, whatever
     # the sentence names later ("…我辞职在家当全职妈妈").
@@ -845,9 +872,20 @@ def _without_others(sentence: str, said: str = "") -> str:
     if len(kept) == len(pieces):
         return sentence
     rest = corrections.join_clauses(kept)
-    if not rest or (not _FIRST_PERSON_RE.search(rest) and (_ASKING_RE.search(rest) or _WISH_RE.search(rest))):
+    # (whose someone is, "my coworker Darlene", is no word of the user's own)
+    mine = _SOMEONE_OF_MINE_RE.sub("", rest)
+    if not rest or (not _FIRST_PERSON_RE.search(mine) and (_ASKING_RE.search(rest) or _WISH_RE.search(rest)
+                                                          or _HELP_ASKED_RE.match(rest))):
         return ""
     return rest
+
+
+#: Someone of the user's named ("my coworker Darlene", "我同事小王").
+_SOMEONE_OF_MINE_RE = re.compile(rf"\b(?:my|our) (?:[\w-]+ ){{0,2}}?(?:{PERSON_EN})s?\b|(?:我|我们)(?:的)?(?:{PERSON_ZH})",
+                                 re.IGNORECASE)
+#: A request for help ("need help writing a retirement speech for …", "帮我写个…").
+_HELP_ASKED_RE = re.compile(r"^\W*(?:(?:i |i'd |we )?(?:need|want|would like|'d like) (?:some )?help|help me|帮我|帮忙)",
+                            re.IGNORECASE)
 
 
 #: A request worded as a wish ("so a mocktail idea would be cool", "有推荐吗"): no fact of the user's.
@@ -1135,17 +1173,23 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         current = current.exclude(Q(content__regex=_SQL_SPEAKER_LABEL) & ~Q(content__startswith=label.group(0).strip())
                                   & ~Q(content__startswith="用户"))
     named = corrections.retracted_terms(text) | gone
+    found: list[int] = []
     if named:
         # Narrowed in SQL (a substring of the content), then matched as the terms are meant.
         # A stem is not always a substring of its word ("spotifi" of "spotify"): its first letters narrow.
         holding = functools.reduce(operator.or_, (Q(content__icontains=term[:-1] if term.isascii() and len(term) > 4
                                                    else term) for term in named))
-        ids = [m.pk for m in current.filter(holding) if corrections.holds_any(m.content, named)]
-        if ids:
-            return ids
+        found = [m.pk for m in current.filter(holding) if corrections.holds_any(m.content, named)]
+        if found:
+            # A message that changes several things ("sold the vivaro and got a ford ranger … moved the holiday to
+            # september and we're doing sardinia instead"): what it takes back by name, and by meaning the plan of a
+            # topic it changes that those do not speak of.
+            about = _left_to_guess(current, found, about, text)
+            if not guess or not about:
+                return found
     episodes = current.filter(type=MemoryItem.Type.EPISODE)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
-    if replaceable:
+    if replaceable and not found:
         held = _any_of("slots", replaceable)
         kinds = [corrections.SLOT_VALUE_TOPICS[s] for s in replaceable if s in corrections.SLOT_VALUE_TOPICS]
         if kinds:
@@ -1186,7 +1230,9 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     if best is None or best[0] < (min_cosine if about else NO_TOPIC_MIN_COSINE):
         best = _nearest(same.filter(embedding_model=bundled).exclude(embedding=None), vectors)
     if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
-        return [best[1], *_their_slot_facts(current, [best[1]], about)]
+        return list(dict.fromkeys([*found, best[1], *_their_slot_facts(current, [best[1]], about)]))
+    if found:
+        return found
     if about and judged:
         # Judged a correction (not only a word such as "现在"): the vocabulary's topics are coarse and incomplete
         # ("还是不出国了…现在在准备考公" is travel, what it corrects study), so any episode this close in meaning, as
@@ -1195,6 +1241,20 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
             return [closest[1], *_their_slot_facts(current, [closest[1]], about)]
     return []
+
+
+#: Topics of a plan a message may change beside what it takes back by name, when it says a new value of them.
+_PLAN_TOPICS = frozenset({"date", "travel"})
+
+
+def _left_to_guess(current, found: list[int], about: list[str], text: str) -> list[str]:
+    """The topics of a plan (a date, a trip) a correction speaks of that the memories it takes back by name do not,
+    when it says where or when they are now ("moved the holiday to september and we're doing sardinia instead")."""
+    if not _NOW_AT_RE.search(text):
+        return []
+    covered = {t for value in current.filter(pk__in=found).values_list("value", flat=True) if isinstance(value, dict)
+               for t in value.get("topics") or ()}
+    return sorted(t for t in about if t in _PLAN_TOPICS and t not in covered)
 
 
 def _nearest(candidates, vectors: Sequence[np.ndarray]) -> tuple[float, int] | None:
@@ -1327,8 +1387,12 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
     one fact does not take the others with it (see _remainder). An episode an earlier correction of the same run
     replaced (``prior``: what it left of it, None for nothing) is cut from what that one left, not from its whole
     text again ("moved to Porto" then "not with Klarwerk anymore" leave neither Lisbon nor Klarwerk)."""
-    if not replaced or not (old or about):
+    if not replaced:
         return []
+    if not (old or about or restated):
+        # Nothing to cut by: the episodes go whole (recorded, so a later correction of the run cuts nothing back in).
+        return [(pk, None) for pk in MemoryItem.objects.for_user(user_id)
+                .filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE).values_list("pk", flat=True)]
     prior = prior or {}
     out: list[tuple[int, MemoryDraft | None]] = []
     for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE):
@@ -1497,6 +1561,8 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         # A number of something said anew: the sentence giving the old number keeps its other clauses ("80亩地" of
         # "俺家在五常种稻子 80亩地 都是稻花香").
         counted = corrections.COUNT_RE in restated and bool(corrections.COUNT_RE.search(sentence))
+        # Of a correction of no topic, a value of the kind it says anew ("先考个N3" beside "现在开始啃N1").
+        counted = counted or (not replaced and any(kind.search(sentence) for kind in restated))
         if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced and not titled \
                 and not counted:
             kept.append(sentence)
@@ -1543,7 +1609,8 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if keep_whole and not dropped:
         return episode
-    if not kept or not dropped or (len(joined) < 6 and not _says_where(joined)):  # "我在济南" stays
+    if not kept or not dropped or (len(joined) < 6 and not _says_where(joined)  # "我在济南" stays
+                                   and "health" not in corrections.topics(joined)):  # as does "vegan"
         return None
     return MemoryDraft(
         content=joined[:MAX_CHARS], type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,

@@ -41,7 +41,7 @@ _CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s
 _FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*|"
                               r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")  # chat's space for a comma
 _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|哥哥|妹妹|弟弟|老姐|老哥|姐|哥|妹|弟|妈妈|妈|爸爸|爸|母亲|父亲|"
-              "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|室友|老板|领导|"
+              "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|兄弟|姐们|室友|老板|领导|"
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
               "大舅|二舅|三舅|小舅|大姨|二姨|三姨|小姨|大伯|二伯|三叔|小叔|大姑|二姑|小姑|姑父|姨父|姨妈|婶婶|伯母|"
               "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|孙子|孙女|外孙|外孙女|鼓手|吉他手|贝斯手|键盘手|主唱|"
@@ -60,6 +60,8 @@ _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|pa
               rf"grandma|grandpa|grandmother|grandfather|grandson|granddaughter|grandkid|grandchild|niece|nephew|classmate|teammate|"
               rf"{_OUTSIDE_EN}")
 _PERSON_EN_RE = re.compile(rf"\b({_PERSON_EN})s?\b", re.IGNORECASE)
+#: The words for other people, for the modules that read whose a clause is (working/episodes.py).
+PERSON_EN, PERSON_ZH = _PERSON_EN, _PERSON_ZH
 #: "I"/"我" as the subject of a clause: "我" not followed by a relation word or 的 ("我表姐", "我的同事" are
 #: about someone else), "I"/"we" in English.
 _SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!(?:一个?|个|那个|有个)?(?:{_PERSON_ZH})|的|们的|家的|们(?:{_PERSON_ZH}))")  # "我们组长…" is the team lead

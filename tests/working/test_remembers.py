@@ -1327,3 +1327,53 @@ def test_someone_elses_family_a_colleague_named_beside_who_they_are_and_what_the
     assert "practice manager" in vet and not any(w in vet for w in ("sesame", "head nurse", "receptionist")), vet
     ward = " ".join(MemoryItem.objects.for_user("ward").current().values_list("content", flat=True))
     assert "药房" in ward and not any(w in ward for w in ("温哥华", "退休")), ward
+
+
+def test_a_message_that_changes_several_things_replaces_each(api_client, talk):
+    """"moved the holiday to september and we're doing sardinia instead … sold the vivaro and got a ford ranger" leaves
+    neither Crete, June nor the Vivaro current; "we didn't go with olive in the end, she's Ada", "hallström had to pull
+    out", "we've had to cancel the cruise" take back what they name; the rest of those messages stays."""
+    talk("many", "planning a family holiday to crete in june, me, my wife Siobhan and our two kids. best area for kids?",
+         "my van is a vauxhall vivaro if that matters for the pics lol")
+    talk("many", "update on everything lol. moved the holiday to september and we're doing sardinia instead, flights "
+                 "were way cheaper. sold the vivaro and got a ford ranger. can u update the insta bio")
+    shown = remembered(api_client, "many", "Where and when is the user's family holiday?").lower()
+    assert "sardinia" in shown and "crete" not in shown and "june" not in shown, shown
+    assert "siobhan" in shown, shown
+    shown = remembered(api_client, "many", "What does the user drive?").lower()
+    assert "ranger" in shown and "vivaro" not in shown, shown
+    talk("baby", "first baby due 20th jan!! we've pretty much settled on the name Olive if it's a girl")
+    talk("baby", "she's here!! arrived early on 28 december and we didn't go with olive in the end, she's Ada")
+    shown = remembered(api_client, "baby", "What is the name of the user's baby?").lower()
+    assert "ada" in shown and "olive" not in shown, shown
+    talk("viva", "my viva is on the 3rd of may and my examiners are prof hallström and dr mcneil")
+    talk("viva", "update on my viva: hallström had to pull out so my external examiner is now prof ingrid solberg from bergen")
+    shown = remembered(api_client, "viva", "Who is the user's external examiner?").lower()
+    assert "solberg" in shown and "hallström" not in shown, shown
+
+
+def test_a_new_job_by_a_union_joined_leaves_no_old_workplace_and_a_household_recounted(api_client, talk):
+    """"joined the ironworkers local" is a new job: "i'm a welder at a fab shop" goes, "vegan" said beside it stays;
+    "现在三个娃了" replaces "家里俩娃 … 一家四口"; "搬到成都温江跟儿子住了" beside a band left leaves no old town."""
+    talk("iron", "need help w a budget. i'm a welder at a fab shop in mckees rocks, night shift. 38, single, vegan")
+    talk("iron", "quick update: got my cert and joined the ironworkers local, now on day shift doing bridge work")
+    kept = " ".join(MemoryItem.objects.for_user("iron").current().values_list("content", flat=True))
+    assert "fab shop" not in kept and "vegan" in kept and "ironworkers" in kept, kept
+    talk("kids", "家里俩娃 大的8岁小的5岁 车得能放下两个安全座椅 一家四口够坐就行")
+    talk("kids", "嗯 最近变化挺大 现在三个娃了 老三上个月刚出生 是个闺女")
+    shown = remembered(api_client, "kids", "用户有几个孩子？")
+    assert "三个娃" in shown and "俩娃" not in shown and "四口" not in shown, shown
+    talk("town", "我退休了住自贡 在社区乐团吹葫芦丝 下个月有个演出 紧张得很 咋克服")
+    talk("town", "唉 我现在搬到成都温江跟儿子住了 乐团那边也退了 就带着狗天天遛")
+    assert current("town", "location") == ["成都温江"]
+    shown = remembered(api_client, "town", "用户住在哪里？")
+    assert "温江" in shown and "自贡" not in shown, shown
+
+
+def test_a_request_for_someone_else_keeps_nothing(talk):
+    """"need help writing a retirement speech for my coworker Darlene, she's been at Lakeshore 31 years" and "我兄弟阿强
+    开货车的 上礼拜搬货闪了腰 要去医院还是贴膏药就行" tell nothing of the user."""
+    talk("ask", "need help writing a retirement speech for my coworker Darlene, she's been at Lakeshore Mutual 31 years, "
+                "started as a receptionist and ended up running claims",
+         "我兄弟阿强开货车的 上礼拜搬货闪了腰 现在躺床上起不来 要去医院还是贴膏药就行")
+    assert list(MemoryItem.objects.for_user("ask").current().values_list("content", flat=True)) == []

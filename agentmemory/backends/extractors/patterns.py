@@ -117,6 +117,8 @@ _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|studen
               r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|dev|"
               r"product owner|programmer|administrator|specialist|recruiter|professor|auditor|electrician|plumber|"
               r"hairdresser|pharmacist|paramedic|chef|cook|barista|mechanic|carpenter|dentist|therapist|coach|"
+              r"welder|driver|courier|postman|postwoman|cleaner|farmer|baker|butcher|librarian|firefighter|"
+              r"physio|physiotherapist|midwife|caregiver|carer|tradie|labourer|laborer|"
               r"PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP|head of [a-z-]+(?: [a-z-]+)?")
 _DIET_STYLES = r"清真|低碳水|生酮|无麸质|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
 _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[- ]carb|dairy[- ]free|plant[- ]based|"

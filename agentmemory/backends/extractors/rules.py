@@ -218,6 +218,8 @@ def _clean_value(value: str, slot_key: str = "") -> str:
             value = re.split(r"\s", value.strip(), maxsplit=1)[0]  # "嘉兴南湖这边了 房子便宜一半": the place
             value = re.sub(r"了$", "", value)
         value = re.sub(r"(?:这边|那边|附近|一带|这里|那里)$", "", value)
+        # "成都温江跟儿子" (住了): the place, not whom with
+        value = re.sub(r"(?:跟|和|与|陪)(?:儿子|女儿|闺女|老伴儿?|爸妈|父母|孩子|老公|老婆|家人|对象|男朋友|女朋友|朋友).*$", "", value)
         value = re.sub(r"(?:上班|工作|生活|住)$", "", value)
     if not is_chinese(value) and slot_key not in _WHOLE_PHRASE_SLOTS:
         # "allergic to penicillin if I ever ask about meds": the value, not the clause after it.
