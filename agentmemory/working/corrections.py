@@ -116,6 +116,11 @@ _RETRACTIONS = (
     re.compile(r"\b(?:didn't|did not|decided not to) go with (?P<o>[\w'-]+)", _I),
     re.compile(r"(?<![\w'-])(?P<o>(?!i\b|we\b|they\b|he\b|she\b|you\b|it\b)[^\W\d_][\w'-]+) (?:had to |has |have |just )?"
                r"(?:pull(?:ed)? out|drop(?:ped)? out|back(?:ed)? out)\b", _I),
+    # "josh left though", "Priya quit last month": someone of the user's team or household no longer there
+    re.compile(r"(?<![\w'-])(?P<o>(?!(?:i|we|they|he|she|you|it|everyone|someone|somebody|everybody|nobody|the|that|this|"
+               r"bus|train|flight|plane|boat|ferry|mom|mum|dad|sister|brother|wife|husband|partner|boss|friend|son|daughter|"
+               r"cousin|uncle|aunt|colleague|coworker|manager|neighbou?r|roommate|flatmate)\b)[^\W\d_][\w'-]+) (?:left|quit|resigned)"
+               r"(?= though| tho|[,.;!]|$| last\b| in\b| this\b| so\b| and\b)", _I),
     # "we've had to cancel the cruise" (a plan called off; not "cancel the order please", a request)
     re.compile(r"(?<!might )(?<!may )(?<!could )(?<!might not )\b(?:had to|have to|decided to|going to have to|gonna have to) "
                r"cancel (?:the|our|my) (?P<o>[\w&'-]+)", _I),
@@ -147,6 +152,8 @@ _RETRACTIONS = (
                r"cancell?ed|called off|scrapped)\b(?! (?:up|down|to|through|by|from|off|for|into|with|back|out)\b)(?: now| actually)?", _I),
 )
 _RETRACTING_CLAUSE = re.compile(
+    # "我这边也不当店长了"; "上次说的艺考" (the old value named, before what became of it)
+    r"不(?:再)?(?:当|干)[\u4e00-\u9fff]{1,6}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
     r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
@@ -155,13 +162,15 @@ _RETRACTING_CLAUSE = re.compile(
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
     r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|(?:pack(?:ed|ing)?|jack(?:ed)?) in (?:my |the )?(?!like\b|a\b|an\b|so\b|car\b|van\b|truck\b|boot\b|trunk\b|bags?\b|suitcases?\b|fridge\b)\w+|(?:handed in|gave|put in) (?:my )?notice|(?:had|decided) to give up|"
     r"didn'?t go with|did not go with|decided not to go with|pull(?:ed)? out|dropped out|backed out|had to cancel|"
+
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
                            r"\s+(?=\band\b(?! (?i:i|me)\b)|\b(?:but|so)\b)|\s+[—–-]\s+|\s*(?=[(（])|(?<=[)）])\s*")
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
-also some much many one lol lmao haha omg tho again today tonight tomorrow yesterday last next week weekend month year ago""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
+also some much many one lol lmao haha omg tho though anyway early late again today tonight tomorrow yesterday last next week
+weekend month year ago""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
 #: Words for where or what something is, not which one ("the venue double booked us", "cancelled the shinjuku hotel"),
 #: as written and as keyword tokens (stemmed: "venu").
 _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic allergy allergies plan plans deal lease offer "

@@ -766,7 +766,9 @@ _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END
                               r"(?<=[^\s.]\.)\s+|"  # chat's lower-case sentences: "leaning kia ev6. i commute 40 miles"
                               r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"  # chat writes a space for a Chinese comma
                               # another of the user's own ("I live in Freo with my boyfriend Josh | and our kelpie Ned")
-                              r"\s+(?=and (?:our|my) (?!own\b)\w+ [A-Z][a-z]+\b)")
+                              r"\s+(?=and (?:our|my) (?!own\b)\w+ [A-Z][a-z]+\b)|"
+                              # a new statement of the user's after "so" ("I'm a physio in Rathmines | so I'm thinking of …")
+                              r"\s+(?=so (?:i|i'm|im|we|we're|i've|we've)\b)")
 #: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "平时自己做烘焙", "I run it from home").
 _USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)|自己|\bmyself\b", re.IGNORECASE)
 #: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.

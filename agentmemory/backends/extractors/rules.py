@@ -193,6 +193,10 @@ _WHOLE_PHRASE_SLOTS = frozenset({"reply_style", "event", "note", "feedback", "de
 _CHILD_AGE_RE = re.compile(r"(?:今年|现在|才|刚|已经)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)(?:[小中大]班)?)|"
                            r"\s*(?:is|just turned|turned)\s+\w+(?: years? old| months? old| months)?$|"
                            r"^\w+[- ](?:year|month)[- ]old\s+", re.IGNORECASE)
+#: Words of going to work or school, and a way of getting there said as a piece of its own.
+_TO_WORK_ZH_RE = re.compile(r"上班|上下班|通勤|上学")
+_RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:现在|每天|平时|一般)?(?:都)?(?P<v>(?:坐|搭|骑|开)(?:地铁|公交|轻轨|电驴|电动车|"
+                         r"小电驴|自行车|单车|共享单车|班车|摩托|车)[\d号线]{0,4})(?:上下班|上班|通勤|上学)?(?=[\s，,。！!]|$)")
 #: Something given up for something else: "ditched my Pixel for", "traded the Leaf in for", "swapped our Corolla for".
 _SWAPPED_FOR_RE = re.compile(r"\b(?:ditched|dropped|swapped|swapped out|traded|replaced|sold) (?:my|our|the) (?:old )?"
                              r"[\w'-]+(?: [\w'-]+){0,2}? (?:in )?for (?=(?:an?|the|my|our) )", re.IGNORECASE)
@@ -450,6 +454,11 @@ class RuleBasedExtractor(Extractor):
             named = re.search(r"(?:应该是|其实是|正确的是|改成|改为)\s*(?P<v>[\u4e00-\u9fff·]{2,4}?)(?=[，。！？；,.!?;\s]|$)", sentence)
             if named:
                 add("name", named.group("v"))
+        if "commute" not in taken and _TO_WORK_ZH_RE.search(sentence):
+            # "现在在广州海关上班 住天河 坐地铁", "上下班坐公交": how the user gets to work, said in its own piece
+            found = _RIDE_ZH_RE.search(sentence)
+            if found and not _about_someone_else(sentence, found.start()):
+                add("commute", found.group("v"))
         if "employer" not in taken and _JOB_CHANGE_RE.search(sentence):
             # "我跳槽了，现在在京东物流": where the user works now, said without a verb.
             found = (re.search(r"(?:现在|目前)(?:在|去了|到了)(?P<v>[^，。！？；,.!?;\s]{2,12}?)(?:了|工作|上班)?(?=[，。！？；,.!?;\s]|$)",
