@@ -116,6 +116,9 @@ _RETRACTIONS = (
     re.compile(r"\b(?:didn't|did not|decided not to) go with (?P<o>[\w'-]+)", _I),
     re.compile(r"(?<![\w'-])(?P<o>(?!i\b|we\b|they\b|he\b|she\b|you\b|it\b)[^\W\d_][\w'-]+) (?:had to |has |have |just )?"
                r"(?:pull(?:ed)? out|drop(?:ped)? out|back(?:ed)? out)\b", _I),
+    # "so bye catterick 👋": a place or a thing left behind
+    re.compile(r"\b(?:bye|goodbye|bye bye|so long|farewell),? (?!(?:for now|then|guys|all|everyone|love|xx?)\b)(?P<o>[\w&'-]+(?: [\w&'-]+)?)"
+               r"(?=\s*(?:[!.,;]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|$))", _I),
     # "josh left though", "Priya quit last month": someone of the user's team or household no longer there
     re.compile(r"(?<![\w'-])(?P<o>(?!(?:i|we|they|he|she|you|it|everyone|someone|somebody|everybody|nobody|the|that|this|"
                r"bus|train|flight|plane|boat|ferry|mom|mum|dad|sister|brother|wife|husband|partner|boss|friend|son|daughter|"
@@ -162,6 +165,7 @@ _RETRACTING_CLAUSE = re.compile(
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
     r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|(?:pack(?:ed|ing)?|jack(?:ed)?) in (?:my |the )?(?!like\b|a\b|an\b|so\b|car\b|van\b|truck\b|boot\b|trunk\b|bags?\b|suitcases?\b|fridge\b)\w+|(?:handed in|gave|put in) (?:my )?notice|(?:had|decided) to give up|"
     r"didn'?t go with|did not go with|decided not to go with|pull(?:ed)? out|dropped out|backed out|had to cancel|"
+    r"(?:so )?(?:bye|goodbye|bye bye|farewell),? \w+\s*(?:[!.,;]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|$)|"
 
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
@@ -407,8 +411,8 @@ _STILL_RE = re.compile(r"\b(?:still|same)\b|还是|仍然|依然|照样|照旧|�
 
 #: How many of what the user keeps or runs ("80亩地" -> "一共120亩了", "my 2 dogs" -> "3 dogs", "4 staff").
 COUNT_RE = re.compile(r"(?P<n>[\d一二两三四五六七八九十俩仨]+)\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员)|一家(?P<k>[一二两三四五六七八九十\d])口|"
-                      r"\b(?P<m>\d+)\s+(?P<v>acres|hectares|cows|cattle|sheep|goats|dogs|cats|kids|staff|employees|hives|"
-                      r"chickens)\b", re.IGNORECASE)
+                      r"\b(?P<m>\d+)\s+(?:[a-z]+\s+)?(?P<v>acres|hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|cats|"
+                      r"kids|staff|employees|hives|chickens)\b", re.IGNORECASE)
 
 
 def counts(text: str) -> dict[str, set[str]]:

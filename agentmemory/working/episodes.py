@@ -82,7 +82,7 @@ TRANSCRIPT_KEEP = 0.05
 #: Where a clause of a long sentence ends: a comma, a semicolon, a dash (the comma stays with its clause), or a
 #: space between two Chinese characters, which chat uses as a comma ("我儿子上初一 数学跟不上").
 _CLAUSE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|\s+[—–]\s+|(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])")
-_QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$")
+_QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$|真的假的\s*$")
 _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|\b(?:if i|if we|if my|if our|imagine|(?<!i )suppose (?:i|we|my|our|you|that|the)|what if|hypothetically|"
                               r"just curious)\b", re.IGNORECASE)
 #: A sentence that ends in a sigh is a passing mood ("财务又打回来了，唉，烦。"), not something to keep.
@@ -121,10 +121,11 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"residency)(?! application)|"
                          # a firm or a union joined ("joined the ironworkers local"; not "joined a walking group")
                          r"(?<!he )(?<!she )(?<!they )joined (?:the|a|an) (?:[\w&'-]+ ){0,3}(?:local|union|firm|practice|agency|startup)|"
+                         r"(?<!he )(?<!she )(?<!they )(?:took|accepted|landed|started) a (?:new )?(?:job|position|role|post) (?:in|at|with)|"
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)|"
-                         r"出来单干了?|自己出来接活|考调|调过来了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|转岗", re.IGNORECASE)
+                         r"出来单干了?|自己出来接活|考调|调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{2,8}?(?:当|做)[\u4e00-\u9fff]{1,5}了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|转岗", re.IGNORECASE)
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
@@ -133,7 +134,8 @@ _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分�
                       r"\b(?:responsible for|in charge of)\b"
                       r"(?! (?:the )?(?:school|kids|pick-?ups?|dog|cat|cooking|laundry))", re.IGNORECASE)
 #: A clause that says where or at what the user works ("我在济南一中教物理", "I drive a bus for the CTA").
-_WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了)|"
+_WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了|"
+                           rf"做(?:{ZH_TITLES}|采购|财务|行政|人事|客服|HR|hr)|跑(?:外卖|饿了么|美团|滴滴|快递|网约车|货拉拉))|"
                            r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?|teach|taught) (?:[\w-]+ ){0,2}?(?:at|for|as|in (?=[A-Z]))|"
                            r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
                            # "i'm a welder at a fab shop in mckees rocks": a title and where
@@ -496,7 +498,7 @@ def _newest_episodes(user_id: str) -> list[tuple[int, str]]:
 #: Words of a move: "we moved to …", "relocated", "搬到/搬回/搬去…", "现在住…".
 _MOVED_RE = re.compile(r"搬(?:到|去|回|来|家到)?|现在住|\b(?:moved|relocated|shifted|moving back)\b", re.IGNORECASE)
 #: A clause about where one comes from or goes, not where one lives: "I grew up in Leeds", "a trip to Crete".
-_NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|去玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|from|trip|holiday|"
+_NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|去[^，。！？\s]{0,8}玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|from|trip|holiday|"
                            r"vacation|visit\w*|flight|fly\w*|honeymoon|wedding|going to|heading to|travel\w*|tour)\b",
                            re.IGNORECASE)
 
@@ -599,10 +601,13 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![A-Za-z])[Nn][1-5](?![\w])|"
                            r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
-                           r"\b(?:freshman|sophomore|junior|senior) year\b", re.IGNORECASE),
+                           r"\b(?:freshman|sophomore|junior|senior) year\b|\bband [2-9]\b", re.IGNORECASE),
                 # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
                 # guests ("客人砍到80个", "95 guests")
-                re.compile(r"\d+(?:\.\d+)?\s?(?:kg|kgs|lbs|公斤)(?![a-z])", re.IGNORECASE),
+                re.compile(r"\d+(?:\.\d+)?\s?(?:kg|kgs|lbs|公斤)(?![a-z])|体重[^，。\s\d]{0,4}\d+(?:\.\d+)?", re.IGNORECASE),
+                # a month alone in Chinese ("打算7月去" beside "改成10月中旬去了")
+                re.compile(r"(?<![\d一二三四五六七八九十])(?:1[0-2]|[1-9]|十[一二]|[一二三四五六七八九十])月(?:份|初|中旬|上旬|下旬|底)?"
+                           r"(?![\d一二三四五六七八九十号日])"),
                 re.compile(r"\b\d\s?(?:days?|times|x|nights?) (?:a|per|each|every) week\b|(?:一周|每周|一星期|每星期)[^，。\s]{0,3}?[一二三四五六七1-7]次",
                            re.IGNORECASE),
                 re.compile(r"(?:客人|宾客|来宾|人数)[^，。！？\d]{0,6}\d+\s?(?:个|位|人|桌)?|\d+\s?(?:个|位)?(?:客人|宾客|来宾)|\d+\s?桌|"
@@ -1044,7 +1049,9 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
         # "his name is Biscotti" after the pet the sentence before spoke of.
         continued = continued or (bool(_OWN_NAMED_RE.search(s)) and not about_another_person(s)) or (
             bool(kept) and bool(_NAME_IS_RE.match(s)) and bool(corrections.topics(kept[-1]) & {"pet", "family"}))
-        if s and not (_QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s)) and not _MOOD_END_RE.search(s) \
+        # (a question with no mark, "whats the tallest mountain in Canada btw", is one too)
+        if s and not ((_QUESTION_RE.search(s) or _ASKS_RE.match(s)) and not _FIRST_PERSON_RE.search(s)) \
+                and not _MOOD_END_RE.search(s) \
                 and (score >= SENTENCE_DROP or says_change or corrections.retracted_terms(s) or continued):
             kept.append(s)
             by_score = by_score or score >= SENTENCE_DROP or bool(corrections.retracted_terms(s))
@@ -1536,6 +1543,10 @@ _REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(
                               r"help me\b)", re.IGNORECASE)
 
 
+#: What one eats or drinks, said in a clause.
+_EATS_RE = re.compile(r"吃|喝|\b(?:eat|eats|eating|ate|drink|drinks|drinking)\b", re.IGNORECASE)
+
+
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False,
                names_only: bool = False) -> MemoryDraft | None:
@@ -1595,7 +1606,8 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                       or (names_only and _USERS_OWN_RE.search(c) and not topics & replaced and not _ASKING_RE.search(c))
                       or (restated and not topics and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2
                           and not _APPOSITION_RE.match(c)))
-                 and not _MOOD_END_RE.search(c)]
+                 and not _MOOD_END_RE.search(c)
+                 and not ("health" in replaced and _EATS_RE.search(c))]  # a diet changed: "每天鸡胸肉吃到想吐" goes
         where = _WHERE_LEAD_RE.match(sentence)
         if where and "home" not in replaced and not corrections.holds_any(where.group(0), old) \
                 and not any(where.group(0) in k for k in kept):

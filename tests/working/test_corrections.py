@@ -142,6 +142,18 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("累了不想跑了", set()),
     ("放弃了吧", set()),
     ("离开了哈哈", set()),
+    # a plan called off, a name not taken, someone who left or pulled out, a place left behind, a thing packed in
+    ("Sad news, we've had to cancel the cruise, Maureen needs a hip replacement", {"cruis"}),
+    ("we might have to cancel our trip", set()),
+    ("cancel the order please", set()),
+    ("and we didn't go with olive in the end, she's Ada.", {"oliv"}),
+    ("hallström had to pull out so the external is now prof solberg", {"hallstr"}),
+    ("josh left though, forgot to say, so 4 staff now", {"josh"}),
+    ("my sister quit last month", set()),
+    ("we're moving to tidworth in august, so bye catterick 👋", {"catterick"}),
+    ("my knees finally told me to pack in the bowls", {"bowl"}),
+    ("还有生酮不弄了 体检尿酸太高", {"生酮"}),
+    ("我这边也不当店长了 公司调我去做区域督导", {"店长"}),
 ])
 def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     from agentmemory.working.corrections import retracted_terms

@@ -1377,3 +1377,43 @@ def test_a_request_for_someone_else_keeps_nothing(talk):
                 "started as a receptionist and ended up running claims",
          "我兄弟阿强开货车的 上礼拜搬货闪了腰 现在躺床上起不来 要去医院还是贴膏药就行")
     assert list(MemoryItem.objects.for_user("ask").current().values_list("content", flat=True)) == []
+
+
+def test_a_new_job_in_other_words_a_way_to_work_and_a_weight_said_anew(api_client, talk):
+    """"took a job in the nicu at the iwk" and "去顺丰当快递员了" are new jobs (the old workplace goes); "上下班坐公交" then
+    "现在在广州海关上班 住天河 坐地铁" is a new way to work; "体重现在都49了" replaces "体重52公斤"; "打算7月去" moved to "改成10月中旬
+    去了" keeps no July."""
+    talk("nicu", "hey so i'm an er nurse at the qeii in halifax, we do 12 hr rotating shifts")
+    talk("nicu", "omg ok so lots has changed. took a job in the nicu at the iwk, and it's straight days")
+    shown = remembered(api_client, "nicu", "Where does the user work?").lower()
+    assert "iwk" in shown and "qeii" not in shown, shown
+    talk("sf", "我在广州天河跑饿了么 每天跑十一二个小时 腰疼的不行")
+    talk("sf", "跟你说下 去顺丰当快递员了 在番禺那边的网点 公司给交社保")
+    shown = remembered(api_client, "sf", "用户做什么工作？")
+    assert "顺丰" in shown and "饿了么" not in shown, shown
+    talk("bus", "我在贵阳市人社局上班 上下班坐公交 早晚高峰挤死了")
+    talk("bus", "我考调过来了 现在在广州海关上班 住天河 坐地铁")
+    assert current("bus", "commute") == ["坐地铁"]
+    talk("kg", "我165 体重52公斤 目标减到48 在成都做平面设计")
+    talk("kg", "体重现在都49了 教练说我太瘦 目标改成增到53 不减了")
+    shown = remembered(api_client, "kg", "用户现在多重？")
+    assert "49" in shown and "52公斤" not in shown, shown
+    talk("jp", "打算7月去大阪玩一周 我在南京一家外企做HR")
+    talk("jp", "计划有变 签证材料没赶上 改成10月中旬去了 目的地也换成北海道 想看红叶")
+    shown = remembered(api_client, "jp", "用户什么时候出行？")
+    assert "10月中旬" in shown and "7月" not in shown, shown
+
+
+def test_a_stepmom_beside_so_i_a_question_with_no_mark_and_a_diet_changed(api_client, talk):
+    """"My stepmom Linda's allergic to latex so I gotta …" keeps no latex allergy; "whats the tallest mountain in Canada
+    btw" and "有没有办法不流 网上说嘴里含口水 真的假的" keep nothing; a diet gone vegetarian leaves no "鸡胸肉" beside it."""
+    talk("step", "My stepmom Linda's allergic to latex so I gotta make sure the home health folks know.")
+    kept = " ".join(MemoryItem.objects.for_user("step").current().values_list("content", flat=True))
+    assert "latex" not in kept, kept
+    talk("trivia", "ha called it. whats the tallest mountain in Canada btw", "为什么切洋葱会流眼泪啊",
+         "有没有办法不流 网上说嘴里含口水 真的假的")
+    assert list(MemoryItem.objects.for_user("trivia").current().values_list("content", flat=True)) == []
+    talk("veg", "在武汉做UI设计师 最近在健身增肌 每天鸡胸肉吃到想吐 帮我排个一周食谱")
+    talk("veg", "跟你说下 我上个月搬到长沙了 而且最近开始吃素了 不吃肉了 还是要增肌")
+    shown = remembered(api_client, "veg", "用户的饮食习惯是什么？")
+    assert "吃素" in shown and "鸡胸肉" not in shown, shown
