@@ -125,7 +125,7 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)|"
-                         r"出来单干了?|自己出来接活|考调|调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{2,8}?(?:当|做)[\u4e00-\u9fff]{1,5}了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|转岗", re.IGNORECASE)
+                         r"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调|调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{2,8}?(?:当|做)[\u4e00-\u9fff]{1,5}了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|转岗", re.IGNORECASE)
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
@@ -141,6 +141,8 @@ _WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在(?!家|学|练|看|�
                            # "i'm a welder at a fab shop in mckees rocks": a title and where
                            rf"\b(?i:i'm|im|i am) (?i:an?|the) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) |"
                            rf"\b(?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b")  # "more surge rides as an uber driver"
+#: The same statements, when the new job is in another town: the old town does not stay (see _where_worked).
+_WORKED_ELSEWHERE_RE = re.compile(f"(?:{_WORK_SAID_RE.pattern})")
 #: How many of the user's newest episodes a job left looks through for where the user worked.
 WORK_SAID_FROM = 300
 #: A job left only in wish, or by someone else ("真想把工作辞了", "老公把工作辞了").
@@ -381,7 +383,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # analyst"
             restated += [_JOB_TITLE_SAID_RE, _DUTY_RE]  # nor what the old job had them do ("负责抖音电商的一个小模块")
         if new_job:
-            restated.append(_WORK_SAID_RE)  # nor where they worked ("我在济南一中教物理" beside "我7月份正式退休了")
+            # nor where they worked ("我在济南一中教物理" beside "我7月份正式退休了"): the town stays ("我在济南"), unless the
+            # new job is said to be in another ("新单位上班第一周 在南京一家银行…" leaves no "我在苏州")
+            elsewhere = not left_job and bool(places_in(turn.content))
+            restated.append(_WORKED_ELSEWHERE_RE if elsewhere else _WORK_SAID_RE)
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone))
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier

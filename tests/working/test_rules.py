@@ -213,3 +213,12 @@ def test_a_new_value_said_in_passing_fills_its_slot():
     # a child is one slot whatever age is said of them: the newest age replaces the old
     assert {d.key for d in _extract("我儿子8岁")} == {d.key for d in _extract("谢 我儿子是9岁")}
     assert [d.value for d in _extract("my son Oliver is 8")] == ["son Oliver is 8"]
+
+
+def test_cantonese_chat_fills_the_slots_as_mandarin_would():
+    """"我系澳门人 喺赌场做荷官", "而家喺银河酒店做前台", "我生日系3月18号唔系8号" are read in Mandarin by the patterns."""
+    found = {(d.key.split(":")[0], d.value) for d in _extract(
+        "我系澳门人 喺赌场做荷官 做咗六年", "另外我已经转咗工 而家喺银河酒店做前台", "之前讲错咗 我生日系3月18号唔系8号")}
+    assert {("employer", "赌场"), ("job_title", "荷官"), ("employer", "银河酒店"), ("job_title", "前台"),
+            ("birthday", "3月18号")} <= found, found
+    assert _extract("我在系统里改了") == []  # "系" of a Mandarin word is no Cantonese "是"

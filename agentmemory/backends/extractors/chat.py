@@ -105,3 +105,26 @@ def _stems(word: str) -> list[str]:
     if word.endswith("ly"):
         return [word[:-2]]
     return []
+
+
+#: Words only Cantonese writes: a sentence holding one is read in Mandarin by the Chinese patterns.
+_CANTONESE_RE = re.compile(r"喺|咗|嘅|唔|而家|佢|冇|咩|乜嘢|點解|点解|嚟|琴日|聽日|听日|屋企|返工|做緊|做紧|係咪|系咪|嗰|啲|噉|諗|谂")
+#: Cantonese words and their Mandarin (longest first where one holds another).
+_CANTONESE = (
+    ("唔係", "不是"), ("唔系", "不是"), ("而家", "现在"), ("宜家", "现在"), ("琴日", "昨天"), ("聽日", "明天"), ("听日", "明天"),
+    ("屋企", "家"), ("返工", "上班"), ("乜嘢", "什么"), ("點解", "为什么"), ("点解", "为什么"), ("講錯", "说错"), ("讲错", "说错"),
+    ("做緊", "在做"), ("做紧", "在做"), ("係咪", "是不是"), ("系咪", "是不是"), ("冇", "没有"), ("喺", "在"), ("咗", "了"),
+    ("嘅", "的"), ("唔", "不"), ("佢哋", "他们"), ("佢", "他"), ("咩", "什么"), ("嚟", "来"), ("嗰", "那"), ("啲", "些"),
+    ("諗", "想"), ("谂", "想"), ("係", "是"), ("系", "是"), ("睇", "看"),
+)
+
+
+def chat_chinese(sentence: str) -> str:
+    """``sentence`` as the Chinese patterns expect it: a Cantonese sentence ("我而家喺银河酒店做前台", "我生日系3月18号")
+    read in Mandarin ("我现在在银河酒店做前台", "我生日是3月18号"); any other as typed (the memory keeps the words as
+    typed)."""
+    if not _CANTONESE_RE.search(sentence):
+        return sentence
+    for cantonese, mandarin in _CANTONESE:
+        sentence = sentence.replace(cantonese, mandarin)
+    return sentence

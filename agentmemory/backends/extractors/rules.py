@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from ...text import split_sentences
 from ...types import MemoryDraft
 from .base import ExistingMemory, Extractor, TurnText, is_chinese, safe_key
-from .chat import chat_english
+from .chat import chat_chinese, chat_english
 from .context_tags import context_tags
 from .lexicon import is_place, tech_names
 from .patterns import (
@@ -231,6 +231,9 @@ def _clean_value(value: str, slot_key: str = "") -> str:
                          flags=re.IGNORECASE)[0]
     if slot_key == "job_title" and "的" in value:
         value = value.rsplit("的", 1)[1]  # "招商银行的客户经理": the employer is its own slot
+    if slot_key == "job_title" and is_chinese(value):
+        # "澳门人 在赌场做荷官": the title after where (the employer is its own slot)
+        value = re.split(r"(?<=[\u4e00-\u9fff])(?:做|当|担任)", value.split()[-1])[-1] if value.split() else value
     return value.strip()
 
 
@@ -355,7 +358,9 @@ class RuleBasedExtractor(Extractor):
 
     def _sentence_drafts(self, sentence: str, *, turn: TurnText | None, remember: bool) -> list[MemoryDraft]:
         zh = is_chinese(sentence)
-        if not zh:
+        if zh:
+            sentence = chat_chinese(sentence)  # "我而家喺银河酒店做前台" read as "我现在在银河酒店做前台"
+        else:
             sentence = chat_english(sentence)  # "im a nurse at st vincents" read as "I'm a nurse at St Vincents"
             # "I finally ditched my Pixel for an iPhone 15": what the user has now, as "switched to" says it
             sentence = _SWAPPED_FOR_RE.sub("switched to ", sentence)
