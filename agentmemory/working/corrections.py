@@ -52,6 +52,10 @@ _NOT_A_VALUE = (r"(?:yet|really|sure|much|bad|quite|now|today|anymore|exactly|ne
 #: Phrases that retract a value, with the value in group ``o``.
 #: What one keeps up and can stop: "生酮停了", "瑜伽课停了", "降压药停了".
 _KEPT_UP = r"生酮|低碳|断食|减肥|减脂|健身|撸铁|跑步|瑜伽|普拉提|游泳|课|药|训练|打卡|会员|直播|副业|兼职"
+#: Other people, as the new English retractions leave them out ("my sister dropped out", "I didn't go with mum").
+_PEOPLE = (r"mom|mum|mam|dad|mother|father|parents?|sisters?|brothers?|wife|husband|partner|boss|friends?|girlfriend|boyfriend|"
+           r"sons?|daughters?|kids?|cousins?|uncle|aunt|colleagues?|coworkers?|manager|neighbou?rs?|roommates?|flatmates?|folks|"
+           r"guests?|ceo|teacher|dentist|doctor|him|her|them|you|us|everyone|someone")
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
     re.compile(rf"(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干|当)(?P<o>{_ZC}{{1,10}}?)了"),
@@ -113,20 +117,19 @@ _RETRACTIONS = (
     re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS}|{_NOT_A_PLAN_ZH})(?P<o>[\u4e00-\u9fffA-Za-z]{{2,6}}?)(?:那个|这个)"
                r"(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?(?:取消了|黄了|不去了)"),
     # "we didn't go with olive in the end", "hallström had to pull out" (a name given up, someone no longer in it)
-    re.compile(r"\b(?:didn't|did not|decided not to) go with (?P<o>[\w'-]+)", _I),
-    re.compile(r"(?<![\w'-])(?P<o>(?!i\b|we\b|they\b|he\b|she\b|you\b|it\b)[^\W\d_][\w'-]+) (?:had to |has |have |just )?"
-               r"(?:pull(?:ed)? out|drop(?:ped)? out|back(?:ed)? out)\b", _I),
+    re.compile(rf"\b(?:didn't|did not|decided not to) go with (?!(?:my|our|the|{_PEOPLE})\b)(?P<o>[\w'-]+)", _I),
+    re.compile(rf"(?<![\w'-])(?<!my )(?<!our )(?<!his )(?<!her )(?<!the )(?<!their )"
+               rf"(?P<o>(?!(?:i|we|they|he|she|it|{_PEOPLE})\b)[^\W\d_][\w'-]+) (?:had to |has |have |just )?"
+               r"(?:pull(?:ed)? out|drop(?:ped)? out|back(?:ed)? out)(?= though| tho|[,.;!]|$| so\b| and\b| last\b| at the)", _I),
     # "so bye catterick 👋": a place or a thing left behind
-    re.compile(r"\b(?:bye|goodbye|bye bye|so long|farewell),? (?!(?:for now|then|guys|all|everyone|love|xx?)\b)(?P<o>[\w&'-]+(?: [\w&'-]+)?)"
-               r"(?=\s*(?:[!.,;]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|$))", _I),
+    re.compile(r"\b(?:so (?:bye|goodbye)|goodbye to|farewell to|say(?:ing)? goodbye to),? (?!(?:for now|then|guys|all|everyone|love|"
+               r"xx?|you)\b)(?P<o>[\w&'-]+(?: [\w&'-]+)?)(?=\s*(?:[!.,;]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|$))", _I),
     # "josh left though", "Priya quit last month": someone of the user's team or household no longer there
-    re.compile(r"(?<![\w'-])(?P<o>(?!(?:i|we|they|he|she|you|it|everyone|someone|somebody|everybody|nobody|the|that|this|"
-               r"bus|train|flight|plane|boat|ferry|mom|mum|dad|sister|brother|wife|husband|partner|boss|friend|son|daughter|"
-               r"cousin|uncle|aunt|colleague|coworker|manager|neighbou?r|roommate|flatmate)\b)[^\W\d_][\w'-]+) (?:left|quit|resigned)"
+    re.compile(rf"(?<![\w'-])(?<!my )(?<!our )(?<!his )(?<!her )(?<!the )(?<!their )(?<!your )(?P<o>(?!(?:i|we|they|he|she|it|"
+               rf"somebody|everybody|nobody|that|this|bus|train|flight|plane|boat|ferry|{_PEOPLE})\b)[^\W\d_][\w'-]+) (?:left|quit|resigned)"
                r"(?= though| tho|[,.;!]|$| last\b| in\b| this\b| so\b| and\b)", _I),
     # "we've had to cancel the cruise" (a plan called off; not "cancel the order please", a request)
-    re.compile(r"(?<!might )(?<!may )(?<!could )(?<!might not )\b(?:had to|have to|decided to|going to have to|gonna have to) "
-               r"cancel (?:the|our|my) (?P<o>[\w&'-]+)", _I),
+    re.compile(r"\b(?<!do i )(?<!do we )(?:had to|decided to) cancel (?:the|our|my) (?P<o>[\w&'-]+)", _I),
     # A plan's item given up: "were dropping osaka", "dropping wharton from the list" (not "it keeps dropping leaves").
     re.compile(rf"{_GIVING_UP} (?:the |my |our )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped|ditched|scrapped|cancell?ed|cancell?ing|"
@@ -165,7 +168,7 @@ _RETRACTING_CLAUSE = re.compile(
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
     r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|(?:pack(?:ed|ing)?|jack(?:ed)?) in (?:my |the )?(?!like\b|a\b|an\b|so\b|car\b|van\b|truck\b|boot\b|trunk\b|bags?\b|suitcases?\b|fridge\b)\w+|(?:handed in|gave|put in) (?:my )?notice|(?:had|decided) to give up|"
     r"didn'?t go with|did not go with|decided not to go with|pull(?:ed)? out|dropped out|backed out|had to cancel|"
-    r"(?:so )?(?:bye|goodbye|bye bye|farewell),? \w+\s*(?:[!.,;]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|$)|"
+    r"(?:so (?:bye|goodbye)|goodbye to|farewell to),? \w+\s*(?:[!.,;]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|$)|"
 
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
@@ -410,9 +413,9 @@ _STILL_RE = re.compile(r"\b(?:still|same)\b|还是|仍然|依然|照样|照旧|�
 
 
 #: How many of what the user keeps or runs ("80亩地" -> "一共120亩了", "my 2 dogs" -> "3 dogs", "4 staff").
-COUNT_RE = re.compile(r"(?P<n>[\d一二两三四五六七八九十俩仨]+)\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员)|一家(?P<k>[一二两三四五六七八九十\d])口|"
-                      r"\b(?P<m>\d+)\s+(?:[a-z]+\s+)?(?P<v>acres|hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|cats|"
-                      r"kids|staff|employees|hives|chickens)\b", re.IGNORECASE)
+COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n>[\d一二两三四五六七八九十俩仨]{1,6})\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员)|一家(?P<k>[一二两三四五六七八九十\d])口|"
+                      r"\b(?P<m>\d{1,6})\s+(?:[a-z]+\s+)?(?P<v>acres|hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|"
+                      r"cats|staff|employees|hives|chickens)\b", re.IGNORECASE)
 
 
 def counts(text: str) -> dict[str, set[str]]:
@@ -420,9 +423,21 @@ def counts(text: str) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for m in COUNT_RE.finditer(text):
         unit = "口" if m.group("k") else (m.group("u") or m.group("v")).lower().removeprefix("个")
-        number = (m.group("n") or m.group("m") or m.group("k")).replace("俩", "两").replace("仨", "三")
-        out.setdefault(unit, set()).add(number)
+        out.setdefault(unit, set()).add(_as_number(m.group("n") or m.group("m") or m.group("k")))
     return out
+
+
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "俩": 2, "仨": 3, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def _as_number(said: str) -> str:
+    """A count as digits ("两" -> "2", "八十" -> "80", "120" as it is); a form it cannot read, as written."""
+    if said.isdigit():
+        return str(int(said))
+    tens, _, ones = said.partition("十")
+    if "十" in said and all(c in _ZH_DIGITS for c in tens + ones):
+        return str((_ZH_DIGITS[tens] if tens else 1) * 10 + (_ZH_DIGITS[ones] if ones else 0))
+    return str(_ZH_DIGITS[said]) if said in _ZH_DIGITS else said
 
 
 def _counts_anew(clause: str, replaced: Sequence[str]) -> bool:

@@ -120,12 +120,13 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?:started|starting|began) (?:my |an? )(?:(?!his\b|her\b|their\b)[\w-]+ ){0,2}(?:apprenticeship|traineeship|"
                          r"residency)(?! application)|"
                          # a firm or a union joined ("joined the ironworkers local"; not "joined a walking group")
-                         r"(?<!he )(?<!she )(?<!they )joined (?:the|a|an) (?:[\w&'-]+ ){0,3}(?:local|union|firm|practice|agency|startup)|"
+                         r"(?<!he )(?<!she )(?<!they )joined (?:the|a|an) (?:[\w&'-]+ ){0,3}(?:local|union|firm|practice|agency|startup)"
+                         r"(?=[,.;!]|$| (?:and|now|as|in|last|this|so)\b)|"
                          r"(?<!he )(?<!she )(?<!they )(?:took|accepted|landed|started) a (?:new )?(?:job|position|role|post) (?:in|at|with)|"
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
-                         r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)|"
-                         r"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调|调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{2,8}?(?:当|做)[\u4e00-\u9fff]{1,5}了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|转岗", re.IGNORECASE)
+                         r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
+                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)", re.IGNORECASE)
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
@@ -140,8 +141,13 @@ _WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在(?!家|学|练|看|�
                            r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
                            # "i'm a welder at a fab shop in mckees rocks": a title and where
                            rf"\b(?i:i'm|im|i am) (?i:an?|the) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) |"
-                           rf"\b(?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b")  # "more surge rides as an uber driver"
-#: The same statements, when the new job is in another town: the old town does not stay (see _where_worked).
+                           rf"\b(?i:rides?|shifts?|job|jobs|work|working|worked|career|gigs?) (?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b")  # "more surge rides as an uber driver"
+#: A new job only wished for, weighed or nearly taken ("我在准备考调", "what if I accepted a position at Amazon?", "I nearly
+#: accepted a job at Meta").
+_JOB_WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该)[^，。！？\s]{0,6}(?:考调|转岗|跳槽|入职|去|换工作)|"
+                            r"\b(?:what if|nearly|almost|thinking (?:about|of)|might|considering|should i)\b", re.IGNORECASE)
+#: The same statements, when the new job is in another town: the old town does not stay (_where_worked keeps it only
+#: for _WORK_SAID_RE itself; this pattern's text differs, so the two never compare equal).
 _WORKED_ELSEWHERE_RE = re.compile(f"(?:{_WORK_SAID_RE.pattern})")
 #: How many of the user's newest episodes a job left looks through for where the user worked.
 WORK_SAID_FROM = 300
@@ -290,7 +296,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         of_topic = not judged and (any(float(correction[i]) >= model.correction_threshold for i in valued_at)
                                    or new_value_said)
         # A new job begun ("新单位上班第一周…", "first week at the hospital pharmacy done"): the old job's words go.
-        new_job = bool(_NEW_JOB_RE.search(turn.content)) and turn.turn_id not in others
+        new_job = bool(_NEW_JOB_RE.search(turn.content)) and turn.turn_id not in others \
+            and not _HYPOTHETICAL_RE.search(turn.content) and not _JOB_WISHED_RE.search(turn.content)
         left_job = bool(_LEFT_JOB_RE.search(turn.content)) and turn.turn_id not in others and not new_job \
             and not _WISH_OR_THEIRS_RE.search(turn.content) and not _HYPOTHETICAL_RE.search(turn.content)
         new_job = new_job or left_job
@@ -330,7 +337,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                          guess=corrects and not earlier and (bool(about) or _says_a_change(turn.content)),
                                          gone=gone, judged=judged,
                                          new_values=values_of.get(turn.turn_id, []))) \
-            if corrects or refills else ()
+            if (corrects or refills) and (turn.turn_id not in others or gone) else ()
         if new_job and not {"employer", "job_title"} <= set(slots):
             # A new job whose company no pattern read ("新单位上班第一周 在南京一家银行做后端开发"): the old employer goes;
             # a job left ("上个月离职了 现在在家备考"): its title too (a new job often keeps the title: "still sre").
@@ -511,7 +518,7 @@ _NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|去[^，�
 def _moved_to(message: str, new_values: Sequence[str]) -> set[str]:
     """The places a message says the user moved to ("we moved to Midrand to be closer to my mom"), or none."""
     if not any(_MOVED_RE.search(c) and not _QUESTION_RE.search(c) and not _HYPOTHETICAL_RE.search(c)
-               for c in corrections.clauses(message)):
+               for c in corrections.clauses(message)) or _FOR_A_WHILE_RE.search(message):
         return set()
     return {p.lower() for v in new_values for p in [*places_in(str(v)), str(v)] if places_in(str(v))}
 
@@ -523,12 +530,19 @@ def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
         places = {p.lower() for p in places_in(clause)}
         if places and not places & moved_to and not any(p in m or m in p for p in places for m in moved_to) \
                 and (_FIRST_PERSON_RE.search(clause) or _CJK_CLAUSE_RE.match(clause) or _LIVING_IN_RE.search(clause)) \
-                and not _NOT_LIVED_RE.search(clause) and not about_another_person(clause):
+                and not _NOT_LIVED_RE.search(clause) and not about_another_person(clause) \
+                and (_LIVES_OR_WORKS_RE.search(clause) or _WORK_SAID_RE.search(clause)):
             return True
     return False
 
 
 _CJK_CLAUSE_RE = re.compile(r"^\s*(?:我|住|在)")
+#: Words of living or working somewhere ("I teach Grade 4 … in Centurion", "我退休了住自贡"); not of eating or owning there.
+_LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|work|works|working|teach|teaches|teaching|rent|"
+                                r"renting|moved)\b|住|上班|工作|教书|定居|坐标|搬", re.IGNORECASE)
+#: A stay for a while, not a move ("moved to Lisbon for the summer", "暂时搬到…").
+_FOR_A_WHILE_RE = re.compile(r"\bfor the (?:summer|winter|season|semester|term)\b|\bfor (?:a|a few|two|three|\d+) (?:weeks?|months?)\b|"
+                             r"\btemporar\w*|暂时|临时|先住", re.IGNORECASE)
 #: Chat's clause with no subject that says where one lives: "scottish guy living in hanoi".
 _LIVING_IN_RE = re.compile(r"\b(?:living|based|staying)\s+in\b", re.IGNORECASE)
 
@@ -778,7 +792,7 @@ _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END
                               # another of the user's own ("I live in Freo with my boyfriend Josh | and our kelpie Ned")
                               r"\s+(?=and (?:our|my) (?!own\b)\w+ [A-Z][a-z]+\b)|"
                               # a new statement of the user's after "so" ("I'm a physio in Rathmines | so I'm thinking of …")
-                              r"\s+(?=so (?:i|i'm|im|we|we're|i've|we've)\b)")
+                              r"\s+(?=(?i:so (?:i|i'm|im|we|we're|i've|we've))\b)")
 #: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "平时自己做烘焙", "I run it from home").
 _USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)|自己|\bmyself\b", re.IGNORECASE)
 #: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.
@@ -1055,7 +1069,7 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
         continued = continued or (bool(_OWN_NAMED_RE.search(s)) and not about_another_person(s)) or (
             bool(kept) and bool(_NAME_IS_RE.match(s)) and bool(corrections.topics(kept[-1]) & {"pet", "family"}))
         # (a question with no mark, "whats the tallest mountain in Canada btw", is one too)
-        if s and not ((_QUESTION_RE.search(s) or _ASKS_RE.match(s)) and not _FIRST_PERSON_RE.search(s)) \
+        if s and not ((_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s)) and not _FIRST_PERSON_RE.search(s)) \
                 and not _MOOD_END_RE.search(s) \
                 and (score >= SENTENCE_DROP or says_change or corrections.retracted_terms(s) or continued):
             kept.append(s)
@@ -1548,6 +1562,9 @@ _REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(
                               r"help me\b)", re.IGNORECASE)
 
 
+#: A question asked with no mark ("whats the tallest mountain in Canada btw", "为啥切洋葱会流眼泪"): a wh-word first.
+_UNMARKED_QUESTION_RE = re.compile(r"^\W*(?:(?:ok|so|and|also|btw|ha|haha|lol|nice|oh)\W+)*(?:(?:whats|what's|what|who|where|when|why|"
+                                   r"how|which)\b(?!')|为什么|为啥|有没有|是不是|怎么)", re.IGNORECASE)
 #: What one eats or drinks, said in a clause.
 _EATS_RE = re.compile(r"吃|喝|\b(?:eat|eats|eating|ate|drink|drinks|drinking)\b", re.IGNORECASE)
 

@@ -154,6 +154,13 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("my knees finally told me to pack in the bowls", {"bowl"}),
     ("还有生酮不弄了 体检尿酸太高", {"生酮"}),
     ("我这边也不当店长了 公司调我去做区域督导", {"店长"}),
+    # someone else's news, a question, an obligation, a farewell to the assistant
+    ("my sister dropped out of uni last year", set()),
+    ("I didn't go with mum to the market today, too tired", set()),
+    ("our CEO resigned last month", set()),
+    ("the dentist had to pull out my tooth", set()),
+    ("do I have to cancel my netflix before the trial ends?", set()),
+    ("bye Claude!", set()),
 ])
 def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     from agentmemory.working.corrections import retracted_terms
@@ -198,6 +205,9 @@ def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     ("hello, I live in Cork", ""),
     ("hi, I ate too much", ""),
     ("my son is 8", ""),
+    ("nan values keep showing up in my dataframe, I'm stuck", ""),
+    ("Lola's been limping since Tuesday, should I take her to the vet?", ""),
+    ("My stepmom Linda's allergic to latex so I gotta make sure the nurses know", "stepmom"),
 ])
 def test_whom_a_message_is_about(text, whom):
     from agentmemory.working.grounding import about_another_person
@@ -288,3 +298,27 @@ def test_a_piece_that_only_says_where(text, where):
     from agentmemory.working.episodes import _says_where
 
     assert _says_where(text) == where
+
+
+@pytest.mark.parametrize("text,new_job", [
+    ("took a job in the nicu at the iwk, and it's straight days", True),
+    ("joined the ironworkers local, now on day shift", True),
+    ("去顺丰当快递员了 在番禺那边的网点", True),
+    ("我考调过来了 现在在广州海关上班", True),
+    # a day out, a wish, a club, an air conditioner, someone else's job, a question
+    ("回到了家里做饭了", False),
+    ("周末去了朋友家做客了", False),
+    ("我在准备考调", False),
+    ("我想转岗到产品", False),
+    ("空调调过来了吗", False),
+    ("现在送外卖的小哥都好辛苦", False),
+    ("I joined a local running club last week", False),
+    ("what if I accepted a position at Amazon?", False),
+    ("I nearly accepted a job at Meta but stayed put", False),
+])
+def test_what_says_the_user_began_a_new_job(text, new_job):
+    from agentmemory.working import episodes
+
+    said = bool(episodes._NEW_JOB_RE.search(text)) and not episodes._JOB_WISHED_RE.search(text) \
+        and not episodes._HYPOTHETICAL_RE.search(text)
+    assert said is new_job

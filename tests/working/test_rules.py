@@ -222,3 +222,13 @@ def test_cantonese_chat_fills_the_slots_as_mandarin_would():
     assert {("employer", "赌场"), ("job_title", "荷官"), ("employer", "银河酒店"), ("job_title", "前台"),
             ("birthday", "3月18号")} <= found, found
     assert _extract("我在系统里改了") == []  # "系" of a Mandarin word is no Cantonese "是"
+
+
+def test_what_a_chinese_piece_or_a_swap_does_not_say_of_the_user():
+    """After the review: someone else's birthday, commute or move; a Mandarin "系"; a ride given; a day's work; a diet
+    tried once; a village is still a place."""
+    assert _extract("给我老婆挑礼物，生日是5月20", "老公上班 开车", "周末帮我妹搬回杭州了", "下个月打算搬回成都住",
+                    "我在听日语歌学发音", "I dropped my mom off for a Toyota service appointment", "昨天陪朋友 在星巴克做了一下午设计",
+                    "went keto for a week in 2019 and hated it") == []
+    found = {(d.key.split(":")[0], d.value) for d in _extract("我在公司做系统测试，老是返工", "我在桃花村开了个民宿")}
+    assert ("job_title", "系统测试") in found and ("location", "桃花村") in found, found

@@ -18,7 +18,7 @@ ZH_PLACES = frozenset("""
 纽约 伦敦 东京 巴黎 柏林 硅谷 旧金山 洛杉矶 西雅图 悉尼 多伦多 温哥华 首尔 曼谷
 """.split())
 
-_ZH_PLACE_SUFFIX_RE = re.compile(r"(?<![超菜夜股街门早花鱼集灯校景专小厂病展])(?<!营业|服务)(?:市|区|县|镇|村)$|(?:省|州|自治区)$")
+_ZH_PLACE_SUFFIX_RE = re.compile(r"(?<![超菜夜股早鱼集灯校景专小厂病展])(?<!营业|服务)(?:市|区|县|镇|村)$|(?:省|州|自治区)$")
 
 EN_PLACES = frozenset(p.replace("_", " ").lower() for p in """
 London Paris Berlin Munich Hamburg Amsterdam Rotterdam Brussels Dublin Madrid Barcelona Lisbon Rome Milan Vienna Zurich
@@ -79,10 +79,10 @@ def is_place(value: str) -> bool:
     return text.lower() in EN_PLACES or text.lower().split(",")[0].strip() in EN_PLACES
 
 
-#: What follows a city's name when the two make another thing ("德州扑克", "中山大学", "金华火腿", "大理石").
 #: What ends a firm or an office named after its town ("广州海关", "成都银行", "杭州一中"): no district of it.
 _ORG_TAIL = ("海关", "银行", "医院", "大学", "学院", "中学", "小学", "一中", "二中", "三中", "公司", "集团", "法院", "公安", "税务",
              "地铁", "机场", "日报", "电台", "电视台", "分行", "支行", "证券", "电信", "移动", "联通", "电网", "烟草", "交警", "消防")
+#: What follows a city's name when the two make another thing ("德州扑克", "中山大学", "金华火腿", "大理石").
 _NOT_AFTER_A_PLACE = ("扑克", "大学", "装", "路", "火腿", "石", "台面", "话")
 #: Places a sentence can name without saying where anyone lives.
 _NOT_WHERE = frozenset({"老家", "国外", "海外"})

@@ -184,7 +184,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
     ("employer", re.compile(r"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?P<v>[^，。！？；,.!?;\s]{1,20}?)(?:了|工作|上班)?(?=[，。！？；,.!?;\s]|$)"),
      None),
-    ("employer", re.compile(rf"(?:^|我|(?<=[\s，,])|(?:^|[，,。！!～~\s])(?=现在|目前))(?:现在|目前)?在(?P<v>{ZC}{{1,15}}?)(?:做|当|担任)(?:{ZC}{{0,8}}?(?:{_ZH_TITLES}|"
+    ("employer", re.compile(rf"(?:^|我|(?<=[\s，,])|(?:^|[，,。！!～~\s])(?=现在|目前))(?:现在|目前)?在(?P<v>{ZC}{{1,15}}?)(?:做(?!了)|当|担任)(?:{ZC}{{0,8}}?(?:{_ZH_TITLES}|"
                             r"分析|开发|运营|设计|测试|销售|产品|研发|市场|财务|人事|客服|算法|咨询|增长|数据|内容|业务|商务|品牌|投资|风控|"
                             r"合规|法务|审计|采购|供应链|物流|用户|商家|策略|战略|招聘|行政|公关))"), None),
     ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|升了|升到|升成|直接升|已经升|升职成|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
@@ -200,8 +200,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"搬来了?(?P<v>{ZC}{{2,6}}?)(?=才|以后|之后|后|了|的|这边|那边|[，,。！!？?\s]|$|"
                             r"[一两二三四五六七八九十几半\d]+个?(?:月|年|周|天|星期))"), "@place"),
     ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
-    # "我搬回扬州了": a known place moved back to (not "搬回老家", "搬回宿舍")
-    ("location", re.compile(r"搬回(?:到|了)?(?P<v>[\u4e00-\u9fff]{2,3}?)(?=了|住|来|去|[，,。！!\s]|$)"), "@place"),
+    # "我搬回扬州了": a known place moved back to (not someone else's move helped with, nor one planned)
+    ("location", re.compile(r"(?<![帮替想要])(?<!打算|准备|计划|考虑)搬回(?:到|了)?(?P<v>[\u4e00-\u9fff]{2,3}?)(?=了|住|来|去|[，,。！!\s]|$)"),
+     "@place"),
     # "人也搬上海了", "坐标北京望京": a known place moved to, or given as where one is
     ("location", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:去年|今年|前年|上个月|刚|人|我|我们)?(?:也|都|已经)?搬(?![家走出进回到去来])"
                             r"(?P<v>[\u4e00-\u9fff]{2,3}?)了"), "@place"),
@@ -430,7 +431,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                         rf"(?P<v>{_EN_DIET_STYLES})\b", _I), None),
     # "gone fully vegan since too": chat drops the "I" of a clause that begins with it
     ("diet", re.compile(rf"^\W*(?:(?:and|also|so|now|just|finally|update)\W+)*(?:gone|went|turned) (?:fully |completely |full |strictly )?"
-                        rf"(?P<v>{_EN_DIET_STYLES})\b", _I), None),
+                        rf"(?P<v>{_EN_DIET_STYLES})\b(?![^.!?]{{0,30}}\b(?:for a (?:week|month|while|bit)|in (?:19|20)\d\d|and hated it))", _I),
+     None),
     ("diet", re.compile(rf"\bI (?:don't|do not|can't|cannot) eat (?P<v>{_EC}{{1,20}})", _I), None),
     ("do_not_recommend", re.compile(rf"\b(?:don't|do not|never|stop) (?:ever )?recommend(?:ing)? (?P<v>{_EC}{{1,40}}?)(?: again| to me)*(?=$|[,.;!?])", _I), None),
     ("dislikes", re.compile(rf"\bI (?:really |also )?(?:hate|dislike|don't like|do not like|can't stand) (?P<v>{_EC}{{1,40}})", _I), None),

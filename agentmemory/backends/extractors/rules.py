@@ -193,13 +193,20 @@ _WHOLE_PHRASE_SLOTS = frozenset({"reply_style", "event", "note", "feedback", "de
 _CHILD_AGE_RE = re.compile(r"(?:今年|现在|才|刚|已经)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)(?:[小中大]班)?)|"
                            r"\s*(?:is|just turned|turned)\s+\w+(?: years? old| months? old| months)?$|"
                            r"^\w+[- ](?:year|month)[- ]old\s+", re.IGNORECASE)
+#: Slots a Chinese piece with no "我" fills ("生日是3月21", "搬回扬州了"), unless someone else was named before it.
+_PIECE_SLOTS = frozenset({"birthday", "location", "commute"})
+_KIN_ZH_RE = re.compile(r"老婆|老公|媳妇|对象|男朋友|女朋友|妈|爸|儿子|女儿|闺女|孩子|娃|朋友|同事|姐|哥|弟|妹|奶奶|爷爷|外婆|外公|姥姥|姥爷|"
+                        r"室友|邻居|同学|领导|老板|舅|姨|姑|叔|婶")
+#: The user with them ("我和老公搬到杭州了"): the user's news too.
+_WITH_ME_ZH_RE = re.compile(r"(?:我|咱)们?(?:和|跟|与|带着?|陪)|(?:和|跟|与)我")
 #: Words of going to work or school, and a way of getting there said as a piece of its own.
 _TO_WORK_ZH_RE = re.compile(r"上班|上下班|通勤|上学")
 _RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:现在|每天|平时|一般)?(?:都)?(?P<v>(?:坐|搭|骑|开)(?:地铁|公交|轻轨|电驴|电动车|"
                          r"小电驴|自行车|单车|共享单车|班车|摩托|车)[\d号线]{0,4})(?:上下班|上班|通勤|上学)?(?=[\s，,。！!]|$)")
 #: Something given up for something else: "ditched my Pixel for", "traded the Leaf in for", "swapped our Corolla for".
 _SWAPPED_FOR_RE = re.compile(r"\b(?:ditched|dropped|swapped|swapped out|traded|replaced|sold) (?:my|our|the) (?:old )?"
-                             r"[\w'-]+(?: [\w'-]+){0,2}? (?:in )?for (?=(?:an?|the|my|our) )", re.IGNORECASE)
+                             r"(?!(?:mom|mum|dad|kids?|son|daughter|wife|husband|partner)\b)"
+                             r"(?:(?!off\b)[\w'-]+)(?: (?!off\b)[\w'-]+){0,2}? (?:in )?for (?=(?:an?|the|my|our) )", re.IGNORECASE)
 #: Who a name belongs to when it is said with what is theirs ("my partner Sam's birthday"): the name alone.
 _NAME_SLOTS = frozenset({"partner", "child", "pet"})
 
@@ -418,7 +425,11 @@ class RuleBasedExtractor(Extractor):
                         continue
                     if not slot_of(slot_key).multi and _PAST_BEFORE_RE.search(clause[:match.start()]):
                         continue  # "back when I had my iPhone": what the user had, not has
-                    if (zh and slot_key in _TASTE_SLOTS and not match.group(0).startswith(("我", "咱"))
+                    if zh and slot_key in _PIECE_SLOTS and not match.group(0).lstrip().startswith(("我", "咱")) and \
+                            _KIN_ZH_RE.search(before := sentence[:max(sentence.find(clause), 0)] + clause[:match.start()]) \
+                            and not _WITH_ME_ZH_RE.search(before):
+                        continue  # "给我老婆挑礼物，生日是5月20", "周末帮我妹搬回杭州了": someone else's
+                    if (zh and slot_key in (*_TASTE_SLOTS, "birthday") and not match.group(0).lstrip().startswith(("我", "咱"))
                             and _zh_other_subject(clause[:match.start()])):
                         continue  # "来福这两天不爱吃饭": the dog's taste, not the user's
                     raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
@@ -462,7 +473,7 @@ class RuleBasedExtractor(Extractor):
         if "commute" not in taken and _TO_WORK_ZH_RE.search(sentence):
             # "现在在广州海关上班 住天河 坐地铁", "上下班坐公交": how the user gets to work, said in its own piece
             found = _RIDE_ZH_RE.search(sentence)
-            if found and not _about_someone_else(sentence, found.start()):
+            if found and not _about_someone_else(sentence, found.start()) and not _KIN_ZH_RE.search(sentence[:found.start()]):
                 add("commute", found.group("v"))
         if "employer" not in taken and _JOB_CHANGE_RE.search(sentence):
             # "我跳槽了，现在在京东物流": where the user works now, said without a verb.
