@@ -360,7 +360,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # go too ("I teach grade 4 at a primary school in Centurion"), not where they come from or travel to.
             lived = [(pk, content) for pk, content in _newest_episodes(user_id) if _lived_elsewhere(content, moved_to)]
             replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, _ in lived)]))
-            lived_in = {p for _, content in lived for p in places_in(content) if p.lower() not in moved_to}
+            lived_in = {p for _, content in lived for p in _places_of(content) if p not in moved_to}
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, [])) | lived_in
@@ -520,14 +520,15 @@ def _moved_to(message: str, new_values: Sequence[str]) -> set[str]:
     if not any(_MOVED_RE.search(c) and not _QUESTION_RE.search(c) and not _HYPOTHETICAL_RE.search(c)
                for c in corrections.clauses(message)) or _FOR_A_WHILE_RE.search(message):
         return set()
-    return {p.lower() for v in new_values for p in [*places_in(str(v)), str(v)] if places_in(str(v))}
+    # (the slot's value is a place whether or not the word lists know it: "we moved to Midrand")
+    return {p.lower() for v in new_values for p in [*places_in(str(v)), str(v)] if str(v).strip()}
 
 
 def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
     """Whether an episode says in a clause of the user's own that they live or work in another place than the ones
     moved to ("I teach Grade 4 at a primary school in Centurion", "我退休了住自贡")."""
     for clause in corrections.clauses(content):
-        places = {p.lower() for p in places_in(clause)}
+        places = _places_of(clause)
         if places and not places & moved_to and not any(p in m or m in p for p in places for m in moved_to) \
                 and (_FIRST_PERSON_RE.search(clause) or _CJK_CLAUSE_RE.match(clause) or _LIVING_IN_RE.search(clause)) \
                 and not _NOT_LIVED_RE.search(clause) and not about_another_person(clause) \
@@ -537,9 +538,23 @@ def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
 
 
 _CJK_CLAUSE_RE = re.compile(r"^\s*(?:我|住|在)")
+#: A place named after "in" in English, as written ("a primary school in Centurion"), which the word lists may not know.
+_IN_PLACE_RE = re.compile(r"\b(?i:in|near|outside) (?P<p>[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?)\b")
+
+
+def _places_of(text: str) -> set[str]:
+    """The places ``text`` names, in lower case: the word lists' and, in English, a capitalised name after "in"."""
+    return {p.lower() for p in places_in(text)} | {m.group("p").lower() for m in _IN_PLACE_RE.finditer(text)
+                                                   if m.group("p").split()[0] not in _NOT_PLACE_WORDS}
+
+
+#: Capitalised words after "in" that name no place ("in March", "in English").
+_NOT_PLACE_WORDS = frozenset("""January February March April May June July August September October November December
+Monday Tuesday Wednesday Thursday Friday Saturday Sunday English Chinese Spanish French German Python Java Excel""".split())
 #: Words of living or working somewhere ("I teach Grade 4 … in Centurion", "我退休了住自贡"); not of eating or owning there.
 _LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|work|works|working|teach|teaches|teaching|rent|"
-                                r"renting|moved)\b|住|上班|工作|教书|定居|坐标|搬", re.IGNORECASE)
+                                r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|住|上班|工作|教书|定居|坐标|搬",
+                                re.IGNORECASE)
 #: A stay for a while, not a move ("moved to Lisbon for the summer", "暂时搬到…").
 _FOR_A_WHILE_RE = re.compile(r"\bfor the (?:summer|winter|season|semester|term)\b|\bfor (?:a|a few|two|three|\d+) (?:weeks?|months?)\b|"
                              r"\btemporar\w*|暂时|临时|先住", re.IGNORECASE)
