@@ -197,6 +197,8 @@ _CHILD_AGE_RE = re.compile(r"(?:今年|现在|才|刚|已经)?(?:[0-9一二三�
 _PIECE_SLOTS = frozenset({"birthday", "location", "commute"})
 _KIN_ZH_RE = re.compile(r"老婆|老公|媳妇|对象|男朋友|女朋友|妈|爸|儿子|女儿|闺女|孩子|娃|朋友|同事|姐|哥|弟|妹|奶奶|爷爷|外婆|外公|姥姥|姥爷|"
                         r"室友|邻居|同学|领导|老板|舅|姨|姑|叔|婶")
+#: The user as the clause's own subject ("我们全家年初已经搬到昆明了"), not "我" of someone ("帮我妹…").
+_SELF_LED_ZH_RE = re.compile(r"(?:我|咱)(?!的)(?!(?:老婆|老公|媳妇|对象|男朋友|女朋友|妈|爸|儿子|女儿|闺女|孩子|朋友|同事|姐|哥|弟|妹))")
 #: The user with them ("我和老公搬到杭州了"): the user's news too.
 _WITH_ME_ZH_RE = re.compile(r"(?:我|咱)们?(?:和|跟|与|带着?|陪)|(?:和|跟|与)我")
 #: Words of going to work or school, and a way of getting there said as a piece of its own.
@@ -427,7 +429,7 @@ class RuleBasedExtractor(Extractor):
                         continue  # "back when I had my iPhone": what the user had, not has
                     if zh and slot_key in _PIECE_SLOTS and not match.group(0).lstrip().startswith(("我", "咱")) and \
                             _KIN_ZH_RE.search(before := sentence[:max(sentence.find(clause), 0)] + clause[:match.start()]) \
-                            and not _WITH_ME_ZH_RE.search(before):
+                            and not _WITH_ME_ZH_RE.search(before) and not _SELF_LED_ZH_RE.search(clause[:match.start()]):
                         continue  # "给我老婆挑礼物，生日是5月20", "周末帮我妹搬回杭州了": someone else's
                     if (zh and slot_key in (*_TASTE_SLOTS, "birthday") and not match.group(0).lstrip().startswith(("我", "咱"))
                             and _zh_other_subject(clause[:match.start()])):
