@@ -550,7 +550,8 @@ def _places_of(text: str) -> set[str]:
 
 #: Capitalised words after "in" that name no place ("in March", "in English").
 _NOT_PLACE_WORDS = frozenset("""January February March April May June July August September October November December
-Monday Tuesday Wednesday Thursday Friday Saturday Sunday English Chinese Spanish French German Python Java Excel""".split())
+Monday Tuesday Wednesday Thursday Friday Saturday Sunday English Chinese Spanish French German Python Java Excel
+The This That These Those Our Your His Her Their""".split())
 #: Words of living or working somewhere ("I teach Grade 4 … in Centurion", "我退休了住自贡"); not of eating or owning there.
 _LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|work|works|working|teach|teaches|teaching|rent|"
                                 r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|住|上班|工作|教书|定居|坐标|搬",
