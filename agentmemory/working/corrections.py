@@ -82,7 +82,7 @@ _RETRACTIONS = (
                r"(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?<!了)(?:我们?|也|就)?(?:还是)?不(?:打算|准备)?(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|吃|喝|抽|穿|弄|搞)了"),
     # A membership or a thing given up: "乐刻年卡也转掉了", "车已经卖掉了".
     re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:年卡|月卡|会员卡?)?(?:我们?|也|就)?(?:已经)?"
-               r"(?:转掉了|转让了|卖掉了|退掉了|注销了)"),
+               r"(?:转掉了|转让了|卖掉了|退掉了|注销了|出手了)"),
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "我报的是半马不是全马😅": the value before a stop, an emoji or the end too; not "不是很…", "不是我…".
@@ -132,7 +132,7 @@ _RETRACTIONS = (
     re.compile(r"\b(?<!do i )(?<!do we )(?:had to|decided to) cancel (?:the|our|my) (?P<o>[\w&'-]+)", _I),
     # A plan's item given up: "were dropping osaka", "dropping wharton from the list" (not "it keeps dropping leaves").
     re.compile(rf"{_GIVING_UP} (?:the |my |our )?(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
-    re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped|ditched|scrapped|cancell?ed|cancell?ing|"
+    re.compile(rf"\b(?:left{_NOT_A_SIDE}|quit|sold|dropped(?! (?:down|back|up) to\b)|ditched|scrapped|cancell?ed|cancell?ing|"
                r"gave up(?: on)?|(?:had to |decided to )give up(?: on)?|stopped|(?:pack(?:ed|ing)?|jack(?:ed)?) in(?= (?:my |the )?(?!like\b|a\b|an\b|so\b|car\b|van\b|truck\b|boot\b|trunk\b|bags?\b|suitcases?\b|fridge\b)\w+(?:[,.;!]|$| (?:last|this|in|after|because|cos|since|now|for)\b))|(?:handed in|gave|put in) (?:my )?notice (?:at|to)|moved (?:away )?from|switched (?:away )?from|"
                r"traded in|got rid of|broke up with|no longer (?:at|with|in|use|using|have|own|eat|do|doing|"
                r"work(?:ing)? (?:at|for)|live in|living in|into))\s+(?:my |the |a |an |our |working at |at )?"
@@ -145,8 +145,17 @@ _RETRACTIONS = (
     re.compile(rf"(?:以前|之前|原来)(?:一直|都)?(?:用|在|住|开|养)的(?:是)?(?P<o>(?:(?![不没太很挺])[\u4e00-\u9fffA-Za-z0-9]){{2,4}}?)(?=[，。！？,.!?；;\s{CHAT_END}]|$)"),
     # An allergy taken back: "turns out I'm NOT allergic to penicillin after all".
     re.compile(r"\b(?:not|n't|no longer) (?:actually |really |even )?allergic to (?P<o>[\w'-]+)", _I),
-    re.compile(r"\b(?:is|'s|are|was) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? not (?:a |an |the )?"
-               r"(?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
+    re.compile(r"(?:\b(?:is|are|was)|'s|^its|(?<=[\s,.!])its) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? "
+               r"not (?:a |an |the )?(?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
+    # "dropped down to the 10k instead of the half", "went with a hyundai ioniq 5 instead of the ev6": what it replaces.
+    re.compile(r"\b(?:instead of|rather than) (?:the |a |an |my |our )?(?!(?:that|this|it|them|him|her|you|me|us|going|"
+               r"doing|being|having)\b)(?P<o>[\w&'-]+(?: [\w&'-]+)?)(?= *(?:[,.;!?]|$))", _I),
+    # "rheum switched me off plaquenil to benlysta": what someone took the user off.
+    re.compile(r"\b(?:switched|moved|changed|took|taken|put) (?:me|us) off (?:the |my )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) "
+               r"(?:to|onto|for|and)\b", _I),
+    # "the ranger finally died", "my old laptop just died": a thing of the user's that gave out (not a person).
+    re.compile(rf"\b(?:the|my|our) (?:old )?(?!(?:{_PEOPLE}|grand\w*|nan|nana|gran|granny|auntie|dog|cat|pet)\b)(?P<o>[\w&'-]+) "
+               r"(?:finally |just |has |had )?(?:died|packed up|packed in|carked it|gave up the ghost|gave out)\b", _I),
     re.compile(r"\bno more (?!than\b|of\b|time\b|money\b)(?P<o>[\w&'-]+)(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|$)", _I),
     re.compile(rf"^\s*not (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
@@ -161,13 +170,14 @@ _RETRACTING_CLAUSE = re.compile(
     # "我这边也不当店长了"; "上次说的艺考" (the old value named, before what became of it)
     r"不(?:再)?(?:当|干)[\u4e00-\u9fff]{1,6}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
-    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
-    rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped|ditched|gave up|used to|not\b.{0,20}\bbut|"
+    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
+    rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped(?! (?:down|back|up) to\b)|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|"
     r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|(?:pack(?:ed|ing)?|jack(?:ed)?) in (?:my |the )?(?!like\b|a\b|an\b|so\b|car\b|van\b|truck\b|boot\b|trunk\b|bags?\b|suitcases?\b|fridge\b)\w+|(?:handed in|gave|put in) (?:my )?notice|(?:had|decided) to give up|"
     r"didn'?t go with|did not go with|decided not to go with|pull(?:ed)? out|dropped out|backed out|had to cancel|"
+    r"(?:switched|moved|changed|took|taken|put) (?:me|us) off|finally died|just died|packed up|carked it|"
     r"(?:so (?:bye|goodbye)|goodbye to|farewell to),? \w+\s*(?:[!.,;]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|$)|"
 
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
@@ -294,6 +304,9 @@ def retracted_terms(text: str) -> set[str]:
         for pattern in _RETRACTIONS:
             for match in pattern.finditer(clause):
                 said = match.group("o")
+                if re.fullmatch(r"\d[\d,.]*", said.strip()):
+                    terms.add(said.strip().rstrip(",."))  # a number as written ("15 not 16", "4,700 not 5,100")
+                    continue
                 tokens = keyword_tokens(said)[:2]
                 if not said.isascii() and 2 <= len(said) <= 4 and all(len(t) < 2 for t in tokens):
                     tokens = [said]  # a name the segmenter cuts into characters ("钉钉")
@@ -356,6 +369,9 @@ _OLD_VALUE_EDITS = (
     (re.compile(r"\b((?:moved|relocated|moving|relocating) (?:over |back )?to [\w&'-]+(?: [\w&'-]+)?) from [\w&'-]+"
                 r"(?: (?-i:[A-Z])[\w&'-]+)?", _I), r"\1"),
     (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
+    # "rheum switched me off plaquenil to benlysta injections": what the user is on now.
+    (re.compile(r"\b(switched|moved|changed|took|taken|put) (me|us) off (?:the |my )?[\w&'-]+(?: [\w&'-]+)? (to|onto)\b", _I),
+     r"\1 \2 \3"),
     # "traded the Leaf in for a Kia Niro", "traded in my civic for …"
     (re.compile(r"\btraded (?:in )?(?:the |my |our )?[\w&'-]+(?: [\w&'-]+)?(?: in)? for\b", _I), "switched to"),
     (re.compile(rf"从(?!来|小|不|没|头|此){_ZC}{{1,10}}?(换成|改成|转到|换到|搬到|搬去|调到|调去|跳槽到|跳槽去|跳到)"), r"\1"),
@@ -616,6 +632,43 @@ _RENAMED_RE = re.compile(r"改名|改叫|改成叫|名字?改成|换了?个?名�
 #: A name given as the name from now on.
 _NOW_NAMED_RE = re.compile(r"(?:现在|如今|已经|正式)(?:改)?叫|改名(?:叫|为|成)|名字?改成|新名字|\b(?:now called|now named|officially (?:called|named)|"
                            r"(?:called|named) \w+ now|(?:calling|call) (?:her|him|it|them) \w+ now)\b", _I)
+
+
+#: A value said right beside the one it replaces: "its Fionn not Finn", "keisha's 15 not 16", "是四年级不是三年级".
+_SWAP_RES = (
+    re.compile(r"(?:\b(?:is|are|was)|'s|^its|(?<=[\s,.!])its) (?:a |an |the )?(?P<n>\d[\d,.]*\d|\d|[\w&'-]+),? not "
+               r"(?:a |an |the )?(?P<o>\d[\d,.]*\d|\d|[\w&'-]+)\b(?! (?:yet|at all|really|sure|too|that|so|very)\b)", _I),
+    re.compile(r"(?<=[是叫])(?P<n>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)[，,\s]?(?:而)?不是(?P<o>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)"
+               r"(?=[，。！？,.!?；;\s\U0001F300-\U0001FAFF]|$)"),
+)
+
+
+def swapped_values(text: str) -> dict[str, str]:
+    """The values ``text`` says in place of others, old (lower case) to new as written: {"finn": "Fionn"}, {"16": "15"}.
+    Only a word or a number for a word or a number, never the same one, nor a word of no value ("not bad")."""
+    out: dict[str, str] = {}
+    for pattern in _SWAP_RES:
+        for match in pattern.finditer(text or ""):
+            new, old = match.group("n").strip(), match.group("o").strip()
+            if not new or not old or new.lower() == old.lower() or old.lower() in _STOP or new.lower() in _STOP:
+                continue
+            if old.isascii() and (old.lower() in EN_STOPWORDS or new.lower() in EN_STOPWORDS):
+                continue
+            if old.isdigit() != new.isdigit() or (not old.isascii() and (old in new or new in old)):
+                continue  # "3月18号不是8号" names a day, not "8号" to write over (a word is written over whole)
+            out[old.lower()] = new
+    return out
+
+
+def with_swapped(text: str, swaps: dict[str, str]) -> str:
+    """``text`` with each old value of ``swaps`` written as its new one ("the dog Finn is the ring bearer" -> "the dog
+    Fionn is the ring bearer"): a word as a word, Chinese as written."""
+    for old, new in swaps.items():
+        if old.isascii():
+            text = re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w-])", new.replace("\\", r"\\"), text, flags=re.IGNORECASE)
+        else:
+            text = text.replace(old, new)
+    return text
 
 
 def renames(text: str) -> bool:

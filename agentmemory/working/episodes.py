@@ -83,7 +83,8 @@ TRANSCRIPT_KEEP = 0.05
 #: space between two Chinese characters, which chat uses as a comma ("我儿子上初一 数学跟不上").
 _CLAUSE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|\s+[—–]\s+|(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])")
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$|真的假的\s*$")
-_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|\b(?:if i|if we|if my|if our|imagine|(?<!i )suppose (?:i|we|my|our|you|that|the)|what if|hypothetically|"
+_HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|(?:^|(?<=[,.;!?]\s))(?:(?:ok|so|and|but|like|now)\s+)?"
+                              r"(?:let'?s )?say (?:i|we|my|our)\b|\b(?:if i|if we|if my|if our|imagine|(?<!i )suppose (?:i|we|my|our|you|that|the)|what if|hypothetically|"
                               r"just curious)\b", re.IGNORECASE)
 #: A sentence that ends in a sigh is a passing mood ("财务又打回来了，唉，烦。"), not something to keep.
 _MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|崩溃|\bugh|\bsigh|\bsmh)[\s，,。.!！~～…]*$", re.IGNORECASE)
@@ -110,7 +111,8 @@ _VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换
                               r"\s+to\s+v?\d+(?:\.\d+)*\b|"
                               r"\b(?:upgrad\w*|bump\w*)\b[^.!?]{0,30}?\bto\s+v?\d+\.\d+", re.IGNORECASE)
 #: Words that say the user has begun a new job.
-_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month) (?:at|of|in)|"
+_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:my )?first (?:day|week|month|shift) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|husband|"
+                         r"grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian)\b)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
                          r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
@@ -166,7 +168,12 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"retired (?:as of|last|this (?:week|month|year)|"
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
                           r"我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
-                          r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned)\b", re.IGNORECASE)
+                          r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
+                          # a workplace left: "quit the kitchen finally", "left the warehouse in may"
+                          r"(?<!he )(?<!she )(?<!they )(?:quit|left) (?:the|my) (?:kitchen|restaurant|warehouse|factory|"
+                          r"plant|mine|call cent(?:er|re)|bank|hospital|site|shop|store|salon|bar|office|firm|agency|force|"
+                          r"army|navy|police)(?! to\b)(?= finally|[,.;!]|$| (?:last|this|in|after|for good|and|so)\b))\b",
+                          re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
 _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
@@ -233,6 +240,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             texts.extend(sentences)
     rows = disclosure.features(texts)
     keep, correction = model.probabilities(rows)
+    keep = _pieces_scored(keep, model.clause_probabilities(rows), parts, keep_episodes)
     if keep_episodes and is_transcript([t.content for t in messages]):
         # No speaker of a transcript is taken for the user: its slot facts ("The user said: I ran a charity 5k")
         # would put one speaker's words in the user's profile. The log holds what each of them said.
@@ -394,7 +402,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # new job is said to be in another ("新单位上班第一周 在南京一家银行…" leaves no "我在苏州")
             elsewhere = not left_job and bool(places_in(turn.content))
             restated.append(_WORKED_ELSEWHERE_RE if elsewhere else _WORK_SAID_RE)
-        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone))
+        swaps = corrections.swapped_values(turn.content) if turn.turn_id not in others else {}
+        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone), swaps=swaps)
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
                   if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated, names_only=bool(gone))))]
@@ -480,6 +489,63 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         ))
         drafted.append((vector, episodes[-1]))
     return [*drafts, *episodes, *remainders]
+
+
+def _pieces_scored(keep: np.ndarray, clause: np.ndarray, parts: list[list[str]], split: bool) -> np.ndarray:
+    """The keep scores with each piece of a message of several read as a clause (``DisclosureModel.
+    clause_probabilities``), not as a message: "在昆山电子厂上夜班" of "在昆山电子厂上夜班 白天睡不着 有啥办法能睡好点" scores
+    0.24 read as a message, 0.60 as a clause. Only a piece that speaks of the user's life in words (``_of_a_life``) is
+    read so, and only to lift it: the clause head keeps chatter too ("evening.", "ha called it."), and reads some pieces
+    lower than the message head does ("my bday is june 12 and my friends keep asking what i want.")."""
+    out, at = keep.copy(), 0
+    for sentences in parts:
+        at += 1
+        if len(sentences) > 1 and split:
+            theirs = False  # a piece with no subject after someone else's goes on about them ("我男朋友… 超爱打篮球")
+            for i, piece in enumerate(sentences):
+                row = at + i
+                if _PARTNER_LED_RE.search(piece) or about_another_person(piece) or _SOMEONE_ELSE_RE.search(piece):
+                    theirs = True
+                elif _FIRST_PERSON_RE.search(piece):
+                    theirs = False
+                if not theirs and _of_a_life(piece):
+                    out[row] = max(keep[row], clause[row])
+            at += len(sentences)
+    return out
+
+
+#: A question asked in so many words, without a mark ("医生一般几点下班啊", "你觉得咋样").
+_ASKED_RE = re.compile(r"几点|几个|多少|多久|多重|多大|多远|什么|啥|咋|怎么|怎样|如何|哪|为什么|为啥|有没有|能不能|是不是|可不可以|[吗呢]\s*$|"
+                       r"^\s*(?:what|how|why|which|where|when|who|whats|what's|is|are|do|does|did|can|could|should|would|any)\b",
+                       re.IGNORECASE)
+
+
+#: A partner's own life, said first ("我老婆在呼和浩特当幼师", "my wife's a nurse"): theirs (see grounding), not lifted.
+_PARTNER_LED_RE = re.compile(r"^\s*(?:(?:and|also|oh|but|plus|btw)[\s,]*)*(?:我的?|咱)?(?:老公|老婆|丈夫|妻子|爱人|媳妇|对象|男朋友|女朋友|"
+                             r"男友|女友|未婚夫|未婚妻)|^\s*(?:(?:and|also|oh|but|plus|btw)[\s,]*)*(?:my|our) (?:husband|wife|"
+                             r"partner|boyfriend|girlfriend|fianc[eé]e?|hubby|missus|other half)\b", re.IGNORECASE)
+#: Someone outside the user's household named, or a piece led by "he"/"she": what follows with no subject is theirs
+#: ("… for my coworker Darlene, she's been there 31 years, started as a receptionist").
+_SOMEONE_ELSE_RE = re.compile(rf"\b(?:my|our|his|her|their|a)\s+(?:[\w-]+\s+)?(?!(?:son|daughter|kid|baby|grandson|granddaughter|"
+                              rf"grandkid|grandchild)s?\b)(?:{PERSON_EN})s?\b|(?:我|我们)的?(?!儿子|女儿|闺女|孩子|孙子|孙女)(?:{PERSON_ZH})|"
+                              r"^\s*(?:(?:and|also|but|so|oh|plus|btw)[\s,]*)*(?:he|she|he's|she's|hes|shes|他|她)(?![\w'])",
+                              re.IGNORECASE)
+#: How the user is right now, in words a disclosure also uses ("累成狗了", "lol i just spilled coffee on my keyboard").
+_PASSING_RE = re.compile(r"累成狗|累死|困死|饿死|单身狗|\b(?:lol|lmao|haha|omg|ugh)\b", re.IGNORECASE)
+#: What the user thinks, not what they live ("i always thought it was sydney 😂", "我还以为是在北京").
+_OPINION_RE = re.compile(r"\b(?:i|we) (?:always |just |really |honestly )?(?:thought|think|guess|bet|knew|figured|believe|"
+                         r"reckon|feel like|suppose)\b|我(?:还|一直|总)?(?:以为|觉得|感觉|猜|估计|认为)", re.IGNORECASE)
+
+
+def _of_a_life(piece: str) -> bool:
+    """Whether a piece of a message speaks of the user's life in words (a topic of one: work, home, a pet, an age ...;
+    a known place; a child or a pet; a name given; the user doing or having something), and neither asks, opines, tells
+    a passing moment nor leads with someone else (a partner's own life is theirs)."""
+    if _QUESTION_RE.search(piece) or _ASKED_RE.search(piece) or _OPINION_RE.search(piece) or _MOMENT_RE.search(piece) \
+            or _PASSING_RE.search(piece) or _PARTNER_LED_RE.search(piece) or about_another_person(piece):
+        return False
+    lexical = disclosure.life_words(piece)
+    return bool(corrections.topics(piece) or places_in(piece) or corrections.names(piece) or lexical)
 
 
 def _of_the_user(chosen: list[str], before: str, message: str) -> list[str]:
@@ -632,7 +698,10 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"(?:周|星期|礼拜)[一二三四五六日天](?![次回遍个])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b",
                            re.IGNORECASE),  # a weekday ("改到周四"), not "一周三次"
                 re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)|"
-                           r"\b\d+(?:\.\d+)?\s?(?:/\s?(?:hr|hour|h)|an hour|per hour)\b|时薪\d+", re.IGNORECASE),
+                           r"\b\d+(?:\.\d+)?\s?(?:/\s?(?:hr|hour|h)|an hour|per hour)\b|时薪\d+|"
+                           # pay in thousands ("I make about 85k a year", "base is 110k now"), not a 10k run
+                           r"\b\d+(?:\.\d+)?k (?:a|per|/) ?(?:year|yr|annum|month)\b|\b(?:base|salary|pay|make|earn|making|earning|"
+                           r"paid)(?: is| of| about| around| like)* \$?\d+(?:\.\d+)?k\b", re.IGNORECASE),
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![A-Za-z])[Nn][1-5](?![\w])|"
                            r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
@@ -1426,20 +1495,31 @@ def _as_terms(values: set[str]) -> set[str]:
 def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str],
                 restated: Sequence[re.Pattern] = (),
                 prior: dict[int, MemoryDraft | None] | None = None, *,
-                names_only: bool = False) -> list[tuple[int, MemoryDraft | None]]:
+                names_only: bool = False, swaps: dict[str, str] | None = None) -> list[tuple[int, MemoryDraft | None]]:
     """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
     one fact does not take the others with it (see _remainder). An episode an earlier correction of the same run
     replaced (``prior``: what it left of it, None for nothing) is cut from what that one left, not from its whole
-    text again ("moved to Porto" then "not with Klarwerk anymore" leave neither Lisbon nor Klarwerk)."""
+    text again ("moved to Porto" then "not with Klarwerk anymore" leave neither Lisbon nor Klarwerk). A value said in
+    place of another (``swaps``: "its Fionn not Finn", "keisha's 15 not 16") is written over the old one instead:
+    "and the dog Fionn is the ring bearer … will a lurcher behave" keeps the lurcher."""
     if not replaced:
         return []
-    if not (old or about or restated):
+    if not (old or about or restated or swaps):
         # Nothing to cut by: the episodes go whole (recorded, so a later correction of the run cuts nothing back in).
         return [(pk, None) for pk in MemoryItem.objects.for_user(user_id)
                 .filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE).values_list("pk", flat=True)]
     prior = prior or {}
     out: list[tuple[int, MemoryDraft | None]] = []
     for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE):
+        said = (prior.get(episode.pk) or episode).content
+        if swaps and not (episode.pk in prior and prior[episode.pk] is None) \
+                and (swapped := corrections.with_swapped(said, swaps)) != said:
+            out.append((episode.pk, MemoryDraft(
+                content=swapped, type=episode.type, source=episode.source, confidence=float(episode.confidence),
+                agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id,
+                excerpt=episode.excerpt, valid_from=episode.valid_from or episode.created_at,
+                value=episode.value if isinstance(episode.value, dict) else None, tags=episode.tags or {})))
+            continue
         if episode.pk in prior:
             left = prior[episode.pk]
             out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True, names_only=names_only)))

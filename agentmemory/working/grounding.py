@@ -54,7 +54,7 @@ _PERSON_ZH_RE = re.compile(rf"(?<!全职)(?<!宝)(?<!新手)(?:{_PERSON_ZH})")  
 _OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|(?<=my )lead(?! (?:time|gen|role|position|singer|guitar))|landlord|landlady|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
                r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex|"
                # the family as other Englishes name it ("my mam", "my nan", "my Tatay Ernesto", "my ate Marites")
-               r"grandad|granddad|grandparents?|parents|auntie|aunty|"
+               r"grandad|granddad|grandparents?|parents|auntie|aunty|amma|appa|ammi|abbu|"
                r"(?:(?<=my )|(?<=our ))(?:mam|mammy|nan|nana|nanna|gran|granny|tatay|nanay|lola|lolo|tita|tito|kuya|ate|ninang|ninong)")
 _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
               r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"

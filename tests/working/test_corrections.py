@@ -184,7 +184,8 @@ def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     ("a friend of mine just moved to Oslo", "friend"),
     ("a friend and I are doing the half marathon", ""),
     ("good call. one of the nurses, Tamsin, is gluten free", "Tamsin"),
-    ("孙女叫朵朵 在杭州上幼儿园", "孙女"),  # a grandchild lives a life of their own (only the name is kept)
+    ("孙女叫朵朵 在杭州上幼儿园", "孙女"),
+    ("amma's cataract surgery is on 3rd, what should she avoid after", "amma"),  # a grandchild lives a life of their own (only the name is kept)
     # Someone else's relative; a partner's own job and health (what the user shares with them is the user's).
     ("Ana's brother Luis also has a sesame allergy so the tahini dip is out", "brother"),
     ("我老公在建设银行上班 天天加班", "老公"),
@@ -281,6 +282,11 @@ def test_two_things_offered_and_nothing_else(text, either):
     ("等我退休了就去旅游", False),
     ("when I'm retired I'll travel", False),
     ("I've retired my running shoes", False),
+    # A workplace left by the user, not someone else's, nor left for a while.
+    ("yo. quit the kitchen finally 🎉 teaching banjo full time now", True),
+    ("he quit the bank last year", False),
+    ("I left the office at 5 today", False),
+    ("i left the store to pick up my kid", False),
 ])
 def test_a_job_left_by_the_user(text, left):
     from agentmemory.working.episodes import _LEFT_JOB_RE, _WISH_OR_THEIRS_RE
@@ -315,6 +321,9 @@ def test_a_piece_that_only_says_where(text, where):
     ("I joined a local running club last week", False),
     ("what if I accepted a position at Amazon?", False),
     ("I nearly accepted a job at Meta but stayed put", False),
+    ("it's my first week as a CNA at the nursing home on grand river", True),
+    ("my first day as a mom lol", False),
+    ("first week as a vegan and I miss cheese", False),
 ])
 def test_what_says_the_user_began_a_new_job(text, new_job):
     from agentmemory.working import episodes
@@ -322,3 +331,103 @@ def test_what_says_the_user_began_a_new_job(text, new_job):
     said = bool(episodes._NEW_JOB_RE.search(text)) and not episodes._JOB_WISHED_RE.search(text) \
         and not episodes._HYPOTHETICAL_RE.search(text)
     assert said is new_job
+
+
+@pytest.mark.parametrize("text,retracted", [
+    # A number as it is written, whatever its length ("16" is no keyword token of three letters).
+    ("sorry i got that wrong before, keisha's 15 not 16 lol", {"16"}),
+    ("it's 4,700 not 5,100", {"5,100"}),
+    ("yeah. oh and its Fionn not Finn, the Irish spelling", {"finn"}),
+    ("rheum switched me off plaquenil to benlysta injections", {"plaquenil"}),
+    ("also the ranger finally died so i picked up a used tacoma", {"ranger"}),
+    ("宏光已经出手了 提了辆江淮皮卡", {"宏光"}),
+    ("so ive dropped down to the 10k instead of the half.", {"half"}),
+    ("went with a hyundai ioniq 5 instead of the ev6", {"ev6"}),
+    # Not a thing given up: a person, a pet's own news, a way of going, what one did instead of something.
+    ("my grandma died last year", set()),
+    ("my mom just died", set()),
+    ("its not bad at all", set()),
+    ("we stayed in instead of going out", set()),
+])
+def test_what_a_correction_takes_back_in_other_words(text, retracted):
+    from agentmemory.working.corrections import retracted_terms
+
+    assert retracted_terms(text) == retracted
+
+
+@pytest.mark.parametrize("text,swaps", [
+    ("yeah. oh and its Fionn not Finn, the Irish spelling", {"finn": "Fionn"}),
+    ("sorry i got that wrong before, keisha's 15 not 16 lol", {"16": "15"}),
+    ("the meeting is tuesday not wednesday", {"wednesday": "tuesday"}),
+    ("oops, her name is Pickle, not Pickles.", {"pickles": "Pickle"}),
+    ("我儿子是四年级不是三年级", {"三年级": "四年级"}),
+    ("我报的是半马不是全马😅", {"全马": "半马"}),
+    ("他叫豆豆 不是逗逗", {"逗逗": "豆豆"}),
+    # A day said whole beside the part it corrects; no value at all.
+    ("生日是3月18号不是8号", {}),
+    ("it is not bad", {}),
+    ("不是我说 这个真不行", {}),
+])
+def test_a_value_said_in_place_of_another(text, swaps):
+    from agentmemory.working.corrections import swapped_values, with_swapped
+
+    assert swapped_values(text) == swaps
+    if swaps == {"finn": "Fionn"}:
+        assert with_swapped("and the dog Finn is the ring bearer, will a lurcher behave", swaps) == \
+            "and the dog Fionn is the ring bearer, will a lurcher behave"
+        assert with_swapped("Finnish food is great", swaps) == "Finnish food is great"
+
+
+@pytest.mark.parametrize("piece,of_a_life", [
+    ("在昆山电子厂上夜班", True),
+    ("在沙特这边干电工", True),
+    ("我儿子今年上初一", True),
+    ("满六岁", True),
+    ("我这边在武汉", True),
+    # Chatter, a question, an opinion.
+    ("evening.", False),
+    ("ha called it.", False),
+    ("小品一年不如一年", False),
+    ("医生一般几点下班啊", False),
+    ("i always thought it was sydney 😂", False),
+    ("ideas I can order to the house in Knoxville?", False),
+    # A passing moment; a partner's own life (theirs).
+    ("累成狗了", False),
+    ("lol i just spilled coffee on my keyboard.", False),
+    ("我老婆在呼和浩特当幼师", False),
+    ("老公在西藏当兵", False),
+    ("my wife is a nurse", False),
+])
+def test_what_a_piece_of_a_message_speaks_of(piece, of_a_life):
+    from agentmemory.working.episodes import _of_a_life
+
+    assert _of_a_life(piece) is of_a_life
+
+
+def test_a_clause_is_read_by_both_heads_and_weights_without_the_piece_head_still_load(tmp_path):
+    import numpy as np
+
+    from agentmemory.working import disclosure
+
+    shipped = disclosure.model()
+    rows = disclosure.features(["在昆山电子厂上夜班", "有啥办法能睡好点"])
+    as_message = shipped.probabilities(rows)[0]
+    as_clause = shipped.clause_probabilities(rows)
+    assert shipped.piece_w is not None
+    assert as_clause[0] > as_message[0] + 0.2 and as_clause[0] > as_clause[1]
+    older = tmp_path / "disclosure.npz"
+    data = dict(np.load(disclosure.WEIGHTS))
+    np.savez(older, **{k: v for k, v in data.items() if not k.startswith("piece_")})
+    assert np.allclose(disclosure.DisclosureModel(older).clause_probabilities(rows), as_message)
+
+
+@pytest.mark.parametrize("text,supposed", [
+    ("say i sold the rig and bought a used RV instead, what would that run me roughly", True),
+    ("ok. say we move to Leeds, how much is rent", True),
+    ("they say i snore", False),
+    ("i say we go to Rome", False),
+])
+def test_a_supposition_said_with_say(text, supposed):
+    from agentmemory.working.episodes import _HYPOTHETICAL_RE
+
+    assert bool(_HYPOTHETICAL_RE.search(text)) is supposed

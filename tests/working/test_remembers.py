@@ -1417,3 +1417,29 @@ def test_a_stepmom_beside_so_i_a_question_with_no_mark_and_a_diet_changed(api_cl
     talk("veg", "跟你说下 我上个月搬到长沙了 而且最近开始吃素了 不吃肉了 还是要增肌")
     shown = remembered(api_client, "veg", "用户的饮食习惯是什么？")
     assert "吃素" in shown and "鸡胸肉" not in shown, shown
+
+
+def test_a_fact_said_in_passing_among_chatter_is_kept_and_chatter_is_not(api_client, talk):
+    # The whole message reads as a request (0.64 and 0.24 as messages); its first piece, read as a clause, discloses.
+    talk("pc", "在昆山电子厂上夜班 白天睡不着 有啥办法能睡好点", "在沙特这边干电工 工资是里亚尔发的 想问下现在汇回国内用啥方式手续费最少")
+    assert "电子厂" in remembered(api_client, "pc", "用户在哪里上班？")
+    assert "电工" in remembered(api_client, "pc", "用户做什么工作？")
+    talk("pc-chat", "hmm a shadow?? no wait. idk i give up", "ha. gallus is mine. right, away to my bed",
+         "好神奇 还有 医生一般几点下班啊 感觉他们好忙", "lol i just spilled coffee on my keyboard. anyway what's new")
+    assert not MemoryItem.objects.for_user("pc-chat").current().exists()
+    # Someone else's, and what goes on about them with no subject.
+    talk("pc-other", "我男朋友下个月过生日 超爱打篮球 送啥好", "我老婆在呼和浩特当幼师 她也说想要一双")
+    shown = remembered(api_client, "pc-other", "用户喜欢什么运动？用户做什么工作？")
+    assert "篮球" not in shown and "幼师" not in shown
+
+
+def test_a_value_said_in_place_of_another_rewrites_what_held_it(api_client, talk):
+    talk("sw", "we're getting married in june! our dog Finn is the ring bearer, a lurcher, will he behave?",
+         "and my daughter keisha is 16 and wants a part time job, where hires at that age")
+    talk("sw", "yeah. oh and its Fionn not Finn, the Irish spelling. can you write a funny line about him",
+         "sorry i got that wrong before, keisha's 15 not 16 lol. does that change the job thing", agent="planner")
+    dog = remembered(api_client, "sw", "What is the name of the user's dog and what breed is it?")
+    assert "Fionn is the ring bearer, a lurcher" in dog
+    assert not any(word == "finn" for word in dog.lower().replace(",", " ").replace(".", " ").split())
+    daughter = remembered(api_client, "sw", "How old is the user's daughter?")
+    assert "keisha is 15" in daughter and "keisha is 16" not in daughter
