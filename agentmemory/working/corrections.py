@@ -58,7 +58,7 @@ _PEOPLE = (r"mom|mum|mam|dad|mother|father|parents?|sisters?|brothers?|wife|husb
            r"guests?|ceo|teacher|dentist|doctor|him|her|them|you|us|everyone|someone")
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
-    re.compile(rf"(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干|当)(?P<o>{_ZC}{{1,10}}?)了"),
+    re.compile(rf"(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干|当|跑)(?P<o>{_ZC}{{1,10}}?)了"),
     re.compile(rf"(?:离开|辞掉|辞了|卖掉|卖了|退掉|退了|换掉|戒了|甩了|放弃了?)(?:了)?(?![了哈嘿呵啦吧呢嘛])(?P<o>{_ZC}{{1,10}})"),
     re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
     # Where one moved from, beside where to: "我们团队从高新区搬去天府新区了", "from koramangala to hsr layout".
@@ -85,6 +85,8 @@ _RETRACTIONS = (
                r"(?:转掉了|转让了|卖掉了|退掉了|注销了|出手了)"),
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
+    # "之前跟你说28是算错了": a value said wrong, named before how.
+    re.compile(rf"(?:说|讲|写|报)的?(?P<o>{_ZC}{{1,8}}?)(?:是|都是)?(?:算错|说错|记错|写错|打错|搞错|弄错)了"),
     # "我报的是半马不是全马😅": the value before a stop, an emoji or the end too; not "不是很…", "不是我…".
     re.compile(rf"(?<!是)不是(?!很|太|特别|非常|那么|这么|真|一定|所有|每|我|你|他|她|说|因为|为了|要|想|能|会|在|有|没)"
                rf"(?P<o>{_ZC}{{1,10}}?)(?:了|，|,|而是|是|(?=[。！？!?；;\s{CHAT_END}]|$))"),
@@ -168,9 +170,9 @@ _RETRACTIONS = (
 )
 _RETRACTING_CLAUSE = re.compile(
     # "我这边也不当店长了"; "上次说的艺考" (the old value named, before what became of it)
-    r"不(?:再)?(?:当|干)[\u4e00-\u9fff]{1,6}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
+    r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
-    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|算错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped(?! (?:down|back|up) to\b)|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
@@ -430,20 +432,23 @@ _STILL_RE = re.compile(r"\b(?:still|same)\b|还是|仍然|依然|照样|照旧|�
 
 #: How many of what the user keeps or runs ("80亩地" -> "一共120亩了", "my 2 dogs" -> "3 dogs", "4 staff").
 COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n>[\d一二两三四五六七八九十俩仨]{1,6})\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员)|一家(?P<k>[一二两三四五六七八九十\d])口|"
-                      r"\b(?P<m>\d{1,6})\s+(?:[a-z]+\s+)?(?P<v>acres|hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|"
-                      r"cats|staff|employees|hives|chickens)\b", re.IGNORECASE)
+                      r"\b(?P<m>\d{1,6}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:[a-z]+\s+)?(?P<v>acres|"
+                      r"hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|cats|staff|employees|hives|chickens)\b|"
+                      # a family's children in words ("three kids under ten", "we're four kids now"), not "25 kids" of a class
+                      r"\b(?P<w>two|three|four|five|six|seven|eight|nine|ten) (?P<c>kids|children)\b", re.IGNORECASE)
 
 
 def counts(text: str) -> dict[str, set[str]]:
     """The numbers ``text`` gives of each thing counted ({"亩": {"40", "120"}})."""
     out: dict[str, set[str]] = {}
     for m in COUNT_RE.finditer(text):
-        unit = "口" if m.group("k") else (m.group("u") or m.group("v")).lower().removeprefix("个")
-        out.setdefault(unit, set()).add(_as_number(m.group("n") or m.group("m") or m.group("k")))
+        unit = "口" if m.group("k") else "kids" if m.group("c") else (m.group("u") or m.group("v")).lower().removeprefix("个")
+        out.setdefault(unit, set()).add(_as_number((m.group("n") or m.group("m") or m.group("k") or m.group("w")).lower()))
     return out
 
 
 _ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "俩": 2, "仨": 3, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_EN_NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 
 
 def _as_number(said: str) -> str:
@@ -453,7 +458,7 @@ def _as_number(said: str) -> str:
     tens, _, ones = said.partition("十")
     if "十" in said and all(c in _ZH_DIGITS for c in tens + ones):
         return str((_ZH_DIGITS[tens] if tens else 1) * 10 + (_ZH_DIGITS[ones] if ones else 0))
-    return str(_ZH_DIGITS[said]) if said in _ZH_DIGITS else said
+    return str(_ZH_DIGITS[said]) if said in _ZH_DIGITS else str(_EN_NUMBERS[said]) if said in _EN_NUMBERS else said
 
 
 def _counts_anew(clause: str, replaced: Sequence[str]) -> bool:

@@ -113,7 +113,7 @@ _VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换
 #: Words that say the user has begun a new job.
 _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:my )?first (?:day|week|month|shift) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|husband|"
                          r"grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian)\b)|"
-                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
+                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|i start as an? |starting (?:as|a new job|"
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
                          r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
                          # on one's own now: the employer goes, the trade stays ("went freelance in january")
@@ -169,6 +169,7 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
                           r"我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
+                          r"(?:since |after )?(?:i )?resign(?:ed|ing) from (?:the|my)|"
                           # a workplace left: "quit the kitchen finally", "left the warehouse in may"
                           r"(?<!he )(?<!she )(?<!they )(?:quit|left) (?:the|my) (?:kitchen|restaurant|warehouse|factory|"
                           r"plant|mine|call cent(?:er|re)|bank|hospital|site|shop|store|salon|bar|office|firm|agency|force|"
@@ -504,7 +505,9 @@ def _pieces_scored(keep: np.ndarray, clause: np.ndarray, parts: list[list[str]],
             theirs = False  # a piece with no subject after someone else's goes on about them ("我男朋友… 超爱打篮球")
             for i, piece in enumerate(sentences):
                 row = at + i
-                if _PARTNER_LED_RE.search(piece) or about_another_person(piece) or _SOMEONE_ELSE_RE.search(piece):
+                if _WITH_THEM_RE.search(piece):
+                    theirs = False  # "我跟我老婆都在事业单位": the user too
+                elif _PARTNER_LED_RE.search(piece) or about_another_person(piece) or _SOMEONE_ELSE_RE.search(piece):
                     theirs = True
                 elif _FIRST_PERSON_RE.search(piece):
                     theirs = False
@@ -526,10 +529,12 @@ _PARTNER_LED_RE = re.compile(r"^\s*(?:(?:and|also|oh|but|plus|btw)[\s,]*)*(?:我
                              r"partner|boyfriend|girlfriend|fianc[eé]e?|hubby|missus|other half)\b", re.IGNORECASE)
 #: Someone outside the user's household named, or a piece led by "he"/"she": what follows with no subject is theirs
 #: ("… for my coworker Darlene, she's been there 31 years, started as a receptionist").
-_SOMEONE_ELSE_RE = re.compile(rf"\b(?:my|our|his|her|their|a)\s+(?:[\w-]+\s+)?(?!(?:son|daughter|kid|baby|grandson|granddaughter|"
+_SOMEONE_ELSE_RE = re.compile(rf"\b(?:my|mi|our|his|her|their|a)\s+(?:[\w-]+\s+)?(?!(?:son|daughter|kid|baby|grandson|granddaughter|"
                               rf"grandkid|grandchild)s?\b)(?:{PERSON_EN})s?\b|(?:我|我们)的?(?!儿子|女儿|闺女|孩子|孙子|孙女)(?:{PERSON_ZH})|"
                               r"^\s*(?:(?:and|also|but|so|oh|plus|btw)[\s,]*)*(?:he|she|he's|she's|hes|shes|他|她)(?![\w'])",
                               re.IGNORECASE)
+#: The user with them: "我跟我老婆都在事业单位", "my wife and I", "we both teach".
+_WITH_THEM_RE = re.compile(r"我(?:跟|和|与|同)|我们|咱们|\b(?:and i|me and|we|we're|we've|both of us|the two of us)\b", re.IGNORECASE)
 #: How the user is right now, in words a disclosure also uses ("累成狗了", "lol i just spilled coffee on my keyboard").
 _PASSING_RE = re.compile(r"累成狗|累死|困死|饿死|单身狗|\b(?:lol|lmao|haha|omg|ugh)\b", re.IGNORECASE)
 #: What the user thinks, not what they live ("i always thought it was sydney 😂", "我还以为是在北京").
@@ -705,7 +710,7 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![A-Za-z])[Nn][1-5](?![\w])|"
                            r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
-                           r"\b(?:freshman|sophomore|junior|senior) year\b|\bband [2-9]\b", re.IGNORECASE),
+                           r"\b(?:freshman|sophomore|junior|senior) year\b|\bband [2-9]\b|\blevel [1-9]00\b", re.IGNORECASE),
                 # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
                 # guests ("客人砍到80个", "95 guests")
                 re.compile(r"\d+(?:\.\d+)?\s?(?:kg|kgs|lbs|公斤)(?![a-z])|体重[^，。\s\d]{0,4}\d+(?:\.\d+)?", re.IGNORECASE),

@@ -282,6 +282,7 @@ def test_two_things_offered_and_nothing_else(text, either):
     ("等我退休了就去旅游", False),
     ("when I'm retired I'll travel", False),
     ("I've retired my running shoes", False),
+    ("since resigning from the bank i'm opening my own cafe", True),
     # A workplace left by the user, not someone else's, nor left for a while.
     ("yo. quit the kitchen finally 🎉 teaching banjo full time now", True),
     ("he quit the bank last year", False),
@@ -322,6 +323,7 @@ def test_a_piece_that_only_says_where(text, where):
     ("what if I accepted a position at Amazon?", False),
     ("I nearly accepted a job at Meta but stayed put", False),
     ("it's my first week as a CNA at the nursing home on grand river", True),
+    ("Good news, I start as a lab technician at a hospital lab on Monday!", True),
     ("my first day as a mom lol", False),
     ("first week as a vegan and I miss cheese", False),
 ])
@@ -343,6 +345,8 @@ def test_what_says_the_user_began_a_new_job(text, new_job):
     ("宏光已经出手了 提了辆江淮皮卡", {"宏光"}),
     ("so ive dropped down to the 10k instead of the half.", {"half"}),
     ("went with a hyundai ioniq 5 instead of the ev6", {"ev6"}),
+    ("之前跟你说28是算错了 其实29了", {"28"}),
+    ("现在不跑新疆了 换了个车队 只跑京津这边短途", {"新疆"}),
     # Not a thing given up: a person, a pet's own news, a way of going, what one did instead of something.
     ("my grandma died last year", set()),
     ("my mom just died", set()),
@@ -431,3 +435,17 @@ def test_a_supposition_said_with_say(text, supposed):
     from agentmemory.working.episodes import _HYPOTHETICAL_RE
 
     assert bool(_HYPOTHETICAL_RE.search(text)) is supposed
+
+
+@pytest.mark.parametrize("text,counted", [
+    ("we're four kids now since little Esme arrived on tuesday", {"kids": {"4"}}),
+    ("three kids under ten so I don't have all day", {"kids": {"3"}}),
+    ("现在三个娃了", {"娃": {"3"}}),
+    ("my 2 dogs Choco and Mocha", {"dogs": {"2"}}),
+    # a class, not a family
+    ("I have 25 kids in my class", {}),
+])
+def test_what_a_message_counts(text, counted):
+    from agentmemory.working.corrections import counts
+
+    assert counts(text) == counted

@@ -232,3 +232,9 @@ def test_what_a_chinese_piece_or_a_swap_does_not_say_of_the_user():
                     "went keto for a week in 2019 and hated it") == []
     found = {(d.key.split(":")[0], d.value) for d in _extract("我在公司做系统测试，老是返工", "我在桃花村开了个民宿")}
     assert ("job_title", "系统测试") in found and ("location", "桃花村") in found, found
+
+
+def test_being_asked_over_is_no_name():
+    """"叫我过去掌勺" is someone asking the user to come and cook, not "call me 过去掌勺"; "叫我小王就行" names the user."""
+    assert _extract("对了 我下个月去深圳 表哥在那开湘菜馆 叫我过去掌勺", "我妈天天喊我回家吃饭") == []
+    assert [(d.key, d.value) for d in _extract("以后叫我小王就行")] == [("name", "小王")]

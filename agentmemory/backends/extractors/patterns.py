@@ -156,7 +156,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("name", re.compile(r"我(?:其实|现在|本来|真的|就)?(?:叫|的名字是|的名字叫|名叫)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)(?=[，。！？；,.!?;\s]|$)"), None),
     ("name", re.compile(r"(?:我的名字|我名字)(?:其实|现在|已经)?(?:是|叫|改成了?|改为)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{1,12}?)"
                         r"(?=[，。！？；,.!?;\s]|$)"), None),
-    ("name", re.compile(r"(?<!别)(?<!不要)(?<!不用)(?:叫我|称呼我|喊我)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{1,6}?)"
+    # (not "表哥…叫我过去掌勺", "喊我回家吃饭": someone asking the user to go somewhere or do something)
+    ("name", re.compile(r"(?<!别)(?<!不要)(?<!不用)(?:叫我|称呼我|喊我)\s*(?!过去|过来|回|去|来|帮|做|给|吃|喝|陪|别|一起|赶紧|快)"
+                        r"(?P<v>[\u4e00-\u9fffA-Za-z]{1,6}?)"
                         r"(?:就行|就好|就可以|吧|即可)?(?=[，。！？；,.!?;\s]|$)"), None),
     ("company_industry", re.compile(rf"(?:我们|我的|我)?公司(?:是|主要是|主要)?(?:做|从事|经营)(?P<v>{ZC}{{1,20}}?)(?:的|业务|行业|生意)"), None),
     ("company_industry", re.compile(rf"我们是做(?P<v>{ZC}{{1,20}}?)的"), None),
