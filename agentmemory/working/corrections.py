@@ -58,7 +58,9 @@ _PEOPLE = (r"mom|mum|mam|dad|mother|father|parents?|sisters?|brothers?|wife|husb
            r"guests?|ceo|teacher|dentist|doctor|him|her|them|you|us|everyone|someone")
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
-    re.compile(rf"(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干|当|跑)(?P<o>{_ZC}{{1,10}}?)了"),
+    # (not a day off: "今天不跑外卖了 休息一天")
+    re.compile(rf"(?<!今天)(?<!明天)(?<!今晚)(?<!这周)(?<!暂时)(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干|当|跑)"
+               rf"(?P<o>{_ZC}{{1,10}}?)了"),
     re.compile(rf"(?:离开|辞掉|辞了|卖掉|卖了|退掉|退了|换掉|戒了|甩了|放弃了?)(?:了)?(?![了哈嘿呵啦吧呢嘛])(?P<o>{_ZC}{{1,10}})"),
     re.compile(rf"从(?P<o>{_ZC}{{1,10}}?)(?:辞职|离职|出来|走了|退出|搬走|搬出来)"),
     # Where one moved from, beside where to: "我们团队从高新区搬去天府新区了", "from koramangala to hsr layout".
@@ -71,7 +73,7 @@ _RETRACTIONS = (
     # A plan that cannot happen: "日本去不成了", "雅思考不了了".
     re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?!{_WHEN_WORDS})(?P<o>[\u4e00-\u9fffA-Za-z]{{1,6}}?)(?:我们?|也|就)?(?:去|考|办|买|搬|报|申)不(?:成|了)了"),
     # (not "闺女给我换了个苹果15": a new one given, "换了个/台…" names what it is now)
-    re.compile(rf"(?P<o>{_ZC}{{1,10}}?)(?:我|也)?(?:已经|早就)?(?:放弃了|不学了|不做了|不玩了|卖了|退了|辞了|戒了|分了|"
+    re.compile(rf"(?P<o>{_ZC}{{1,10}}?)(?:我|也)?(?:已经|早就)?(?:放弃了|不学了|不做了|不玩了|(?<!外)卖了|退了|辞了|戒了|分了|"
                r"换了(?![个一台部辆只新成到份家套]))"),
     # Something kept up and stopped: "生酮停了", "健身房的课也停了" (a diet, a habit, a course, a medicine, a membership;
     # not the rain, a lift, a heartbeat, an automatic payment).
@@ -82,7 +84,7 @@ _RETRACTIONS = (
                r"(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?<!了)(?:我们?|也|就)?(?:还是)?不(?:打算|准备)?(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|吃|喝|抽|穿|弄|搞)了"),
     # A membership or a thing given up: "乐刻年卡也转掉了", "车已经卖掉了".
     re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:年卡|月卡|会员卡?)?(?:我们?|也|就)?(?:已经)?"
-               r"(?:转掉了|转让了|卖掉了|退掉了|注销了|出手了)"),
+               r"(?:转掉了|转让了|卖掉了|退掉了|注销了|(?<=已经)出手了|(?<=早就)出手了)"),
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "之前跟你说28是算错了": a value said wrong, named before how.
@@ -150,13 +152,17 @@ _RETRACTIONS = (
     re.compile(r"(?:\b(?:is|are|was)|'s|^its|(?<=[\s,.!])its) (?:a |an |the )?(?:\d[\d,.]*\d|[\w&'-]+(?: [\w&'-]+)?),? "
                r"not (?:a |an |the )?(?P<o>\d[\d,.]*\d|[\w&'-]+)", _I),
     # "dropped down to the 10k instead of the half", "went with a hyundai ioniq 5 instead of the ev6": what it replaces.
-    re.compile(r"\b(?:instead of|rather than) (?:the |a |an |my |our )?(?!(?:that|this|it|them|him|her|you|me|us|going|"
-               r"doing|being|having)\b)(?P<o>[\w&'-]+(?: [\w&'-]+)?)(?= *(?:[,.;!?]|$))", _I),
+    # (a choice made, not a meal: "I'll have tea instead of coffee" takes nothing back)
+    re.compile(r"\b(?:switched|switching|went|going|gone|doing|dropped|chose|picked|got|bought|moved|changed|swapped|"
+               r"signed up for|booked|enrolled in|joined)\b[^.,;!?]{0,60}?\b(?:instead of|rather than) (?:the |a |an |my |our )?"
+               r"(?!(?:that|this|it|them|him|her|you|me|us|going|doing|being|having)\b)(?P<o>[\w&'-]+(?: [\w&'-]+)?)"
+               r"(?= *(?:[,.;!?]|$))", _I),
     # "rheum switched me off plaquenil to benlysta": what someone took the user off.
     re.compile(r"\b(?:switched|moved|changed|took|taken|put) (?:me|us) off (?:the |my )?(?P<o>[\w&'-]+(?: [\w&'-]+)?) "
                r"(?:to|onto|for|and)\b", _I),
     # "the ranger finally died", "my old laptop just died": a thing of the user's that gave out (not a person).
-    re.compile(rf"\b(?:the|my|our) (?:old )?(?!(?:{_PEOPLE}|grand\w*|nan|nana|gran|granny|auntie|dog|cat|pet)\b)(?P<o>[\w&'-]+) "
+    re.compile(rf"\b(?:the|my|our) (?:old )?(?!(?:{_PEOPLE}|grand\w*|nan|nana|gran|granny|auntie|dog|cat|pet|{EN_PETS}|goldfish|fish|"
+               r"plants?|battery|wifi|internet|signal|power|lights?|conversation|chat|thread|party|mood|vibe)\b)(?P<o>[\w&'-]+) "
                r"(?:finally |just |has |had )?(?:died|packed up|packed in|carked it|gave up the ghost|gave out)\b", _I),
     re.compile(r"\bno more (?!than\b|of\b|time\b|money\b)(?P<o>[\w&'-]+)(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|$)", _I),
     re.compile(rf"^\s*not (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
@@ -172,7 +178,7 @@ _RETRACTING_CLAUSE = re.compile(
     # "我这边也不当店长了"; "上次说的艺考" (the old value named, before what became of it)
     r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
-    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|算错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
+    r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|已经出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|算错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped(?! (?:down|back|up) to\b)|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
@@ -307,7 +313,11 @@ def retracted_terms(text: str) -> set[str]:
             for match in pattern.finditer(clause):
                 said = match.group("o")
                 if re.fullmatch(r"\d[\d,.]*", said.strip()):
-                    terms.add(said.strip().rstrip(",."))  # a number as written ("15 not 16", "4,700 not 5,100")
+                    # A year or an amount as written ("a 2016 not a 2014", "4,700 not 5,100"); a number of one or two
+                    # digits names nothing alone ("the standup is at 9 not 10" is no "my son turned 10"): one said of
+                    # someone is written over where it was said of them (swapped_values).
+                    if sum(c.isdigit() for c in said) >= 3:
+                        terms.add(said.strip().rstrip(",."))
                     continue
                 tokens = keyword_tokens(said)[:2]
                 if not said.isascii() and 2 <= len(said) <= 4 and all(len(t) < 2 for t in tokens):
@@ -435,7 +445,9 @@ COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n
                       r"\b(?P<m>\d{1,6}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:[a-z]+\s+)?(?P<v>acres|"
                       r"hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|cats|staff|employees|hives|chickens)\b|"
                       # a family's children in words ("three kids under ten", "we're four kids now"), not "25 kids" of a class
-                      r"\b(?P<w>two|three|four|five|six|seven|eight|nine|ten) (?P<c>kids|children)\b", re.IGNORECASE)
+                      r"(?:^|(?<=[,.;!?])\s*|\b(?:we have|i have|we've got|i've got|we're|we are|now|with|of|mum of|mom of|dad of|"
+                      r"mother of|father of|raising|got) )(?P<w>two|three|four|five|six|seven|eight|nine|ten) (?P<c>kids|children)\b",
+                      re.IGNORECASE)
 
 
 def counts(text: str) -> dict[str, set[str]]:
@@ -639,38 +651,51 @@ _NOW_NAMED_RE = re.compile(r"(?:现在|如今|已经|正式)(?:改)?叫|改名(?
                            r"(?:called|named) \w+ now|(?:calling|call) (?:her|him|it|them) \w+ now)\b", _I)
 
 
-#: A value said right beside the one it replaces: "its Fionn not Finn", "keisha's 15 not 16", "是四年级不是三年级".
+#: A value said right beside the one it replaces: "its Fionn not Finn", "keisha's 15 not 16", "他叫豆豆 不是逗逗".
 _SWAP_RES = (
-    re.compile(r"(?:\b(?:is|are|was)|'s|^its|(?<=[\s,.!])its) (?:a |an |the )?(?P<n>\d[\d,.]*\d|\d|[\w&'-]+),? not "
+    re.compile(r"(?:\b(?P<s>[\w-]+)(?: (?:is|are|was)|'s)|^its|(?<=[\s,.!])its) (?:a |an |the )?(?P<n>\d[\d,.]*\d|\d|[\w&'-]+),? not "
                r"(?:a |an |the )?(?P<o>\d[\d,.]*\d|\d|[\w&'-]+)\b(?! (?:yet|at all|really|sure|too|that|so|very)\b)", _I),
-    re.compile(r"(?<=[是叫])(?P<n>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)[，,\s]?(?:而)?不是(?P<o>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)"
+    re.compile(r"(?:叫|名字是|名字叫)(?P<n>[\u4e00-\u9fffA-Za-z]{1,6}?)[，,\s]?(?:而)?不是(?:叫)?(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)"
                r"(?=[，。！？,.!?；;\s\U0001F300-\U0001FAFF]|$)"),
 )
+_NO_SUBJECT = frozenset({"it", "that", "this", "there", "he", "she", "they", "we", "i", "you", "what", "which", "who"})
 
 
 def swapped_values(text: str) -> dict[str, str]:
-    """The values ``text`` says in place of others, old (lower case) to new as written: {"finn": "Fionn"}, {"16": "15"}.
-    Only a word or a number for a word or a number, never the same one, nor a word of no value ("not bad")."""
+    """The values ``text`` says in place of others, old (lower case) to new as written: a name ({"finn": "Fionn"}: both
+    capitalised as names are), a number said of someone or something ({"keisha 16": "15"}: only where it is said of
+    them), a Chinese name ("他叫豆豆 不是逗逗"). Not two ordinary words ("the sauce is sweet, not spicy"), nor a number
+    said of no one ("the standup is at 9 not 10")."""
     out: dict[str, str] = {}
     for pattern in _SWAP_RES:
         for match in pattern.finditer(text or ""):
             new, old = match.group("n").strip(), match.group("o").strip()
-            if not new or not old or new.lower() == old.lower() or old.lower() in _STOP or new.lower() in _STOP:
+            if not new or not old or new.lower() == old.lower():
                 continue
-            if old.isascii() and (old.lower() in EN_STOPWORDS or new.lower() in EN_STOPWORDS):
+            if not old.isascii():
+                if old not in new and new not in old and old not in _STOP:
+                    out[old] = new
                 continue
-            if old.isdigit() != new.isdigit() or (not old.isascii() and (old in new or new in old)):
-                continue  # "3月18号不是8号" names a day, not "8号" to write over (a word is written over whole)
-            out[old.lower()] = new
+            if old.replace(",", "").isdigit() and new.replace(",", "").isdigit():
+                subject = (match.groupdict().get("s") or "").lower()
+                if subject and subject not in _NO_SUBJECT and subject not in EN_STOPWORDS:
+                    out[f"{subject} {old}"] = new
+            elif old[:1].isupper() and new[:1].isupper() and old.lower() not in EN_STOPWORDS:
+                out[old.lower()] = new
     return out
 
 
 def with_swapped(text: str, swaps: dict[str, str]) -> str:
-    """``text`` with each old value of ``swaps`` written as its new one ("the dog Finn is the ring bearer" -> "the dog
-    Fionn is the ring bearer"): a word as a word, Chinese as written."""
+    """``text`` with each old value of ``swaps`` written as its new one: a name as a whole word ("the dog Finn is the ring
+    bearer" -> "… Fionn …", not "Finnish"), a number only where it is said of its subject ("my daughter keisha is 16 and
+    …" -> "… is 15 …", not "shift ends 16:30"), a Chinese name as written."""
     for old, new in swaps.items():
-        if old.isascii():
-            text = re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w-])", new.replace("\\", r"\\"), text, flags=re.IGNORECASE)
+        subject, _, number = old.rpartition(" ")
+        if subject and number.replace(",", "").isdigit():
+            text = re.sub(rf"(\b{re.escape(subject)}\b(?:'s)?[^.!?;\d]{{0,24}}?)(?<![\d.:,]){re.escape(number)}(?![\d:]|[.,]\d)",
+                          lambda m, n=new: m.group(1) + n, text, flags=re.IGNORECASE)
+        elif old.isascii():
+            text = re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w-])", lambda m, n=new: n, text, flags=re.IGNORECASE)
         else:
             text = text.replace(old, new)
     return text

@@ -111,9 +111,10 @@ _VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换
                               r"\s+to\s+v?\d+(?:\.\d+)*\b|"
                               r"\b(?:upgrad\w*|bump\w*)\b[^.!?]{0,30}?\bto\s+v?\d+\.\d+", re.IGNORECASE)
 #: Words that say the user has begun a new job.
-_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:my )?first (?:day|week|month|shift) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|husband|"
-                         r"grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian)\b)|"
-                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|i start as an? |starting (?:as|a new job|"
+_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
+                         r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
+                         r"bridesmaid|groomsman|volunteer|member|guest|runner|blogger|mentor|foster|landlord)\b)|"
+                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
                          r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
                          # on one's own now: the employer goes, the trade stays ("went freelance in january")
@@ -169,11 +170,12 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
                           r"我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
-                          r"(?:since |after )?(?:i )?resign(?:ed|ing) from (?:the|my)|"
+                          r"(?:\bsince |\bafter |^|\bi(?:'ve| have)? )resign(?:ed|ing) from (?:the|my)|"
                           # a workplace left: "quit the kitchen finally", "left the warehouse in may"
                           r"(?<!he )(?<!she )(?<!they )(?:quit|left) (?:the|my) (?:kitchen|restaurant|warehouse|factory|"
                           r"plant|mine|call cent(?:er|re)|bank|hospital|site|shop|store|salon|bar|office|firm|agency|force|"
-                          r"army|navy|police)(?! to\b)(?= finally|[,.;!]|$| (?:last|this|in|after|for good|and|so)\b))\b",
+                          r"army|navy|police)(?! to\b)(?= finally|[,.;!]|$| (?:last (?:week|month|year)|this (?:week|month|year)|"
+                          r"for good)\b))\b",
                           re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
@@ -404,6 +406,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             elsewhere = not left_job and bool(places_in(turn.content))
             restated.append(_WORKED_ELSEWHERE_RE if elsewhere else _WORK_SAID_RE)
         swaps = corrections.swapped_values(turn.content) if turn.turn_id not in others else {}
+        if swaps:
+            # What held the old value is rewritten, whatever the guess found ("keisha's 15 not 16" finds "my daughter
+            # keisha is 16 and wants a part time job").
+            replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, content in _newest_episodes(user_id)
+                                                         if corrections.with_swapped(content, swaps) != content)]))
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone), swaps=swaps)
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
@@ -527,9 +534,10 @@ _ASKED_RE = re.compile(r"几点|几个|多少|多久|多重|多大|多远|什么
 _PARTNER_LED_RE = re.compile(r"^\s*(?:(?:and|also|oh|but|plus|btw)[\s,]*)*(?:我的?|咱)?(?:老公|老婆|丈夫|妻子|爱人|媳妇|对象|男朋友|女朋友|"
                              r"男友|女友|未婚夫|未婚妻)|^\s*(?:(?:and|also|oh|but|plus|btw)[\s,]*)*(?:my|our) (?:husband|wife|"
                              r"partner|boyfriend|girlfriend|fianc[eé]e?|hubby|missus|other half)\b", re.IGNORECASE)
-#: Someone outside the user's household named, or a piece led by "he"/"she": what follows with no subject is theirs
-#: ("… for my coworker Darlene, she's been there 31 years, started as a receptionist").
-_SOMEONE_ELSE_RE = re.compile(rf"\b(?:my|mi|our|his|her|their|a)\s+(?:[\w-]+\s+)?(?!(?:son|daughter|kid|baby|grandson|granddaughter|"
+#: Someone other than the user's children named (a partner, a relative, a friend, a colleague), or a piece led by
+#: "he"/"she": what follows with no subject is theirs ("… for my coworker Darlene, she's been there 31 years, started as
+#: a receptionist").
+_SOMEONE_ELSE_RE = re.compile(rf"\b(?:my|mi|our|his|her|their)\s+(?:[\w-]+\s+)?(?!(?:son|daughter|kid|baby|grandson|granddaughter|"
                               rf"grandkid|grandchild)s?\b)(?:{PERSON_EN})s?\b|(?:我|我们)的?(?!儿子|女儿|闺女|孩子|孙子|孙女)(?:{PERSON_ZH})|"
                               r"^\s*(?:(?:and|also|but|so|oh|plus|btw)[\s,]*)*(?:he|she|he's|she's|hes|shes|他|她)(?![\w'])",
                               re.IGNORECASE)
@@ -547,7 +555,8 @@ def _of_a_life(piece: str) -> bool:
     a known place; a child or a pet; a name given; the user doing or having something), and neither asks, opines, tells
     a passing moment nor leads with someone else (a partner's own life is theirs)."""
     if _QUESTION_RE.search(piece) or _ASKED_RE.search(piece) or _OPINION_RE.search(piece) or _MOMENT_RE.search(piece) \
-            or _PASSING_RE.search(piece) or _PARTNER_LED_RE.search(piece) or about_another_person(piece):
+            or _PASSING_RE.search(piece) or _HYPOTHETICAL_RE.search(piece) or (
+                (_PARTNER_LED_RE.search(piece) or about_another_person(piece)) and not _WITH_THEM_RE.search(piece)):
         return False
     lexical = disclosure.life_words(piece)
     return bool(corrections.topics(piece) or places_in(piece) or corrections.names(piece) or lexical)
@@ -702,10 +711,10 @@ def _counted_otherwise(content: str, counted: dict[str, set[str]]) -> bool:
 _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"(?:周|星期|礼拜)[一二三四五六日天](?![次回遍个])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b",
                            re.IGNORECASE),  # a weekday ("改到周四"), not "一周三次"
-                re.compile(r"[$¥￥€£]\s?\d[\d,.]*|\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)|"
+                re.compile(r"[$¥￥€£]\s?\d[\d,.]*|(?<![\d,.])\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)|"
                            r"\b\d+(?:\.\d+)?\s?(?:/\s?(?:hr|hour|h)|an hour|per hour)\b|时薪\d+|"
                            # pay in thousands ("I make about 85k a year", "base is 110k now"), not a 10k run
-                           r"\b\d+(?:\.\d+)?k (?:a|per|/) ?(?:year|yr|annum|month)\b|\b(?:base|salary|pay|make|earn|making|earning|"
+                           r"\b\d+(?:\.\d+)?k (?:a|per|/) ?(?:year|yr|annum)\b|\b(?:base|salary|pay|make|earn|making|earning|"
                            r"paid)(?: is| of| about| around| like)* \$?\d+(?:\.\d+)?k\b", re.IGNORECASE),
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![A-Za-z])[Nn][1-5](?![\w])|"
                            r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
@@ -1523,7 +1532,8 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
                 content=swapped, type=episode.type, source=episode.source, confidence=float(episode.confidence),
                 agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id,
                 excerpt=episode.excerpt, valid_from=episode.valid_from or episode.created_at,
-                value=episode.value if isinstance(episode.value, dict) else None, tags=episode.tags or {})))
+                value={**(episode.value if isinstance(episode.value, dict) else {}), "places": places_in(swapped)},
+                tags=episode.tags or {})))
             continue
         if episode.pk in prior:
             left = prior[episode.pk]

@@ -236,5 +236,6 @@ def test_what_a_chinese_piece_or_a_swap_does_not_say_of_the_user():
 
 def test_being_asked_over_is_no_name():
     """"叫我过去掌勺" is someone asking the user to come and cook, not "call me 过去掌勺"; "叫我小王就行" names the user."""
-    assert _extract("对了 我下个月去深圳 表哥在那开湘菜馆 叫我过去掌勺", "我妈天天喊我回家吃饭") == []
+    assert _extract("对了 我下个月去深圳 表哥在那开湘菜馆 叫我过去掌勺", "我妈天天喊我回家吃饭", "老板又叫我加班") == []
     assert [(d.key, d.value) for d in _extract("以后叫我小王就行")] == [("name", "小王")]
+    assert [(d.key, d.value) for d in _extract("叫我来福就行")] == [("name", "来福")]
