@@ -658,13 +658,14 @@ _SWAP_RES = (
     re.compile(r"(?:叫|名字是|名字叫)(?P<n>[\u4e00-\u9fffA-Za-z]{1,6}?)[，,\s]?(?:而)?不是(?:叫)?(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)"
                r"(?=[，。！？,.!?；;\s\U0001F300-\U0001FAFF]|$)"),
 )
+_ORDINAL_RE = re.compile(r"\d{1,2}(?:st|nd|rd|th)", re.IGNORECASE)
 _NO_SUBJECT = frozenset({"it", "that", "this", "there", "he", "she", "they", "we", "i", "you", "what", "which", "who"})
 
 
 def swapped_values(text: str) -> dict[str, str]:
     """The values ``text`` says in place of others, old (lower case) to new as written: a name ({"finn": "Fionn"}: both
     capitalised as names are), a number said of someone or something ({"keisha 16": "15"}: only where it is said of
-    them), a Chinese name ("他叫豆豆 不是逗逗"). Not two ordinary words ("the sauce is sweet, not spicy"), nor a number
+    them), a day of the month ({"14th": "18th"}), a Chinese name ("他叫豆豆 不是逗逗"). Not two ordinary words ("the sauce is sweet, not spicy"), nor a number
     said of no one ("the standup is at 9 not 10")."""
     out: dict[str, str] = {}
     for pattern in _SWAP_RES:
@@ -682,6 +683,8 @@ def swapped_values(text: str) -> dict[str, str]:
                     out[f"{subject} {old}"] = new
             elif old[:1].isupper() and new[:1].isupper() and old.lower() not in EN_STOPWORDS:
                 out[old.lower()] = new
+            elif _ORDINAL_RE.fullmatch(old) and _ORDINAL_RE.fullmatch(new):
+                out[old.lower()] = new  # a day of the month ("Sam's bday is the 18th not the 14th")
     return out
 
 

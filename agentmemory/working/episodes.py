@@ -406,11 +406,14 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             elsewhere = not left_job and bool(places_in(turn.content))
             restated.append(_WORKED_ELSEWHERE_RE if elsewhere else _WORK_SAID_RE)
         swaps = corrections.swapped_values(turn.content) if turn.turn_id not in others else {}
-        if swaps:
-            # What held the old value is rewritten, whatever the guess found ("keisha's 15 not 16" finds "my daughter
-            # keisha is 16 and wants a part time job").
-            replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, content in _newest_episodes(user_id)
-                                                         if corrections.with_swapped(content, swaps) != content)]))
+        named_swaps = {old: new for old, new in swaps.items() if not old[:1].isdigit()}
+        if named_swaps:
+            # What held the old name, or the old number said of its subject, is rewritten whatever the guess found
+            # ("keisha's 15 not 16" finds "my daughter keisha is 16 and wants a part time job"); a day of the month
+            # only in what the correction replaces ("the 14th" is in many a statement).
+            # A slot fact that said it goes too ("The user's child: daughter Keisha is 16"), its episode rewritten.
+            replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, content in _newest_episodes(user_id, facts_too=True)
+                                                         if corrections.with_swapped(content, named_swaps) != content)]))
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone), swaps=swaps)
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
@@ -580,11 +583,13 @@ def _of_the_user(chosen: list[str], before: str, message: str) -> list[str]:
     return out
 
 
-def _newest_episodes(user_id: str) -> list[tuple[int, str]]:
-    """The user's own current episodes, newest first, as many as a job left or a move looks through."""
-    return list(MemoryItem.objects.for_user(user_id).current()
-                .filter(type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED)
-                .order_by("-created_at").values_list("pk", "content")[:WORK_SAID_FROM])
+def _newest_episodes(user_id: str, *, facts_too: bool = False) -> list[tuple[int, str]]:
+    """The user's own current episodes (``facts_too``: and slot facts), newest first, as many as a job left or a move
+    looks through."""
+    mine = MemoryItem.objects.for_user(user_id).current().filter(source=MemoryItem.Source.USER_STATED)
+    if not facts_too:
+        mine = mine.filter(type=MemoryItem.Type.EPISODE)
+    return list(mine.order_by("-created_at").values_list("pk", "content")[:WORK_SAID_FROM])
 
 
 #: Words of a move: "we moved to …", "relocated", "搬到/搬回/搬去…", "现在住…".

@@ -377,6 +377,7 @@ def test_what_a_correction_takes_back_in_other_words(text, retracted):
     ("oops, her name is Pickle, not Pickles.", {"pickles": "Pickle"}),
     ("sorry i got that wrong before, keisha's 15 not 16 lol", {"keisha 16": "15"}),
     ("他叫豆豆 不是逗逗", {"逗逗": "豆豆"}),
+    ("actually I said it wrong earlier, Sam's bday is the 18th not the 14th", {"14th": "18th"}),
     # Two ordinary words, a number said of no one, a day said whole, no value at all.
     ("the weather is nice not hot", {}),
     ("the sauce is sweet, not spicy", {}),
