@@ -239,3 +239,9 @@ def test_being_asked_over_is_no_name():
     assert _extract("对了 我下个月去深圳 表哥在那开湘菜馆 叫我过去掌勺", "我妈天天喊我回家吃饭", "老板又叫我加班") == []
     assert [(d.key, d.value) for d in _extract("以后叫我小王就行")] == [("name", "小王")]
     assert [(d.key, d.value) for d in _extract("叫我来福就行")] == [("name", "来福")]
+
+
+def test_a_childs_name_said_with_jiao():
+    """"女儿叫朵朵 满七岁了" names the user's child; someone else's child does not."""
+    assert [(d.key.split(":")[0], d.value) for d in _extract("女儿叫朵朵 满七岁了 想给她报个游泳班")] == [("child", "女儿叫朵朵")]
+    assert _extract("我表姐的女儿叫朵朵", "她女儿叫朵朵") == []
