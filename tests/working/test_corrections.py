@@ -45,8 +45,8 @@ def test_the_latest_explicit_statement_wins_and_the_old_one_is_history(api_clien
 def test_a_remembered_note_passes_the_gate_in_the_users_words(talk):
     talk("cn", "记住：我女儿叫小雨。", "Remember: I have two cats named Mochi and Tofu.")
     contents = set(MemoryItem.objects.for_user("cn").current().values_list("content", flat=True))
-    # No slot holds a daughter's name: the note keeps the words; two cats are the pet slot's.
-    assert {"用户说：我女儿叫小雨", "The user's pet: two cats named Mochi and Tofu"} <= contents
+    # A daughter's name said with 叫 is the child slot's; two cats are the pet slot's.
+    assert {"用户的孩子：女儿叫小雨", "The user's pet: two cats named Mochi and Tofu"} <= contents
 
 
 def test_a_patch_of_the_content_clears_the_old_value(api_client):
