@@ -32,36 +32,33 @@ from benchmarks.fitting import fit_logistic
 KEEP = {"self", "correction"}
 
 
+def _json_lines(paths: list[Path]):
+    """The objects of JSON Lines files, in order (blank lines skipped)."""
+    for path in paths:
+        for line in path.open(encoding="utf-8"):
+            if line.strip():
+                yield json.loads(line)
+
+
 def conversation_turns(paths: list[Path]) -> list[dict]:
     """The labelled user turns of conversation sets (``agentmemory_bench_remember``'s files) as messages: self,
     correction, request, small talk, or another person's fact."""
     out = []
-    for path in paths:
-        for line in path.open(encoding="utf-8"):
-            if not line.strip():
-                continue
-            conversation = json.loads(line)
-            turns = [t for s in conversation["sessions"] for t in s["turns"] if t["role"] == "user" and t.get("label")]
-            for i, turn in enumerate(turns):
-                label = "other_person" if turn["label"] in ("other", "hypothetical") else turn["label"]
-                out.append({"id": f"{conversation['id']}-{i}", "lang": conversation["lang"], "text": turn["content"],
-                            "label": label})
+    for conversation in _json_lines(paths):
+        turns = [t for s in conversation["sessions"] for t in s["turns"] if t["role"] == "user" and t.get("label")]
+        for i, turn in enumerate(turns):
+            label = "other_person" if turn["label"] in ("other", "hypothetical") else turn["label"]
+            out.append({"id": f"{conversation['id']}-{i}", "lang": conversation["lang"], "text": turn["content"],
+                        "label": label})
     return out
 
 
 def clause_rows(paths: list[Path]) -> list[dict]:
     """The labelled clauses of ``disclosure_pieces*.jsonl`` (a message cut into its pieces), one row each, with the
     split of their message."""
-    out = []
-    for path in paths:
-        for line in path.open(encoding="utf-8"):
-            if not line.strip():
-                continue
-            message = json.loads(line)
-            for i, piece in enumerate(message["pieces"]):
-                out.append({"id": f"{message['id']}-{i}", "lang": message["lang"], "text": piece["text"],
-                            "label": piece["label"], "split": _split(message["id"])})
-    return out
+    return [{"id": f"{message['id']}-{i}", "lang": message["lang"], "text": piece["text"], "label": piece["label"],
+             "split": _split(message["id"])}
+            for message in _json_lines(paths) for i, piece in enumerate(message["pieces"])]
 
 
 def _split(item_id: str) -> str:
