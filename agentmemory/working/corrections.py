@@ -106,6 +106,7 @@ _RETRACTIONS = (
     re.compile(r"\b(?:used to (?:live|work) (?:in|at|for)|back when I (?:lived in|worked at|was at|had)) (?:my |a |an |the )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\b(?P<o>[\w'-]+) and I (?:broke up|split up|split|separated|divorced)\b", _I),
+    re.compile(r"\b(?:me|i) (?:and|n|&) (?P<o>[\w'-]+) (?:broke up|split up|split|separated|divorced)\b", _I),
     # A plan that did not happen: "the ev6 lease fell thru", "the flat on Leith Walk fell through", "半马计划泡汤了".
     re.compile(r"\b(?:the |my |our )(?P<o>[\w&'-]+(?: (?!(?:lease|deal|booking|offer|purchase|order|reservation|sale|plans?)\b)[\w&'-]+)?)"
                r"(?: (?:job |house |flat )?(?:lease|deal|booking|offer|purchase|order|reservation|sale|plans?))?"
@@ -174,8 +175,13 @@ _RETRACTIONS = (
                r"history|off|dead|totall?ed|written off|toast|"
                r"cancell?ed|called off|scrapped)\b(?! (?:up|down|to|through|by|from|off|for|into|with|back|out)\b)(?: now| actually)?", _I),
 )
+#: No longer doing something ("舞是不去了", "研不考了", "还是不出国了", "现在不带团啦", "淘宝基本不开了"); not an ability
+#: ("赶不上了", "吃不下了") nor a day's plan ("今天不去了").
+_NO_LONGER_ZH = (r"(?<![赶跟吃睡看听找买搞受])(?<!今天)(?<!明天)(?<!今晚)(?<!周末)不(?:再)?(?:去|跑|做|干|带|考|学|练|玩|开|养|住|出|读|上|"
+                 r"打|跳|下|搞|卖|骑|吃|喝)[\u4e00-\u9fff]{0,3}[了啦喽]")
 _RETRACTING_CLAUSE = re.compile(
     # "我这边也不当店长了"; "上次说的艺考" (the old value named, before what became of it)
+    rf"{_NO_LONGER_ZH}|"
     r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
     r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|已经出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|算错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
@@ -223,7 +229,10 @@ TOPICS: dict[str, re.Pattern] = {
                        # a month of a year, or a month a plan is moved to or set in ("in May 2026", "pushing it to September")
                        r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december) \d{4}\b|"
                        r"\b(?:in|to|until|till|for) (?:early |mid-?|late )?(?:january|february|march|april|june|july|august|september|"
-                       r"october|november|december)\b", _I),
+                       r"october|november|december)\b|"
+                       # a Chinese plan moved to a month or a holiday ("婚期推到明年五一了", "改到下个月")
+                       r"(?:推到|推迟到|延到|延期到|改到|挪到|提前到|定在|改在)\s*(?:明年|今年|后年)?(?:\d{1,2}\s*月|[一二三四五六七八九十]{1,3}月|"
+                       r"五一|十一|国庆|春节|元旦|中秋|端午|年底|年初|[上下]半年|下个?月)", _I),
     # How old someone is ("已经6岁了", "turns 7", "12 years old"): a child's or a pet's age said again replaces the old.
     "age": re.compile(r"\d{1,3}\s*(?:周岁|岁)|[一二两三四五六七八九十]{1,3}(?:周岁|岁)|\b\d{1,3}\s*(?:years?|yrs?|months?|weeks?)[ -]old\b|"
                       r"\bturn(?:s|ed|ing)? \d{1,3}\b|"
@@ -274,6 +283,7 @@ TOPICS: dict[str, re.Pattern] = {
 _CHANGE_RE = re.compile(
     r"现在|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
     r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
+    rf"{_NO_LONGER_ZH}|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
@@ -302,6 +312,9 @@ _EATS_ANIMAL_RE = re.compile(
 _PLANT_DIETS = ("全素", "纯素", "吃素", "素食", "vegan", "vegetarian")
 
 
+_AROUND_VALUE_RE = re.compile(r"^(?:想了想|想想|后来|其实|现在)|(?:可以|行|好)?[吗呢吧]$|[是也都就还倒可]+$")
+
+
 def retracted_terms(text: str) -> set[str]:
     """Keyword tokens of the values ``text`` retracts ("我已经不在阿里了" -> {"阿里"}; "最近开始吃鱼了" -> the plant
     diet said before)."""
@@ -319,6 +332,9 @@ def retracted_terms(text: str) -> set[str]:
                     if sum(c.isdigit() for c in said) >= 3:
                         terms.add(said.strip().rstrip(",."))
                     continue
+                if not said.isascii():
+                    # not the words around the value ("想了想研不考了" retracts 研, "舞是不去了" 舞)
+                    said = _AROUND_VALUE_RE.sub("", said)
                 tokens = keyword_tokens(said)[:2]
                 if not said.isascii() and 2 <= len(said) <= 4 and all(len(t) < 2 for t in tokens):
                     tokens = [said]  # a name the segmenter cuts into characters ("钉钉")
@@ -533,7 +549,7 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
     "location": frozenset({"home"}), "timezone": frozenset({"home", "schedule"}),
     "employer": frozenset({"work"}), "job_title": frozenset({"work"}), "company_industry": frozenset({"work", "venture"}),
     "company_focus": frozenset({"work", "venture"}), "tech_stack": frozenset({"work", "venture"}),
-    "commute": frozenset({"commute"}), "name": frozenset({"name"}), "partner": frozenset({"family"}),
+    "commute": frozenset({"commute"}), "name": frozenset({"name"}), "partner": frozenset({"family"}),  # see PARTNER_SAID_RE
     "car": frozenset({"car"}), "phone": frozenset({"phone"}), "education": frozenset({"study"}), "budget": frozenset({"money"}),
     "birthday": frozenset({"family", "name"}), "reply_style": frozenset(),
     # Slots whose values add up: replaced when a correction of their topic is closest to them in meaning, or with
@@ -541,6 +557,13 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
     "child": frozenset({"family", "study", "age"}), "pet": frozenset({"pet", "age"}), "project": frozenset({"venture", "deadline"}),
     "instrument": frozenset({"music"}), "diet": frozenset({"health"}), "health": frozenset({"health"}),
 }
+
+
+#: Words of who the user's partner is: a correction of the family that says none of them ("change of plans. Bev's havin
+#: knee surgery so the big trip's off") replaces no partner fact ("we got married on saturday!" does: fiancé no more).
+PARTNER_SAID_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|媳妇|对象|男朋友|女朋友|未婚[夫妻]|结婚|订婚|领证|分手|离婚|\b(?:husband|wife|hubby|"
+                             r"partner|boyfriend|girlfriend|fianc[eé]e?|married|engaged|divorced?|split up|broke up|"
+                             r"separated)\b", _I)
 
 
 #: A name the user's words give to a pet, a child or partner, or a project: later, the name alone says what a

@@ -116,6 +116,11 @@ def bundled_model_name() -> str:
     return _bundled_embedder().model_name
 
 
+def bundled_vectors(texts: list[str]) -> np.ndarray:
+    """The bundled embedder's query vectors of ``texts`` (those the classifier and the corrections read)."""
+    return np.asarray(_bundled_embedder().embed_queries([clean(t) or t for t in texts]), dtype=np.float32)
+
+
 def features(texts: list[str], *, embedder=None) -> np.ndarray:
     """One row per text: the embedding (query form) then the lexical features."""
     if not texts:

@@ -414,7 +414,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # A slot fact that said it goes too ("The user's child: daughter Keisha is 16"), its episode rewritten.
             replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, content in _newest_episodes(user_id, facts_too=True)
                                                          if corrections.with_swapped(content, named_swaps) != content)]))
-        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone), swaps=swaps)
+        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone), swaps=swaps,
+                          vectors=changing or [vector],
+                          said=[texts[i] for i in changing_at] or [turn.content])
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
                   if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated, names_only=bool(gone))))]
@@ -1349,7 +1351,9 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     # A slot fact of a slot of that topic is a candidate too: a short message is often kept as its slot fact
     # alone ("用户在美团工作", "The user's project: The Sunday Byte").
     same = episodes.filter(_any_of("topics", about)) if about else episodes
-    of_topic = [slot for slot, kinds in corrections.SLOT_TOPICS.items() if kinds & set(about)]
+    # (a partner fact only when the correction says who the partner is: corrections.PARTNER_SAID_RE)
+    unsaid = frozenset() if corrections.PARTNER_SAID_RE.search(text) else frozenset({"partner"})
+    of_topic = [slot for slot, kinds in corrections.SLOT_TOPICS.items() if kinds & set(about) and slot not in unsaid]
     if of_topic:
         facts = current.exclude(type=MemoryItem.Type.EPISODE)
         same = same | facts.filter(functools.reduce(operator.or_, (Q(key=slot) | Q(key__startswith=f"{slot}:")
@@ -1362,7 +1366,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     if best is None or best[0] < (min_cosine if about else NO_TOPIC_MIN_COSINE):
         best = _nearest(same.filter(embedding_model=bundled).exclude(embedding=None), vectors)
     if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
-        return list(dict.fromkeys([*found, best[1], *_their_slot_facts(current, [best[1]], about)]))
+        return list(dict.fromkeys([*found, best[1], *_their_slot_facts(current, [best[1]], about, unsaid)]))
     if found:
         return found
     if about and judged:
@@ -1371,7 +1375,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         # for a correction of no known topic.
         closest = _nearest(episodes.filter(embedding_model=bundled).exclude(embedding=None), vectors)
         if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
-            return [closest[1], *_their_slot_facts(current, [closest[1]], about)]
+            return [closest[1], *_their_slot_facts(current, [closest[1]], about, unsaid)]
     return []
 
 
@@ -1409,13 +1413,13 @@ def _replaced_texts(user_id: str, replaced: Sequence[int], refilled: list[str]) 
     return list(MemoryItem.objects.for_user(user_id).current().filter(scope).values_list("content", flat=True))
 
 
-def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list[int]:
+def _their_slot_facts(current, episode_ids: list[int], about: list[str], unsaid: frozenset[str] = frozenset()) -> list[int]:
     """What the same messages said beside the replaced memories: for a replaced episode, the slot facts heard with
     it, of a slot whose topic the correction speaks of ("i bike to work every day" -> the commute slot, replaced
     with its episode by "i take the train now instead"; "我女儿今年上二年级" -> its child fact, by "她其实是三年级"),
     but of a slot whose values add up only when the message told one value of it (a correction of one of two pets
-    is not one of both); for a replaced slot fact, the episode that filled its slot. What a replaced statement
-    said is not left current on its own."""
+    is not one of both), and of no slot ``unsaid``; for a replaced slot fact, the episode that filled its slot. What a
+    replaced statement said is not left current on its own."""
     topics = set(about)
     heard, episodes_of = {}, {}
     for turn_id, kind, key, value in current.filter(pk__in=episode_ids).values_list("turn_id", "type", "key", "value"):
@@ -1427,7 +1431,8 @@ def _their_slot_facts(current, episode_ids: list[int], about: list[str]) -> list
         slots = (value or {}).get("slots") or [] if isinstance(value, dict) else []
         # a generic "The user said: …" restates a sentence of the message: it goes with it (what stays of the
         # message is its remainder's)
-        wanted = [s for s in slots if corrections.SLOT_TOPICS.get(s, frozenset()) & topics or s == "event"]
+        wanted = [s for s in slots if (corrections.SLOT_TOPICS.get(s, frozenset()) & topics and s not in unsaid)
+                  or s == "event"]
         if wanted:
             heard.setdefault(turn_id, set()).update(wanted)
     out = []
@@ -1500,7 +1505,7 @@ _NOW_AT_RE = re.compile(r"改去|改到|改在|改成|换成|换到|换去|搬�
 
 
 #: Where an event or a plan is held: "at a barn venue just outside Bath", "在希尔顿酒店".
-_VENUE_RE = re.compile(r"\b(?:at|in|near|outside) (?:a|an|the|our|my) (?:[\w'-]+ ){0,3}(?:venue|barn|hotel|winery|vineyard|hall|"
+_VENUE_RE = re.compile(r"\b(?:at|in|near|outside|to) (?:a|an|the|our|my) (?:[\w'-]+ ){0,3}(?:venue|barn|hotel|winery|vineyard|hall|"
                        r"church|chapel|restaurant|farm|manor|estate|park|beach|villa|resort|club|gardens?|brewery|castle|lodge|"
                        r"inn|pub|cottage|cabin)s?\b|\b(?:just )?outside (?-i:[A-Z])[a-z]+|"
                        r"在[\u4e00-\u9fff]{1,10}?(?:酒店|饭店|餐厅|会所|教堂|庄园|农庄|民宿|公园|草坪|礼堂|宴会厅)", re.IGNORECASE)
@@ -1514,7 +1519,8 @@ def _as_terms(values: set[str]) -> set[str]:
 def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str],
                 restated: Sequence[re.Pattern] = (),
                 prior: dict[int, MemoryDraft | None] | None = None, *,
-                names_only: bool = False, swaps: dict[str, str] | None = None) -> list[tuple[int, MemoryDraft | None]]:
+                names_only: bool = False, swaps: dict[str, str] | None = None,
+                vectors: Sequence[np.ndarray] = (), said: Sequence[str] = ()) -> list[tuple[int, MemoryDraft | None]]:
     """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
     one fact does not take the others with it (see _remainder). An episode an earlier correction of the same run
     replaced (``prior``: what it left of it, None for nothing) is cut from what that one left, not from its whole
@@ -1524,9 +1530,10 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
     if not replaced:
         return []
     if not (old or about or restated or swaps):
-        # Nothing to cut by: the episodes go whole (recorded, so a later correction of the run cuts nothing back in).
-        return [(pk, None) for pk in MemoryItem.objects.for_user(user_id)
-                .filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE).values_list("pk", flat=True)]
+        # Nothing to cut by (a correction of no known topic naming no value: "现在早上跟小区几个老头打太极"): what
+        # replaced it is cut by meaning, the rest stays ("我今年68 在苏州跟儿子一块住" of "…每天晚上下楼跳广场舞…").
+        return [(episode.pk, _cut_by_meaning(_draft_of(episode), vectors, said)) for episode in MemoryItem.objects
+                .for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)]
     prior = prior or {}
     out: list[tuple[int, MemoryDraft | None]] = []
     for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE):
@@ -1544,12 +1551,68 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
             left = prior[episode.pk]
             out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True, names_only=names_only)))
             continue
-        out.append((episode.pk, _remainder(MemoryDraft(
-            content=episode.content, type=episode.type, source=episode.source, confidence=float(episode.confidence),
-            agent_id=episode.agent_id, session_id=episode.session_id, turn_id=episode.turn_id, excerpt=episode.excerpt,
-            valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {}), old, about, restated,
-            names_only=names_only)))
+        out.append((episode.pk, _remainder(_draft_of(episode), old, about, restated, names_only=names_only,
+                                           vectors=vectors, said=said)))
     return out
+
+
+#: How much less like the correction than its closest clause another clause of a replaced episode must be to stay.
+MEANING_MARGIN = 0.015
+#: How many clauses that say something a replaced episode needs for what is closest to the correction to be cut from it.
+MEANING_MIN_CLAUSES = 3
+#: How much closer a word said in both makes a clause to a correction's piece.
+SHARED_WORD = 0.02
+#: Characters that say nothing of what a Chinese clause is about.
+_FUNCTION_HAN = frozenset("我你他她它们的了是在有不也都就还要会能想去来到和跟与个这那么吗呢吧啊呀哦嘛很太好多少没一上下天年月日人家点些里时"
+                          "现已经再又才刚把被给让说看做得着过从对为")
+
+
+#: A question asked as "A not A" at the end ("够不够", "要不要紧"), with no mark.
+_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])不\1[\u4e00-\u9fff]?\s*$")
+
+
+def _words(text: str) -> set[str]:
+    """The words of ``text`` a correction's piece and a clause may share: its Chinese characters that name something,
+    its Latin keyword tokens."""
+    return {c for c in text if _HAN_RE.match(c) and c not in _FUNCTION_HAN} | set(keyword_tokens(text) if not
+                                                                                   is_chinese(text) else ())
+
+
+def _draft_of(episode: MemoryItem) -> MemoryDraft:
+    return MemoryDraft(content=episode.content, type=episode.type, source=episode.source,
+                       confidence=float(episode.confidence), agent_id=episode.agent_id, session_id=episode.session_id,
+                       turn_id=episode.turn_id, excerpt=episode.excerpt,
+                       valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {})
+
+
+def _cut_by_meaning(episode: MemoryDraft, vectors: Sequence[np.ndarray], said: Sequence[str]) -> MemoryDraft | None:
+    """What a replaced episode said besides what is closest to the correction: its clauses less like each of
+    ``vectors`` (the correction's pieces that say a change, else the whole; their texts ``said``) than the clause
+    closest to it by MEANING_MARGIN, without questions, requests and moods; None when nothing would stay. Close is
+    in meaning and in words: a word the piece shares with a clause ("舞是不去了" with "每天晚上下楼跳广场舞") counts
+    SHARED_WORD each (the bundled embedder finds short clauses of one message all alike)."""
+    clauses = [c.strip() for c in _REMAINDER_SPLIT.split(episode.content) if c and c.strip()]
+    said_something = [len(keyword_tokens(c)) >= 2 and not _QUESTION_RE.search(c) for c in clauses]
+    if sum(said_something) < MEANING_MIN_CLAUSES or not len(vectors):
+        # Of two things said, which one the correction replaces is a guess the bundled embedder gets wrong too often
+        # ("training for the two oceans ultra in april. doing about 60km a week." by "out of running … Two Oceans is off").
+        return None
+    vectors_of = np.asarray(disclosure.bundled_vectors(clauses), dtype=np.float32)
+    vectors_of /= np.maximum(np.linalg.norm(vectors_of, axis=1, keepdims=True), 1e-9)
+    new = np.asarray(vectors, dtype=np.float32)
+    new /= np.maximum(np.linalg.norm(new, axis=1, keepdims=True), 1e-9)
+    shared = np.asarray([[min(3, len(_words(c) & _words(p))) for p in said] for c in clauses], dtype=np.float32) \
+        if len(said) == len(vectors) else 0.0
+    # Of each piece, its closest clauses that say something (not "g'day", "哈哈", a question).
+    closeness = np.where(np.asarray(said_something)[:, None],
+                         vectors_of @ new.T + SHARED_WORD * shared, -1.0)
+    nearest = (closeness >= closeness.max(axis=0) - MEANING_MARGIN).any(axis=1)
+    kept = [c for c, near in zip(clauses, nearest, strict=True) if not near
+            and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c))) and not _QUESTION_RE.search(c)
+            and not _REQUEST_LEAD_RE.match(c) and not _MOOD_END_RE.search(c) and not _A_NOT_A_RE.search(c)
+            and len(keyword_tokens(c)) >= 2]
+    joined = corrections.join_clauses(kept) if is_chinese(episode.content) else " ".join(kept).strip(" ,，;；")
+    return _remainder_draft(episode, joined) if kept and len(joined) >= 4 else None
 
 
 #: Topics a date is said of: a date moved replaces the date, not the wedding, the trip or the launch.
@@ -1687,11 +1750,12 @@ _EATS_RE = re.compile(r"吃|喝|\b(?:eat|eats|eating|ate|drink|drinks|drinking)\
 
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False,
-               names_only: bool = False) -> MemoryDraft | None:
+               names_only: bool = False, vectors: Sequence[np.ndarray] = (), said: Sequence[str] = ()) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
     clauses about some other topic ("儿子8岁，学小提琴一年了，…" replaced by a message about the drums keeps "儿子8岁").
-    None when nothing would stay, or nothing was replaced (but ``keep_whole``: then the episode as it is). Of a
+    None when nothing would stay, or nothing was replaced (but ``keep_whole``: then the episode as it is; given the
+    correction's ``vectors``: what is furthest from it in meaning). Of a
     correction only of a name (``names_only``: renamed, or a pet or relative gone), a clause of the user's own without
     the old name stays ("我在佛山自己在家做烘焙卖", "平时自己做烘焙" beside "店名改成…" or "可乐上个月走了"; not "小母猫，才八个月大"
     of the cat whose name and sex were corrected)."""
@@ -1761,9 +1825,18 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if keep_whole and not dropped:
         return episode
+    if not dropped and len(vectors):
+        # Replaced by meaning, though nothing in it holds what the correction names or speaks of: what is closest in
+        # meaning to the correction goes, the rest stays.
+        return _cut_by_meaning(episode, vectors, said)
     if not kept or not dropped or (len(joined) < 6 and not _says_where(joined)  # "我在济南" stays
                                    and "health" not in corrections.topics(joined)):  # as does "vegan"
         return None
+    return _remainder_draft(episode, joined)
+
+
+def _remainder_draft(episode: MemoryDraft, joined: str) -> MemoryDraft:
+    """An episode of what stays (``joined``) of a replaced one: same session, turn and time."""
     return MemoryDraft(
         content=joined[:MAX_CHARS], type=MemoryItem.Type.EPISODE, source=MemoryItem.Source.USER_STATED,
         # where it says the user is, as any episode: a later move finds it ("Live in Leeds and commute to Bradford")

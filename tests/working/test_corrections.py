@@ -109,6 +109,7 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("i packed in guitar last month", {"guitar"}),
     ("handed in my notice at brightline today", {"brightlin"}),
     ("omar and i split up in may", {"omar"}),
+    ("ok so me n callum split up in feb (its fine, mutual)", {"callum"}),
     ("had to give up the greenhouse, no time with the new shifts", {"greenhous"}),
     # Not a plan called off: forgetting a thing, the weather cancelling, a meeting said as a time; "not yet" and the
     # A-not-A question ("是不是跑多了") take nothing back.
@@ -161,6 +162,10 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("the dentist had to pull out my tooth", set()),
     ("do I have to cancel my netflix before the trial ends?", set()),
     ("bye Claude!", set()),
+    # not the words around what is given up ("舞是", "想研"), nor a question ("放弃可以吗")
+    ("膝盖吃不消了 舞是不去了", set()),
+    ("想了想研不考了 家里催我考编", set()),
+    ("数量关系我直接放弃可以吗😅", set()),
 ])
 def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     from agentmemory.working.corrections import retracted_terms
@@ -472,3 +477,15 @@ def test_what_a_message_counts(text, counted):
     from agentmemory.working.corrections import counts
 
     assert counts(text) == counted
+
+
+@pytest.mark.parametrize("text, changes", [
+    # no longer doing something, in Chinese
+    ("后来想了想还是不出国了", True), ("舞是不去了", True), ("现在不带团啦 来大理帮朋友管民宿", True), ("棋早就不下了", True),
+    # an ability, a day's plan
+    ("赶不上了", False), ("吃不下了", False), ("今天不去了 太冷", False), ("周末不去了", False),
+])
+def test_a_change_said_as_no_longer_doing_something(text, changes):
+    from agentmemory.working.corrections import signals_change
+
+    assert signals_change(text) is changes

@@ -1443,3 +1443,22 @@ def test_a_value_said_in_place_of_another_rewrites_what_held_it(api_client, talk
     assert not any(word == "finn" for word in dog.lower().replace(",", " ").replace(".", " ").split())
     daughter = remembered(api_client, "sw", "How old is the user's daughter?")
     assert "keisha is 15" in daughter and "keisha is 16" not in daughter
+
+
+def test_a_correction_of_no_known_topic_keeps_what_else_the_old_message_said(api_client, talk):
+    # No word of the vocabulary links the two (dancing, tai chi): the old message is found by meaning, and only
+    # its clauses closest to what changed go; the age and the town stay.
+    talk("nt", "我今年68 在苏州跟儿子一块住 每天晚上下楼跳广场舞 最近膝盖有点疼 要紧不")
+    talk("nt", "膝盖吃不消了 舞是不去了 现在早上跟小区几个老头打太极 买啥样的太极鞋好", agent="planner")
+    shown = remembered(api_client, "nt", "用户多大年纪？住在哪个城市？现在做什么运动？")
+    assert "68" in shown and "苏州" in shown and "太极" in shown
+    assert "广场舞" not in shown
+
+
+def test_a_change_of_the_familys_plans_is_no_new_partner(api_client, talk):
+    talk("pt", "Me and my wife Bev are full-timers out of Amarillo, pulling a 5th wheel with a Ram 2500. "
+               "How many days should we budget for the Alcan?")
+    talk("pt", "Well, change of plans. Bev's havin knee surgery June 12 so the big trip's off this year. "
+               "And our daughter had a baby boy last week", agent="planner")
+    assert current("pt", "partner") and "Bev" in current("pt", "partner")[0]
+    assert "Bev" in remembered(api_client, "pt", "What is the name of the user's wife?")

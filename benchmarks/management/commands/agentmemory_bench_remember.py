@@ -140,6 +140,7 @@ class Command(BenchCommand):
                 if result.get("action") == "rejected":
                     self.rejected[result.get("reason", "").split(" (")[0]] += 1
         stored = list(MemoryItem.objects.for_user(user).exclude(status__in=["deleted", "superseded"]))
+        superseded = list(MemoryItem.objects.for_user(user).filter(status="superseded").values_list("content", flat=True))
         if conv["kind"] == "small_talk":
             row["small_talk_stored"] += bool(stored)
             if stored:
@@ -166,6 +167,9 @@ class Command(BenchCommand):
             if (answerable and not hit) or stale:
                 misses.append({"id": conv["id"], "question": probe["question"], "answer": probe["answer"],
                                "stale_shown": stale, "stored_answer": kept,
+                               # Kept once, then taken for a correction's: the supersession went too far.
+                               "superseded_answer": not kept and any(a.lower() in c.lower() for c in superseded
+                                                                     for a in probe["answer"]),
                                "memories": [m.content for m in stored][:12], "context": text[:600]})
         if not self.keep:
             forget_user(user, reason="benchmark cleanup")
