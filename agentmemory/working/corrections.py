@@ -230,9 +230,10 @@ TOPICS: dict[str, re.Pattern] = {
                        r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december) \d{4}\b|"
                        r"\b(?:in|to|until|till|for) (?:early |mid-?|late )?(?:january|february|march|april|june|july|august|september|"
                        r"october|november|december)\b|"
-                       # a Chinese plan moved to a month or a holiday ("婚期推到明年五一了", "改到下个月")
-                       r"(?:推到|推迟到|延到|延期到|改到|挪到|提前到|定在|改在)\s*(?:明年|今年|后年)?(?:\d{1,2}\s*月|[一二三四五六七八九十]{1,3}月|"
-                       r"五一|十一|国庆|春节|元旦|中秋|端午|年底|年初|[上下]半年|下个?月)", _I),
+                       # a Chinese plan moved to a holiday or a time of the year ("婚期推到明年五一了", "改到下个月"); a day of
+                       # a month is the first alternative's ("定在10月2号" is "10月2号")
+                       r"(?:推到|推迟到|延到|延期到|改到|挪到|提前到)\s*(?:明年|今年|后年)?(?:五一|十一|国庆|春节|元旦|中秋|端午|年底|年初|"
+                       r"[上下]半年|下个?月)", _I),
     # How old someone is ("已经6岁了", "turns 7", "12 years old"): a child's or a pet's age said again replaces the old.
     "age": re.compile(r"\d{1,3}\s*(?:周岁|岁)|[一二两三四五六七八九十]{1,3}(?:周岁|岁)|\b\d{1,3}\s*(?:years?|yrs?|months?|weeks?)[ -]old\b|"
                       r"\bturn(?:s|ed|ing)? \d{1,3}\b|"

@@ -1593,9 +1593,7 @@ def _cut_by_meaning(episode: MemoryDraft, vectors: Sequence[np.ndarray], said: S
     SHARED_WORD each (the bundled embedder finds short clauses of one message all alike)."""
     clauses = [c.strip() for c in _REMAINDER_SPLIT.split(episode.content) if c and c.strip()]
     said_something = [len(keyword_tokens(c)) >= 2 and not _QUESTION_RE.search(c) for c in clauses]
-    if sum(said_something) < MEANING_MIN_CLAUSES or not len(vectors):
-        # Of two things said, which one the correction replaces is a guess the bundled embedder gets wrong too often
-        # ("training for the two oceans ultra in april. doing about 60km a week." by "out of running … Two Oceans is off").
+    if sum(said_something) < 2 or not len(vectors):
         return None
     vectors_of = np.asarray(disclosure.bundled_vectors(clauses), dtype=np.float32)
     vectors_of /= np.maximum(np.linalg.norm(vectors_of, axis=1, keepdims=True), 1e-9)
@@ -1607,6 +1605,13 @@ def _cut_by_meaning(episode: MemoryDraft, vectors: Sequence[np.ndarray], said: S
     closeness = np.where(np.asarray(said_something)[:, None],
                          vectors_of @ new.T + SHARED_WORD * shared, -1.0)
     nearest = (closeness >= closeness.max(axis=0) - MEANING_MARGIN).any(axis=1)
+    if sum(said_something) < MEANING_MIN_CLAUSES and not (
+            np.any(shared) and list(np.asarray(shared).max(axis=1) > 0) == list(nearest)):
+        # Of two things said, which one the correction replaces is a guess the bundled embedder gets wrong too often
+        # ("training for the two oceans ultra in april. doing about 60km a week." by "out of running … Two Oceans is
+        # off"), unless the words say it: only the closest shares a word with it ("we run an 8 barrel system" of "im
+        # head brewer at a small brewery in asheville, we run an 8 barrel system" by "it's actually a 15 barrel system").
+        return None
     kept = [c for c, near in zip(clauses, nearest, strict=True) if not near
             and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c))) and not _QUESTION_RE.search(c)
             and not _REQUEST_LEAD_RE.match(c) and not _MOOD_END_RE.search(c) and not _A_NOT_A_RE.search(c)

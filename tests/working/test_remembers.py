@@ -1462,3 +1462,14 @@ def test_a_change_of_the_familys_plans_is_no_new_partner(api_client, talk):
                "And our daughter had a baby boy last week", agent="planner")
     assert current("pt", "partner") and "Bev" in current("pt", "partner")[0]
     assert "Bev" in remembered(api_client, "pt", "What is the name of the user's wife?")
+
+
+def test_of_two_things_said_the_one_a_correction_shares_words_with_goes(api_client, talk):
+    talk("tw", "hey, im head brewer at a small brewery in asheville, we run an 8 barrel system. can you help me scale "
+               "a hazy IPA recipe from a 5 gallon homebrew batch?")
+    talk("tw", "ok so correction from last time, it's actually a 15 barrel system, i was thinkin of our old one. "
+               "redo the scale?",
+         agent="planner")
+    shown = remembered(api_client, "tw", "Where does the user work and how big is their brewing system?")
+    assert "head brewer at a small brewery in asheville" in shown and "15 barrel" in shown
+    assert "8 barrel" not in shown

@@ -245,3 +245,14 @@ def test_a_childs_name_said_with_jiao():
     """"女儿叫朵朵 满七岁了" names the user's child; someone else's child does not."""
     assert [(d.key.split(":")[0], d.value) for d in _extract("女儿叫朵朵 满七岁了 想给她报个游泳班")] == [("child", "女儿叫朵朵")]
     assert _extract("我表姐的女儿叫朵朵", "她女儿叫朵朵") == []
+
+
+def test_what_goes_on_after_a_partner_named_is_theirs_and_a_weekday_is_no_employer():
+    """"我女朋友叫小蕾 在医院做行政" gives who the partner is, not the user's job; "I switched to thursdays at the hospice"
+    works nowhere new."""
+    found = [(d.key.split(":")[0], d.value) for d in _extract("我女朋友叫小蕾 在医院做行政 她倒无所谓")]
+    assert found == [("partner", "女朋友叫小蕾")], found
+    found = {(d.key.split(":")[0], d.value) for d in _extract("我女朋友叫小蕾，我在医院做行政")}
+    assert ("employer", "医院") in found and ("job_title", "行政") in found, found
+    assert not [d for d in _extract("i switched to thursdays at the hospice, tuesdays clashed with work meetings")
+                if d.key == "employer"]
