@@ -1579,6 +1579,7 @@ def _words(text: str) -> set[str]:
 
 
 def _draft_of(episode: MemoryItem) -> MemoryDraft:
+    """A stored episode as a draft of the same session, turn and time (what a remainder is cut from)."""
     return MemoryDraft(content=episode.content, type=episode.type, source=episode.source,
                        confidence=float(episode.confidence), agent_id=episode.agent_id, session_id=episode.session_id,
                        turn_id=episode.turn_id, excerpt=episode.excerpt,
@@ -1760,10 +1761,10 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
     clauses about some other topic ("儿子8岁，学小提琴一年了，…" replaced by a message about the drums keeps "儿子8岁").
     None when nothing would stay, or nothing was replaced (but ``keep_whole``: then the episode as it is; given the
-    correction's ``vectors``: what is furthest from it in meaning). Of a
-    correction only of a name (``names_only``: renamed, or a pet or relative gone), a clause of the user's own without
-    the old name stays ("我在佛山自己在家做烘焙卖", "平时自己做烘焙" beside "店名改成…" or "可乐上个月走了"; not "小母猫，才八个月大"
-    of the cat whose name and sex were corrected)."""
+    correction's ``vectors``: what is not closest to it, _cut_by_meaning). Of a correction only of a name
+    (``names_only``: renamed, or a pet or relative gone), a clause of the user's own without the old name stays
+    ("我在佛山自己在家做烘焙卖", "平时自己做烘焙" beside "店名改成…" or "可乐上个月走了"; not "小母猫，才八个月大" of the cat whose
+    name and sex were corrected)."""
     text = episode.content
     replaced = set(about)
     kept, dropped = [], False
