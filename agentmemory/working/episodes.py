@@ -1567,8 +1567,8 @@ _FUNCTION_HAN = frozenset("我你他她它们的了是在有不也都就还要�
                           "现已经再又才刚把被给让说看做得着过从对为")
 
 
-#: A question asked as "A not A" at the end ("够不够", "要不要紧"), with no mark.
-_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])不\1[\u4e00-\u9fff]?\s*$")
+#: A question asked as "A not A" at the end ("够不够", "要不要紧"), or a short one ending in 不 ("要紧不", "行不"), with no mark.
+_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])不\1[\u4e00-\u9fff]?\s*$|^\s*[\u4e00-\u9fff]{1,3}不\s*$")
 
 
 def _words(text: str) -> set[str]:
