@@ -106,7 +106,8 @@ _RETRACTIONS = (
     re.compile(r"\b(?:used to (?:live|work) (?:in|at|for)|back when I (?:lived in|worked at|was at|had)) (?:my |a |an |the )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\b(?P<o>[\w'-]+) and I (?:broke up|split up|split|separated|divorced)\b", _I),
-    re.compile(r"\b(?:me|i) (?:and|n|&) (?P<o>[\w'-]+) (?:broke up|split up|split|separated|divorced)\b", _I),
+    re.compile(r"\b(?:me|i) (?:n|&) (?P<o>[\w'-]+) (?:broke up|split up|separated|divorced|split(?=\s*(?:[,.;!]|$|last\b|in\b)))\b",
+               _I),
     # A plan that did not happen: "the ev6 lease fell thru", "the flat on Leith Walk fell through", "半马计划泡汤了".
     re.compile(r"\b(?:the |my |our )(?P<o>[\w&'-]+(?: (?!(?:lease|deal|booking|offer|purchase|order|reservation|sale|plans?)\b)[\w&'-]+)?)"
                r"(?: (?:job |house |flat )?(?:lease|deal|booking|offer|purchase|order|reservation|sale|plans?))?"
@@ -177,8 +178,9 @@ _RETRACTIONS = (
 )
 #: No longer doing something ("舞是不去了", "研不考了", "还是不出国了", "现在不带团啦", "淘宝基本不开了"); not an ability
 #: ("赶不上了", "吃不下了") nor a day's plan ("今天不去了").
-_NO_LONGER_ZH = (r"(?<![赶跟吃睡看听找买搞受])(?<!今天)(?<!明天)(?<!今晚)(?<!周末)不(?:再)?(?:去|跑|做|干|带|考|学|练|玩|开|养|住|出|读|上|"
-                 r"打|跳|下|搞|卖|骑|吃|喝)[\u4e00-\u9fff]{0,3}[了啦喽]")
+_NO_LONGER_ZH = (r"(?<![赶跟吃睡看听找买搞受打关进停想说持等用])(?<!今天)(?<!明天)(?<!今晚)(?<!周末)(?<!今天就)(?<!晚上)不(?:再)?"
+                 r"(?!打扰|开心|下去|下来|出来|起来|开玩笑|干净|出话|上来)(?:去|跑|做|干|带|考|学|练|玩|开|养|住|出|读|上|打|跳|下|搞|卖|"
+                 r"骑|吃|喝)[\u4e00-\u9fff]{0,3}[了啦喽]")
 _RETRACTING_CLAUSE = re.compile(
     # "我这边也不当店长了"; "上次说的艺考" (the old value named, before what became of it)
     rf"{_NO_LONGER_ZH}|"
@@ -232,7 +234,7 @@ TOPICS: dict[str, re.Pattern] = {
                        r"october|november|december)\b|"
                        # a Chinese plan moved to a holiday or a time of the year ("婚期推到明年五一了", "改到下个月"); a day of
                        # a month is the first alternative's ("定在10月2号" is "10月2号")
-                       r"(?:推到|推迟到|延到|延期到|改到|挪到|提前到)\s*(?:明年|今年|后年)?(?:五一|十一|国庆|春节|元旦|中秋|端午|年底|年初|"
+                       r"(?:推到|推迟到|延到|延期到|改到|挪到|提前到)\s*(?:明年|今年|后年)?(?:五一(?!路)|十一(?![点时号日月\d])|国庆|春节|元旦|中秋|端午|年底|年初|"
                        r"[上下]半年|下个?月)", _I),
     # How old someone is ("已经6岁了", "turns 7", "12 years old"): a child's or a pet's age said again replaces the old.
     "age": re.compile(r"\d{1,3}\s*(?:周岁|岁)|[一二两三四五六七八九十]{1,3}(?:周岁|岁)|\b\d{1,3}\s*(?:years?|yrs?|months?|weeks?)[ -]old\b|"
@@ -313,7 +315,7 @@ _EATS_ANIMAL_RE = re.compile(
 _PLANT_DIETS = ("全素", "纯素", "吃素", "素食", "vegan", "vegetarian")
 
 
-_AROUND_VALUE_RE = re.compile(r"^(?:想了想|想想|后来|其实|现在)|(?:可以|行|好)?[吗呢吧]$|[是也都就还倒可]+$")
+_AROUND_VALUE_RE = re.compile(r"^(?:想了想|想想|后来|其实|现在)|(?:可以|行|好)[吗呢吧]$|[是也就还倒]+$")
 
 
 def retracted_terms(text: str) -> set[str]:
@@ -333,9 +335,11 @@ def retracted_terms(text: str) -> set[str]:
                     if sum(c.isdigit() for c in said) >= 3:
                         terms.add(said.strip().rstrip(",."))
                     continue
-                if not said.isascii():
+                if not said.isascii() and len(bare := _AROUND_VALUE_RE.sub("", said)) >= 2:
                     # not the words around the value ("想了想研不考了" retracts 研, "舞是不去了" 舞)
-                    said = _AROUND_VALUE_RE.sub("", said)
+                    said = bare
+                elif not said.isascii() and bare != said:
+                    continue
                 tokens = keyword_tokens(said)[:2]
                 if not said.isascii() and 2 <= len(said) <= 4 and all(len(t) < 2 for t in tokens):
                     tokens = [said]  # a name the segmenter cuts into characters ("钉钉")
@@ -562,9 +566,9 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
 
 #: Words of who the user's partner is: a correction of the family that says none of them ("change of plans. Bev's havin
 #: knee surgery so the big trip's off") replaces no partner fact ("we got married on saturday!" does: fiancé no more).
-PARTNER_SAID_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|媳妇|对象|男朋友|女朋友|未婚[夫妻]|结婚|订婚|领证|分手|离婚|\b(?:husband|wife|hubby|"
-                             r"partner|boyfriend|girlfriend|fianc[eé]e?|married|engaged|divorced?|split up|broke up|"
-                             r"separated)\b", _I)
+PARTNER_SAID_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|媳妇|对象|男朋友|女朋友|男友|女友|老伴|另一半|前任|未婚[夫妻]|结婚|订婚|领证|分手|离婚|"
+                             r"\b(?:husband|wife|wifey|hubby|partner|spouse|missus|boyfriend|girlfriend|bf|gf|ex|"
+                             r"fianc[eé]e?|married|engaged|divorced?|split up|broke up|separated)\b", _I)
 
 
 #: A name the user's words give to a pet, a child or partner, or a project: later, the name alone says what a

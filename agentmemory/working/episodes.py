@@ -416,7 +416,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                                          if corrections.with_swapped(content, named_swaps) != content)]))
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone), swaps=swaps,
                           vectors=changing or [vector],
-                          said=[texts[i] for i in changing_at] or [turn.content])
+                          pieces=[texts[i] for i in changing_at] or [turn.content])
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
                   if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated, names_only=bool(gone))))]
@@ -1520,7 +1520,7 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
                 restated: Sequence[re.Pattern] = (),
                 prior: dict[int, MemoryDraft | None] | None = None, *,
                 names_only: bool = False, swaps: dict[str, str] | None = None,
-                vectors: Sequence[np.ndarray] = (), said: Sequence[str] = ()) -> list[tuple[int, MemoryDraft | None]]:
+                vectors: Sequence[np.ndarray] = (), pieces: Sequence[str] = ()) -> list[tuple[int, MemoryDraft | None]]:
     """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
     one fact does not take the others with it (see _remainder). An episode an earlier correction of the same run
     replaced (``prior``: what it left of it, None for nothing) is cut from what that one left, not from its whole
@@ -1532,8 +1532,11 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
     if not (old or about or restated or swaps):
         # Nothing to cut by (a correction of no known topic naming no value: "现在早上跟小区几个老头打太极"): what
         # replaced it is cut by meaning, the rest stays ("我今年68 在苏州跟儿子一块住" of "…每天晚上下楼跳广场舞…").
-        return [(episode.pk, _cut_by_meaning(_draft_of(episode), vectors, said)) for episode in MemoryItem.objects
-                .for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)]
+        # (from what an earlier correction of the run left of it, if one did)
+        prior = prior or {}
+        return [(episode.pk, None if episode.pk in prior and prior[episode.pk] is None
+                 else _cut_by_meaning(prior.get(episode.pk) or _draft_of(episode), vectors, pieces))
+                for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)]
     prior = prior or {}
     out: list[tuple[int, MemoryDraft | None]] = []
     for episode in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE):
@@ -1552,7 +1555,7 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
             out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True, names_only=names_only)))
             continue
         out.append((episode.pk, _remainder(_draft_of(episode), old, about, restated, names_only=names_only,
-                                           vectors=vectors, said=said)))
+                                           vectors=vectors, pieces=pieces)))
     return out
 
 
@@ -1568,7 +1571,7 @@ _FUNCTION_HAN = frozenset("我你他她它们的了是在有不也都就还要�
 
 
 #: A question asked as "A not A" at the end ("够不够", "要不要紧"), or a short one ending in 不 ("要紧不", "行不"), with no mark.
-_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])不\1[\u4e00-\u9fff]?\s*$|^\s*[\u4e00-\u9fff]{1,3}不\s*$")
+_A_NOT_A_RE = re.compile(r"(?<![一时])([\u4e00-\u9fff])不\1[\u4e00-\u9fff]?\s*$|^\s*[\u4e00-\u9fff]{1,3}不\s*$")
 
 
 def _words(text: str) -> set[str]:
@@ -1586,9 +1589,9 @@ def _draft_of(episode: MemoryItem) -> MemoryDraft:
                        valid_from=episode.valid_from or episode.created_at, tags=episode.tags or {})
 
 
-def _cut_by_meaning(episode: MemoryDraft, vectors: Sequence[np.ndarray], said: Sequence[str]) -> MemoryDraft | None:
+def _cut_by_meaning(episode: MemoryDraft, vectors: Sequence[np.ndarray], pieces: Sequence[str]) -> MemoryDraft | None:
     """What a replaced episode said besides what is closest to the correction: its clauses less like each of
-    ``vectors`` (the correction's pieces that say a change, else the whole; their texts ``said``) than the clause
+    ``vectors`` (the correction's pieces that say a change, else the whole; their texts ``pieces``) than the clause
     closest to it by MEANING_MARGIN, without questions, requests and moods; None when nothing would stay. Close is
     in meaning and in words: a word the piece shares with a clause ("舞是不去了" with "每天晚上下楼跳广场舞") counts
     SHARED_WORD each (the bundled embedder finds short clauses of one message all alike)."""
@@ -1600,14 +1603,14 @@ def _cut_by_meaning(episode: MemoryDraft, vectors: Sequence[np.ndarray], said: S
     vectors_of /= np.maximum(np.linalg.norm(vectors_of, axis=1, keepdims=True), 1e-9)
     new = np.asarray(vectors, dtype=np.float32)
     new /= np.maximum(np.linalg.norm(new, axis=1, keepdims=True), 1e-9)
-    shared = np.asarray([[min(3, len(_words(c) & _words(p))) for p in said] for c in clauses], dtype=np.float32) \
-        if len(said) == len(vectors) else 0.0
+    shared = np.asarray([[min(3, len(_words(c) & _words(p))) for p in pieces] for c in clauses], dtype=np.float32) \
+        if len(pieces) == len(vectors) else np.zeros((len(clauses), len(vectors)), dtype=np.float32)
     # Of each piece, its closest clauses that say something (not "g'day", "哈哈", a question).
     closeness = np.where(np.asarray(said_something)[:, None],
                          vectors_of @ new.T + SHARED_WORD * shared, -1.0)
     nearest = (closeness >= closeness.max(axis=0) - MEANING_MARGIN).any(axis=1)
     if sum(said_something) < MEANING_MIN_CLAUSES and not (
-            np.any(shared) and list(np.asarray(shared).max(axis=1) > 0) == list(nearest)):
+            shared.any() and list(shared.max(axis=1) > 0) == list(nearest)):
         # Of two things said, which one the correction replaces is a guess the bundled embedder gets wrong too often
         # ("training for the two oceans ultra in april. doing about 60km a week." by "out of running … Two Oceans is
         # off"), unless the words say it: only the closest shares a word with it ("we run an 8 barrel system" of "im
@@ -1616,7 +1619,7 @@ def _cut_by_meaning(episode: MemoryDraft, vectors: Sequence[np.ndarray], said: S
     kept = [c for c, near in zip(clauses, nearest, strict=True) if not near
             and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c))) and not _QUESTION_RE.search(c)
             and not _REQUEST_LEAD_RE.match(c) and not _MOOD_END_RE.search(c) and not _A_NOT_A_RE.search(c)
-            and len(keyword_tokens(c)) >= 2]
+            and (len(keyword_tokens(c)) >= 2 or _says_where(c) or _USERS_OWN_RE.search(c))]  # "我是老师", "在杭州"
     joined = corrections.join_clauses(kept) if is_chinese(episode.content) else " ".join(kept).strip(" ,，;；")
     return _remainder_draft(episode, joined) if kept and len(joined) >= 4 else None
 
@@ -1756,7 +1759,7 @@ _EATS_RE = re.compile(r"吃|喝|\b(?:eat|eats|eating|ate|drink|drinks|drinking)\
 
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False,
-               names_only: bool = False, vectors: Sequence[np.ndarray] = (), said: Sequence[str] = ()) -> MemoryDraft | None:
+               names_only: bool = False, vectors: Sequence[np.ndarray] = (), pieces: Sequence[str] = ()) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
     clauses about some other topic ("儿子8岁，学小提琴一年了，…" replaced by a message about the drums keeps "儿子8岁").
@@ -1834,7 +1837,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     if not dropped and len(vectors):
         # Replaced by meaning, though nothing in it holds what the correction names or speaks of: what is closest in
         # meaning to the correction goes, the rest stays.
-        return _cut_by_meaning(episode, vectors, said)
+        return _cut_by_meaning(episode, vectors, pieces)
     if not kept or not dropped or (len(joined) < 6 and not _says_where(joined)  # "我在济南" stays
                                    and "health" not in corrections.topics(joined)):  # as does "vegan"
         return None

@@ -166,6 +166,8 @@ def test_without_old_mentions_takes_out_the_clauses_that_still_say_the_old_value
     ("膝盖吃不消了 舞是不去了", set()),
     ("想了想研不考了 家里催我考编", set()),
     ("数量关系我直接放弃可以吗😅", set()),
+    # a value whose last character is one of those words stays whole; a bill split is no split-up
+    ("成都不去了", {"成都"}), ("可可不养了", {"可可"}), ("me n jake split the bill", set()),
 ])
 def test_what_a_message_takes_back_and_what_it_does_not(text, retracted):
     from agentmemory.working.corrections import retracted_terms
@@ -484,6 +486,8 @@ def test_what_a_message_counts(text, counted):
     ("后来想了想还是不出国了", True), ("舞是不去了", True), ("现在不带团啦 来大理帮朋友管民宿", True), ("棋早就不下了", True),
     # an ability, a day's plan
     ("赶不上了", False), ("吃不下了", False), ("今天不去了 太冷", False), ("周末不去了", False),
+    # a courtesy, a mood, giving up for now, something broken
+    ("好的谢谢，那我不打扰你了", False), ("最近我不开心了", False), ("减肥坚持不下去了", False), ("公司的vpn打不开了怎么办", False),
 ])
 def test_a_change_said_as_no_longer_doing_something(text, changes):
     from agentmemory.working.corrections import signals_change

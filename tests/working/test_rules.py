@@ -256,3 +256,4 @@ def test_what_goes_on_after_a_partner_named_is_theirs_and_a_weekday_is_no_employ
     assert ("employer", "医院") in found and ("job_title", "行政") in found, found
     assert not [d for d in _extract("i switched to thursdays at the hospice, tuesdays clashed with work meetings")
                 if d.key == "employer"]
+    assert [d.value for d in _extract("I work at Next as a sales assistant") if d.key == "employer"] == ["Next"]

@@ -61,7 +61,9 @@ _HUMAN_LANGUAGE_RE = re.compile(r"(?:english|korean|japanese|chinese|mandarin|ca
 _CALENDAR_RE = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|"
                           r"august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|"
                           r"sunday|next|tomorrow|today|tonight)\b", re.IGNORECASE)
-_WEEKDAYS_RE = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|weekends?\b", re.IGNORECASE)
+#: A value that is only days of the week ("thursdays", "weekends only", "tuesdays and thursdays").
+_WEEKDAYS_RE = re.compile(r"(?:(?:on |at )?(?:the )?(?:weekends?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?)(?: only)?"
+                          r"(?:,? (?:and|or|&|not) |, )?)+", re.IGNORECASE)
 _MAKES_RE = re.compile(rf"(?:{PHONE_MAKES}|{CAR_MAKES_ZH}|(?:{CAR_MAKES_EN})\b)", re.IGNORECASE)
 #: A chosen thing said only as a pronoun ("I chose them 'cause ...") names nothing a memory could keep.
 _ZH_PRONOUN_VALUE_RE = re.compile(r"^(?:它|他|她)")
@@ -94,7 +96,7 @@ _BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?P<verb>work|l
 
 
 _OTHER_START_RE = re.compile(
-    r"^\W*(?:(?:嗯|哦|对了|另外|还有|不过|但是|所以)\W*)*(?:我的?|我们的?|咱们?的?)?(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|男朋友|女朋友|对象|未婚夫|未婚妻|媳妇|爱人|孩子|儿子|"
+    r"^\W*(?:(?:嗯|哦|对了|另外|还有|不过|但是|所以)\W*)*(?:我的?|我们的?|咱们?的?)?(?:同事|朋友|老板|领导|老婆|老公|妻子|丈夫|男朋友|女朋友|未婚夫|未婚妻|媳妇|爱人|孩子|儿子|"
     rf"女儿|姐姐|妹妹|哥哥|弟弟|爸爸|妈妈|父母|家人|别人|大家|他们|她们|他|她|它|客户|{ZH_CALLED_BY_SURNAME})"
     r"|^\W*(?:my|our) (?:sister|brother|friend|boss|wife|husband|partner|mom|mother|dad|father|kids?|son|daughter|colleague|"
     r"coworker|manager|team ?mate)s?\b|^\W*(?:he|she|people|someone|everyone)\b", re.IGNORECASE)
@@ -267,8 +269,8 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False  # "I'm in PST" names a time zone, not a home
     if slot_key == "employer" and value.startswith(("家", "家里", "我们家", "我家", "全家")):
         return False  # "现在在家备考研究生": at home, not a company
-    if slot_key == "employer" and (_CALENDAR_RE.match(value) or _WEEKDAYS_RE.match(value)):
-        return False  # "I'm now working at weekends only, not Thursdays": a day, not a company
+    if slot_key == "employer" and _WEEKDAYS_RE.fullmatch(value.strip()):
+        return False  # "i switched to thursdays at the hospice": a day, not a company ("I work at Fridays" is one)
     if slot_key == "tech_stack" and (_HUMAN_LANGUAGE_RE.match(value.strip()) or _MAKES_RE.match(value.strip())
                                      or _CALENDAR_RE.match(value.strip())):
         return False  # "换到苹果", "switched to Korean", "moved the whole thing to September": not a technology
