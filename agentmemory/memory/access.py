@@ -46,16 +46,25 @@ def write_access(pending: dict[tuple[str, int], tuple[int, dt.datetime]]) -> Non
     with transaction.atomic(), connection.cursor() as cursor:
         if not outer:
             cursor.execute("SET LOCAL synchronous_commit = off")
-        # GREATEST: a batch written late must not move a newer access back in time.
+        # The rows are locked in id order first, as forget_user locks them: two writers taking one user's rows in
+        # different orders would deadlock. GREATEST: a batch written late must not move a newer access back in time.
         cursor.execute(
             f"""
+            WITH u AS (
+                SELECT m.id, u.times, u.at
+                FROM {table} AS m
+                JOIN unnest(%s::bigint[], %s::text[], %s::int[], %s::timestamptz[]) AS u(id, user_id, times, at)
+                  ON m.id = u.id AND m.user_id = u.user_id
+                ORDER BY m.id
+                FOR UPDATE OF m
+            )
             UPDATE {table} AS m
             SET access_count = m.access_count + u.times,
                 last_accessed_at = GREATEST(coalesce(m.last_accessed_at, u.at), u.at),
                 status = CASE WHEN m.status = %s THEN %s ELSE m.status END
-            FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::timestamptz[]) AS u(id, user_id, times, at)
-            WHERE m.id = u.id AND m.user_id = u.user_id""",
-            [MemoryItem.Status.COLD, MemoryItem.Status.ACTIVE, *args],
+            FROM u
+            WHERE m.id = u.id""",
+            [*args, MemoryItem.Status.COLD, MemoryItem.Status.ACTIVE],
         )
 
 

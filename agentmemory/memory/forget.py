@@ -139,6 +139,10 @@ def forget_user(user_id: str, *, reason: str = "") -> DeletionReceipt:
     counts: Counter[str] = Counter()
     with transaction.atomic():
         lock_user(user_id)
+        # The memory rows first, in id order, as the access writer (memory/access.py) takes them: the cascades of the
+        # deletes below would otherwise lock them in another order, and the two could deadlock.
+        list(MemoryItem._base_manager.filter(user_id=user_id).order_by("pk").select_for_update()
+             .values_list("pk", flat=True))
         admin_log = delete_admin_log_entries(_user_objects(user_id))
         if admin_log:
             counts["admin_log_entries"] = admin_log

@@ -276,6 +276,10 @@ TOPICS: dict[str, re.Pattern] = {
     "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|[$¥￥€£]\s?\d|[\d一二两三四五六七八九十百千万]\s?(?:块钱|块|元)(?![\u4e00-\u9fff]{0,2}[岁年天次])|"
                         r"\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage|\d+\s?(?:dollars|bucks|usd|rmb|"
                         r"euros?|pounds))\b", _I),
+    # the body's measures: a weight, a height, a target ("体重现在都49了 …目标改成增到53", "goal weight is 70kg"), not a weight
+    # lost in passing ("一周下来掉了1.5公斤")
+    "body": re.compile(r"体重|身高|体脂|(?:减|瘦|增|胖)到\s*[\d一二两三四五六七八九十]|增重|"
+                       r"\b(?:weigh(?:s|t|ing)?|bmi|body fat|goal weight|target weight)\b", _I),
     "venture": re.compile(r"项目|店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
                           r"etsy|rebrand\w*|renamed|newsletter|substack)\b", _I),
 }
@@ -393,7 +397,8 @@ _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|�
 #: The old value said beside the new one, taken out of the new episode: "Brisket, not Biscuit", "四年级不是三年级",
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
-    (re.compile(rf",?\s*\bnot (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?:\d[\d,.]*\d|[\w&'-]+)(?= *(?:[—–(-]|[,.;!?{CHAT_END}]|$))", _I), ""),
+    (re.compile(rf",?\s*\bnot (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?:\d[\d,.]*\d|[\w&'-]+)(?= *(?:(?:hor|lah|leh|lor|la|lol|haha|tho|though|btw|ya|yeah|ok|okay)\b *)?"
+                rf"(?:[—–(-]|[,.;!?{CHAT_END}]|$))", _I), ""),
     (re.compile(rf"[，,]?(?<!是)不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
     (re.compile(r"\b(switched|moved|changed|went|swapped|shifted|relocated)( (?:the |my |our )?[\w'-]+(?: [\w'-]+)?)? from "
                 r"(?:the |my |our )?[\w&'-]+(?: [\w&'-]+)? to\b", _I),
@@ -429,7 +434,7 @@ def _without_old_values(text: str) -> str:
 
 def topics(text: str) -> set[str]:
     """The coarse topics ``text`` speaks of (work, home, study, pet, health, family, device, music, name,
-    schedule, language, habit, deadline, money, venture, travel, a date on the calendar)."""
+    schedule, language, habit, deadline, money, venture, body, travel, a date on the calendar)."""
     return {name for name, pattern in TOPICS.items() if pattern.search(text or "")}
 
 

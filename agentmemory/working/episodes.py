@@ -130,6 +130,9 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
                          rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)", re.IGNORECASE)
+#: What the user works at now, said with "现在" ("现在在工地开塔吊", "现在在一家民宿当管家").
+_NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
+                           rf"(?:当|做)(?:{ZH_TITLES}))")
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
@@ -144,7 +147,11 @@ _WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在(?!家|学|练|看|�
                            r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
                            # "i'm a welder at a fab shop in mckees rocks": a title and where
                            rf"\b(?i:i'm|im|i am) (?i:an?|the) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) |"
-                           rf"\b(?i:rides?|shifts?|job|jobs|work|working|worked|career|gigs?) (?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b")  # "more surge rides as an uber driver"
+                           rf"\b(?i:rides?|shifts?|job|jobs|work|working|worked|career|gigs?) (?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b|"  # "more surge rides as an uber driver"
+                           # gig or shift work: "i do grabfood on my bike", "I'm doing warehouse night shift at the moment"
+                           r"\b(?i:i|i'm|im|i am) (?:\w+ )?(?i:doing|do|drive for|deliver for|ride for) (?:[\w-]+ ){0,2}?"
+                           r"(?i:uber|lyft|doordash|grubhub|deliveroo|instacart|menulog|grab\w*|foodpanda|gojek|night shifts?|"
+                           r"day shifts?|deliveries)\b")
 #: A new job only wished for, weighed or nearly taken ("我在准备考调", "what if I accepted a position at Amazon?", "I nearly
 #: accepted a job at Meta").
 _JOB_WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该)[^，。！？\s]{0,6}(?:考调|转岗|跳槽|入职|去|换工作)|"
@@ -168,7 +175,9 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"retired(?! (?:my|the|a|an|his|her|our|their|it|them)\b)|(?:i'm|im|i am) (?:now |officially |finally )?retired|"
                           r"retired (?:as of|last|this (?:week|month|year)|"
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
-                          r"我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
+                          r"(?:我|^|(?<=[\s，,。！!]))(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|"
+                          # "班不上了 辞了", "工作不干了" (not "今天不上班了")
+                          r"(?<![今明后]天)(?<!周末)(?:^|(?<=[\s，,。！!]))(?:班不上了|(?:工作|这份工)不干了)|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
                           r"(?:\bsince |\bafter |^|\bi(?:'ve| have)? )resign(?:ed|ing) from (?:the|my)|"
                           # a workplace left: "quit the kitchen finally", "left the warehouse in may"
@@ -307,7 +316,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         of_topic = not judged and (any(float(correction[i]) >= model.correction_threshold for i in valued_at)
                                    or new_value_said)
         # A new job begun ("新单位上班第一周…", "first week at the hospital pharmacy done"): the old job's words go.
-        new_job = bool(_NEW_JOB_RE.search(turn.content)) and turn.turn_id not in others \
+        # Or a job said as what the user does now, in a message judged a correction ("塔吊证拿下了 现在在工地开塔吊").
+        new_job = bool(_NEW_JOB_RE.search(turn.content) or (judged and _NOW_WORKS_RE.search(turn.content))) \
+            and turn.turn_id not in others \
             and not _HYPOTHETICAL_RE.search(turn.content) and not _JOB_WISHED_RE.search(turn.content)
         left_job = bool(_LEFT_JOB_RE.search(turn.content)) and turn.turn_id not in others and not new_job \
             and not _WISH_OR_THEIRS_RE.search(turn.content) and not _HYPOTHETICAL_RE.search(turn.content)
@@ -377,7 +388,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, [])) | lived_in
         # A new name replaces only the name: "领养了一只小橘猫…先叫它咪咪吧" renamed keeps the kitten, without "咪咪".
         renamed = bool(gone) and corrections.renames(turn.content)
-        kept_of = () if renamed else _gone_topics(turn.content, gone, known) if gone else about
+        kept_of = () if renamed else _gone_topics(turn.content, gone, known) if gone else \
+            sorted({*about, *_fact_topics(user_id, replaced)})
         # A value said anew ("啊打错了 是12岁 还在六年级"): what stays of the replaced statements does not say its old one.
         restated = [kind for kind in _VALUE_KINDS if kind.search(turn.content)] if corrects else []
         counted = corrections.counts(turn.content) if turn.turn_id not in others and not _asks_only(turn.content) else {}
@@ -659,20 +671,26 @@ def _with_rest(remainders: list[MemoryDraft], rest: list[MemoryDraft], cut: list
     return [r for r in remainders if not any(r is e for e in earlier)] + rest
 
 
+#: How many of the user's messages before a session are read for the people of theirs they speak of (whom "she" means).
+LAST_SAID = 3
 #: How many of the user's newest memories are read for the names they give.
 KNOWN_NAMES_FROM = 300
 
 
 def _introduced_earlier(user_id: str, messages: Sequence[TurnText]) -> str:
     """The phrases of the user's latest turns before ``messages`` (of any session and agent, while their turns are
-    held: SESSION_RETENTION_DAYS) that name someone ("my brother tomás", "our cat Pimento"), as a text to read the
-    session after. One query of at most INTRODUCTIONS_FROM rows, by the turns' user index."""
+    held: SESSION_RETENTION_DAYS) that name someone ("my brother tomás", "our cat Pimento"), then the people of the user's
+    the last LAST_SAID of those turns speak of ("my mom", "我女儿"), as a text to read the session after. One query of at
+    most INTRODUCTIONS_FROM rows, by the turns' user index."""
     first = min((t.turn_id for t in messages if t.turn_id is not None), default=None)
     if first is None:
         return ""
-    contents = (Turn.objects.filter(user_id=user_id, role=Turn.Role.USER, pk__lt=first).order_by("-pk")
-                .values_list("content", flat=True)[:INTRODUCTIONS_FROM])
-    return introductions("\n".join(reversed(list(contents))))
+    contents = list(Turn.objects.filter(user_id=user_id, role=Turn.Role.USER, pk__lt=first).order_by("-pk")
+                    .values_list("content", flat=True)[:INTRODUCTIONS_FROM])
+    # and the people of the user's the last few messages spoke of: whom a "she" opening this session means ("My mom is
+    # 78 …" last time, "her hip replacement was last year" now; not the "3个朋友" of a maths problem)
+    return introductions("\n".join(reversed(contents))) + "".join(
+        f"{m.group(0)}.\n" for c in reversed(contents[:LAST_SAID]) for m in _SOMEONE_OF_MINE_RE.finditer(c))
 
 
 def _known_names(user_id: str) -> dict[str, str]:
@@ -899,6 +917,10 @@ _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END
                               r"\s+(?=and (?:our|my) (?!own\b)\w+ [A-Z][a-z]+\b)|"
                               # a new statement of the user's after "so" ("I'm a physio in Rathmines | so I'm thinking of …")
                               r"\s+(?=(?i:so (?:i|i'm|im|we|we're|i've|we've))\b)")
+#: ...and, cutting by topic, after a number too ("体重52公斤 | 目标减到48 | 在成都一家设计公司…"), not before its unit
+#: ("5000 块"). (Not by meaning: the bundled embedder finds such short clauses all alike: "我今年68" stays with "在苏州…".)
+_TOPIC_SPLIT = re.compile(rf"{_REMAINDER_SPLIT.pattern}|"
+                          r"(?<=\d)\s+(?=[\u4e00-\u9fff]{2})(?![个只位人块元万千百岁月日号年天次斤米分秒点左多来余])")
 #: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "平时自己做烘焙", "I run it from home").
 _USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)|自己|\bmyself\b", re.IGNORECASE)
 #: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.
@@ -1404,6 +1426,16 @@ def _nearest(candidates, vectors: Sequence[np.ndarray]) -> tuple[float, int] | N
     return best
 
 
+def _fact_topics(user_id: str, replaced: Sequence[int]) -> set[str]:
+    """The topics of the slot facts a correction replaces: what the episodes it replaces no longer say of them either
+    ("我吃素三年了 蛋奶也不吃的那种" keeps no "蛋奶也不吃" when "现在鱼和蛋都吃了" replaced the diet)."""
+    if not replaced:
+        return set()
+    return {topic for content in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced))
+            .exclude(type=MemoryItem.Type.EPISODE).values_list("content", flat=True)
+            for topic in corrections.topics(content)}
+
+
 def _replaced_texts(user_id: str, replaced: Sequence[int], refilled: list[str]) -> list[str]:
     """What the memories a message replaces say: those it supersedes, and the current facts of the single-valued
     slots it fills again (the write path replaces those: "用户用的手机：小米13" before "现在换成iPhone 15了")."""
@@ -1811,7 +1843,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         # state no value of that kind ("目标明年6月考八级" of "30岁开始学钢琴 每周二晚上上课 目标明年6月考八级").
         # A clause naming a place speaks of where the user is ("在南京" of "我是自由职业 做平面设计 在南京 …").
         dropped = True
-        kept += [c for c in (_without_old_value(c, old) for c in _REMAINDER_SPLIT.split(sentence)) if c.strip()
+        kept += [c for c in (_without_old_value(c, old) for c in _TOPIC_SPLIT.split(sentence)) if c.strip()
                  and (((topics := corrections.topics(c) | ({"home"} if _says_where(c) else set())) and not topics & replaced)
                       or _NAME_CLAUSE_RE.match(c)
                       or (names_only and _USERS_OWN_RE.search(c) and not topics & replaced and not _ASKING_RE.search(c))
@@ -1825,7 +1857,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
             kept.append(where.group(0))  # "We're in Leslieville" of "We're in Leslieville and thinking of a party at home"
     if restated and dropped:
         # Of a value the correction says anew (a grade, an age, a date, an amount), the old one does not stay.
-        kept = [k for piece in kept for c in _REMAINDER_SPLIT.split(piece) if c.strip()
+        kept = [k for piece in kept for c in _TOPIC_SPLIT.split(piece) if c.strip()
                 for k in ([c] if not any(kind.search(c) for kind in restated) else _where_worked(c, restated))]
     # A question stays in the replaced message's history, not in what it told ("can you help me tidy up my headline?").
     kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])
@@ -1833,6 +1865,10 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
             and not _REQUEST_LEAD_RE.match(c)]
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if keep_whole and not dropped:
+        return episode
+    if not dropped and len(vectors) and (replaced or old) and len(kept) == 1 and not restated:
+        # One clause that neither holds an old value the correction names nor speaks of its topics (the topics found it:
+        # those of the whole message it was kept from, "在医院药房上班" of "82公斤 在医院药房上班 科里一帮人在搞生酮"): it stays.
         return episode
     if not dropped and len(vectors):
         # Replaced by meaning, though nothing in it holds what the correction names or speaks of: what is closest in

@@ -313,7 +313,8 @@ _HOUSEHOLD_MENTION_RE = re.compile(
     r"kitten|pet)\b", re.IGNORECASE)
 
 
-_OTHERS_OWN_RE = re.compile(r"(?:\b(?:her|his|their|[a-z]+'s)\s+|[他她]的?|他们的?|她们的?)$", re.IGNORECASE)
+#: Whose a household word is when it is not the user's: "her husband", "他老婆", "老周闺女" (someone called by surname).
+_OTHERS_OWN_RE = re.compile(rf"(?:\b(?:her|his|their|[a-z]+'s)\s+|[他她]的?|他们的?|她们的?|(?:{ZH_CALLED_BY_SURNAME})的?)$", re.IGNORECASE)
 
 
 def pronoun_about_another(text: str, said_before: str) -> str:
@@ -341,7 +342,7 @@ def pronoun_about_another(text: str, said_before: str) -> str:
 _APPOSITION = r"(?:,?\s+(?:our|my|the|from|on|in|at)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?,?)?"
 #: A title before a name ("Dr Whitfield doesn't drink").
 _TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?"
-_NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh|btw|update|news)\W*\s+)?" + _TITLE +
+_NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?i:and|but|so|also|plus|oh|btw|update|news)\W*\s+)?" + _TITLE +
                                r"(?P<name>[A-Z][a-zà-ÿ]{2,})(?:\s+[A-Z][a-zà-ÿ]+)?" + _APPOSITION + r"(?:\s+|(?='s\s))"
                                r"(?:(?:is|'s) (?:also |now |still )?an? (?:[a-z]+ )?(?:chef|cook|nurse|doctor|teacher|lawyer|engineer|"
                                r"developer|designer|pilot|dentist|vet|pharmacist|accountant|paramedic|firefighter|architect|"
@@ -350,7 +351,7 @@ _NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?:and|but|so|also|plus|oh|btw|update|ne
                                r"(?:vegan|vegetarian|pescatarian|celiac|diabetic))\b|"  # "Marco's also a chef at …"
                                r"(?:also |just |still )?(?:is (?:also )?(?:allergic|vegan|vegetarian|pregnant|lactose|"
                                r"gluten|celiac|diabetic|kosher|halal|getting married|retiring|expecting)|has an? (?:[\w-]+ ){0,3}"
-                               r"allerg\w*|(?:doesn't|does not|can't|cannot|won't) (?:eat|drink|do)|lives in|works (?:at|for|in|as)|"
+                               r"allerg\w*|(?:doesn't|does not|can't|cannot|won't) (?:eat|drink|do)|only eats|eats only|eats (?:halal|kosher)|lives in|works (?:at|for|in|as)|"
                                r"moved to|is moving|has (?:\d+|a few|several|many|two|three|four|five|ten) years (?:in|of|as|at)|"
                                r"(?:just )?got (?:a|the|her|his|a new) (?:job|offer|promotion|interview|place|visa)|"
                                r"is (?:applying|interviewing) for))\b")  # "Fatima has 6 years in retail management"
@@ -393,7 +394,8 @@ def named_another(clause: str, said: str) -> str:
 _OUTSIDER = (r"friends?|buddy|buddies|pals?|mates?|besties?|brothers?|sisters?|cousins?|colleagues?|coworkers?|co-workers?|"
              r"boss|manager|roommates?|flatmates?|neighbou?rs?|classmates?|teammates?|aunt|uncle|niece|nephew|"
              r"(?:mother|father|sister|brother)[- ]in[- ]law|grandma|grandpa|clients?|ex")
-_OTHERS_NAMED_RE = re.compile(rf"\b(?:my|our)\s+(?:(?:best|old|close|good|two|new|younger|older|little|big|work)\s+)?"
+_OTHERS_NAMED_RE = re.compile(rf"\b(?:my|our)\s+(?:(?:best|old|close|good|two|new|younger|older|little|big|work|senior|junior|"
+                              rf"elder|eldest|baby|twin|step|half|kid)\s+)?"
                               rf"(?:{_OUTSIDER})\s+(?P<a>[^\W\d_][\w-]+)(?:\s*(?:,|and|&)\s*(?P<b>[^\W\d_][\w-]+))?|"
                               # "one of the vets, Priyanka, …", "Karen our head nurse", "Sam on reception"
                               r"\bone of (?:the|my|our) [a-z]+s,\s+(?P<c>(?-i:[A-Z])[a-z]+)\b|"
@@ -405,7 +407,9 @@ _OTHERS_NAMED_RE = re.compile(rf"\b(?:my|our)\s+(?:(?:best|old|close|good|two|ne
 _NAME_LED_RE = re.compile(r"^\W*(?:(?:and|but|so|also|plus|oh|btw|update|news|anyway|ok|okay)\W+)*(?P<name>[^\W\d_][\w-]+)" + _APPOSITION +
                           r"(?:'s\b|\s+(?:is|was|has|had|got|gets|just|also|still|now|will|would|can|can't|cannot|could|does|"
                           r"doesn't|did|didn't|isn't|wasn't|won't|works|worked|lives|lived|moved|moves|starts|started|"
-                          r"wants|needs|loves|likes|hates|eats|drinks|prefers|plays|studies|teaches|runs|owns|only)\b)",
+                          r"wants|needs|loves|likes|hates|eats|drinks|prefers|plays|studies|teaches|runs|owns|only)\b|"
+                          # what they say of themselves: "Kwesi says they want to move to Kumasi"
+                          r"\s+(?:says|said|thinks|reckons|told me) (?:that )?(?:they|he|she|his|her|their)\b)",
                           re.IGNORECASE)
 #: Words after a relation word that are no name ("my friend from work", "my colleagues are …").
 _NO_NAME = frozenset("""is are was were has have had who whom whose that which and or from at in on of for with to the a an

@@ -1473,3 +1473,39 @@ def test_of_two_things_said_the_one_a_correction_shares_words_with_goes(api_clie
     shown = remembered(api_client, "tw", "Where does the user work and how big is their brewing system?")
     assert "head brewer at a small brewery in asheville" in shown and "15 barrel" in shown
     assert "8 barrel" not in shown
+
+
+def test_a_weight_and_a_target_said_anew_replace_the_old_ones_and_the_job_stays(api_client, talk):
+    talk("bw", "我165 体重52公斤 目标减到48 在成都一家设计公司做平面设计 平时就是坐一整天")
+    talk("bw", "推荐几个适合新手的健身app", "体重现在都49了 教练说我太瘦 目标改成增到53 不减了", agent="coach")
+    shown = remembered(api_client, "bw", "用户现在多重？目标体重是多少？做什么工作？")
+    assert "49" in shown and "53" in shown and "平面设计" in shown
+    assert "52公斤" not in shown and "减到48" not in shown
+
+
+def test_a_diet_replaced_takes_what_the_old_message_said_of_it(api_client, talk):
+    talk("dt", "我吃素三年了 蛋奶也不吃的那种 最近想练力量 蛋白质怎么吃够啊")
+    talk("dt", "对了 上个月体检查出来贫血 医生让我加点鱼和鸡蛋 现在鱼和蛋都吃了 肉还是不碰", agent="coach")
+    shown = remembered(api_client, "dt", "用户现在吃什么？有什么饮食限制？")
+    assert "鱼和蛋都吃了" in shown and "蛋奶也不吃" not in shown and "吃素" not in shown
+
+
+def test_a_job_given_up_in_chat_words(api_client, talk):
+    talk("jq", "在宁波一个厂里做质检 每天坐公交来回俩小时 路上听点啥能学东西")
+    talk("jq", "班不上了 辞了 回上饶老家准备开奶茶店 加盟好还是自己做好", agent="planner")
+    shown = remembered(api_client, "jq", "用户现在做什么工作？")
+    assert "奶茶店" in shown and "质检" not in shown
+
+
+def test_whose_news_it_is_when_someone_else_was_named_before(api_client, talk):
+    talk("ow", "我们车间老周查出来糖尿病 平时中午吃饭他都不知道该吃啥", "我是他带出来的徒弟 在机修组干了五年了",
+         "老周闺女考上研究生了 他愁学费", "他老婆在超市上班 家里就两份工资 估计得贷款")
+    talk("ow", "My senior brother Kwesi is marrying in Takoradi in April. What gift can I give them?")
+    talk("ow", "Kwesi says they want to move to Kumasi after the wedding. Any advice for them finding a house",
+         "And Hafiz from my office only eats halal, so what do I order for the send-off?", agent="planner")
+    talk("ow", "My mom is 78 and moving into an assisted living place in Phoenix next month, how do I help her pack")
+    talk("ow", "her hip replacement was last year so she can't do any lifting btw", agent="planner")
+    kept = " ".join(MemoryItem.objects.for_user("ow").current().values_list("content", flat=True))
+    for theirs in ("超市", "Kumasi", "halal", "hip replacement"):
+        assert theirs not in kept, kept
+    assert "机修组" in remembered(api_client, "ow", "用户在哪个组工作？")

@@ -257,3 +257,25 @@ def test_what_goes_on_after_a_partner_named_is_theirs_and_a_weekday_is_no_employ
     assert not [d for d in _extract("i switched to thursdays at the hospice, tuesdays clashed with work meetings")
                 if d.key == "employer"]
     assert [d.value for d in _extract("I work at Next as a sales assistant") if d.key == "employer"] == ["Next"]
+
+
+def test_a_new_subject_mid_message_in_chinese_chat():
+    """Chinese chat writes a space for a comma: what follows "我女朋友叫小蕾" mid-message is hers, what follows "我在…"
+    is the user's again; a partner named with no 叫 is named; a weekday is no technology either."""
+    found = {(d.key.split(":")[0], d.value) for d in _extract("在郑州做调度 我女朋友叫小蕾 在医院做行政 她倒无所谓")}
+    assert ("partner", "女朋友叫小蕾") in found and not any(k in ("employer", "job_title") for k, _ in found), found
+    found = {(d.key.split(":")[0], d.value) for d in _extract("我女儿5岁 我在腾讯上班 她上幼儿园")}
+    assert ("employer", "腾讯") in found and ("child", "女儿5岁") in found, found
+    found = {(d.key.split(":")[0], d.value) for d in _extract("预产期定了 明年3月12号 我老婆林芸说想提前准备待产包")}
+    assert ("partner", "老婆林芸") in found, found
+    assert not [d for d in _extract("我男朋友周末要加班", "我老婆马上要生了") if d.key == "partner"]
+    assert not [d for d in _extract("hi, so need to update the bio, i switched to thursdays at the hospice")
+                if d.key in ("tech_stack", "employer")]
+
+
+def test_a_home_got_or_rented_is_where_the_user_lives():
+    assert [d.value for d in _extract("thanks. also got my own place now in St. Vital 🙏🏾 what's a good budget")
+            if d.key == "location"] == ["St. Vital"]
+    assert [d.value for d in _extract("yeah we've packed up from Mandurah, renting in Kalgoorlie til we find somewhere.")
+            if d.key == "location"] == ["Kalgoorlie"]
+    assert not [d for d in _extract("we're renting in March", "not renting in Leeds anymore") if d.key == "location"]

@@ -275,6 +275,12 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("child", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:儿子|女儿|闺女|大宝|二宝)(?:小名|大名)?(?:叫|名叫)"
                          r"[\u4e00-\u9fffA-Za-z]{1,4}?)(?=[，。！？；,.!?;\s]|$)"), None),
     ("partner", re.compile(r"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻)(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{1,6})"), None),
+    # named with no 叫: "我老婆林芸说想提前准备待产包" (a surname, then what she does)
+    ("partner", re.compile(rf"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|未婚夫|未婚妻)"
+                           r"(?!周[末一二三四五六日天]|高兴|方便|白天|许多|何时|于是|万一|马上|常常|金额|程序|江边|石头|谢谢|田里|"
+                           r"林里|孙子|孙女|钱|陈年|杨梅|梁上|苏醒)"
+                           rf"[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
+                           r"(?=说|也|在|是|跟|和|让|想|要|最近|今天|昨天|刚|都|很|还|觉得|非要|[\s，,。！!？?]|$)"), None),
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"(?:新|刚)(?:提|买|换)的(?:车是?)?(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
@@ -373,6 +379,11 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(r"\b(?i:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[A-Za-z][a-z]+(?: [A-Za-z][a-z]+)?)\b"),
      "@place"),
     ("location", re.compile(r"\b(?i:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[A-Za-z][a-z]+)\b"), "@place"),
+    # a home of one's own, or one rented ("got my own place now in St. Vital", "renting in Kalgoorlie til we find somewhere")
+    ("location", re.compile(r"\b(?:(?:got|found|bought|rented|renting|rent) (?i:my|our|a) (?:own |new |little )?(?:place|flat|apartment|"
+                            r"house|condo|unit|townhouse|room)|(?<!not )renting|(?<!not )rent a (?:place|flat|house|room)) (?:now |here )?in "
+                            r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+                            r"Spring|Summer|Autumn|Fall|Winter|The|A|An)\b)(?P<v>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),

@@ -178,12 +178,18 @@ _AND_NEXT_RE = re.compile(
     r"drive|use|play|study|moved|started|joined|got|love|like|hate|teach|run|commute|bike|cycle|walk|ride)\b))", re.IGNORECASE)
 
 
+#: Where a clause ends: a comma or semicolon (not one inside a number: 5,000), a dash before a new statement, an emoji
+#: or a "～" (chat: "刚提了理想L6😎 问下..."), and in Chinese chat a space before a new subject ("在郑州做调度 我女朋友叫小蕾
+#: 在医院做行政": what follows her name is hers; "我女儿5岁 我在腾讯上班": the user's own again).
+_CLAUSE_SPLIT_RE = re.compile(
+    r"[，；;～]|,(?!\d)|\s+[—–-]+\s+(?=(?:turns out|I|I'm|I've|we|we're|my|our|it's)\b)|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*|"
+    r"(?<=[\u4e00-\u9fff])\s+(?=[我咱他她])")
+
+
 def _clauses(sentence: str) -> list[tuple[str, bool]]:
     """The sentence's clauses, each with whether it followed "and"/"but" (where a bare "like" has the user's subject:
     "I live in Shanghai and like hiking"; after a comma it is a simile: "it is SO hot today, like melting")."""
-    # Commas inside numbers (5,000) do not end a clause; in chat, an emoji or a "～" ends one too ("刚提了理想L6😎 问下...").
-    parts = [c for c in re.split(r"[，；;～]|,(?!\d)|\s+[—–-]+\s+(?=(?:turns out|I|I'm|I've|we|we're|my|our|it's)\b)|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*", sentence) if c.strip()] \
-        or [sentence]
+    parts = [c for c in _CLAUSE_SPLIT_RE.split(sentence) if c.strip()] or [sentence]
     return [(piece, i > 0) for part in parts for i, piece in enumerate(_AND_NEXT_RE.split(part)) if piece.strip()]
 
 
@@ -269,7 +275,7 @@ def _worth_keeping(slot_key: str, value: str) -> bool:
         return False  # "I'm in PST" names a time zone, not a home
     if slot_key == "employer" and value.startswith(("家", "家里", "我们家", "我家", "全家")):
         return False  # "现在在家备考研究生": at home, not a company
-    if slot_key == "employer" and _WEEKDAYS_RE.fullmatch(value.strip()):
+    if slot_key in ("employer", "tech_stack") and _WEEKDAYS_RE.fullmatch(value.strip()):
         return False  # "i switched to thursdays at the hospice": a day, not a company ("I work at Fridays" is one)
     if slot_key == "tech_stack" and (_HUMAN_LANGUAGE_RE.match(value.strip()) or _MAKES_RE.match(value.strip())
                                      or _CALENDAR_RE.match(value.strip())):
