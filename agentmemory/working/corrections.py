@@ -264,7 +264,7 @@ TOPICS: dict[str, re.Pattern] = {
                            r"nights?|weekends?)\b", _I),
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
                            r"mandarin|language)\b", _I),
-    "habit": re.compile(r"烟|酒|戒|运动|跑步|夜跑|晨跑|游泳|骑行|瑜伽|健身|减肥|作息|羽毛球|篮球|足球|网球|乒乓|徒步|滑雪|攀岩|普拉提|半马|全马|马拉松|"
+    "habit": re.compile(r"烟|酒(?!店|席|宴|会|楼)|戒|运动|跑步|夜跑|晨跑|游泳|骑行|瑜伽|健身|减肥|作息|羽毛球|篮球|足球|网球|乒乓|徒步|滑雪|攀岩|普拉提|半马|全马|马拉松|"
                         r"冰球|击剑|滑冰|轮滑|排球|棒球|高尔夫|跆拳道|柔道|空手道|体操|舞蹈|芭蕾|射箭|"
                         r"\b(?:badminton|tennis|basketball|soccer|climbing|bouldering|hiking|skiing|pilates|crossfit|marathon|"
                         r"hockey|fencing|skat(?:e|es|ing)|lacrosse|volleyball|baseball|softball|rugby|golf|karate|judo|"
@@ -280,7 +280,7 @@ TOPICS: dict[str, re.Pattern] = {
     # lost in passing ("一周下来掉了1.5公斤")
     "body": re.compile(r"体重|身高|体脂|(?:减|瘦|增|胖)到\s*[\d一二两三四五六七八九十]|增重|"
                        r"\b(?:weigh(?:s|t|ing)?|bmi|body fat|goal weight|target weight)\b", _I),
-    "venture": re.compile(r"项目|店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
+    "venture": re.compile(r"项目|(?<![酒饭])店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
                           r"etsy|rebrand\w*|renamed|newsletter|substack)\b", _I),
 }
 

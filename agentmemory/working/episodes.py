@@ -111,7 +111,8 @@ _VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换
                               r"\s+to\s+v?\d+(?:\.\d+)*\b|"
                               r"\b(?:upgrad\w*|bump\w*)\b[^.!?]{0,30}?\bto\s+v?\d+\.\d+", re.IGNORECASE)
 #: Words that say the user has begun a new job.
-_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
+_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?:换工作了|换了(?:个|份)?工作)|"
+                         r"\b(?:moved|changed|switched) jobs\b|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
                          r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
                          r"bridesmaid|groomsman|volunteer|member|guest|runner|blogger|mentor|foster|landlord)\b)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
@@ -141,7 +142,8 @@ _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分�
                       r"\b(?:responsible for|in charge of)\b"
                       r"(?! (?:the )?(?:school|kids|pick-?ups?|dog|cat|cooking|laundry))", re.IGNORECASE)
 #: A clause that says where or at what the user works ("我在济南一中教物理", "I drive a bus for the CTA").
-_WORK_SAID_RE = re.compile(r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了|"
+_WORK_SAID_RE = re.compile(r"我是(?:在)?[\u4e00-\u9fff]{0,6}?做[\u4e00-\u9fffA-Za-z]{1,8}的|"  # "我是义乌做外贸的"
+                           r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了|"
                            rf"做(?:{ZH_TITLES}|采购|财务|行政|人事|客服|HR|hr)|跑(?:外卖|饿了么|美团|滴滴|快递|网约车|货拉拉))|"
                            r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?|teach|taught) (?:[\w-]+ ){0,2}?(?:at|for|as|in (?=[A-Z]))|"
                            r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
@@ -1128,6 +1130,10 @@ _LIFE_RE = re.compile(
     r"overtime|extra|shifts?|cold|bug|virus|flu)\b)\w+|"
     r"(?:^|(?<=[\s，,。！!]))我?(?:最近|现在|今年)?(?:开始)?(?:在)?学(?:了)?(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|贝斯|萨克斯|游泳|滑雪|"
     r"画画|书法|舞蹈|拳击|日语|韩语|法语|德语|西班牙语|英语|编程|摄影|烘焙|做饭)|"
+    # a pastime the user keeps up ("闲下来我还练书法", "下班还得去打羽毛球"), not someone else's ("我妈还练书法")
+    r"(?:^|(?<=[\s，,。！!]))(?:我|咱)?(?:自己)?(?:平时|周末|下班|下了班|闲下来|闲的时候|没事|每周|每天|晚上|早上)?(?:我)?(?:还|也|就|会|常|经常|"
+    r"一直|每周|每天)?(?:得)?(?:去)?(?:练|打|学|弹|拉|下)(?:书法|羽毛球|乒乓球|网球|篮球|台球|太极|瑜伽|围棋|象棋|钢琴|吉他|尤克里里|古筝|"
+    r"二胡)|"
     # an instrument of the user's own ("playing him something on my cello", "我的古筝")
     r"\b(?:on|play(?:ing)?|practi[cs](?:e|ing)) my (?:cello|violin|viola|guitar|piano|drums|ukulele|uke|flute|clarinet|"
     r"saxophone|sax|trumpet|trombone|harp|banjo|mandolin|accordion|oboe|bass guitar)\b|"
@@ -1138,7 +1144,7 @@ _LIFE_RE = re.compile(
     r"trombone|harp|banjo|mandolin|accordion|oboe|bassoon|euphonium)\b|"
     # the user's own pet named ("还有我家狗旺财", "我们家的猫叫年糕")
     rf"我(?:家|们家)?的?(?:{ZH_PETS})(?:叫|名叫)?(?!{ZH_PETS}|[子叫不没最今昨明天也都还又就很太特真总老一是在有要会能的了跟和被把这那好可越每"
-    rf"掉拆生吃咬跑睡挠抓舔吐拉病怕喜爱咳发])[\u4e00-\u9fff]{{2,3}}(?=\s|[，,])",
+    rf"掉拆生吃咬跑睡挠抓舔吐拉病怕喜爱咳发])(?:[\u4e00-\u9fff]{{2,3}}(?=\s|[，,])|[\u4e00-\u9fff]{{2}}(?=最近|这两天|这几天|老是|总是|一直|今天))",
     re.IGNORECASE)
 
 
@@ -1183,6 +1189,8 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
     for s, score, says_change in zip(sentences, scores, changed, strict=True):
         if _QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s) and score >= SENTENCE_KEEP:
             s = _without_question(s)  # the statement before the question stays
+        if _MOOD_END_RE.search(s) and len(keyword_tokens(rest := _MOOD_END_RE.sub("", s))) >= 4:
+            s = rest  # "酒店那边出了点问题 改成明年5月2号了 唉": the news stays, the sigh goes
         # "she's a 6 month old lab mix" right after "we're adopting a rescue pup": the pet or child the sentence
         # before kept, not someone else (a sentence scored alone does not know whom "she" is).
         continued = bool(kept) and bool(_PRONOUN_LED_RE.match(s)) and bool(_OWN_HOUSEHOLD_RE.search(kept[-1])) \
@@ -1865,10 +1873,6 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
             and not _REQUEST_LEAD_RE.match(c)]
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if keep_whole and not dropped:
-        return episode
-    if not dropped and len(vectors) and (replaced or old) and len(kept) == 1 and not restated:
-        # One clause that neither holds an old value the correction names nor speaks of its topics (the topics found it:
-        # those of the whole message it was kept from, "在医院药房上班" of "82公斤 在医院药房上班 科里一帮人在搞生酮"): it stays.
         return episode
     if not dropped and len(vectors):
         # Replaced by meaning, though nothing in it holds what the correction names or speaks of: what is closest in

@@ -1509,3 +1509,32 @@ def test_whose_news_it_is_when_someone_else_was_named_before(api_client, talk):
     for theirs in ("超市", "Kumasi", "halal", "hip replacement"):
         assert theirs not in kept, kept
     assert "机修组" in remembered(api_client, "ow", "用户在哪个组工作？")
+
+
+def test_a_job_changed_in_chat_words_takes_the_old_one(api_client, talk):
+    talk("jc", "帮我写封英文邮件给客户 说样品4月10号之前寄出 我是义乌做外贸的 主要做圣诞装饰品")
+    talk("jc", "我换工作了 现在在一家做跨境电商的公司做亚马逊运营 还是在义乌", agent="planner")
+    shown = remembered(api_client, "jc", "用户现在做什么工作？")
+    assert "亚马逊运营" in shown and "外贸" not in shown, shown
+    talk("je", "hi, I'm a physio at Salthill Physio, can you sort me a 12 week running plan")
+    talk("je", "other news, moved jobs too, I'm in the physio dept at University Hospital Galway since last week.",
+         agent="planner")
+    shown = remembered(api_client, "je", "Where does the user work now?")
+    assert "University Hospital Galway" in shown and "Salthill" not in shown, shown
+
+
+def test_pastimes_pets_and_news_said_beside_a_question_or_a_sigh_are_kept(api_client, talk):
+    talk("pp", "闲下来我还练书法 能不能也拍", "下班还得去打羽毛球 先撤了", "我的金丝熊团子最近不怎么吃东西 是不是我太忙没管它",
+         "之前那个婚礼清单得重排了。。酒店那边出了点问题 改成明年5月2号了 唉")
+    assert "书法" in remembered(api_client, "pp", "用户业余时间练什么？")
+    assert "羽毛球" in remembered(api_client, "pp", "用户平时做什么运动？")
+    assert "团子" in remembered(api_client, "pp", "用户的宠物叫什么名字？")
+    wedding = remembered(api_client, "pp", "用户的婚礼是哪天？")
+    assert "5月2号" in wedding and "唉" not in wedding
+    talk("pm", "我妈还练书法 你说她字咋样")
+    assert not MemoryItem.objects.for_user("pm").current().filter(content__contains="书法").exists()
+
+
+def test_a_neighbours_lost_dog_is_not_the_users(talk):
+    talk("nd", "楼下王阿姨的泰迪丢了 让我帮忙写个寻狗启事 叫毛毛 棕色的 在蜀山区这边丢的")
+    assert not MemoryItem.objects.for_user("nd").current().filter(content__contains="毛毛").exists()

@@ -279,3 +279,12 @@ def test_a_home_got_or_rented_is_where_the_user_lives():
     assert [d.value for d in _extract("yeah we've packed up from Mandurah, renting in Kalgoorlie til we find somewhere.")
             if d.key == "location"] == ["Kalgoorlie"]
     assert not [d for d in _extract("we're renting in March", "not renting in Leeds anymore") if d.key == "location"]
+
+
+def test_money_for_a_purpose_a_bike_ended_up_with_and_a_move_up_to_a_town():
+    assert [d.value for d in _extract("装修钱又往上加了 现在得28万 厨房卫生间全拆了重做") if d.key == "budget"] == ["28万"]
+    assert [d.value for d in _extract("update!! ended up getting a Yamaha NMAX, a bit over budget but sulit naman")
+            if d.key == "car"] == ["Yamaha NMAX"]
+    assert [d.value for d in _extract("also moved up to Evanston w my partner so now I take the Metra in")
+            if d.key == "location"] == ["Evanston"]
+    assert not [d for d in _extract("my sister moved up to Boston") if d.key == "location"]

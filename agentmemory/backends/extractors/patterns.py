@@ -100,7 +100,7 @@ _NUM = rf"{_AMOUNT}(?:\s*[-~～到至]\s*{_AMOUNT})?"  # a range too: 3k-4k, 5�
 ZH_MONEY_RE = re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十]+(?=[万千亿]))\s*(?:(?:万|千|百|亿|w|W)+(?:元|块|美元|美金|人民币)?|元|块|美元|美金|人民币)")
 EN_MONEY_RE = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|K|m|M|million|thousand)\b)?(?: (?:a|per) (?:month|year|week|mo|yr)\b)?|"
                           r"\b\d[\d,.]*\s?(?:k|K)?\s?(?:dollars|bucks|grand|yuan|euros|pounds|quid|USD|RMB|CNY|EUR|GBP)\b")
-BUDGET_CUE_RE = re.compile(r"预算|经费|资金|最多|上限|以内|不超过|可以到|能到|加到|涨到|提到|每人|人均|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstre?t?ch to\b|"
+BUDGET_CUE_RE = re.compile(r"预算|经费|资金|(?:装修|婚礼|办酒|旅行|买车|买房)(?:的)?(?:钱|费用|花费)|最多|上限|以内|不超过|可以到|能到|加到|涨到|提到|每人|人均|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstre?t?ch to\b|"
                             r"\bcan (?:do|go up to|pay|afford|spend)\b|\btops\b|\bwe have (?:maybe |about |around )?[$€£¥]|"
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
 _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
@@ -131,7 +131,8 @@ ZH_TITLES, EN_TITLES = _ZH_TITLES, _EN_TITLES
 
 _ZH_DATE = r"(?:[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}(?:[日号]|(?=[\s，,。！!？?]|$))|(?:正|腊|[一二三四五六七八九十冬])月(?:初|十|廿|二十)?[一二三四五六七八九十]{1,2}|[0-9]{1,2}[./-][0-9]{1,2})"
 ZH_PETS = (r"猫|狗|猫咪|狗狗|鹦鹉|仓鼠|兔子|乌龟|柯基|柴犬|金毛|泰迪|布偶|英短|橘猫|边牧|哈士奇|比熊|龙猫|刺猬|三花|狸花|奶牛猫|"
-           r"加菲|暹罗|蓝猫|银渐层|金渐层|美短|缅因|萨摩耶|拉布拉多|阿拉斯加|博美|雪纳瑞|贵宾|法斗|腊肠|玄凤|虎皮鹦鹉|八哥")
+           r"加菲|暹罗|蓝猫|银渐层|金渐层|美短|缅因|萨摩耶|拉布拉多|阿拉斯加|博美|雪纳瑞|贵宾|法斗|腊肠|玄凤|虎皮鹦鹉|八哥|金丝熊|"
+           r"豚鼠|荷兰猪|蜥蜴|守宫|鹦鹉鱼|锦鲤|德牧|杜宾|秋田|马犬|中华田园犬|土狗|小土狗|雪貂")
 EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|gecko|ferret|guinea pig|corgi|labrador|lab|"
             r"golden retriever|husky|beagle|poodle|tabby|kelpie|spaniel|terrier|collie|border collie|greyhound|whippet|"
             r"dachshund|sausage dog|pug|shih tzu|chihuahua|schnauzer|rottweiler|german shepherd|shepherd|bulldog|frenchie|"
@@ -140,7 +141,8 @@ EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|geck
 #: Car makes and models people name their car by ("my 2014 civic", "we finally got a Tesla", "换了小鹏G6").
 CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
                 r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|golf|jetta|kia|hyundai|"
-                r"mazda|nissan|leaf|chevy|chevrolet|bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv")
+                r"mazda|nissan|leaf|chevy|chevrolet|bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv|"
+                r"motorbike|motorcycle|scooter|moped|vespa|yamaha|nmax|suzuki|kawasaki|ducati|harley")
 CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米SU7|大众|丰田|本田|宝马|奔驰|奥迪|日产|马自达|别克|雪佛兰|"
                 r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]")
 #: Phone makes and lines ("我的Mate 60", "入手了iPhone 15 Pro", "my iphone 12", "switched to a Pixel").
@@ -365,7 +367,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"in (?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
                             r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Spring|Summer|Autumn|Fall|Winter)\b)"
                             r"(?P<v>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"), None),
-    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:moved|relocated) to "
+    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:also |just |recently |finally )?(?i:moved|relocated) (?:(?i:up|down|over|out) )?to "
                             r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     # "we shifted to HSR Layout": a place in capitals as typed (chat.py capitalises the lower-case words it does not
     # know: "i shifted to keto"), else a known one below
@@ -501,7 +503,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                          r"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
                          r"motorola|moto)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|[a-z]\d+\w*))*)\b", _I), None),
     ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up|switched to)|"
-                       rf"\btraded (?:it |(?:the |my |our )?[\w-]+ )?in for) "
+                       rf"\bended up (?:getting|buying|going with|with)|\btraded (?:it |(?:the |my |our )?[\w-]+ )?in for) "
                        rf"(?:a|an|our|my|the) (?:new |used |(?!(?:{CAR_MAKES_EN})\b)\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?:[Mm]odel )?[\w-]+)?)\b", _I), None),
     ("car", re.compile(rf"\bmy (?:old |new |trusty )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?!is\b|was\b)[\w-]+)?)\b", _I), None),
     ("instrument", re.compile(r"\bI (?:play|am learning|'m learning|started learning|learn) (?:the )?(?P<v>piano|guitar|violin|cello|"
