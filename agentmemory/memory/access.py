@@ -56,7 +56,7 @@ def write_access(pending: dict[tuple[str, int], tuple[int, dt.datetime]]) -> Non
                 JOIN unnest(%s::bigint[], %s::text[], %s::int[], %s::timestamptz[]) AS u(id, user_id, times, at)
                   ON m.id = u.id AND m.user_id = u.user_id
                 ORDER BY m.id
-                FOR UPDATE OF m
+                FOR NO KEY UPDATE OF m
             )
             UPDATE {table} AS m
             SET access_count = m.access_count + u.times,

@@ -278,9 +278,10 @@ TOPICS: dict[str, re.Pattern] = {
                         r"euros?|pounds))\b", _I),
     # the body's measures: a weight, a height, a target ("体重现在都49了 …目标改成增到53", "goal weight is 70kg"), not a weight
     # lost in passing ("一周下来掉了1.5公斤")
-    "body": re.compile(r"体重|身高|体脂|(?:减|瘦|增|胖)到\s*[\d一二两三四五六七八九十]|增重|"
-                       r"\b(?:weigh(?:s|t|ing)?|bmi|body fat|goal weight|target weight)\b", _I),
-    "venture": re.compile(r"项目|(?<![酒饭])店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
+    "body": re.compile(r"体重|身高|体脂|目标(?:体重)?(?:改成|是|定在)?(?:减|瘦|增|胖)到|(?:减|瘦|增|胖)到\s*[\d.一二两三四五六七八九十]+\s*(?:斤|公斤|kg)|"
+                       r"增重|减重|\b(?:bmi|body fat|goal weight|target weight|(?:my|body) weight|"
+                       r"weigh(?:s|ed)? (?:in at |about |around |like )?\d+)", _I),
+    "venture": re.compile(r"项目|(?<!酒)店|开(?:了)?(?:一)?(?:家|个)?酒店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
                           r"etsy|rebrand\w*|renamed|newsletter|substack)\b", _I),
 }
 
@@ -397,8 +398,8 @@ _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|�
 #: The old value said beside the new one, taken out of the new episode: "Brisket, not Biscuit", "四年级不是三年级",
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
-    (re.compile(rf",?\s*\bnot (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?:\d[\d,.]*\d|[\w&'-]+)(?= *(?:(?:hor|lah|leh|lor|la|lol|haha|tho|though|btw|ya|yeah|ok|okay)\b *)?"
-                rf"(?:[—–(-]|[,.;!?{CHAT_END}]|$))", _I), ""),
+    (re.compile(rf",?\s*\bnot (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?:\d[\d,.]*\d|[\w&'-]+)(?: +(?:hor|lah|leh|lor|la|lol|haha|btw|ya|yeah|ok|okay)\b)?"
+                rf"(?= *(?:[—–(-]|[,.;!?{CHAT_END}]|$))", _I), ""),
     (re.compile(rf"[，,]?(?<!是)不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
     (re.compile(r"\b(switched|moved|changed|went|swapped|shifted|relocated)( (?:the |my |our )?[\w'-]+(?: [\w'-]+)?)? from "
                 r"(?:the |my |our )?[\w&'-]+(?: [\w&'-]+)? to\b", _I),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import datetime as dt
 import functools
 import itertools
 import operator
@@ -32,6 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from django.db.models import Q
+from django.utils import timezone
 
 from ..backends import get_embedder
 from ..backends.extractors.base import BOOKKEEPING_TAGS, TurnText, is_chinese
@@ -111,8 +113,9 @@ _VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换
                               r"\s+to\s+v?\d+(?:\.\d+)*\b|"
                               r"\b(?:upgrad\w*|bump\w*)\b[^.!?]{0,30}?\bto\s+v?\d+\.\d+", re.IGNORECASE)
 #: Words that say the user has begun a new job.
-_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?:换工作了|换了(?:个|份)?工作)|"
-                         r"\b(?:moved|changed|switched) jobs\b|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
+_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|终于|上个月|上周|去年)?(?:换工作了|换了(?:个|份)?工作(?!群|室|电脑|手机|服|的))|"
+                         r"(?<!never )(?<!n't )(?:\bi(?:'ve| have)? (?:just |finally |recently |also )?|(?:^|(?<=[,.;!]\s)))"
+                         r"(?:moved|changed|switched) jobs\b|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
                          r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
                          r"bridesmaid|groomsman|volunteer|member|guest|runner|blogger|mentor|foster|landlord)\b)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
@@ -142,7 +145,7 @@ _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分�
                       r"\b(?:responsible for|in charge of)\b"
                       r"(?! (?:the )?(?:school|kids|pick-?ups?|dog|cat|cooking|laundry))", re.IGNORECASE)
 #: A clause that says where or at what the user works ("我在济南一中教物理", "I drive a bus for the CTA").
-_WORK_SAID_RE = re.compile(r"我是(?:在)?[\u4e00-\u9fff]{0,6}?做[\u4e00-\u9fffA-Za-z]{1,8}的|"  # "我是义乌做外贸的"
+_WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?[\u4e00-\u9fff]{0,6}?做(?![个完好了])[\u4e00-\u9fffA-Za-z]{1,8}的|"  # "我是义乌做外贸的"
                            r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了|"
                            rf"做(?:{ZH_TITLES}|采购|财务|行政|人事|客服|HR|hr)|跑(?:外卖|饿了么|美团|滴滴|快递|网约车|货拉拉))|"
                            r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?|teach|taught) (?:[\w-]+ ){0,2}?(?:at|for|as|in (?=[A-Z]))|"
@@ -152,8 +155,8 @@ _WORK_SAID_RE = re.compile(r"我是(?:在)?[\u4e00-\u9fff]{0,6}?做[\u4e00-\u9ff
                            rf"\b(?i:rides?|shifts?|job|jobs|work|working|worked|career|gigs?) (?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b|"  # "more surge rides as an uber driver"
                            # gig or shift work: "i do grabfood on my bike", "I'm doing warehouse night shift at the moment"
                            r"\b(?i:i|i'm|im|i am) (?:\w+ )?(?i:doing|do|drive for|deliver for|ride for) (?:[\w-]+ ){0,2}?"
-                           r"(?i:uber|lyft|doordash|grubhub|deliveroo|instacart|menulog|grab\w*|foodpanda|gojek|night shifts?|"
-                           r"day shifts?|deliveries)\b")
+                           r"(?i:uber|lyft|doordash|grubhub|deliveroo|instacart|menulog|grab ?(?:food|bike|car|express)|foodpanda|gojek|"
+                           r"(?:warehouse|factory|hospital|care home|nursing home|security) (?:night |day )?shifts?|(?:night|day) shifts? (?:at|in|for))\b")
 #: A new job only wished for, weighed or nearly taken ("我在准备考调", "what if I accepted a position at Amazon?", "I nearly
 #: accepted a job at Meta").
 _JOB_WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该)[^，。！？\s]{0,6}(?:考调|转岗|跳槽|入职|去|换工作)|"
@@ -177,9 +180,9 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"retired(?! (?:my|the|a|an|his|her|our|their|it|them)\b)|(?:i'm|im|i am) (?:now |officially |finally )?retired|"
                           r"retired (?:as of|last|this (?:week|month|year)|"
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
-                          r"(?:我|^|(?<=[\s，,。！!]))(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|"
-                          # "班不上了 辞了", "工作不干了" (not "今天不上班了")
-                          r"(?<![今明后]天)(?<!周末)(?:^|(?<=[\s，,。！!]))(?:班不上了|(?:工作|这份工)不干了)|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
+                          r"我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|"
+                          # "班不上了 辞了", "工作不干了" (not "今天，班不上了，发烧39度")
+                          r"(?:^|(?<=[\s，,。！!]))(?:班不上了[\s，,]*辞了|(?:工作|这份工)不干了)|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
                           r"(?:\bsince |\bafter |^|\bi(?:'ve| have)? )resign(?:ed|ing) from (?:the|my)|"
                           # a workplace left: "quit the kitchen finally", "left the warehouse in may"
@@ -673,8 +676,10 @@ def _with_rest(remainders: list[MemoryDraft], rest: list[MemoryDraft], cut: list
     return [r for r in remainders if not any(r is e for e in earlier)] + rest
 
 
-#: How many of the user's messages before a session are read for the people of theirs they speak of (whom "she" means).
+#: How many of the user's messages before a session are read for the people of theirs they speak of (whom "she" means),
+#: and within how long before the session's first message.
 LAST_SAID = 3
+LAST_SAID_WITHIN = dt.timedelta(days=3)
 #: How many of the user's newest memories are read for the names they give.
 KNOWN_NAMES_FROM = 300
 
@@ -682,17 +687,20 @@ KNOWN_NAMES_FROM = 300
 def _introduced_earlier(user_id: str, messages: Sequence[TurnText]) -> str:
     """The phrases of the user's latest turns before ``messages`` (of any session and agent, while their turns are
     held: SESSION_RETENTION_DAYS) that name someone ("my brother tomás", "our cat Pimento"), then the people of the user's
-    the last LAST_SAID of those turns speak of ("my mom", "我女儿"), as a text to read the session after. One query of at
-    most INTRODUCTIONS_FROM rows, by the turns' user index."""
+    that the last LAST_SAID of those turns speak of ("my mom", "我女儿"), as a text to read the session after. One query of
+    at most INTRODUCTIONS_FROM rows, by the turns' user index."""
     first = min((t.turn_id for t in messages if t.turn_id is not None), default=None)
     if first is None:
         return ""
-    contents = list(Turn.objects.filter(user_id=user_id, role=Turn.Role.USER, pk__lt=first).order_by("-pk")
-                    .values_list("content", flat=True)[:INTRODUCTIONS_FROM])
-    # and the people of the user's the last few messages spoke of: whom a "she" opening this session means ("My mom is
-    # 78 …" last time, "her hip replacement was last year" now; not the "3个朋友" of a maths problem)
-    return introductions("\n".join(reversed(contents))) + "".join(
-        f"{m.group(0)}.\n" for c in reversed(contents[:LAST_SAID]) for m in _SOMEONE_OF_MINE_RE.finditer(c))
+    rows = list(Turn.objects.filter(user_id=user_id, role=Turn.Role.USER, pk__lt=first).order_by("-pk")
+                .values_list("content", "created_at")[:INTRODUCTIONS_FROM])
+    # and the people of the user's the last few messages spoke of, if recent: whom a "she" opening this session means
+    # ("My mom is 78 …" yesterday, "her hip replacement was last year" now; not the "3个朋友" of a maths problem)
+    opened = Turn.objects.filter(pk=first).values_list("created_at", flat=True).first()
+    since = (opened or timezone.now()) - LAST_SAID_WITHIN
+    return introductions("\n".join(content for content, _ in reversed(rows))) + "".join(
+        f"{m.group(0)}.\n" for content, at in reversed(rows[:LAST_SAID]) if at >= since
+        for m in _SOMEONE_OF_MINE_RE.finditer(content))
 
 
 def _known_names(user_id: str) -> dict[str, str]:
@@ -922,7 +930,8 @@ _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END
 #: ...and, cutting by topic, after a number too ("体重52公斤 | 目标减到48 | 在成都一家设计公司…"), not before its unit
 #: ("5000 块"). (Not by meaning: the bundled embedder finds such short clauses all alike: "我今年68" stays with "在苏州…".)
 _TOPIC_SPLIT = re.compile(rf"{_REMAINDER_SPLIT.pattern}|"
-                          r"(?<=\d)\s+(?=[\u4e00-\u9fff]{2})(?![个只位人块元万千百岁月日号年天次斤米分秒点左多来余])")
+                          r"(?<=\d)\s+(?=[\u4e00-\u9fff]{2})(?![个只位人块元万千百岁月日号年天次斤米分秒点左多来余]|公里|公斤|公分|小时|美元|平米|平方|"
+                          r"英尺|厘米|毫升|分钟|欧元|英镑)")
 #: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "平时自己做烘焙", "I run it from home").
 _USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)|自己|\bmyself\b", re.IGNORECASE)
 #: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.
@@ -1189,7 +1198,8 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
     for s, score, says_change in zip(sentences, scores, changed, strict=True):
         if _QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s) and score >= SENTENCE_KEEP:
             s = _without_question(s)  # the statement before the question stays
-        if _MOOD_END_RE.search(s) and len(keyword_tokens(rest := _MOOD_END_RE.sub("", s))) >= 4:
+        if (mood := _MOOD_END_RE.search(s)) and (mood.start() == 0 or not s[mood.start() - 1].isalnum()) \
+                and len(keyword_tokens(rest := s[:mood.start()])) >= 4:
             s = rest  # "酒店那边出了点问题 改成明年5月2号了 唉": the news stays, the sigh goes
         # "she's a 6 month old lab mix" right after "we're adopting a rescue pup": the pet or child the sentence
         # before kept, not someone else (a sentence scored alone does not know whom "she" is).

@@ -316,7 +316,7 @@ _HOUSEHOLD_MENTION_RE = re.compile(
 
 
 #: Whose a household word is when it is not the user's: "her husband", "他老婆", "老周闺女" (someone called by surname).
-_OTHERS_OWN_RE = re.compile(rf"(?:\b(?:her|his|their|[a-z]+'s)\s+|[他她]的?|他们的?|她们的?|(?:{ZH_CALLED_BY_SURNAME})的?)$", re.IGNORECASE)
+_OTHERS_OWN_RE = re.compile(rf"(?:\b(?:her|his|their|[a-z]+'s)\s+|[他她]的?|他们的?|她们的?|(?<![我的])(?:{ZH_CALLED_BY_SURNAME})的?)$", re.IGNORECASE)
 
 
 def pronoun_about_another(text: str, said_before: str) -> str:
@@ -353,7 +353,7 @@ _NAMED_SUBJECT_RE = re.compile(r"^\s*(?:(?i:and|but|so|also|plus|oh|btw|update|n
                                r"(?:vegan|vegetarian|pescatarian|celiac|diabetic))\b|"  # "Marco's also a chef at …"
                                r"(?:also |just |still )?(?:is (?:also )?(?:allergic|vegan|vegetarian|pregnant|lactose|"
                                r"gluten|celiac|diabetic|kosher|halal|getting married|retiring|expecting)|has an? (?:[\w-]+ ){0,3}"
-                               r"allerg\w*|(?:doesn't|does not|can't|cannot|won't) (?:eat|drink|do)|only eats|eats only|eats (?:halal|kosher)|lives in|works (?:at|for|in|as)|"
+                               r"allerg\w*|(?:doesn't|does not|can't|cannot|won't) (?:eat|drink|do)|(?:only )?eats (?:only )?(?:halal|kosher|vegan|vegetarian|plant-based)|lives in|works (?:at|for|in|as)|"
                                r"moved to|is moving|has (?:\d+|a few|several|many|two|three|four|five|ten) years (?:in|of|as|at)|"
                                r"(?:just )?got (?:a|the|her|his|a new) (?:job|offer|promotion|interview|place|visa)|"
                                r"is (?:applying|interviewing) for))\b")  # "Fatima has 6 years in retail management"

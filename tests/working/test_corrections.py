@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from agentmemory.models import MemoryItem
+from agentmemory.working.corrections import topics, without_retractions
 
 pytestmark = pytest.mark.django_db
 API = "/api/agentmemory/"
@@ -493,3 +494,21 @@ def test_a_change_said_as_no_longer_doing_something(text, changes):
     from agentmemory.working.corrections import signals_change
 
     assert signals_change(text) is changes
+
+
+@pytest.mark.parametrize(("text", "body"), [
+    ("体重现在都49了 教练说我太瘦", True), ("目标减到48", True), ("I weigh 82kg now", True), ("瘦到50斤了", True),
+    ("预算减到5万", False), ("weighing my options", False), ("团队增到12个人", False),
+])
+def test_a_body_measure_is_a_topic_of_its_own(text, body):
+    assert ("body" in topics(text)) is body
+
+
+def test_a_hotel_is_no_drink_and_no_shop_unless_the_user_runs_it():
+    assert not topics("酒店那边出了点问题") & {"habit", "venture"}
+    assert "venture" in topics("我在老家开了家酒店") and "venture" in topics("我在老家开了家饭店")
+
+
+def test_an_old_value_said_with_a_chat_particle_goes_with_it():
+    assert without_retractions("eh sorry, Ethan is P5 not P4 hor.") == "eh sorry, Ethan is P5."
+    assert without_retractions("I'm not vegan tho") == "I'm not vegan tho"

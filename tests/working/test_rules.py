@@ -288,3 +288,13 @@ def test_money_for_a_purpose_a_bike_ended_up_with_and_a_move_up_to_a_town():
     assert [d.value for d in _extract("also moved up to Evanston w my partner so now I take the Metra in")
             if d.key == "location"] == ["Evanston"]
     assert not [d for d in _extract("my sister moved up to Boston") if d.key == "location"]
+
+
+def test_what_the_new_patterns_leave_alone():
+    """Each new pattern of session 40 on messages it must not read (the review's examples)."""
+    assert not [d for d in _extract("我老公曾经在华为上班", "我男朋友周末要加班", "我老婆马上要生了") if d.key == "partner"]
+    assert not [d for d in _extract("prices for renting in Melbourne", "I was renting in Perth before I bought",
+                                    "we moved up to Senior Engineer") if d.key == "location"]
+    assert not [d for d in _extract("my Yamaha piano is out of tune", "Dave ended up with a Toyota Corolla",
+                                    "I bought a scooter for my son") if d.key == "car"]
+    assert not [d for d in _extract("我哥买车的钱还差3万", "去年装修花费超了5万") if d.key == "budget"]

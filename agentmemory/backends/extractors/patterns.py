@@ -100,7 +100,7 @@ _NUM = rf"{_AMOUNT}(?:\s*[-~～到至]\s*{_AMOUNT})?"  # a range too: 3k-4k, 5�
 ZH_MONEY_RE = re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十]+(?=[万千亿]))\s*(?:(?:万|千|百|亿|w|W)+(?:元|块|美元|美金|人民币)?|元|块|美元|美金|人民币)")
 EN_MONEY_RE = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|K|m|M|million|thousand)\b)?(?: (?:a|per) (?:month|year|week|mo|yr)\b)?|"
                           r"\b\d[\d,.]*\s?(?:k|K)?\s?(?:dollars|bucks|grand|yuan|euros|pounds|quid|USD|RMB|CNY|EUR|GBP)\b")
-BUDGET_CUE_RE = re.compile(r"预算|经费|资金|(?:装修|婚礼|办酒|旅行|买车|买房)(?:的)?(?:钱|费用|花费)|最多|上限|以内|不超过|可以到|能到|加到|涨到|提到|每人|人均|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstre?t?ch to\b|"
+BUDGET_CUE_RE = re.compile(r"预算|经费|资金|(?:装修|婚礼|办酒|旅行|买车|买房)(?:的)?(?:钱|费用|花费)[^，。！？\s\d]{0,4}(?:加|涨|提|追加|定|控制|准备|打算|留)|最多|上限|以内|不超过|可以到|能到|加到|涨到|提到|每人|人均|\bbudget|\bspend\b|\bafford\b|\bfunding\b|\bstre?t?ch to\b|"
                             r"\bcan (?:do|go up to|pay|afford|spend)\b|\btops\b|\bwe have (?:maybe |about |around )?[$€£¥]|"
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
 _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
@@ -142,7 +142,7 @@ EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|geck
 CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
                 r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|golf|jetta|kia|hyundai|"
                 r"mazda|nissan|leaf|chevy|chevrolet|bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv|"
-                r"motorbike|motorcycle|scooter|moped|vespa|yamaha|nmax|suzuki|kawasaki|ducati|harley")
+                r"motorbike|motorcycle|moped|vespa|yamaha(?= (?:nmax|xmax|aerox|mio|r\d|mt-?\d|fz))|nmax|ducati")
 CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米SU7|大众|丰田|本田|宝马|奔驰|奥迪|日产|马自达|别克|雪佛兰|"
                 r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]")
 #: Phone makes and lines ("我的Mate 60", "入手了iPhone 15 Pro", "my iphone 12", "switched to a Pixel").
@@ -279,10 +279,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("partner", re.compile(r"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻)(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{1,6})"), None),
     # named with no 叫: "我老婆林芸说想提前准备待产包" (a surname, then what she does)
     ("partner", re.compile(rf"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|未婚夫|未婚妻)"
-                           r"(?!周[末一二三四五六日天]|高兴|方便|白天|许多|何时|于是|万一|马上|常常|金额|程序|江边|石头|谢谢|田里|"
-                           r"林里|孙子|孙女|钱|陈年|杨梅|梁上|苏醒)"
+                           r"(?!周[末一二三四五六日天]|曾经|夏天|许愿|段位|严格|戴着|郑重|孙子|孙女|陈年|杨梅|苏醒|程度|何必)"
                            rf"[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
-                           r"(?=说|也|在|是|跟|和|让|想|要|最近|今天|昨天|刚|都|很|还|觉得|非要|[\s，,。！!？?]|$)"), None),
+                           r"(?=说|跟我|和我|让我|觉得|非要|[\s，,。！!？?]|$)"), None),
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"(?:新|刚)(?:提|买|换)的(?:车是?)?(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
@@ -367,8 +366,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"in (?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
                             r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Spring|Summer|Autumn|Fall|Winter)\b)"
                             r"(?P<v>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"), None),
-    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:also |just |recently |finally )?(?i:moved|relocated) (?:(?i:up|down|over|out) )?to "
-                            r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
+    ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:also |just |recently |finally )?(?i:moved|relocated) (?:(?i:up|down|out) )?to "
+                            r"(?!(?:Senior|Junior|Lead|Head|Principal|Staff|Premium|Pro|Plus|Gold|Platinum|Level|Grade|Tier|"
+                            r"Management|Manager|Director)\b)(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
     # "we shifted to HSR Layout": a place in capitals as typed (chat.py capitalises the lower-case words it does not
     # know: "i shifted to keto"), else a known one below
     ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:shifted) to (?P<v>(?:[A-Z]{2,}|[A-Z][a-z]+) [A-Z][\w.'-]*)"),
@@ -382,8 +382,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
      "@place"),
     ("location", re.compile(r"\b(?i:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[A-Za-z][a-z]+)\b"), "@place"),
     # a home of one's own, or one rented ("got my own place now in St. Vital", "renting in Kalgoorlie til we find somewhere")
-    ("location", re.compile(r"\b(?:(?:got|found|bought|rented|renting|rent) (?i:my|our|a) (?:own |new |little )?(?:place|flat|apartment|"
-                            r"house|condo|unit|townhouse|room)|(?<!not )renting|(?<!not )rent a (?:place|flat|house|room)) (?:now |here )?in "
+    ("location", re.compile(r"(?:\b(?:got|found|bought) (?i:my|our) (?:own |new |first |little )?(?:place|flat|apartment|"
+                            r"house|condo|unit|townhouse)|(?:\b(?i:I|we)(?:'m|'re| am| are)? (?:now |still |currently )?|^\s*|(?<=[,;] ))renting(?: (?:a|our) "
+                            r"(?:place|flat|house|unit|room))?) (?:now |here )?in "
                             r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
                             r"Spring|Summer|Autumn|Fall|Winter|The|A|An)\b)(?P<v>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
@@ -502,8 +503,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("phone", re.compile(r"\b(?:my|(?:got|getting|bought|buying|ordered|picked up|went with|grabbed) (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
                          r"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
                          r"motorola|moto)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|[a-z]\d+\w*))*)\b", _I), None),
-    ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up|switched to)|"
-                       rf"\bended up (?:getting|buying|going with|with)|\btraded (?:it |(?:the |my |our )?[\w-]+ )?in for) "
+    ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and |update\W* )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up|switched to|"
+                       rf"ended up (?:getting|buying|going with|with))|\btraded (?:it |(?:the |my |our )?[\w-]+ )?in for) "
                        rf"(?:a|an|our|my|the) (?:new |used |(?!(?:{CAR_MAKES_EN})\b)\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?:[Mm]odel )?[\w-]+)?)\b", _I), None),
     ("car", re.compile(rf"\bmy (?:old |new |trusty )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?!is\b|was\b)[\w-]+)?)\b", _I), None),
     ("instrument", re.compile(r"\bI (?:play|am learning|'m learning|started learning|learn) (?:the )?(?P<v>piano|guitar|violin|cello|"
