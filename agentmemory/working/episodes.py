@@ -686,16 +686,16 @@ KNOWN_NAMES_FROM = 300
 
 def _introduced_earlier(user_id: str, messages: Sequence[TurnText]) -> str:
     """The phrases of the user's latest turns before ``messages`` (of any session and agent, while their turns are
-    held: SESSION_RETENTION_DAYS) that name someone ("my brother tomás", "our cat Pimento"), then the people of the user's
+    held: SESSION_RETENTION_DAYS) that name someone ("my brother tomás", "our cat Pimento"), then the user's own people
     that the last LAST_SAID of those turns speak of ("my mom", "我女儿"), as a text to read the session after. One query of
-    at most INTRODUCTIONS_FROM rows, by the turns' user index."""
+    at most INTRODUCTIONS_FROM rows, by the turns' user index, and one for the session's start."""
     first = min((t.turn_id for t in messages if t.turn_id is not None), default=None)
     if first is None:
         return ""
     rows = list(Turn.objects.filter(user_id=user_id, role=Turn.Role.USER, pk__lt=first).order_by("-pk")
                 .values_list("content", "created_at")[:INTRODUCTIONS_FROM])
-    # and the people of the user's the last few messages spoke of, if recent: whom a "she" opening this session means
-    # ("My mom is 78 …" yesterday, "her hip replacement was last year" now; not the "3个朋友" of a maths problem)
+    # then the user's own people that the last few messages spoke of, if recent: whom a "she" opening this session
+    # means ("My mom is 78 …" yesterday, "her hip replacement was last year" now; not the "3个朋友" of a maths problem)
     opened = Turn.objects.filter(pk=first).values_list("created_at", flat=True).first()
     since = (opened or timezone.now()) - LAST_SAID_WITHIN
     return introductions("\n".join(content for content, _ in reversed(rows))) + "".join(
