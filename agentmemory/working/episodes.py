@@ -379,8 +379,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             worked = [pk for pk, content in _newest_episodes(user_id)
                       if _WORK_SAID_RE.search(content) or (left_job and _JOB_TITLE_SAID_RE.search(content))]
             replaced = tuple(dict.fromkeys([*replaced, *worked]))
-        moved_to = _moved_to(turn.content, values_of.get(turn.turn_id, [])) \
-            if "location" in slots and turn.turn_id not in others else set()
+        moved_to = (_moved_to(turn.content, values_of.get(turn.turn_id, [])) if "location" in slots
+                    else _arrived_at(turn.content) if judged or corrections.signals_change(turn.content) else set()) \
+            if turn.turn_id not in others else set()
         lived_in: set[str] = set()
         if moved_to:
             # A move ("we moved to Midrand …", "我搬回扬州了"): the statements of where the user lived or worked before
@@ -614,7 +615,7 @@ def _newest_episodes(user_id: str, *, facts_too: bool = False) -> list[tuple[int
 #: Words of a move: "we moved to …", "relocated", "搬到/搬回/搬去…", "现在住…".
 _MOVED_RE = re.compile(r"搬(?:到|去|回|来|家到)?|现在住|\b(?:moved|relocated|shifted|moving back)\b", re.IGNORECASE)
 #: A clause about where one comes from or goes, not where one lives: "I grew up in Leeds", "a trip to Crete".
-_NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|去[^，。！？\s]{0,8}玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|from|trip|holiday|"
+_NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|[去来][^，。！？\s]{0,8}玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|from|trip|holiday|"
                            r"vacation|visit\w*|flight|fly\w*|honeymoon|wedding|going to|heading to|travel\w*|tour)\b",
                            re.IGNORECASE)
 
@@ -626,6 +627,33 @@ def _moved_to(message: str, new_values: Sequence[str]) -> set[str]:
         return set()
     # (the slot's value is a place whether or not the word lists know it: "we moved to Midrand")
     return {p.lower() for v in new_values for p in [*places_in(str(v)), str(v)] if str(v).strip()}
+
+
+#: Come to live or work in a place, in Chinese chat ("来大理帮朋友管民宿", "我们跟老板去雄安了"): the place a word list knows.
+_ARRIVED_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:现在|目前|已经|上个月|上周|年初|刚)?(?:我|我们|俺|俺们)?(?:[\u4e00-\u9fff]{0,4}?)"
+                            r"(?<![想要准备打算计划])(?:来|到|回|去)了?(?P<p>[\u4e00-\u9fff]{2,3}?)(?:了|这边|那边|帮|做|开|上班|工作|打工|住|定居)")
+#: ...in English: "the whole group is moving to Lausanne, I'm going too".
+_ARRIVED_EN_RE = re.compile(r"\b(?:is|are) (?:moving|relocating) to (?P<p>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?),? (?:and )?(?:i'm|im|i am) "
+                            r"(?:going|coming|moving) (?:too|with (?:them|it))\b", re.IGNORECASE)
+
+
+def _arrived_at(message: str) -> set[str]:
+    """The places a message with no location slot says the user now lives or works in, in words no slot pattern reads
+    ("现在不带团啦 来大理帮朋友管民宿"), or none: not a trip, a plan or a wish ("来上海玩", "下个月去洛阳"), and only a place the
+    word lists know (Chinese) or a capitalised name (English)."""
+    found: set[str] = set()
+    for clause in corrections.clauses(message):
+        if _QUESTION_RE.search(clause) or _HYPOTHETICAL_RE.search(clause) or _NOT_LIVED_RE.search(clause) \
+                or _PLANNED_RE.search(clause):
+            continue
+        found |= {p.lower() for m in _ARRIVED_ZH_RE.finditer(clause) for p in places_in(m.group("p"))}
+    # (across a comma: "the whole group is moving to Lausanne, I'm going too")
+    return found | {m.group("p").lower() for m in _ARRIVED_EN_RE.finditer(message) if not _HYPOTHETICAL_RE.search(message)}
+
+
+#: A move only planned ("下个月去洛阳", "明年搬回成都", "next month"): not yet where the user is.
+_PLANNED_RE = re.compile(r"下个?月|下周|明年|过几天|过段时间|以后|打算|准备|计划|想|要去|\b(?:next|soon|planning|plan to|will)\b",
+                         re.IGNORECASE)
 
 
 def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
@@ -658,7 +686,8 @@ Monday Tuesday Wednesday Thursday Friday Saturday Sunday English Chinese Spanish
 The This That These Those Our Your His Her Their""".split())
 #: Words of living or working somewhere ("I teach Grade 4 … in Centurion", "我退休了住自贡"); not of eating or owning there.
 _LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|work|works|working|teach|teaches|teaching|rent|"
-                                r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|住|上班|工作|教书|定居|坐标|搬",
+                                r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|住|上班|工作|教书|定居|坐标|搬|"
+                                r"^\s*(?:我)?在[\u4e00-\u9fff]{1,8}?[做当](?![了个过完饭菜手检体核])[\u4e00-\u9fff]{2}",  # "在昆明做导游第八年了"
                                 re.IGNORECASE)
 #: A stay for a while, not a move ("moved to Lisbon for the summer", "暂时搬到…").
 _FOR_A_WHILE_RE = re.compile(r"\bfor the (?:summer|winter|season|semester|term)\b|\bfor (?:a|a few|two|three|\d+) (?:weeks?|months?)\b|"

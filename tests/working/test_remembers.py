@@ -1538,3 +1538,13 @@ def test_pastimes_pets_and_news_said_beside_a_question_or_a_sigh_are_kept(api_cl
 def test_a_neighbours_lost_dog_is_not_the_users(talk):
     talk("nd", "楼下王阿姨的泰迪丢了 让我帮忙写个寻狗启事 叫毛毛 棕色的 在蜀山区这边丢的")
     assert not MemoryItem.objects.for_user("nd").current().filter(content__contains="毛毛").exists()
+
+
+def test_a_move_said_in_words_no_slot_reads_takes_where_the_user_worked_before(api_client, talk):
+    talk("mv", "带团带得嗓子都哑了 在昆明做导游第八年了 有没有润喉的偏方", "家里边牧叫小七 精力旺得离谱 推荐点益智玩具")
+    talk("mv", "现在不带团啦 来大理帮朋友管民宿 洱海边六间房 想写个小红书介绍", agent="planner")
+    shown = remembered(api_client, "mv", "用户现在在哪个城市？做什么？")
+    assert "大理" in shown and "昆明" not in shown, shown
+    assert "小七" in remembered(api_client, "mv", "用户的狗叫什么名字？")
+    talk("trip", "我在杭州做设计师 天天加班", "周末来上海玩 有啥推荐的")
+    assert "杭州" in remembered(api_client, "trip", "用户在哪个城市工作？")
