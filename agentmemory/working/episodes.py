@@ -389,6 +389,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             lived = [(pk, content) for pk, content in _newest_episodes(user_id) if _lived_elsewhere(content, moved_to)]
             replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, _ in lived)]))
             lived_in = {p for _, content in lived for p in _places_of(content) if p not in moved_to}
+            if "location" not in slots:
+                # A move no slot pattern read ("来大理帮朋友管民宿"): the location fact of another place goes too.
+                replaced = tuple(dict.fromkeys([*replaced, *(
+                    pk for pk, value in MemoryItem.objects.for_user(user_id).current()
+                    .filter(key="location", source=MemoryItem.Source.USER_STATED).values_list("pk", "value")
+                    if str(value).lower() not in moved_to)]))
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, [])) | lived_in

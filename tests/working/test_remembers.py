@@ -1548,3 +1548,9 @@ def test_a_move_said_in_words_no_slot_reads_takes_where_the_user_worked_before(a
     assert "小七" in remembered(api_client, "mv", "用户的狗叫什么名字？")
     talk("trip", "我在杭州做设计师 天天加班", "周末来上海玩 有啥推荐的")
     assert "杭州" in remembered(api_client, "trip", "用户在哪个城市工作？")
+    talk("mv2", "I'm a 3rd yr PhD student in glaciology at ETH Zurich. also I live in Oerlikon, is it ok to sublet my room?")
+    talk("mv2", "ok big changes lah. Keller got a chair at EPFL so the whole group is moving to Lausanne, I'm going too.",
+         agent="planner")
+    shown = remembered(api_client, "mv2", "Where does the user live?")
+    assert "Lausanne" in shown and "Oerlikon" not in shown, shown
+    assert not current("mv2", "location")
