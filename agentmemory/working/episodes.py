@@ -645,8 +645,10 @@ _ARRIVED_EN_RE = re.compile(r"\b(?:is|are) (?:moving|relocating) to (?P<p>[A-Z][
 
 def _arrived_at(message: str) -> set[str]:
     """The places a message with no location slot says the user now lives or works in, in words no slot pattern reads
-    ("现在不带团啦 来大理帮朋友管民宿"), or none: not a trip, a plan or a wish ("来上海玩", "下个月去洛阳"), and only a place the
+    ("现在不带团啦 来大理帮朋友管民宿"), or none: not a trip, a stay, a plan or a wish ("来上海玩", "下个月去洛阳"), and only a place the
     word lists know (Chinese) or a capitalised name (English)."""
+    if _FOR_A_WHILE_RE.search(message):
+        return set()  # "暂时来大理帮朋友看店": a stay, not a move
     found: set[str] = set()
     for clause in corrections.clauses(message):
         if _QUESTION_RE.search(clause) or _HYPOTHETICAL_RE.search(clause) or _NOT_LIVED_RE.search(clause) \

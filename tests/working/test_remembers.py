@@ -1554,3 +1554,14 @@ def test_a_move_said_in_words_no_slot_reads_takes_where_the_user_worked_before(a
     shown = remembered(api_client, "mv2", "Where does the user live?")
     assert "Lausanne" in shown and "Oerlikon" not in shown, shown
     assert not current("mv2", "location")
+
+
+@pytest.mark.parametrize(("message", "places"), [
+    ("现在不带团啦 来大理帮朋友管民宿 洱海边六间房", {"大理"}), ("大兴那个工程干完了 我们跟老板去雄安了 新项目", {"雄安"}),
+    ("the whole group is moving to Lausanne, I'm going too.", {"lausanne"}),
+    ("周末来上海玩 有啥推荐的", set()), ("下个月去洛阳 在龙门石窟那边做讲解", set()), ("到北京出差了", set()),
+    ("暂时来大理帮朋友看店", set()), ("我想去深圳上班", set()),
+])
+def test_where_a_move_no_slot_reads_arrives(message, places):
+    from agentmemory.working.episodes import _arrived_at
+    assert _arrived_at(message) == places
