@@ -210,15 +210,17 @@ _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic alle
                                 "booking order job team phone").split()
                    for t in (w, *keyword_tokens(w))) | {"过敏", "工作", "公司", "地方", "周末", "计划", "方法", "东西"}
 
+#: A car in Chinese: 车, not a workshop, a station, a ticket, a carriage or a train ("总装车间", "火车站", "动车票").
+_CAR_ZH = r"(?<![火动列])车(?!间|站|票|厢|次)"
 TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
                        r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
-                       r"\b(?:job|work(?:ing)?|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
+                       r"\b(?:job|work(?:ing)?(?! with (?:about |around |roughly |just )?[$£€¥₦]?\d)|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|dev|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
-                       r"neighbou?rhood|based in|i'm in|im in|hometown)\b", _I),
+                       r"neighbou?rhood|based in|i'm in|im in|we're in|hometown|the move|(?:my|our) (?:old |new |own )?(?:house|home|place|condo))\b", _I),
     "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
                         r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|"
                         r"professor)\b", _I),
@@ -243,19 +245,19 @@ TOPICS: dict[str, re.Pattern] = {
                       r"\b(?:she|he|they|i)(?:'s|'m| is| am| are|m) (?:only |just |almost |nearly |now )?\d{1,2}"
                       r"(?=\s*(?:$|[,.;!?)]|(?:and|now|so|but|next|this|tho|lol)\b))", _I),
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|pups?|bunn(?:y|ies)|pets?)\b", _I),
-    "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|\b(?:commut\w*|(?:the|a|by) (?:[\w/-]+ )?train|trains|bus|subway|metro|bik(?:e|ing)|"
+    "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|拼车|顺风车|班车|电驴|走路上班|步行上班|\b(?:commut\w*|(?:the|a|by) (?:[\w/-]+ )?train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
-    "health": re.compile(r"过敏|不吃|吃素|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
+    "health": re.compile(r"过敏|不吃|吃素|正常吃|少油|少糖|少盐|控糖|清淡|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
                          r"\b(?:back pain|migraines?|insomnia|allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
                          r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood)\b", _I),
     "family": re.compile(r"老公|老婆|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
                          r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|twins|"
                          r"pregnan\w*)\b", _I),
-    "car": re.compile(rf"车|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
-    "phone": re.compile(r"手机|iPhone|Mate ?\d|(?:华为|小米|三星|荣耀|OPPO|vivo|一加|红米|Redmi|OnePlus|Pixel|Galaxy)\s?[A-Za-z]*\d+|"
-                       r"\b(?:i?phone|android|pixel|galaxy)\b", _I),
-    "device": re.compile(r"车|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
+    "car": re.compile(rf"{_CAR_ZH}|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
+    "phone": re.compile(r"手机|iPhone|Mate ?\d|(?:华为|小米|三星|荣耀|OPPO|vivo|一加|红米|Redmi|OnePlus|Pixel|Galaxy)\s?(?:[A-Za-z]+\s?)?\d+|"
+                       r"\b(?:(?:my|new|old|own) phone|iphone|android|pixel|galaxy|samsung|redmi|xiaomi|oneplus|oppo|vivo|realme|tecno|infinix|motorola|moto g\d*)\b", _I),
+    "device": re.compile(rf"{_CAR_ZH}|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
@@ -274,8 +276,9 @@ TOPICS: dict[str, re.Pattern] = {
     "deadline": re.compile(r"截止|交稿|要交|得交|终稿|推迟|延期|挪到|改期|改到|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|launch\w*|release|"
                            r"pushed (?:back|to))\b", _I),
     "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|[$¥￥€£]\s?\d|[\d一二两三四五六七八九十百千万]\s?(?:块钱|块|元)(?![\u4e00-\u9fff]{0,2}[岁年天次])|"
-                        r"\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage|\d+\s?(?:dollars|bucks|usd|rmb|"
-                        r"euros?|pounds))\b", _I),
+                        r"\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage|\d+(?:\.\d+)?\s?(?:k|m)?\s?(?:dollars|bucks|usd|rmb|"
+                        r"euros?|pounds|naira|rupees|rand|shillings|cedis|pesos|quid|(?-i:grand)|cad|aud|nzd|sgd|gbp|eur|zar|inr|ngn|kes))\b|"
+                        r"\b\d+(?:\.\d+)?k (?:for (?:the|our|my) (?!first|last|second|third|charity|fun)|to spend|left|all in|max|tops)", _I),
     # the body's measures: a weight, a height, a target ("体重现在都49了 …目标改成增到53", "goal weight is 70kg"), not a weight
     # lost in passing ("一周下来掉了1.5公斤")
     "body": re.compile(r"体重|身高|体脂|目标(?:体重)?(?:改成|是|定在)?(?:减|瘦|增|胖)到|(?:减|瘦|增|胖)到\s*[\d.一二两三四五六七八九十]+\s*(?:斤|公斤|kg)|"
@@ -594,6 +597,8 @@ _EN_NAMES = (
     # "the shelter called her Pepper", "we're calling her Juno now"
     ("pet", re.compile(r"\b(?:shelter|breeder|rescue|foster)s? (?:called|named) (?:her|him|it) (?P<n>[\w'-]+)", _I)),
     ("pet", re.compile(r"\bcalling (?:her|him|it) (?P<n>[\w'-]+) now\b", _I)),
+    # "we just adopted a kitten …, she's a tabby, we named her Pickle": a pet named a clause or two after it was said
+    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.;!?]{{0,60}}?\b(?:we|i)(?:'ve| have)? (?:named|called) (?:her|him|it) (?P<n>[A-Z][\w'-]+)")),
 )
 _ZH_NAMES = (
     ("pet", re.compile(rf"(?:{'|'.join(sorted(ZH_PETS.split('|'), key=len, reverse=True))})(?:{_ZH_NAMING})?"
@@ -677,7 +682,8 @@ _GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|�
 
 
 #: Words that say a pet, a child or a project has another name now.
-_RENAMED_RE = re.compile(r"改名|改叫|改成叫|名字?改成|换了?个?名字?|名字.{0,6}(?:记错|说错|搞错|改了)|\b(?:renam\w*|new name)\b", _I)
+_RENAMED_RE = re.compile(r"改名|改叫|改成叫|名字?改成|换了?个?名字?|名字.{0,6}(?:记错|说错|搞错|改了)|\b(?:renam\w*|new name|"
+                         r"changed (?:her|his|its|their|the|my|our) name)\b", _I)
 
 
 #: A name given as the name from now on.

@@ -45,7 +45,7 @@ from ..models import MemoryItem, Turn
 from ..models.fields import exact_cosine_distance
 from ..text import keyword_tokens, split_sentences
 from ..types import MemoryDraft
-from . import corrections, disclosure
+from . import amounts, corrections, disclosure
 from .grounding import (
     PERSON_EN,
     PERSON_ZH,
@@ -150,6 +150,10 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            rf"做(?:{ZH_TITLES}|采购|财务|行政|人事|客服|HR|hr)|跑(?:外卖|饿了么|美团|滴滴|快递|网约车|货拉拉))|"
                            r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?|teach|taught) (?:[\w-]+ ){0,2}?(?:at|for|as|in (?=[A-Z]))|"
                            r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
+                           # "… after tax as a teller at Wells Fargo", "我现在在互助青稞酒厂酿酒": a title or trade, and where
+                           rf"\b(?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) (?=[A-Z])|"
+                           r"我(?:一直|现在|目前)?在[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:厂|公司|车间|医院|学校|酒店|饭店|工地|矿|局|站|店)(?:里|上)?"
+                           r"(?:酿酒|上班|干活|打工|开车|送货|修车|管|带|焊|织|缝|种|养|烧|做(?!饭|菜))|"
                            # "i'm a welder at a fab shop in mckees rocks": a title and where
                            rf"\b(?i:i'm|im|i am) (?i:an?|the) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) |"
                            rf"\b(?i:rides?|shifts?|job|jobs|work|working|worked|career|gigs?) (?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b|"  # "more surge rides as an uber driver"
@@ -157,6 +161,8 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            r"\b(?i:i|i'm|im|i am) (?:\w+ )?(?i:doing|do|drive for|deliver for|ride for) (?:[\w-]+ ){0,2}?"
                            r"(?i:uber|lyft|doordash|grubhub|deliveroo|instacart|menulog|grab ?(?:food|bike|car|express)|foodpanda|gojek|"
                            r"(?:warehouse|factory|hospital|care home|nursing home|security) (?:night |day )?shifts?|(?:night|day) shifts? (?:at|in|for))\b")
+#: Reporting for duty at a new post: "报到了", "上岗了", "first shift done".
+_REPORTED_RE = re.compile(r"报到了|报道了|上岗了|\b(?:first (?:shift|day) (?:done|over|today))\b", re.IGNORECASE)
 #: A new job only wished for, weighed or nearly taken ("我在准备考调", "what if I accepted a position at Amazon?", "I nearly
 #: accepted a job at Meta").
 _JOB_WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该)[^，。！？\s]{0,6}(?:考调|转岗|跳槽|入职|去|换工作)|"
@@ -278,6 +284,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                 d, said_by.get(d.turn_id, ""), said_before.get(d.turn_id, "")))
                             and not _HYPOTHETICAL_RE.search(d.content)
                             and not _told_of_another(d, said_by.get(d.turn_id, ""))], [], 0
+    # An amount said anew for the budget the user gave ("…控制在1000块"): the budget slot's new value.
+    drafts += amounts.budget_drafts(user_id, messages, drafts, others)
     # The slots each message filled, of the drafts that stay (not a condition's, not someone else's).
     slots_of: dict[int | None, list[str]] = {}
     values_of: dict[int | None, list[str]] = {}
@@ -322,7 +330,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                    or new_value_said)
         # A new job begun ("新单位上班第一周…", "first week at the hospital pharmacy done"): the old job's words go.
         # Or a job said as what the user does now, in a message judged a correction ("塔吊证拿下了 现在在工地开塔吊").
-        new_job = bool(_NEW_JOB_RE.search(turn.content) or (judged and _NOW_WORKS_RE.search(turn.content))) \
+        new_job = bool(_NEW_JOB_RE.search(turn.content) or (judged and _NOW_WORKS_RE.search(turn.content))
+                       # a new title the day the user reports for duty ("报到了 … 现在是钾肥车间的操作工")
+                       or ("job_title" in slots and _REPORTED_RE.search(turn.content))) \
             and turn.turn_id not in others \
             and not _HYPOTHETICAL_RE.search(turn.content) and not _JOB_WISHED_RE.search(turn.content)
         left_job = bool(_LEFT_JOB_RE.search(turn.content)) and turn.turn_id not in others and not new_job \
@@ -365,6 +375,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                          gone=gone, judged=judged,
                                          new_values=values_of.get(turn.turn_id, []))) \
             if (corrects or refills) and (turn.turn_id not in others or gone) else ()
+        # The episodes that said the value of a fact it replaces go too ("用户的饮食：生酮" takes "不过我最近在生酮 …").
+        replaced = tuple(dict.fromkeys([*replaced, *_saying_their_values(user_id, replaced)]))
         if new_job and not {"employer", "job_title"} <= set(slots):
             # A new job whose company no pattern read ("新单位上班第一周 在南京一家银行做后端开发"): the old employer goes;
             # a job left ("上个月离职了 现在在家备考"): its title too (a new job often keeps the title: "still sre").
@@ -480,6 +492,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if chosen and not replaced and not gone and not new_value_said and not new_job and turn.turn_id not in slots_of \
                 and _a_moment("".join(chosen)):
             chosen = []  # "this week felt like a month", "周一综合症又犯了，啥都不想干": how the user is, not who
+        if chosen and not replaced and not earlier and not gone and turn.turn_id not in slots_of \
+                and _asks_the_world(turn.content):
+            chosen = []  # "did you see the new James Webb photos? mental": a question about the world, no one's news
         if not chosen:
             if replaced:
                 first = next((i for i, d in enumerate(drafts) if d.turn_id == turn.turn_id), None)
@@ -638,6 +653,9 @@ def _moved_to(message: str, new_values: Sequence[str]) -> set[str]:
 #: Come to live or work in a place, in Chinese chat ("来大理帮朋友管民宿", "我们跟老板去雄安了"): the place a word list knows.
 _ARRIVED_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:现在|目前|已经|上个月|上周|年初|刚)?(?:我|我们|俺|俺们)?(?:[\u4e00-\u9fff]{0,4}?)"
                             r"(?<![想要准备打算计划])(?:来|到|回|去)了?(?P<p>[\u4e00-\u9fff]{2,3}?)(?:了|这边|那边|帮|做|开|上班|工作|打工|住|定居)")
+#: ...or the user's things sent there ("辞职打包把东西全寄回长沙了").
+_BELONGINGS_ZH_RE = re.compile(r"(?:东西|行李|家当|家具)[\u4e00-\u9fff]{0,3}?(?:寄|搬|运|拉)(?:回|到|去)了?(?P<p>[\u4e00-\u9fff]{2,3}?)"
+                               r"(?:了|这边|那边|[\s，,。！!]|$)")
 #: ...in English: "the whole group is moving to Lausanne, I'm going too".
 _ARRIVED_EN_RE = re.compile(r"\b(?:is|are) (?:moving|relocating) to (?P<p>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?),? (?:and )?(?:i'm|im|i am) "
                             r"(?:going|coming|moving) (?:too|with (?:them|it))\b", re.IGNORECASE)
@@ -654,7 +672,8 @@ def _arrived_at(message: str) -> set[str]:
         if _QUESTION_RE.search(clause) or _HYPOTHETICAL_RE.search(clause) or _NOT_LIVED_RE.search(clause) \
                 or _PLANNED_RE.search(clause):
             continue
-        found |= {p.lower() for m in _ARRIVED_ZH_RE.finditer(clause) for p in places_in(m.group("p"))}
+        found |= {p.lower() for m in (*_ARRIVED_ZH_RE.finditer(clause), *_BELONGINGS_ZH_RE.finditer(clause))
+                  for p in places_in(m.group("p"))}
     # (across a comma: "the whole group is moving to Lausanne, I'm going too")
     return found | {m.group("p").lower() for m in _ARRIVED_EN_RE.finditer(message) if not _HYPOTHETICAL_RE.search(message)}
 
@@ -677,7 +696,7 @@ def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
     return False
 
 
-_CJK_CLAUSE_RE = re.compile(r"^\s*(?:我|住|在)")
+_CJK_CLAUSE_RE = re.compile(r"^\s*(?:我|住|在|家在|家住)")
 #: A place named after "in" in English, as written ("a primary school in Centurion"), which the word lists may not know.
 _IN_PLACE_RE = re.compile(r"\b(?i:in|near|outside) (?P<p>[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?)\b")
 
@@ -685,7 +704,12 @@ _IN_PLACE_RE = re.compile(r"\b(?i:in|near|outside) (?P<p>[A-Z][a-z]{2,}(?: [A-Z]
 def _places_of(text: str) -> set[str]:
     """The places ``text`` names, in lower case: the word lists' and, in English, a capitalised name after "in"."""
     return {p.lower() for p in places_in(text)} | {m.group("p").lower() for m in _IN_PLACE_RE.finditer(text)
-                                                   if m.group("p").split()[0] not in _NOT_PLACE_WORDS}
+                                                   if m.group("p").split()[0] not in _NOT_PLACE_WORDS} | {
+        m.group("p") for m in _LIVE_AT_ZH_RE.finditer(text)}
+
+
+#: Where the user lives in Chinese chat, as written, which the word lists may not know ("我住伍家岗 离车站近").
+_LIVE_AT_ZH_RE = re.compile(r"(?:我|我们|我家)(?:现在|目前)?(?:住在?|家在)(?P<p>[\u4e00-\u9fff]{2,4}?)(?=[\s，,。！!]|这边|那边|附近|$)")
 
 
 #: Capitalised words after "in" that name no place ("in March", "in English").
@@ -694,7 +718,7 @@ Monday Tuesday Wednesday Thursday Friday Saturday Sunday English Chinese Spanish
 The This That These Those Our Your His Her Their""".split())
 #: Words of living or working somewhere ("I teach Grade 4 … in Centurion", "我退休了住自贡"); not of eating or owning there.
 _LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|work|works|working|teach|teaches|teaching|rent|"
-                                r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|住|上班|工作|教书|定居|坐标|搬|"
+                                r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|住|上班|工作|教书|定居|坐标|搬|家在|"
                                 r"^\s*(?:我)?在[\u4e00-\u9fff]{1,8}?[做当](?![了个过完饭菜手检体核])[\u4e00-\u9fff]{2}",  # "在昆明做导游第八年了"
                                 re.IGNORECASE)
 #: A stay for a while, not a move ("moved to Lisbon for the summer", "暂时搬到…").
@@ -993,13 +1017,14 @@ def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
     or going on about the one the clause before spoke of, with no "I"/"we" of its own."""
     out: list[bool] = []
     for i, piece in enumerate(pieces):
-        other = bool(about_another_person(piece) or named_another(piece.strip(), said) or _SOME_OF_THEM_RE.match(piece))
+        other = bool(about_another_person(piece) or named_another(piece.strip(), said) or _SOME_OF_THEM_RE.match(piece)
+                     or _THEY_SAY_RE.match(piece))
         if not other and i and not _FIRST_PERSON_RE.search(piece) and _GOES_ON_RE.match(piece):
             other = out[-1] or bool(_NAME_ONLY_RE.match(pieces[i - 1])
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
-        elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and (
+        elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and not _TO_THE_ASSISTANT_RE.search(piece) and (
                 len(pieces[i - 1].strip()) <= 6 or len(piece.strip()) <= 6 or _repeats(piece, pieces[i - 1])
-                or _VERB_LED_RE.match(piece)):
+                or _VERB_LED_RE.match(piece) or _THEY_SAY_RE.match(pieces[i - 1])):
             # "我们组 小李 不吃香菜": what follows someone named alone is said of them; "…小美花生过敏 挺严重的": a
             # few words with no subject go on about them
             other = True
@@ -1007,6 +1032,11 @@ def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
     return out
 
 
+#: A piece addressed to the assistant ("以后回答直接给代码就行" after "导师很严"): the user's wish, not the one before's news.
+_TO_THE_ASSISTANT_RE = re.compile(r"回答|回复|回我|帮我|给我|你(?!们)|\b(?:you|your|reply|replies|answers?)\b", re.IGNORECASE)
+#: Someone else's word about themselves ("王阿姨说她白天去跳广场舞", "小雯说她养了只布偶"): their news, and so is what
+#: follows it with no "I" of its own ("狗一个人在家所以叫").
+_THEY_SAY_RE = re.compile(r"^\s*(?![我咱])[\u4e00-\u9fff]{1,5}?(?:说|讲|告诉我|跟我说)(?:她|他)(?![说讲])")
 #: An English clause with no subject, led by what someone did ("…, she's been at Lakeshore 31 years, started as a
 #: receptionist and ended up running claims"): after a clause about someone else, it goes on about them.
 _VERB_LED_RE = re.compile(r"^\s*(?:and\s+|then\s+)?(?:started|ended|retired|worked|works|lived|lives|loves|likes|hates|went|"
@@ -1481,6 +1511,22 @@ def _nearest(candidates, vectors: Sequence[np.ndarray]) -> tuple[float, int] | N
     return best
 
 
+def _saying_their_values(user_id: str, replaced: Sequence[int]) -> list[int]:
+    """The current episodes that said the value of a slot fact a correction replaces ("不过我最近在生酮 自己不吃那些" of "用户的
+    饮食：生酮"): they go with it (what else they said stays, cut by the old value). One query for the facts, one per
+    value (a correction replaces one or two)."""
+    if not replaced:
+        return []
+    current = MemoryItem.objects.for_user(user_id).current()
+    # (not a place: a town is named in trips and plans too; the moves above say which statements of a place go)
+    values = {v.strip() for v in current.filter(pk__in=list(replaced)).exclude(type=MemoryItem.Type.EPISODE)
+              .exclude(key__in=["location", "timezone"]).values_list("value", flat=True)
+              if isinstance(v, str) and len(v.strip()) >= 2}
+    return [m.pk for value in sorted(values)
+            for m in current.filter(type=MemoryItem.Type.EPISODE, content__icontains=value).exclude(pk__in=list(replaced))
+            .only("id", "content") if corrections.holds_any(m.content, _as_terms({value.lower()}))]
+
+
 def _fact_topics(user_id: str, replaced: Sequence[int]) -> set[str]:
     """The topics of the slot facts a correction replaces: what the episodes it replaces no longer say of them either
     ("我吃素三年了 蛋奶也不吃的那种" keeps no "蛋奶也不吃" when "现在鱼和蛋都吃了" replaced the diet)."""
@@ -1840,6 +1886,25 @@ _REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(
 #: A question asked with no mark ("whats the tallest mountain in Canada btw", "为啥切洋葱会流眼泪"): a wh-word first.
 _UNMARKED_QUESTION_RE = re.compile(r"^\W*(?:(?:ok|so|and|also|btw|ha|haha|lol|nice|oh)\W+)*(?:(?:whats|what's|what|who|where|when|why|"
                                    r"how|which)\b(?!')|为什么|为啥|有没有|是不是|怎么)", re.IGNORECASE)
+#: The user or their household in English: "I", "we", "my", "our dog".
+_ENGLISH_SELF_RE = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|my|me|mine|we|we're|we've|us)\b|"
+                              r"\bour (?!(?:lifetimes?|time|times|generation|world|planet|country|society|species|era|days)\b)",
+                              re.IGNORECASE)
+_LEADING_ASK_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey|random question|quick question)[\s,]*)*(?:did|do|does|is|are|was|"
+                             r"were|will|would|can|could|should|have|has)\b", re.IGNORECASE)
+
+
+def _asks_the_world(message: str) -> bool:
+    """An English message that only asks about the world: each sentence a question (or a word or two beside one), no
+    "I"/"we"/"my" in it, and no topic of a life ("did you see the new James Webb photos? mental", "what do you reckon,
+    will humans actually get to Mars in our lifetime"). Chinese chat drops its subjects too often to read it so."""
+    if is_chinese(message) or _ENGLISH_SELF_RE.search(message) or corrections.topics(message):
+        return False
+    sentences = [s.strip() for s in _sentences(message) if s.strip()]
+    asked = [bool(_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s) or _LEADING_ASK_RE.match(s)) for s in sentences]
+    return any(asked) and all(a or len(keyword_tokens(s)) <= 1 for s, a in zip(sentences, asked, strict=True))
+
+
 #: What one eats or drinks, said in a clause.
 _EATS_RE = re.compile(r"吃|喝|\b(?:eat|eats|eating|ate|drink|drinks|drinking)\b", re.IGNORECASE)
 

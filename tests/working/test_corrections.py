@@ -512,3 +512,55 @@ def test_a_hotel_is_no_drink_and_no_shop_unless_the_user_runs_it():
 def test_an_old_value_said_with_a_chat_particle_goes_with_it():
     assert without_retractions("eh sorry, Ethan is P5 not P4 hor.") == "eh sorry, Ethan is P5."
     assert without_retractions("I'm not vegan tho") == "I'm not vegan tho"
+
+
+@pytest.mark.parametrize(("text", "has", "lacks"), [
+    ("my Redmi Note 12 keeps heating up", {"phone"}, set()),
+    ("ok. i'm in BCom final year so need the phone for notes too", set(), {"phone"}),
+    ("太累 现在进了美的的总装车间 三班倒", set(), {"car", "device"}),
+    ("坐火车还是飞机", set(), {"car"}),
+    ("周末开我的秦PLUS去橘子洲那边跑", {"car"}, set()),
+    ("also family chipped in so we're working with 2m naira now", set(), {"work"}),
+    ("working with a startup now", {"work"}, set()),
+    ("finally done with the move, we're in Sheffield now", {"home"}, set()),
+    ("太难熬 现在就正常吃 少油少糖", {"health"}, set()),
+    ("现在上班跟同事拼车了", {"commute"}, set()),
+])
+def test_topics_read_in_session_41(text, has, lacks):
+    found = topics(text)
+    assert has <= found and not (lacks & found), found
+
+
+def test_a_pet_named_a_clause_later_and_a_name_changed():
+    from agentmemory.working.corrections import gone, names
+    assert names("we just adopted a kitten from the RSPCA in Hobart, she's a tabby, we named her Pickle") == {"pickle": "pet"}
+    assert gone("hey so Pesto (we changed her name, she just wasn't a Pickle lol) has been scratching the couch",
+                {"pickle": "pet"}) == {"pickle"}
+
+
+@pytest.mark.parametrize(("first", "later", "new", "old"), [
+    ("帮我写条微信给搬家师傅 新房在章贡区 预算大概1500", "钱那边也压一压 老婆说不用那么多 控制在1000块", "1000块", "1500"),
+    ("想换个剪视频的笔记本 预算6000 我在南充跑婚礼跟拍", "接了两单大活 能放到9000了 MacBook Pro行不行", "9000", "6000"),
+    ("Hi, we're redoing the kitchen in our old house in Dartmouth, budget is 25k CAD, can you help me prioritize?",
+     "ok so after the roof surprise we've got 18k for the kitchen now, what do I cut", "18k", "25k"),
+])
+def test_an_amount_said_anew_replaces_the_budget(api_client, talk, first, later, new, old):
+    user = f"amt-{new}"
+    talk(user, first)
+    talk(user, later)
+    budgets = [m.value for m in MemoryItem.objects.for_user(user).current().filter(key="budget")]
+    assert budgets == [new], budgets
+    body = api_client.post(f"{API}context/", {"user_id": user, "query": "What is the user's budget? 用户的预算是多少？"},
+                           format="json").json()
+    shown = "\n".join(item["text"] for name in ("profile", "long_term_memory") for item in body["sections"][name])
+    assert new in shown and old not in shown, shown
+    if "Dartmouth" in first:  # what else the first message said stays
+        assert MemoryItem.objects.for_user(user).current().filter(content__contains="Dartmouth").exists()
+
+
+def test_an_amount_that_is_no_budget_leaves_the_budget():
+    from agentmemory.working.amounts import _amount
+    assert _amount("and I got hired, remote medical coder, take home is around $3,600 a month now.") == ""
+    assert _amount("现在体重控制在50公斤") == "" and _amount("我现在月薪8000") == ""
+    assert _amount("now I run 10k every morning") == "" and _amount("能不能放到9000？") == ""
+    assert _amount("预算现在1.5万了") == "1.5万"

@@ -1565,3 +1565,48 @@ def test_a_move_said_in_words_no_slot_reads_takes_where_the_user_worked_before(a
 def test_where_a_move_no_slot_reads_arrives(message, places):
     from agentmemory.working.episodes import _arrived_at
     assert _arrived_at(message) == places
+
+
+def test_a_new_home_a_new_job_and_a_diet_given_up_leave_no_old_value(api_client, talk):
+    """Session 41: corrections said only as the new situation."""
+    talk("nh", "帮我排个一日游路线 我在襄阳做导游五年了", "ok 我住樊城 离车站近 早上7点集合来得及")
+    talk("nh", "搬完家了 新家在十堰城区边上 以后主要带武当山", agent="planner")
+    shown = remembered(api_client, "nh", "用户现在住在哪里？")
+    assert "十堰" in shown and "樊城" not in shown, shown
+    talk("nj", "can u help me budget? I make about $2,900/month after tax as a cashier at Walmart here in Tulsa, "
+               "car payment on my Civic is 300")
+    talk("nj", "and I got hired, remote billing specialist for Mercy Health, take home is around $3,400 a month now.",
+         agent="planner")
+    shown = remembered(api_client, "nj", "Who is the user's employer and what is their job?")
+    assert "Mercy Health" in shown and "Walmart" not in shown and "cashier" not in shown, shown
+    assert "Civic" in remembered(api_client, "nj", "What car does the user drive?")
+    talk("nd2", "我在丽江开了家小客栈", "早餐都是我自己做 不过我最近在生酮 自己不吃那些 馋哈哈")
+    talk("nd2", "那个饮食我放弃了 太难熬 现在就正常吃 少油少糖", agent="planner")
+    shown = remembered(api_client, "nd2", "用户现在怎么吃？饮食有什么讲究？")
+    assert "少油少糖" in shown and "生酮" not in shown, shown
+
+
+def test_someone_elses_word_about_themselves_is_theirs(talk):
+    talk("sw", "我妹小雯搬去厦门了 想送她个乔迁礼物", "小雯说她养了只布偶 叫奶盖 猫砂用哪种好",
+         "王阿姨说她白天去跳广场舞 狗一个人在家所以叫")
+    kept = " ".join(MemoryItem.objects.for_user("sw").current().values_list("content", flat=True))
+    assert "布偶" not in kept and "奶盖" not in kept and "狗一个人在家" not in kept, kept
+
+
+@pytest.mark.parametrize(("message", "asks"), [
+    ("did you see the new James Webb photos? mental", True),
+    ("what do you reckon, will humans actually get to Mars in our lifetime", True),
+    ("lekker. also our african grey Kiwi keeps copying the microwave beep 😂 normal?", False),
+    ("thx! commute is 45 min by bus now tho, any podcast recs?", False),
+    ("is my landlord allowed to keep the deposit?", False),
+    ("嫦娥六号从月球背面带土回来了 太牛了吧", False),  # Chinese chat drops its subjects: not read so
+])
+def test_a_question_about_the_world_is_no_ones_news(message, asks):
+    from agentmemory.working.episodes import _asks_the_world
+    assert _asks_the_world(message) is asks
+
+
+def test_small_talk_questions_store_nothing(talk):
+    talk("stq", "did you see the new James Webb photos? mental", "how far back in time is it seeing")
+    talk("stq", "what do you reckon, will humans actually get to Mars in our lifetime", "fair. would be wild")
+    assert not MemoryItem.objects.for_user("stq").current().exists()

@@ -298,3 +298,23 @@ def test_what_the_new_patterns_leave_alone():
     assert not [d for d in _extract("my Yamaha piano is out of tune", "Dave ended up with a Toyota Corolla",
                                     "I bought a scooter for my son") if d.key == "car"]
     assert not [d for d in _extract("我哥买车的钱还差3万", "去年装修花费超了5万") if d.key == "budget"]
+
+
+def test_a_home_near_family_a_course_year_the_answer_language_and_more_titles():
+    """Session 41: "moved to Punggol near wife's parents" is a home; "i'm in BCom final year" is no place; the
+    language of the answers is the language alone; a new home said as 新家在…; a job title ending in 工/员."""
+    def values(text: str) -> dict[str, str]:
+        return {d.key: d.value for d in _extract(text)}
+
+    assert values("sold the car in the end and moved to Punggol near wife's parents, so MRT now.").get("location") == "Punggol"
+    assert "employer" not in values("sold the car in the end and moved to Punggol near wife's parents")
+    assert values("I've moved to Stripe, started last month").get("employer") == "Stripe"
+    assert "location" not in values("ok. i'm in BCom final year at Maharaja's College so need the phone for notes")
+    assert values("I'm in Wellington now").get("location") == "Wellington"
+    assert values("以后你回答我都用英文吧 想练练 I work at a yacht factory in Zhuhai").get("reply_style") == "用英文"
+    assert values("还是用中文回我吧 英文看着太累").get("reply_style") == "用中文"
+    assert values("以后回复都简短点 我在地铁上看").get("reply_style") == "简短点"
+    assert values("搬完家了 新家在荆州古城边上 老公调过来了").get("location") == "荆州"
+    assert values("报到了 在格尔木 住单位宿舍 现在是钾肥车间的操作工").get("job_title") == "操作工"
+    assert values("我是黄花机场的管制员 四班倒").get("job_title") == "管制员"
+    assert "job_title" not in values("我们公司的管理员太坑了")

@@ -105,7 +105,9 @@ BUDGET_CUE_RE = re.compile(r"预算|经费|资金|(?:装修|婚礼|办酒|旅行
                             r"\bup to\b|\bat most\b|\bmax(?:imum)?\b|\bwilling to pay\b|\bprice range\b", re.IGNORECASE)
 _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|运维|算法|前端|后端|工程师|经理|设计师|医生|老师|教师|律师|学生|运营|销售|创始人|CEO|CTO|开发者|程序员|研究员|会计|护士|"
               r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试|助理|文员|合伙人|教练|导购|"
-              r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD|柜员|收银员|保安|(?<!老)司机|快递员|外卖员|保险代理|店员|服务员|保洁|护工|前台|荷官|骑手|保姆|月嫂")
+              r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD|柜员|收银员|保安|(?<!老)司机|快递员|外卖员|保险代理|店员|服务员|保洁|护工|前台|荷官|骑手|保姆|月嫂|"
+              r"操作工|普工|电工|焊工|钳工|车工|机修工|装配工|管制员|书记员|安全员|化验员|调度员|技术员|检验员|质检员|仓管员|管理员|业务员|"
+              r"讲解员|列车员|乘务员|安检员|统计员|资料员|施工员|监理|辅警|民警|消防员|飞行员|配送员|营业员|售货员|理货员")
 #: Someone called as Chinese speakers call colleagues and neighbours: by surname after 老/小/阿 ("老王是回族不吃猪肉",
 #: "小陈对花生过敏") or before a title ("王姐", "张总", "刘老师"); not a word that begins so ("小孙子", "老顾客",
 #: "小程序": left out of the surnames or by the next character).
@@ -119,6 +121,12 @@ _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|studen
               r"hairdresser|pharmacist|paramedic|chef|cook|barista|mechanic|carpenter|dentist|therapist|coach|"
               r"welder|driver|courier|postman|postwoman|cleaner|farmer|baker|butcher|librarian|firefighter|"
               r"physio|physiotherapist|midwife|caregiver|carer|tradie|labourer|laborer|"
+              r"teller|cashier|clerk|coder|surveyor|technician|officer|supervisor|receptionist|secretary|bookkeeper|"
+              r"operator|inspector|controller|coordinator|estimator|superintendent|foreman|banker|broker|underwriter|"
+              r"adjuster|paralegal|hygienist|optometrist|radiographer|sonographer|phlebotomist|pilot|dispatcher|"
+              r"longshoreman|stevedore|miner|machinist|fitter|rigger|scaffolder|roofer|landscaper|gardener|janitor|"
+              r"nanny|tutor|lecturer|instructor|translator|interpreter|journalist|reporter|photographer|sommelier|"
+              r"bartender|waiter|waitress|"
               r"PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP|head of [a-z-]+(?: [a-z-]+)?")
 _DIET_STYLES = r"清真|低碳水|生酮|无麸质|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
 _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|gluten[- ]free|paleo|low[- ]carb|dairy[- ]free|plant[- ]based|"
@@ -144,7 +152,8 @@ CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camr
                 r"mazda|nissan|leaf|chevy|chevrolet|bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv|"
                 r"motorbike|motorcycle|moped|vespa|yamaha(?= (?:nmax|xmax|aerox|mio|r\d|mt-?\d|fz))|nmax|ducati")
 CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米SU7|大众|丰田|本田|宝马|奔驰|奥迪|日产|马自达|别克|雪佛兰|"
-                r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]")
+                r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]|"
+                r"(?:秦|宋|汉|唐|元)(?:PLUS|Plus|EV|DM)|宏光")
 #: Phone makes and lines ("我的Mate 60", "入手了iPhone 15 Pro", "my iphone 12", "switched to a Pixel").
 PHONE_MAKES = (r"华为|小米|苹果|三星|荣耀|OPPO|oppo|vivo|一加|红米|魅族|诺基亚|iPhone|iphone|Mate|Pixel|pixel|Galaxy|galaxy|"
                r"Redmi|OnePlus|oneplus|Xiaomi|Huawei|Samsung|samsung|Motorola|moto")
@@ -211,6 +220,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # "人也搬上海了", "坐标北京望京": a known place moved to, or given as where one is
     ("location", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:去年|今年|前年|上个月|刚|人|我|我们)?(?:也|都|已经)?搬(?![家走出进回到去来])"
                             r"(?P<v>[\u4e00-\u9fff]{2,3}?)了"), "@place"),
+    # "新家在荆州古城边上", "新家是在章贡区": where the new home is
+    ("location", re.compile(r"新家(?:是)?(?:在|安在)(?P<v>[\u4e00-\u9fff]{2,3}?)(?=古城|市区|城区|这边|那边|附近|边上|[\s，,。！!]|$)"), "@place"),
     ("location", re.compile(r"坐标[:：]?\s*(?P<v>[\u4e00-\u9fff]{2})(?=[\u4e00-\u9fff]{0,3}(?:\s|$|[，,。！!]))"), "@place"),
     ("location", re.compile(r"坐标[:：]?\s*(?P<v>[\u4e00-\u9fff]{3})(?=[\u4e00-\u9fff]{0,3}(?:\s|$|[，,。！!]))"), "@place"),
     ("location", re.compile(rf"我{ZC}{{0,3}}?(?:人在|常驻|定居在?|base在|驻扎在)(?P<v>{ZC}{{1,15}}?)"
@@ -226,7 +237,11 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
      None),
     ("budget", re.compile(rf"预算(?:一个月|每个?月|一年|每年|一周|每周|一晚|每晚|一天|每天|一个人|每人|人均)?[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,8}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
-    ("reply_style", re.compile(rf"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>{ZC}{{2,20}})"), None),
+    # the language of the answers ("以后你回答我都用英文吧", "还是用中文回我吧"): the language alone, not what follows it
+    ("reply_style", re.compile(r"(?:回答|回复|回)我?(?:都|就|请|要|还是)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))"), None),
+    ("reply_style", re.compile(r"(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?回(?:我|复我|答我)"), None),
+    # (the wish ends at a space before other words: "以后回答都简短点 我在地铁上看" is "简短点")
+    ("reply_style", re.compile(r"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>[^，。！？；、,.!?;:\n：\s]{2,20})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
     ("reply_style", re.compile(r"(?:以后|今后|还是|一直|每次|从现在起)(?:都|请|就)?(?P<v>简短|简洁|详细|精简|具体)(?:一)?(?:点|些)"), None),
     ("reply_style", re.compile(r"(?:以后|今后|从现在起|往后)(?:你)?(?:就|都|请)?(?P<v>(?:直接|先)给结论|直接说重点|说重点|分点列出|用表格)"), None),
@@ -262,6 +277,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # A shop of one's own in a town ("在自贡开了个小铺子 主要卖自家做的冷吃兔"): where the user is, and what it sells.
     ("location", re.compile(r"(?:^|[\s，,。！!]|我|现在|目前|如今)在(?P<v>[\u4e00-\u9fff]{2,4}?)(?:古城|古镇|老城|市区|郊区|乡下|这边|那边)?"
                             r"开了?(?:个|家|一家|间|一间)(?![房会单药刀车])"), "@place"),
+    # where the user stays ("报到了 在格尔木 住单位宿舍"): a known place, then where they sleep
+    ("location", re.compile(r"(?:^|[\s，,。！!]|我|现在|目前|如今)在(?P<v>[\u4e00-\u9fff]{2,4}?)[\s，,]*(?:住|租了?)(?:单位|公司|厂里|员工)?(?:宿舍|房子|房|公寓|单间)"),
+     "@place"),
     ("company_focus", re.compile(r"(?:^|[\s，,。！!]|我们?|店里|铺子)(?:主要|专门)卖(?P<v>[^，。！？；,.!?;\s]{2,12})"), None),
     # The user's own age ("我今年38了", "我都45岁了"); "我儿子8岁" is the child's.
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在|已经|都|也)*(?P<v>[1-9]\d|[二三四五六七八九]?十[一二三四五六七八九]?)岁"), None),
@@ -284,6 +302,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                            r"(?=说|跟我|和我|让我|觉得|非要|[\s，,。！!？?]|$)"), None),
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
+    # "周末开我的秦PLUS去橘子洲", "我那辆二手五菱宏光扛得住吗": a make the word lists know, said as the user's
+    ("car", re.compile(rf"(?:开(?:我|我家|咱家)的?|我(?:那|这|的那|的这)辆(?:二手的?|新的?|老的?)?)(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9\u4e00-\u9fff]{{0,4}}?)"
+                       rf"(?=去|来|回|上|跑|扛|还|能|都|也|了|[\s，,。！!？?]|$)"), None),
     ("car", re.compile(rf"(?:新|刚)(?:提|买|换)的(?:车是?)?(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
     # Said with no subject at a clause's start, a car make named: "刚提了理想L6😎", "终于入了辆比亚迪海豹".
     ("car", re.compile(rf"(?:^|[，,。！!～~\s])(?:刚刚?|新|终于|已经|上周|昨天|现在|进货|上班|平时|通勤|拉货|送货|跑车)?(?:提了|入了|买了|换了|提车|开的是|开着)(?:一辆|辆|台|一台)?"
@@ -388,8 +409,11 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
                             r"Spring|Summer|Autumn|Fall|Winter|The|A|An)\b)(?P<v>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\bbased (?:in|out of|outside|near) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
+    # (not a course or a year of one: "i'm in BCom final year", "I'm in Year 12")
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
-                            r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
+                            r"(?!(?:B|M)(?:Com|Sc|A|Tech|Eng|Ed|Des|Pharm|BA)\b|MBA\b|PhD\b|Year\b|Grade\b|Form\b|Class\b)"
+                            r"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})\b(?! (?:final|first|second|third|fourth|last) year\b)"),
+     None),
     ("tech_stack", re.compile(r"\b(?i:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?i:migrated|switched|ported) (?:\w+ ){0,3}?to "
                               r"(?P<v>[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*){0,2}(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), None),
     # "we moved the backend to Postgres", not "we moved to Tucson": a technology the word lists know.
@@ -420,6 +444,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("reply_style", re.compile(r"\bI(?:'d| would)? prefer (?P<v>(?:short|brief|concise|detailed|long|direct|simple|more detailed)\w* "
                                r"(?:answers|replies|responses|explanations))", _I), None),
     ("reply_style", re.compile(rf"\b(?:keep|make) (?:your )?(?:answers?|replies|responses) (?P<v>{_EC}{{2,30}})", _I), None),
+    # "pls give in points", "reply in bullet points", "answer in a table"
+    ("reply_style", re.compile(r"\b(?:give|reply|answer|write|send)(?: (?:it|them|me|answers?|replies))? (?P<v>in (?:bullet )?points|in bullets|"
+                               r"in a table|in short points)\b", _I), None),
     ("reply_style", re.compile(r"\b(?P<v>(?:longer|shorter|more detailed|detailed|brief|short|concise|step-by-step) "
                                r"(?:explanations|answers|replies|responses))\b", _I), None),
     ("reply_style", re.compile(r"\b(?:rather have|rather get|prefer|want) (?P<v>(?:[\w-]+ ){0,2}(?:paragraphs|prose|full sentences|"

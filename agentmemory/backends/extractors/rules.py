@@ -121,6 +121,8 @@ def _clause_subject(clause: str, previous: str) -> str:
 _SUBJECT_BREAK_RE = re.compile(r"\band\b|\bbut\b|\bso\b|\bthen\b|\bbecause\b|而且|但是|不过|所以|然后", re.IGNORECASE)
 
 
+#: Where a Chinese chat message's pieces part: a space, a comma, a stop.
+_CHAT_PIECE_RE = re.compile(r"[\s，,。！!？?；;]+")
 #: Words before a value that put it in the user's past ("back when I had my iPhone", "以前用华为的时候").
 _PAST_BEFORE_RE = re.compile(r"\b(?:used to|back when|when I (?:had|was|lived|worked)|before I|formerly|previously|my old|"
                              r"my former|my ex)\b|(?:以前|之前|原来|当初)(?!我?(?:说|讲|写|打|记|搞|弄)(?:错|的|反))|那时候", re.IGNORECASE)
@@ -296,6 +298,9 @@ def _disambiguate(slot_key: str, value: str, sentence: str) -> str:
     place is expected is an employer ("I've moved to Stripe, started last month")."""
     if slot_key in ("employer", "tech_stack") and is_place(value):
         return "location"
+    if slot_key == "employer" and re.search(rf"\bmoved to {re.escape(value)},? (?:near|close to|next to|by|with|to be "
+                                            rf"(?:near|closer)|in with)\b", sentence, _I):
+        return "location"  # "moved to Punggol near wife's parents": a home, not a firm
     if slot_key == "location" and not is_chinese(sentence) and not is_place(value) and _WORK_CUE_RE.search(sentence) \
             and not (_WE_MOVED_RE.search(sentence) and _HOME_CUE_RE.search(sentence)):
         # "we moved to headingley … 10 min from work": a home, not a firm ("we moved to Notion, the team loves it" is one)
@@ -436,7 +441,9 @@ class RuleBasedExtractor(Extractor):
                 for match in pattern.finditer(clause):
                     if _about_someone_else(clause, match.start()) or (asking and _QUESTION_RE.search(clause)):
                         continue
-                    if not slot_of(slot_key).multi and _PAST_BEFORE_RE.search(clause[:match.start()]):
+                    # (in Chinese chat, of the piece the value is in: "之前那手机摔坏了 换了个iPhone 15" has one now)
+                    if not slot_of(slot_key).multi and _PAST_BEFORE_RE.search(
+                            _CHAT_PIECE_RE.split(clause[:match.start()])[-1] if zh else clause[:match.start()]):
                         continue  # "back when I had my iPhone": what the user had, not has
                     if zh and slot_key in _PIECE_SLOTS and not match.group(0).lstrip().startswith(("我", "咱")) and \
                             _KIN_ZH_RE.search(before := sentence[:max(sentence.find(clause), 0)] + clause[:match.start()]) \
