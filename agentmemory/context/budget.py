@@ -12,13 +12,18 @@ does not fit letting shorter, lower-scored ones through.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..text import keyword_tokens, query_terms
 from ..types import ContextItem
+from ..working.corrections import SLOT_TOPICS, topics
 from .combine import MEMORY_LAYERS
+
+#: A query about how the user wants answers ("How does the user like answers formatted?", "用户希望怎么回复？").
+_ANSWERS_RE = re.compile(r"回答|回复|格式|语言|\b(?:answers?|repl(?:y|ies)|responses?|format\w*|language)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,20 @@ def select_memories(items: list[ContextItem], *, max_items: int,
         else:
             eligible.append(item)
     core = [it for it in eligible if it.layer == "profile"][:CORE_FACTS]
-    rest = [it for it in eligible if it not in core]
+    # The secondary places go to what recall found for this query first, then to the profile's further facts: those
+    # are loaded for every query, whatever it asks ("The user wants answers: bullet points" beside "What are the names
+    # of the user's twins?"), and the core three already stand for the profile.
+    # A further profile fact of what the query asks about still comes first ("The user's partner: wife Colleen" for
+    # "What is the user's wife's name?").
+    asked = topics(query) if query else set()
+
+    def asked_about(item: ContextItem) -> bool:
+        slot = str(item.ref.get("key") or "").split(":")[0]
+        return bool(asked & SLOT_TOPICS.get(slot, frozenset())) or (slot == "reply_style" and bool(_ANSWERS_RE.search(query)))
+
+    further = [it for it in eligible if it not in core and it.layer == "profile"]
+    rest = [it for it in further if asked_about(it)] + [it for it in eligible if it not in core and it.layer != "profile"] \
+        + [it for it in further if not asked_about(it)]
     chosen = {id(it) for it in (core + rest)[:max(0, max_items)]}
     for item in rest[max(0, max_items - len(core)):]:
         if id(item) not in chosen:

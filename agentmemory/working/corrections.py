@@ -251,7 +251,7 @@ TOPICS: dict[str, re.Pattern] = {
                          r"\b(?:back pain|migraines?|insomnia|allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
                          r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood)\b", _I),
-    "family": re.compile(r"老公|老婆|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
+    "family": re.compile(r"老公|老婆|妻子|丈夫|爱人|媳妇|伴侣|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
                          r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|twins|"
                          r"pregnan\w*)\b", _I),
     "car": re.compile(rf"{_CAR_ZH}|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),

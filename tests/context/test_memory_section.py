@@ -58,3 +58,25 @@ def test_the_cap_is_a_setting(api_client, settings):
     settings.AGENTMEMORY = {**getattr(settings, "AGENTMEMORY", {}), "CONTEXT_MEMORY_MAX_ITEMS": 2}
     body = api_client.post(f"{API}context/", {"user_id": "cap", "query": "我住在哪里？"}, format="json").json()
     assert len(_memories(body)) == 2
+
+
+def test_the_secondary_places_go_to_what_the_query_asks_about(api_client):
+    """Three core profile facts, then what recall found for the query or a further profile fact of its topic, before
+    the profile's other facts ("The user wants answers: bullet points" does not crowd out the twins)."""
+    user = "sec"
+    for key, text in [("job_title", "The user is a paramedic"), ("budget", "The user's budget: $900"),
+                      ("car", "The user drives a 2017 Honda CR-V"), ("reply_style", "The user wants answers: bullet points"),
+                      ("partner", "The user's partner: wife Thandi")]:
+        write_memory(user, MemoryDraft(content=text, type="fact", key=key, value=text.split()[-1], source="user_stated",
+                                       confidence=0.95))
+    write_memory(user, MemoryDraft(content="my twins Liam and Noah are climbing the walls, it's -32 out", type="episode",
+                                   source="user_stated", confidence=0.8, value={"topics": ["family"]}))
+    texts = [it["text"] for it in _memories(api_client.post(
+        f"{API}context/", {"user_id": user, "query": "What are the names of the user's twins?"}, format="json").json())]
+    assert any("Liam and Noah" in t for t in texts), texts
+    texts = [it["text"] for it in _memories(api_client.post(
+        f"{API}context/", {"user_id": user, "query": "What is the user's wife's name?"}, format="json").json())]
+    assert any("Thandi" in t for t in texts), texts
+    texts = [it["text"] for it in _memories(api_client.post(
+        f"{API}context/", {"user_id": user, "query": "How does the user like answers formatted?"}, format="json").json())]
+    assert any("bullet points" in t for t in texts), texts
