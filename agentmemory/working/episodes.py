@@ -161,6 +161,25 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            r"\b(?i:i|i'm|im|i am) (?:\w+ )?(?i:doing|do|drive for|deliver for|ride for) (?:[\w-]+ ){0,2}?"
                            r"(?i:uber|lyft|doordash|grubhub|deliveroo|instacart|menulog|grab ?(?:food|bike|car|express)|foodpanda|gojek|"
                            r"(?:warehouse|factory|hospital|care home|nursing home|security) (?:night |day )?shifts?|(?:night|day) shifts? (?:at|in|for))\b")
+#: A clause that repeats what the user said before, in a correction ("I told you Aubree was 12, she's actually 11",
+#: "上次说带6个 现在9个了"): the old value, not news.
+_SAID_BEFORE_RE = re.compile(r"^\W*(?:(?:hey|ok|okay|so|oh|and|but|also|quick thing|hey again)\W+)*(?:i (?:told|said to) you|i said|"
+                             r"i mentioned|i wrote|earlier i said|last time i said|i think i said)\b|"
+                             r"^\s*(?:我)?(?:上次|之前|刚才|前面|前几天)(?:跟你)?(?:说|讲|提到|写)(?:的是|的|过|了|是)?", re.IGNORECASE)
+#: ...unless it goes on to say what is true now ("I told you the wrong date 🤦 her birthday is the 12th of March").
+_TRUE_NOW_RE = re.compile(r"\b(?:is|it's|its|are|actually|really|now|correct)\b|其实|现在|应该|是", re.IGNORECASE)
+_SAID_PIECE_RE = re.compile(r"(?<=[,，;；])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+
+
+def _without_said_before(text: str) -> str:
+    """A correction's episode without its clauses that repeat the old statement (_SAID_BEFORE_RE), when others stay."""
+    pieces = [p for p in _SAID_PIECE_RE.split(text) if p]
+    kept = [p for p in pieces if not ((said := _SAID_BEFORE_RE.match(p)) and not _TRUE_NOW_RE.search(p[said.end():]))]
+    if len(kept) == len(pieces) or not any(len(keyword_tokens(p)) >= 1 for p in kept):
+        return text
+    return corrections.join_clauses([p.strip() for p in kept]) if is_chinese(text) else " ".join(p.strip() for p in kept).strip(" ,，")
+
+
 #: Reporting for duty at a new post: "报到了", "上岗了", "first shift done".
 _REPORTED_RE = re.compile(r"报到了|报道了|上岗了|\b(?:first (?:shift|day) (?:done|over|today))\b", re.IGNORECASE)
 #: A new job only wished for, weighed or nearly taken ("我在准备考调", "what if I accepted a position at Amazon?", "I nearly
@@ -511,7 +530,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         remainders = _with_rest(remainders, rest, cut, left_of)
         text = "".join(chosen) if is_chinese(turn.content) else " ".join(chosen)
         if corrects:
-            text = corrections.without_retractions(text)
+            text = _without_said_before(corrections.without_retractions(text))
         if renamed:
             text = _renamed(text, gone, corrections.names(turn.content))
         elif gone:
@@ -636,7 +655,8 @@ def _newest_episodes(user_id: str, *, facts_too: bool = False) -> list[tuple[int
 #: Words of a move: "we moved to …", "relocated", "搬到/搬回/搬去…", "现在住…".
 _MOVED_RE = re.compile(r"搬(?:到|去|回|来|家到)?|现在住|\b(?:moved|relocated|shifted|moving back)\b", re.IGNORECASE)
 #: A clause about where one comes from or goes, not where one lives: "I grew up in Leeds", "a trip to Crete".
-_NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|[去来][^，。！？\s]{0,8}玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|from|trip|holiday|"
+_NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|[去来][^，。！？\s]{0,8}玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|"
+                           r"(?<!commute )(?<!commuting )(?<!drive it )(?<!drive in )from|trip|holiday|"
                            r"vacation|visit\w*|flight|fly\w*|honeymoon|wedding|going to|heading to|travel\w*|tour)\b",
                            re.IGNORECASE)
 
@@ -698,7 +718,8 @@ def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
 
 _CJK_CLAUSE_RE = re.compile(r"^\s*(?:我|住|在|家在|家住)")
 #: A place named after "in" in English, as written ("a primary school in Centurion"), which the word lists may not know.
-_IN_PLACE_RE = re.compile(r"\b(?i:in|near|outside) (?P<p>[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?)\b")
+_IN_PLACE_RE = re.compile(r"\b(?i:in|near|outside|commute from|commuting from|drive it from|drive in from|i stay) "
+                          r"(?P<p>[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?)\b")
 
 
 def _places_of(text: str) -> set[str]:
@@ -717,7 +738,8 @@ _NOT_PLACE_WORDS = frozenset("""January February March April May June July Augus
 Monday Tuesday Wednesday Thursday Friday Saturday Sunday English Chinese Spanish French German Python Java Excel
 The This That These Those Our Your His Her Their""".split())
 #: Words of living or working somewhere ("I teach Grade 4 … in Centurion", "我退休了住自贡"); not of eating or owning there.
-_LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|work|works|working|teach|teaches|teaching|rent|"
+_LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|i stay|work|works|working|teach|teaches|teaching|rent|"
+                                r"commute from|commuting from|drive it from|drive in from|"
                                 r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|住|上班|工作|教书|定居|坐标|搬|家在|"
                                 r"^\s*(?:我)?在[\u4e00-\u9fff]{1,8}?[做当](?![了个过完饭菜手检体核])[\u4e00-\u9fff]{2}",  # "在昆明做导游第八年了"
                                 re.IGNORECASE)
@@ -725,7 +747,7 @@ _LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|wor
 _FOR_A_WHILE_RE = re.compile(r"\bfor the (?:summer|winter|season|semester|term)\b|\bfor (?:a|a few|two|three|\d+) (?:weeks?|months?)\b|"
                              r"\btemporar\w*|暂时|临时|先住", re.IGNORECASE)
 #: Chat's clause with no subject that says where one lives: "scottish guy living in hanoi".
-_LIVING_IN_RE = re.compile(r"\b(?:living|based|staying)\s+in\b", re.IGNORECASE)
+_LIVING_IN_RE = re.compile(r"\b(?:living|based|staying)\s+in\b|\b(?:commute|commuting|drive it|drive in) from\b", re.IGNORECASE)
 
 
 def _with_rest(remainders: list[MemoryDraft], rest: list[MemoryDraft], cut: list[tuple[int, MemoryDraft | None]],

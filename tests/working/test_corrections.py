@@ -564,3 +564,23 @@ def test_an_amount_that_is_no_budget_leaves_the_budget():
     assert _amount("现在体重控制在50公斤") == "" and _amount("我现在月薪8000") == ""
     assert _amount("now I run 10k every morning") == "" and _amount("能不能放到9000？") == ""
     assert _amount("预算现在1.5万了") == "1.5万"
+
+
+@pytest.mark.parametrize(("text", "left"), [
+    ("hey again, quick thing, I told you Aubree was 12, she's actually 11 lol", "hey again, quick thing, she's actually 11 lol"),
+    ("上次说带6个 现在9个了 而且我搬到石家庄了", "现在9个了 而且我搬到石家庄了"),
+    ("我之前说的是周五 其实是周六", "其实是周六"),
+    ("I said I'd think about it", "I said I'd think about it"),  # nothing else to keep: as it was
+])
+def test_a_correction_does_not_repeat_what_was_said_before(text, left):
+    from agentmemory.working.episodes import _without_said_before
+    assert _without_said_before(text) == left
+
+
+@pytest.mark.parametrize("text", [
+    "ok I'm an idiot, I told you the wrong date 🤦 her birthday is the 12th of March not the 21st, and she's turning seven",
+    "Right, I need to correct myself, I said it wrong — it's nearer 650 ewes",
+])
+def test_a_clause_that_says_what_is_true_now_stays(text):
+    from agentmemory.working.episodes import _without_said_before
+    assert _without_said_before(text) == text

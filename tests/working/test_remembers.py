@@ -1610,3 +1610,15 @@ def test_small_talk_questions_store_nothing(talk):
     talk("stq", "did you see the new James Webb photos? mental", "how far back in time is it seeing")
     talk("stq", "what do you reckon, will humans actually get to Mars in our lifetime", "fair. would be wild")
     assert not MemoryItem.objects.for_user("stq").current().exists()
+
+
+@pytest.mark.parametrize(("content", "moved_to", "elsewhere"), [
+    ("I mostly study on the Blue Line, commute from Logan Square is like 25 min", {"evanston"}, True),
+    ("i drive it from Garforth to the office", {"leeds"}, True),
+    ("also i stay Jurong West, which area got most orders", {"punggol"}, True),
+    ("I'm originally from Cork", {"dublin"}, False),
+    ("my mam is from Ballincollig", {"douglas"}, False),
+])
+def test_where_a_commute_starts_is_where_the_user_lived(content, moved_to, elsewhere):
+    from agentmemory.working.episodes import _lived_elsewhere
+    assert _lived_elsewhere(content, moved_to) is elsewhere

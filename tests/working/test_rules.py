@@ -318,3 +318,14 @@ def test_a_home_near_family_a_course_year_the_answer_language_and_more_titles():
     assert values("报到了 在格尔木 住单位宿舍 现在是钾肥车间的操作工").get("job_title") == "操作工"
     assert values("我是黄花机场的管制员 四班倒").get("job_title") == "管制员"
     assert "job_title" not in values("我们公司的管理员太坑了")
+
+
+def test_an_adverb_before_in_and_more_makes_of_van():
+    def values(text: str) -> dict[str, str]:
+        return {d.key: d.value for d in _extract(text)}
+
+    assert values("ugh surprise posting, we're already in Ipswich now doing a week in Noosa in July instead.").get(
+        "location") == "Ipswich"
+    assert values("the transit got written off last week, I'm grand. got a Vauxhall Vivaro now, can you fix the flyer").get(
+        "car") == "Vauxhall Vivaro"
+    assert "car" not in values("the transit was late again so I walked")

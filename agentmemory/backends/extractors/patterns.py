@@ -150,7 +150,10 @@ EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|geck
 CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
                 r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|golf|jetta|kia|hyundai|"
                 r"mazda|nissan|leaf|chevy|chevrolet|bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv|"
-                r"motorbike|motorcycle|moped|vespa|yamaha(?= (?:nmax|xmax|aerox|mio|r\d|mt-?\d|fz))|nmax|ducati")
+                r"motorbike|motorcycle|moped|vespa|yamaha(?= (?:nmax|xmax|aerox|mio|r\d|mt-?\d|fz))|nmax|ducati|"
+                r"vauxhall|vivaro|sprinter|hilux|hiace|navara|skoda|octavia|fabia|peugeot|renault|citroen|fiat|dacia|suzuki|"
+                r"mitsubishi|isuzu|holden|land rover|range rover|mahindra|maruti|innova|fortuner|dodge|gmc|silverado|"
+                r"tundra|4runner|sienna|kona|santa fe|sportage|seltos|ford transit")
 CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米SU7|大众|丰田|本田|宝马|奔驰|奥迪|日产|马自达|别克|雪佛兰|"
                 r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]|"
                 r"(?:秦|宋|汉|唐|元)(?:PLUS|Plus|EV|DM)|宏光")
@@ -399,9 +402,11 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"(?P<v>[A-Za-z][a-z]+ [A-Za-z][a-z]+)\b"), "@place"),
     ("location", re.compile(r"\b(?i:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated|shifted) (?:back )?to "
                             r"(?P<v>[A-Za-z][a-z]+)\b"), "@place"),
-    ("location", re.compile(r"\b(?i:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[A-Za-z][a-z]+(?: [A-Za-z][a-z]+)?)\b"),
-     "@place"),
-    ("location", re.compile(r"\b(?i:settled|living|i'm|im|i am|we're|based|now) in (?P<v>[A-Za-z][a-z]+)\b"), "@place"),
+    # (an adverb between: "we're already in Ipswich now")
+    ("location", re.compile(r"\b(?i:settled|living|i'm|im|i am|we're|based|now) (?i:already |now |still |currently |finally |actually )?"
+                            r"in (?P<v>[A-Za-z][a-z]+(?: [A-Za-z][a-z]+)?)\b"), "@place"),
+    ("location", re.compile(r"\b(?i:settled|living|i'm|im|i am|we're|based|now) (?i:already |now |still |currently |finally |actually )?"
+                            r"in (?P<v>[A-Za-z][a-z]+)\b"), "@place"),
     # a home of one's own, or one rented ("got my own place now in St. Vital", "renting in Kalgoorlie til we find somewhere")
     ("location", re.compile(r"(?:\b(?:got|found|bought) (?i:my|our) (?:own |new |first |little )?(?:place|flat|apartment|"
                             r"house|condo|unit|townhouse)|(?:\b(?i:I|we)(?:'m|'re| am| are)? (?:now |still |currently )?|^\s*|(?<=[,;] ))renting(?: (?:a|our) "
