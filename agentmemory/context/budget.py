@@ -38,7 +38,8 @@ CORE_FACTS = 3
 def select_memories(items: list[ContextItem], *, max_items: int,
                     query: str = "") -> tuple[list[ContextItem], list[dict[str, Any]]]:
     """``items`` (best first) with at most ``max_items`` memories, the profile summary aside: up to three core
-    facts (the profile's, best first), then the most relevant of the rest. A model-inferred memory comes only
+    facts (the profile's, best first), then a further profile fact of what the query asks about, then what recall
+    found, then the profile's other facts. A model-inferred memory comes only
     when it covers the query (shares a content word with it) and no stated memory does ("用户可能喜欢安静的环境"
     stays out of "帮我写一封邮件").
     Returns the items kept (others untouched, order kept) and the memories left out, each with its reason."""
@@ -65,9 +66,14 @@ def select_memories(items: list[ContextItem], *, max_items: int,
     # "What is the user's wife's name?").
     asked = topics(query) if query else set()
 
+    # (of the slot's topic and sharing a word with the query beside "user": "How old is the user's daughter?" asks of
+    # the family, but not of the partner)
+    words = terms - {"user", "users", "用户"}
+
     def asked_about(item: ContextItem) -> bool:
         slot = str(item.ref.get("key") or "").split(":")[0]
-        return bool(asked & SLOT_TOPICS.get(slot, frozenset())) or (slot == "reply_style" and bool(_ANSWERS_RE.search(query)))
+        return (bool(asked & SLOT_TOPICS.get(slot, frozenset())) or (slot == "reply_style" and bool(_ANSWERS_RE.search(query)))) \
+            and bool(words & set(keyword_tokens(item.text)))
 
     further = [it for it in eligible if it not in core and it.layer == "profile"]
     rest = [it for it in further if asked_about(it)] + [it for it in eligible if it not in core and it.layer != "profile"] \

@@ -211,16 +211,16 @@ _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic alle
                    for t in (w, *keyword_tokens(w))) | {"过敏", "工作", "公司", "地方", "周末", "计划", "方法", "东西"}
 
 #: A car in Chinese: 车, not a workshop, a station, a ticket, a carriage or a train ("总装车间", "火车站", "动车票").
-_CAR_ZH = r"(?<![火动列])车(?!间|站|票|厢|次)"
+_CAR_ZH = r"(?<![火列])(?<![^电]动)(?<!购物)车(?!间|站|票|厢|次|厘)"
 TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
                        r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
-                       r"\b(?:job|work(?:ing)?(?! with (?:about |around |roughly |just )?[$£€¥₦]?\d)|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
+                       r"\b(?:job|work(?:ing)?(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|dev|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
-                       r"neighbou?rhood|based in|i'm in|im in|we're in|hometown|the move|(?:my|our) (?:old |new |own )?(?:house|home|place|condo))\b", _I),
+                       r"neighbou?rhood|based in|i'm in|im in|we're in(?! (?:trouble|love|luck|a |the |for |charge|touch|talks))|hometown|the move|(?:my|our) (?:old |new |own )?(?:house|home|place|condo))\b", _I),
     "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
                         r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|"
                         r"professor)\b", _I),
@@ -247,7 +247,7 @@ TOPICS: dict[str, re.Pattern] = {
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|pups?|bunn(?:y|ies)|pets?)\b", _I),
     "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|拼车|顺风车|班车|电驴|走路上班|步行上班|\b(?:commut\w*|(?:the|a|by) (?:[\w/-]+ )?train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
-    "health": re.compile(r"过敏|不吃|吃素|正常吃|少油|少糖|少盐|控糖|清淡|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
+    "health": re.compile(r"过敏|不吃|吃素|正常吃|少油|少糖|少盐|控糖|(?<!生意)清淡|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
                          r"\b(?:back pain|migraines?|insomnia|allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
                          r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood)\b", _I),
@@ -598,7 +598,8 @@ _EN_NAMES = (
     ("pet", re.compile(r"\b(?:shelter|breeder|rescue|foster)s? (?:called|named) (?:her|him|it) (?P<n>[\w'-]+)", _I)),
     ("pet", re.compile(r"\bcalling (?:her|him|it) (?P<n>[\w'-]+) now\b", _I)),
     # "we just adopted a kitten …, she's a tabby, we named her Pickle": a pet named a clause or two after it was said
-    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.;!?]{{0,60}}?\b(?:we|i)(?:'ve| have)? (?:named|called) (?:her|him|it) (?P<n>[A-Z][\w'-]+)")),
+    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.;!?]{{0,60}}?\b(?:we|i)(?:'ve| have)? (?:named|called) (?:her|him|it) (?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"
+               r"Today|Tonight|Yesterday)\b)(?P<n>[A-Z][\w'-]+)")),
 )
 _ZH_NAMES = (
     ("pet", re.compile(rf"(?:{'|'.join(sorted(ZH_PETS.split('|'), key=len, reverse=True))})(?:{_ZH_NAMING})?"

@@ -163,11 +163,11 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            r"(?:warehouse|factory|hospital|care home|nursing home|security) (?:night |day )?shifts?|(?:night|day) shifts? (?:at|in|for))\b")
 #: A clause that repeats what the user said before, in a correction ("I told you Aubree was 12, she's actually 11",
 #: "上次说带6个 现在9个了"): the old value, not news.
-_SAID_BEFORE_RE = re.compile(r"^\W*(?:(?:hey|ok|okay|so|oh|and|but|also|quick thing|hey again)\W+)*(?:i (?:told|said to) you|i said|"
-                             r"i mentioned|i wrote|earlier i said|last time i said|i think i said)\b|"
-                             r"^\s*(?:我)?(?:上次|之前|刚才|前面|前几天)(?:跟你)?(?:说|讲|提到|写)(?:的是|的|过|了|是)?", re.IGNORECASE)
+_SAID_BEFORE_RE = re.compile(r"^\W*(?:(?:hey|ok|okay|so|oh|and|but|also|quick thing|hey again)\W+)*(?:i (?:told|said to) you|"
+                             r"i (?:said|mentioned)(?! to (?!you\b))|earlier i said|last time i said|i think i said)\b|"
+                             r"^\s*(?:我)?(?:上次|之前|刚才|前面|前几天)(?:跟你)?(?:说|讲|提到)(?:的是|的|过|了|是)?", re.IGNORECASE)
 #: ...unless it goes on to say what is true now ("I told you the wrong date 🤦 her birthday is the 12th of March").
-_TRUE_NOW_RE = re.compile(r"\b(?:is|it's|its|are|actually|really|now|correct)\b|其实|现在|应该|是", re.IGNORECASE)
+_TRUE_NOW_RE = re.compile(r"\b(?:is|it's|its|are|actually|really|now|correct|i'm|im|we're|due)\b|其实|现在|应该|是", re.IGNORECASE)
 _SAID_PIECE_RE = re.compile(r"(?<=[,，;；])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
@@ -181,7 +181,8 @@ def _without_said_before(text: str) -> str:
 
 
 #: Reporting for duty at a new post: "报到了", "上岗了", "first shift done".
-_REPORTED_RE = re.compile(r"报到了|报道了|上岗了|\b(?:first (?:shift|day) (?:done|over|today))\b", re.IGNORECASE)
+_REPORTED_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我|今天|昨天|刚|已经|终于)?(?:去(?:新单位|单位|公司|厂里)?)?(?:报到了|报道了|上岗了)|"
+                          r"\bmy first (?:shift|day) (?:done|over|today)\b", re.IGNORECASE)
 #: A new job only wished for, weighed or nearly taken ("我在准备考调", "what if I accepted a position at Amazon?", "I nearly
 #: accepted a job at Meta").
 _JOB_WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该)[^，。！？\s]{0,6}(?:考调|转岗|跳槽|入职|去|换工作)|"
@@ -730,7 +731,8 @@ def _places_of(text: str) -> set[str]:
 
 
 #: Where the user lives in Chinese chat, as written, which the word lists may not know ("我住伍家岗 离车站近").
-_LIVE_AT_ZH_RE = re.compile(r"(?:我|我们|我家)(?:现在|目前)?(?:住在?|家在)(?P<p>[\u4e00-\u9fff]{2,4}?)(?=[\s，,。！!]|这边|那边|附近|$)")
+_LIVE_AT_ZH_RE = re.compile(r"(?:我|我们|我家)(?:现在|目前)?(?:住在?|家在)(?P<p>[\u4e00-\u9fff]{1,3}(?:区|县|镇|村|岗|路|街|城|湾|庄|坪|"
+                            r"坝|园|苑|门|桥|口|山|湖|港|州|市))(?=[\s，,。！!]|这边|那边|附近|$)")
 
 
 #: Capitalised words after "in" that name no place ("in March", "in English").
@@ -1058,7 +1060,7 @@ def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
 _TO_THE_ASSISTANT_RE = re.compile(r"回答|回复|回我|帮我|给我|你(?!们)|\b(?:you|your|reply|replies|answers?)\b", re.IGNORECASE)
 #: Someone else's word about themselves ("王阿姨说她白天去跳广场舞", "小雯说她养了只布偶"): their news, and so is what
 #: follows it with no "I" of its own ("狗一个人在家所以叫").
-_THEY_SAY_RE = re.compile(r"^\s*(?![我咱])[\u4e00-\u9fff]{1,5}?(?:说|讲|告诉我|跟我说)(?:她|他)(?![说讲])")
+_THEY_SAY_RE = re.compile(r"^\s*(?![我咱])[\u4e00-\u9fff]{1,5}?(?:说|讲|告诉我|跟我说)(?:她|他)(?![们说讲])")
 #: An English clause with no subject, led by what someone did ("…, she's been at Lakeshore 31 years, started as a
 #: receptionist and ended up running claims"): after a clause about someone else, it goes on about them.
 _VERB_LED_RE = re.compile(r"^\s*(?:and\s+|then\s+)?(?:started|ended|retired|worked|works|lived|lives|loves|likes|hates|went|"
@@ -1541,12 +1543,17 @@ def _saying_their_values(user_id: str, replaced: Sequence[int]) -> list[int]:
         return []
     current = MemoryItem.objects.for_user(user_id).current()
     # (not a place: a town is named in trips and plans too; the moves above say which statements of a place go)
-    values = {v.strip() for v in current.filter(pk__in=list(replaced)).exclude(type=MemoryItem.Type.EPISODE)
-              .exclude(key__in=["location", "timezone"]).values_list("value", flat=True)
-              if isinstance(v, str) and len(v.strip()) >= 2}
-    return [m.pk for value in sorted(values)
+    values = {(v.strip(), key.split(":")[0]) for key, v in current.filter(pk__in=list(replaced))
+              .exclude(type=MemoryItem.Type.EPISODE).exclude(key__in=["location", "timezone"]).values_list("key", "value")
+              if isinstance(v, str) and len(v.strip()) >= 2 and not v.strip().isdigit()}
+    # (an episode of the slot's topics only: "we watched Amazon Prime all weekend" is no statement of the employer)
+    return [m.pk for value, slot in sorted(values)
             for m in current.filter(type=MemoryItem.Type.EPISODE, content__icontains=value).exclude(pk__in=list(replaced))
-            .only("id", "content") if corrections.holds_any(m.content, _as_terms({value.lower()}))]
+            .only("id", "content", "value")
+            if corrections.holds_any(m.content, _as_terms({value.lower()}))
+            and (slot not in corrections.SLOT_TOPICS or corrections.SLOT_TOPICS[slot]
+                 & set((m.value or {}).get("topics") or () if isinstance(m.value, dict) else ()))
+            and not about_another_person(m.content)]
 
 
 def _fact_topics(user_id: str, replaced: Sequence[int]) -> set[str]:
@@ -1913,7 +1920,8 @@ _ENGLISH_SELF_RE = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|my|me|mine|we|we're|w
                               r"\bour (?!(?:lifetimes?|time|times|generation|world|planet|country|society|species|era|days)\b)",
                               re.IGNORECASE)
 _LEADING_ASK_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey|random question|quick question)[\s,]*)*(?:did|do|does|is|are|was|"
-                             r"were|will|would|can|could|should|have|has)\b", re.IGNORECASE)
+                             r"were|will|would|can|could|should|have|has)\s+(?:you|u|anyone|anybody|it|there|they|he|she|"
+                             r"people|humans|we)\b", re.IGNORECASE)
 
 
 def _asks_the_world(message: str) -> bool:

@@ -559,11 +559,24 @@ def test_an_amount_said_anew_replaces_the_budget(api_client, talk, first, later,
 
 
 def test_an_amount_that_is_no_budget_leaves_the_budget():
-    from agentmemory.working.amounts import _amount
+    from agentmemory.working.amounts import _amount, _near
     assert _amount("and I got hired, remote medical coder, take home is around $3,600 a month now.") == ""
     assert _amount("现在体重控制在50公斤") == "" and _amount("我现在月薪8000") == ""
     assert _amount("now I run 10k every morning") == "" and _amount("能不能放到9000？") == ""
-    assert _amount("预算现在1.5万了") == "1.5万"
+    for text in ("现在油价7块多", "如果能放到9000就好了", "要不要加到8000", "got a new phone for $900 now",
+                 "my thesis is now 12k words", "现在粉丝两万了", "got an iPhone XR 256 now"):
+        assert _amount(text) == "", text
+    assert _amount("预算现在1.5万了") == "1.5万" and _amount("we've got $12,000 for the kitchen now") == "$12,000"
+    assert _near("1000块", [1500.0]) and _near("2m naira", [1.5e6]) and not _near("7块", [6000.0])
+
+
+def test_a_long_run_of_digits_is_read_at_once():
+    import time
+
+    from agentmemory.working.amounts import _amount
+    started = time.perf_counter()
+    _amount("现在 " + "1" * 20000)
+    assert time.perf_counter() - started < 1.0  # was quadratic: 76 s
 
 
 @pytest.mark.parametrize(("text", "left"), [
@@ -582,5 +595,14 @@ def test_a_correction_does_not_repeat_what_was_said_before(text, left):
     "Right, I need to correct myself, I said it wrong — it's nearer 650 ewes",
 ])
 def test_a_clause_that_says_what_is_true_now_stays(text):
+    from agentmemory.working.episodes import _without_said_before
+    assert _without_said_before(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "I mentioned to my boss I'm pregnant, due in May",
+    "我之前写的那篇论文 被顶会录用了",
+])
+def test_news_told_to_someone_else_is_no_repetition(text):
     from agentmemory.working.episodes import _without_said_before
     assert _without_said_before(text) == text

@@ -1600,6 +1600,8 @@ def test_someone_elses_word_about_themselves_is_theirs(talk):
     ("thx! commute is 45 min by bus now tho, any podcast recs?", False),
     ("is my landlord allowed to keep the deposit?", False),
     ("嫦娥六号从月球背面带土回来了 太牛了吧", False),  # Chinese chat drops its subjects: not read so
+    ("Have two tickets for Glastonbury, so hyped", False), ("Did the Inca trail last month", False),
+    ("Will be in Lisbon all of next week, any tips?", False),
 ])
 def test_a_question_about_the_world_is_no_ones_news(message, asks):
     from agentmemory.working.episodes import _asks_the_world
@@ -1622,3 +1624,11 @@ def test_small_talk_questions_store_nothing(talk):
 def test_where_a_commute_starts_is_where_the_user_lived(content, moved_to, elsewhere):
     from agentmemory.working.episodes import _lived_elsewhere
     assert _lived_elsewhere(content, moved_to) is elsewhere
+
+
+def test_a_hospital_stay_is_no_home_and_a_doctors_word_is_the_doctors():
+    from agentmemory.working.episodes import _lived_elsewhere, _of_others, _sentences
+    assert not _lived_elsewhere("我住院了，医生说要观察三天", {"杭州"})
+    assert _lived_elsewhere("ok 我住伍家岗 离车站近", {"荆州"})
+    pieces = [p.strip() for p in _sentences("医生说他们医院能做 下周手术")]
+    assert _of_others(pieces, "") == [False, False]

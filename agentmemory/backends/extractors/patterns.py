@@ -151,9 +151,9 @@ CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camr
                 r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|golf|jetta|kia|hyundai|"
                 r"mazda|nissan|leaf|chevy|chevrolet|bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv|"
                 r"motorbike|motorcycle|moped|vespa|yamaha(?= (?:nmax|xmax|aerox|mio|r\d|mt-?\d|fz))|nmax|ducati|"
-                r"vauxhall|vivaro|sprinter|hilux|hiace|navara|skoda|octavia|fabia|peugeot|renault|citroen|fiat|dacia|suzuki|"
-                r"mitsubishi|isuzu|holden|land rover|range rover|mahindra|maruti|innova|fortuner|dodge|gmc|silverado|"
-                r"tundra|4runner|sienna|kona|santa fe|sportage|seltos|ford transit")
+                r"vauxhall|vivaro|hilux|hiace|navara|skoda|peugeot|renault|citroen|fiat|dacia|suzuki|"
+                r"mitsubishi|isuzu|land rover|range rover|mahindra|maruti|innova|fortuner|gmc|silverado|"
+                r"4runner|sportage|seltos|ford transit")
 CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米SU7|大众|丰田|本田|宝马|奔驰|奥迪|日产|马自达|别克|雪佛兰|"
                 r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]|"
                 r"(?:秦|宋|汉|唐|元)(?:PLUS|Plus|EV|DM)|宏光")
@@ -241,8 +241,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("budget", re.compile(rf"预算(?:一个月|每个?月|一年|每年|一周|每周|一晚|每晚|一天|每天|一个人|每人|人均)?[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,8}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
     # the language of the answers ("以后你回答我都用英文吧", "还是用中文回我吧"): the language alone, not what follows it
-    ("reply_style", re.compile(r"(?:回答|回复|回)我?(?:都|就|请|要|还是)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))"), None),
-    ("reply_style", re.compile(r"(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?回(?:我|复我|答我)"), None),
+    ("reply_style", re.compile(r"(?:回答|回复|(?<![妈爸他她])回)我?(?:都|就|请|要|还是)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))"), None),
+    ("reply_style", re.compile(r"(?<![妈爸他她们])(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?回(?:我|复我|答我)(?!的)"), None),
     # (the wish ends at a space before other words: "以后回答都简短点 我在地铁上看" is "简短点")
     ("reply_style", re.compile(r"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>[^，。！？；、,.!?;:\n：\s]{2,20})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
@@ -281,7 +281,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(r"(?:^|[\s，,。！!]|我|现在|目前|如今)在(?P<v>[\u4e00-\u9fff]{2,4}?)(?:古城|古镇|老城|市区|郊区|乡下|这边|那边)?"
                             r"开了?(?:个|家|一家|间|一间)(?![房会单药刀车])"), "@place"),
     # where the user stays ("报到了 在格尔木 住单位宿舍"): a known place, then where they sleep
-    ("location", re.compile(r"(?:^|[\s，,。！!]|我|现在|目前|如今)在(?P<v>[\u4e00-\u9fff]{2,4}?)[\s，,]*(?:住|租了?)(?:单位|公司|厂里|员工)?(?:宿舍|房子|房|公寓|单间)"),
+    ("location", re.compile(r"(?:^|[\s，,。！!]|我|现在|目前|如今)在(?P<v>[\u4e00-\u9fff]{2,4}?)[\s，,]*(?:住|租了)(?:单位|公司|厂里|员工)?(?:宿舍|房子|房|公寓|单间)"),
      "@place"),
     ("company_focus", re.compile(r"(?:^|[\s，,。！!]|我们?|店里|铺子)(?:主要|专门)卖(?P<v>[^，。！？；,.!?;\s]{2,12})"), None),
     # The user's own age ("我今年38了", "我都45岁了"); "我儿子8岁" is the child's.
@@ -434,8 +434,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("tech_stack", re.compile(rf"\bour (?:tech )?stack is (?P<v>{_EC}{{1,40}})", _I), None),
     ("budget", re.compile(rf"\bbudget(?: for (?:the |our |my )?[a-z -]{{1,25}}? (?:is|of|has) | (?:is |of |has )?)(?:now |been |changed to |raised to |"
                           rf"increased to |cut to |reduced to |lowered to |moved to |around |about )*"
-                          rf"(?P<v>(?:[$€£¥]|(?-i:R|A\$|NZ\$|C\$|US\$))?\s?{_NUM}(?:\s?(?:USD|EUR|GBP|AUD|CAD|NZD|ZAR|RMB|CNY|"
-                          rf"dollars|bucks|quid|pounds|euros?|rand)\b)?)", _I), None),
+                          rf"(?P<v>(?:[$€£¥]|(?-i:R|A\$|NZ\$|C\$|US\$))?\s?{_NUM}(?:m\b)?(?:\s?(?:USD|EUR|GBP|AUD|CAD|NZD|ZAR|RMB|CNY|"
+                          rf"dollars|bucks|quid|pounds|euros?|rand|naira|rupees|shillings|cedis|pesos)\b)?)", _I), None),
     ("company_industry", re.compile(rf"\bwe (?:now )?do (?P<v>{_EC}{{2,30}}?) now\b", _I), None),
     ("company_industry", re.compile(r"\b(?:we|our company|the company) (?:\w+ )?pivoted (?:to|into) (?P<v>[\w -]{2,30}?)"
                                     r"(?= this\b| last\b| in \d|,|$|[.;!?])", _I), None),
@@ -450,7 +450,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                                r"(?:answers|replies|responses|explanations))", _I), None),
     ("reply_style", re.compile(rf"\b(?:keep|make) (?:your )?(?:answers?|replies|responses) (?P<v>{_EC}{{2,30}})", _I), None),
     # "pls give in points", "reply in bullet points", "answer in a table"
-    ("reply_style", re.compile(r"\b(?:give|reply|answer|write|send)(?: (?:it|them|me|answers?|replies))? (?P<v>in (?:bullet )?points|in bullets|"
+    ("reply_style", re.compile(r"\b(?:give|reply|answer)(?: (?:it|them|me|answers?|replies))? (?P<v>in (?:bullet )?points|in bullets|"
                                r"in a table|in short points)\b", _I), None),
     ("reply_style", re.compile(r"\b(?P<v>(?:longer|shorter|more detailed|detailed|brief|short|concise|step-by-step) "
                                r"(?:explanations|answers|replies|responses))\b", _I), None),

@@ -298,8 +298,8 @@ def _disambiguate(slot_key: str, value: str, sentence: str) -> str:
     place is expected is an employer ("I've moved to Stripe, started last month")."""
     if slot_key in ("employer", "tech_stack") and is_place(value):
         return "location"
-    if slot_key == "employer" and re.search(rf"\bmoved to {re.escape(value)},? (?:near|close to|next to|by|with|to be "
-                                            rf"(?:near|closer)|in with)\b", sentence, _I):
+    if slot_key == "employer" and re.search(rf"\bmoved to {re.escape(value)},? (?:near (?!the (?:end|start|beginning|middle))|close to|"
+                                            rf"next to|in with)\b", sentence, _I):
         return "location"  # "moved to Punggol near wife's parents": a home, not a firm
     if slot_key == "location" and not is_chinese(sentence) and not is_place(value) and _WORK_CUE_RE.search(sentence) \
             and not (_WE_MOVED_RE.search(sentence) and _HOME_CUE_RE.search(sentence)):
