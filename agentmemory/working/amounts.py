@@ -92,19 +92,17 @@ def budget_drafts(user_id: str, messages: Sequence[TurnText], drafts: Sequence[M
     not a message about someone else (``others``), nor one whose budget a pattern read already, and only an amount of
     the size of a budget the user gave."""
     filled = {d.turn_id for d in drafts if d.key == "budget"}
-    mine = [t for t in messages if t.turn_id not in others and t.turn_id not in filled]
-    if not mine:
-        return []
+    said = [(t, amount) for t in messages if t.turn_id not in others and t.turn_id not in filled
+            and (amount := _amount(t.content or ""))]
+    if not said:
+        return []  # no amount said anew: no query
     budgets = [*MemoryItem.objects.for_user(user_id).current().filter(key="budget").values_list("value", flat=True),
                *(d.value for d in drafts if d.key == "budget")]
     old_values = [v for v in (_number(str(b)) for b in budgets) if v is not None]
-    if not old_values:
-        return []  # no budget of an amount: nothing to say anew (and no message is read for one)
     slot = slot_of("budget")
     out = []
-    for turn in mine:
-        amount = _amount(turn.content or "")
-        if not amount or not _near(amount, old_values):
+    for turn, amount in said:
+        if not _near(amount, old_values):  # (no budget of an amount: nothing to say anew)
             continue
         zh = is_chinese(turn.content)
         out.append(MemoryDraft(
