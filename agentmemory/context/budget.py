@@ -59,15 +59,11 @@ def select_memories(items: list[ContextItem], *, max_items: int,
         else:
             eligible.append(item)
     core = [it for it in eligible if it.layer == "profile"][:CORE_FACTS]
-    # The secondary places go to what recall found for this query first, then to the profile's further facts: those
-    # are loaded for every query, whatever it asks ("The user wants answers: bullet points" beside "What are the names
-    # of the user's twins?"), and the core three already stand for the profile.
-    # A further profile fact of what the query asks about still comes first ("The user's partner: wife Colleen" for
-    # "What is the user's wife's name?").
+    # The secondary places: a further profile fact of what the query asks about (its slot's topic, and a word of the
+    # query beside "user": "The user's partner: wife Colleen" for "What is the user's wife's name?", not for "How old
+    # is the user's daughter?"), then what recall found for the query, then the profile's other facts, which are
+    # loaded whatever the query asks ("The user wants answers: bullet points" beside "the names of the user's twins").
     asked = topics(query) if query else set()
-
-    # (of the slot's topic and sharing a word with the query beside "user": "How old is the user's daughter?" asks of
-    # the family, but not of the partner)
     words = terms - {"user", "users", "用户"}
 
     def asked_about(item: ContextItem) -> bool:
