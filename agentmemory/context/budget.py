@@ -20,10 +20,18 @@ from typing import Any
 from ..text import keyword_tokens, query_terms
 from ..types import ContextItem
 from ..working.corrections import SLOT_TOPICS, topics
+from ..working.grounding import about_another_person
 from .combine import MEMORY_LAYERS
 
 #: A query about how the user wants answers ("How does the user like answers formatted?", "用户希望怎么回复？").
 _ANSWERS_RE = re.compile(r"回答|回复|格式|语言|\b(?:answers?|repl(?:y|ies)|responses?|format\w*|language)\b", re.IGNORECASE)
+
+
+#: Someone else said to be or do something ("he's a sous chef", "她在医院上班").
+_SOMEONE_ELSE_IS_RE = re.compile(r"\b(?:he|she|they)(?:'s|'re| is| are| works?| worked)\b|[他她](?:是|在|做|当)|"
+                                 r"\b(?:my|our) (?:partner|wife|husband|boyfriend|girlfriend|fianc\w*|mum|mom|dad|brother|"
+                                 r"sister|son|daughter|friend|mate)(?: [a-z]+)? (?:is|works|'s)\b|"
+                                 r"(?:老公|老婆|男朋友|女朋友|对象|爸|妈|哥|姐|弟|妹|朋友)(?:[\u4e00-\u9fff]{1,2})?(?:是|在)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -72,8 +80,14 @@ def select_memories(items: list[ContextItem], *, max_items: int,
             and bool(words & set(keyword_tokens(item.text)))
 
     further = [it for it in eligible if it not in core and it.layer == "profile"]
-    rest = [it for it in further if asked_about(it)] + [it for it in eligible if it not in core and it.layer != "profile"] \
-        + [it for it in further if not asked_about(it)]
+    # Of what recall found, what speaks of the topic asked comes first, best first ("我家猫酸笋就托给邻居" for "用户的猫叫什么
+    # 名字？" before a closer-worded message about the trip).
+    # Not what someone else is said to be ("my partner femi is a nurse", "he's a sous chef" for "What is the user's job?").
+    recalled = [it for it in eligible if it not in core and it.layer != "profile"]
+    topical = {id(it) for it in recalled if asked & topics(it.text) and not about_another_person(it.text)
+               and not _SOMEONE_ELSE_IS_RE.search(it.text)}
+    recalled = [it for it in recalled if id(it) in topical] + [it for it in recalled if id(it) not in topical]
+    rest = [it for it in further if asked_about(it)] + recalled + [it for it in further if not asked_about(it)]
     chosen = {id(it) for it in (core + rest)[:max(0, max_items)]}
     for item in rest[max(0, max_items - len(core)):]:
         if id(item) not in chosen:

@@ -58,6 +58,8 @@ _PEOPLE = (r"mom|mum|mam|dad|mother|father|parents?|sisters?|brothers?|wife|husb
            r"guests?|ceo|teacher|dentist|doctor|him|her|them|you|us|everyone|someone")
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
+    # a regime given up: "不减脂了 改增肌", "不节食了"
+    re.compile(r"(?:已经|早就|现在)?不(?:再)?(?P<o>减脂|减肥|增肌|节食|断食|生酮|控糖|戒糖|吃素|素食)了"),
     # (not a day off: "今天不跑外卖了 休息一天")
     re.compile(rf"(?<!今天)(?<!明天)(?<!今晚)(?<!这周)(?<!暂时)(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干|当|跑)"
                rf"(?P<o>{_ZC}{{1,10}}?)了"),
@@ -203,7 +205,8 @@ _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=
 _STOP = frozenset("""a an the my our your i we me it its this that these those and or but so to of in on at for with
 from by as is was are were be been am not no any more longer now then just really actually already still too very
 also some much many one lol lmao haha omg tho though anyway early late again today tonight tomorrow yesterday last next week
-weekend month year ago""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不".split())
+weekend month year ago""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不 "
+                                 "还有 另外 而且 然后 对了 顺便 不过".split())
 #: Words for where or what something is, not which one ("the venue double booked us", "cancelled the shinjuku hotel"),
 #: as written and as keyword tokens (stemmed: "venu").
 _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic allergy allergies plan plans deal lease offer "
@@ -292,12 +295,12 @@ TOPICS: dict[str, re.Pattern] = {
 #: Words that say something changed or was wrong: with the classifier's judgement, what makes a message a
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
-    r"现在|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
+    r"现在|新车|提车|换车|升级|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
     r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
     rf"{_NO_LONGER_ZH}|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
-    r"promoted|a new)|promoted|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
+    r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
     r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b", _I)
 
@@ -471,9 +474,10 @@ _STILL_RE = re.compile(r"\b(?:still|same)\b|还是|仍然|依然|照样|照旧|�
 
 
 #: How many of what the user keeps or runs ("80亩地" -> "一共120亩了", "my 2 dogs" -> "3 dogs", "4 staff").
-COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n>[\d一二两三四五六七八九十俩仨]{1,6})\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员)|一家(?P<k>[一二两三四五六七八九十\d])口|"
+COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n>[\d一二两三四五六七八九十俩仨]{1,6})\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员|[个名]学徒|[个名]徒弟|间房|间客房|峰(?:骆驼)?)|一家(?P<k>[一二两三四五六七八九十\d])口|"
                       r"\b(?P<m>\d{1,6}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:[a-z]+\s+)?(?P<v>acres|"
-                      r"hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|cats|staff|employees|hives|chickens)\b|"
+                      r"hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|cats|staff|employees|hives|chickens|rooms|bedrooms|"
+                      r"cabins|apprentices)\b|"
                       # a family's children in words ("three kids under ten", "we're four kids now"), not "25 kids" of a class
                       r"(?:^|(?<=[,.;!?])\s*|\b(?:we have|i have|we've got|i've got|we're|we are|now|with|of|mum of|mom of|dad of|"
                       r"mother of|father of|raising|got) )(?P<w>two|three|four|five|six|seven|eight|nine|ten) (?P<c>kids|children)\b",
@@ -484,7 +488,8 @@ def counts(text: str) -> dict[str, set[str]]:
     """The numbers ``text`` gives of each thing counted ({"亩": {"40", "120"}})."""
     out: dict[str, set[str]] = {}
     for m in COUNT_RE.finditer(text):
-        unit = "口" if m.group("k") else "kids" if m.group("c") else (m.group("u") or m.group("v")).lower().removeprefix("个")
+        unit = "口" if m.group("k") else "kids" if m.group("c") else \
+            (m.group("u") or m.group("v")).lower().removeprefix("个").removeprefix("名").removesuffix("骆驼")
         out.setdefault(unit, set()).add(_as_number((m.group("n") or m.group("m") or m.group("k") or m.group("w")).lower()))
     return out
 

@@ -156,6 +156,9 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            r"(?:酿酒|上班|干活|打工|开车|送货|修车|管|带|焊|织|缝|种|养|烧|做(?!饭|菜))|"
                            # "i'm a welder at a fab shop in mckees rocks": a title and where
                            rf"\b(?i:i'm|im|i am) (?i:an?|the) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) |"
+                           # any title at a place ("I'm a pit boss at the casino on the riverfront")
+                           r"\b(?i:i'm|im|i am) (?i:an?) (?!(?i:regular|member|fan|guest|customer|patient|student|volunteer|"
+                           r"big|huge|bit|little|lot)\b)(?:[\w-]+ ){1,2}(?i:at|for) (?i:the) |"
                            rf"\b(?i:rides?|shifts?|job|jobs|work|working|worked|career|gigs?) (?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b|"  # "more surge rides as an uber driver"
                            # gig or shift work: "i do grabfood on my bike", "I'm doing warehouse night shift at the moment"
                            r"\b(?i:i|i'm|im|i am) (?:\w+ )?(?i:doing|do|drive for|deliver for|ride for) (?:[\w-]+ ){0,2}?"
@@ -165,7 +168,10 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
 #: "上次说带6个 现在9个了"): the old value, not news.
 _SAID_BEFORE_RE = re.compile(r"^\W*(?:(?:hey|ok|okay|so|oh|and|but|also|quick thing|hey again)\W+)*(?:i (?:told|said to) you|"
                              r"i (?:said|mentioned)(?! to (?!you\b))|earlier i said|last time i said|i think i said)\b|"
-                             r"^\s*(?:我)?(?:上次|之前|刚才|前面|前几天)(?:跟你)?(?:说|讲|提到)(?:的是|的|过|了|是)?", re.IGNORECASE)
+                             r"^\s*(?:我)?(?:上次|之前|刚才|前面|前几天)(?:跟你)?(?:说|讲|提到)(?:的是|的|过|了|是)?|"
+                             # what used to be ("以前住银川市区通勤要一个小时", "we used to rent in Tooting")
+                             r"^\s*(?:我们?|咱们?)?(?:以前|之前|原来|过去)(?:是|都|也|一直)?(?:住|在|开|用|租)|"
+                             r"^\W*(?:(?:and|but|so)\s+)?(?:i|we) used to\b", re.IGNORECASE)
 #: ...unless it goes on to say what is true now ("I told you the wrong date 🤦 her birthday is the 12th of March").
 _TRUE_NOW_RE = re.compile(r"\b(?:is|it's|its|are|actually|really|now|correct|i'm|im|we're|due)\b|其实|现在|应该|是", re.IGNORECASE)
 _SAID_PIECE_RE = re.compile(r"(?<=[,，;；])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
@@ -220,12 +226,14 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
 _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
-                            r"\b(?:i misspoke|i was wrong|my mistake|(?:typed|wrote|got|said) (?:that|it) wrong|"
+                            r"\b(?:i misspoke|i was wrong|my mistake|(?:i )?made (?:a )?mistake|(?:typed|wrote|got|said) (?:that|it) wrong|"
                             r"scratch that|i mis-?typed|typo|i meant to say|correction|ignore (?:that|what i said|my last)|"
                             r"disregard (?:that|my last)|that'?s my old)\b|当我没说|忽略(?:刚才|上面|前面)|前面(?:那个|说的)不算",
                             re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
 CORRECTION_MIN_COSINE = 0.75
+#: Below this keep score, a message the classifier judges a correction is one only if it says a word of change.
+JUDGED_MIN_KEEP = 0.2
 #: ...when only a word says something changed ("now", "现在"), not the classifier.
 CUE_MIN_COSINE = 0.8
 #: ...when the correction speaks of no topic the vocabulary knows.
@@ -342,8 +350,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         about = sorted(corrections.topics(turn.content) | corrections.named_topics(turn.content, known))
         # The classifier's judgement of the whole, or of a piece that says something changed ("ok so I was wrong
         # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
-        judged = (max([whole_correction, *(float(correction[i]) for i in changing_at)]) >= model.correction_threshold
-                  or bool(_SAID_WRONG_RE.search(turn.content)))
+        # (the whole judged so with no word of change, when it scarcely discloses, is no correction: "儿子旦增6岁 幼儿园让画
+        # '我的爸爸' 他画我骑摩托巡湖 …" scored one, and replaced the user's job)
+        judged = any(float(correction[i]) >= model.correction_threshold for i in changing_at) \
+            or (whole_correction >= model.correction_threshold
+                and (whole_keep >= JUDGED_MIN_KEEP or corrections.signals_change(turn.content))) \
+            or bool(_SAID_WRONG_RE.search(turn.content))
         # "oh wait she actually turned 7 last week": a new value said as a correction, whatever the classifier reads.
         new_value_said = bool(_LEAD_TAKES_BACK_RE.match(turn.content)) and any(k.search(turn.content) for k in _VALUE_KINDS)
         of_topic = not judged and (any(float(correction[i]) >= model.correction_threshold for i in valued_at)
@@ -1103,6 +1115,8 @@ def _without_others(sentence: str, said: str = "") -> str:
     when what is left is a request with no word of the user's own."""
     pieces = [p for p in _PIECE_RE.split(sentence) if p.strip()]
     if len(pieces) < 2:
+        if _FAMILY_FACT_RE.search(sentence):
+            return sentence  # "my grandson Tyrese is 9 and need help with a book report": who the user's household is
         # "Marco's also a chef at …"; "need help writing a speech for my coworker Darlene": a request for someone else
         theirs = named_another(sentence.strip(), said) or (
             _HELP_ASKED_RE.match(sentence) and _SOMEONE_OF_MINE_RE.search(sentence)
@@ -1124,7 +1138,7 @@ def _without_others(sentence: str, said: str = "") -> str:
     for i in range(1, len(pieces)):
         others[i] = others[i] or (others[i - 1] and bool(_REFERS_BACK_RE.match(pieces[i]) or (
             _VERB_LED_RE.match(pieces[i]) and not _FIRST_PERSON_RE.search(pieces[i]))))
-    kept = [p for p, other in zip(pieces, others, strict=True) if not other]
+    kept = [p for p, other in zip(pieces, others, strict=True) if not other or _FAMILY_FACT_RE.search(p)]
     if len(kept) == len(pieces):
         return sentence
     rest = corrections.join_clauses(kept)
@@ -1198,8 +1212,18 @@ _GRANDCHILD_NAMED = (r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u
                      # "孙子浩浩放暑假要来住一个月": the grandchild named, coming to the user
                      r"^\s*(?:[^，,。\s]{1,6}[，,]\s*)?(?:我的?)?(?:孙子|孙女|外孙女?)(?!叫|今年|明年|去年|今天|明天|下周|这周|周末|最近|也|都|还|在|要|又|就)"
                      r"[\u4e00-\u9fff]{2}(?=放|要|来|过来|[，,\s])")
-#: Either of the two: a fact of the user's family kept from a message about them.
-_FAMILY_FACT_RE = re.compile(f"{_FAMILY_BIRTHDAY}|{_GRANDCHILD_NAMED}", re.IGNORECASE)
+#: A child, grandchild or partner of the user's named with their age ("my grandson Tyrese is 9", "partner Aroha turns 30
+#: next month", "儿子旦增6岁"): who is in the user's household, not that person's own news.
+_HOUSEHOLD_AGED = (r"\b(?:my|our|the)\s+(?:(?:little|eldest|oldest|youngest|baby|middle|twin|step)\s+)?(?:son|daughter|grandson|"
+                   r"granddaughter|grandkid|grandchild|kid|boy|girl|lad|lass)\s+(?!(?:is|was|has|had|just|and|who|turns|turned|"
+                   r"turning|will|can|does|did)\b)[a-z][\w'-]+(?:'s|\s+is|\s+(?:just\s+)?turn(?:s|ed|ing))\s+(?:\d{1,2}|one|two|three|"
+                   r"four|five|six|seven|eight|nine|ten|eleven|twelve)\b|"
+                   r"(?:^|(?<=[\s,.]))(?:my\s+|the\s+)?(?:partner|wife|husband|fianc[eé]e?|missus|hubby)\s+(?!(?:is|was|has|just|and|"
+                   r"who|turns)\b)[a-z][\w'-]+\s+(?:(?:just\s+)?turn(?:s|ed|ing)|is turning)\s+\d{2}\b|"
+                   r"(?:我|我家|我的)?(?:儿子|女儿|闺女|孙子|孙女|外孙女?)(?!今年|明年|去年|也|都|还|在|要|又|就|才|已经|刚|说|的)"
+                   r"[\u4e00-\u9fff]{2}(?:今年|才|刚|已经)?满?[\d一二两三四五六七八九十]{1,3}岁")
+#: Any of them: a fact of the user's family kept from a message about them.
+_FAMILY_FACT_RE = re.compile(f"{_FAMILY_BIRTHDAY}|{_GRANDCHILD_NAMED}|{_HOUSEHOLD_AGED}", re.IGNORECASE)
 
 
 #: A plan given up for the other person's sake ("我本来想送个芒果千层当伴手礼", "i was going to get her tulips"): no fact
@@ -1216,7 +1240,13 @@ _LIFE_RE = re.compile(
     r"(?:我|我们|现在|目前|已经|恢复)(?:也|还|又|就)?(?:是)?单身(?!狗|汉|贵族|派对|公寓|的朋友|税)|"
     r"(?:我们|我俩|我和[\u4e00-\u9fffA-Za-z]{1,4}|[\u4e00-\u9fffA-Za-z]{1,4}和我)(?:已经|上周|上个月|前几天|前阵子|昨天|去年|年初|刚刚?)?"
     r"(?:分手了|分了(?![一二三四五六七八九十两\d几工组蛋活钱房]))|"
-    rf"{_FAMILY_BIRTHDAY}|"
+    rf"{_FAMILY_BIRTHDAY}|{_HOUSEHOLD_AGED}|"
+    # a trade said as what the user is ("我自己是扎风筝的", "我就是在怡保旧街场开白咖啡档的", "我在鸣沙山那边牵骆驼的", "我揸小巴嘅")
+    r"我(?:自己|就|本身|平时|其实|也)*(?:是|系)(?:在[\u4e00-\u9fffA-Za-z]{1,10}?)?(?!开玩笑|开个玩笑|做梦|搞笑|拉肚子)"
+    r"(?:开|做|卖|跑|扎|修|养|种|干|搞|送|揸|牵|烤|酿|织|编|画|剪|教|杀|补|磨|烧)[\u4e00-\u9fffA-Za-z]{1,8}?(?:的|嘅)"
+    r"(?=$|[\s，,。！!～~]|嘛|啦|呀|哈|呢|啊)|"
+    r"我(?:平时|一直|现在)?在[\u4e00-\u9fff]{1,8}?(?:那边|这边|那儿|这儿)?(?:牵|摆|揸|卖)[\u4e00-\u9fffA-Za-z]{1,6}?(?:的|嘅)"
+    r"(?=$|[\s，,。！!～~])|我(?:系)?揸[\u4e00-\u9fffA-Za-z]{1,4}(?:嘅|的)|"
     r"\b(?:i|we)(?:'re|re| are|'m|m| am)? (?:now |currently |still )?(?:renting|living|based) (?:in|out of|near)\b|"
     r"\b(?:we're|we are|i'm|im|i am|we live|i live) in (?:a|an|our|my) (?:[\w-]+ ){0,3}(?:flat|apartment|house|condo|"
     r"townhouse|studio|bungalow|duplex)\b|"
@@ -1260,6 +1290,8 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
     """The sentences of a message its episode keeps ([] when it discloses nothing), and the next row."""
     if len(sentences) <= 1:
         return _whole(message, whole_keep, model), at
+    # A sentence that states how the user lives before it asks ("我自己是扎风筝的 要不送她个手绘风筝？"): its statement.
+    sentences = [_life_said(s) or s for s in sentences]
     scores = [max(float(keep[at + i]), SENTENCE_KEEP) if _states_life(sentences[i]) else float(keep[at + i])
               for i in range(len(sentences))]
     lives = any(_states_life(s) for s in sentences)
@@ -1401,7 +1433,7 @@ _LIVES_AT_RE = re.compile(r"住|搬|定居|老家|房子|我家|家里|小区|\b
 def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -> list[str]:
     """A one-sentence message: kept whole when it discloses, unless it is a question about something else
     ("does the Switch OLED work with ...?") or a sigh."""
-    text = message.strip()
+    text = _life_said(message.strip()) or message.strip()
     if _MOOD_END_RE.search(text) or (whole_keep < model.keep_threshold and not _states_life(text)):
         return []
     if _QUESTION_RE.search(text) and not _FIRST_PERSON_RE.search(text):
@@ -1413,6 +1445,14 @@ def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -
 #: A clause that begins as a question ("What does the 'budget' field actually control, …").
 _ASKS_RE = re.compile(r"\s*(?:怎么|如何|为什么|为啥|哪|啥|什么|是不是|能不能|可不可以|有没有|\b(?:what|how|why|when|where|who|which|"
                       r"whats|what's|can|could|should|would|is|are|do|does|did|any)\b)", re.IGNORECASE)
+
+
+def _life_said(sentence: str) -> str:
+    """What a sentence that also asks states of how the user lives, said in so many words (``_LIFE_RE``); "" if none."""
+    if not _QUESTION_RE.search(sentence):
+        return ""
+    rest = _without_question(sentence)
+    return rest if rest and _states_life(rest) else ""
 
 
 def _without_question(sentence: str) -> str:
@@ -1500,14 +1540,19 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         return list(dict.fromkeys([*found, best[1], *_their_slot_facts(current, [best[1]], about, unsaid)]))
     if found:
         return found
-    if about and judged:
+    if about and judged and not set(about) & _OWN_KIND_TOPICS:
         # Judged a correction (not only a word such as "现在"): the vocabulary's topics are coarse and incomplete
         # ("还是不出国了…现在在准备考公" is travel, what it corrects study), so any episode this close in meaning, as
-        # for a correction of no known topic.
+        # for a correction of no known topic. Not for a thing of its own kind (a phone, a car, a pet) never said
+        # before: "我手机换了 … 现在用的vivo X100" is no correction of "我在鸣沙山那边牵骆驼的".
         closest = _nearest(episodes.filter(embedding_model=bundled).exclude(embedding=None), vectors)
         if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
             return [closest[1], *_their_slot_facts(current, [closest[1]], about, unsaid)]
     return []
+
+
+#: Topics of a thing of its own kind: a correction of one is not guessed among episodes of another topic.
+_OWN_KIND_TOPICS = frozenset({"phone", "car", "pet", "device", "instrument"})
 
 
 #: Topics of a plan a message may change beside what it takes back by name, when it says a new value of them.
@@ -1850,8 +1895,13 @@ _ZH_DISTRICT_RE = re.compile(r"[\u4e00-\u9fff]{1,6}(?:新区|开发区|区|县|�
 def _where_worked(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
     """Of a clause that said the old job ("我在济南一中教物理"), the town the user was in ("我在济南"), which a job left does
     not take with it; else nothing."""
-    if _WORK_SAID_RE not in restated or (found := _IN_TOWN_RE.match(clause)) is None:
+    if _WORK_SAID_RE not in restated:
         return []
+    if (found := _IN_TOWN_RE.match(clause)) is None:
+        # "I'm a pit boss at the casino on the riverfront in Dubuque": the town, as the user's own words say it
+        town = next((m.group(1) for m in _EN_IN_TOWN_RE.finditer(clause)
+                     if places_in(m.group(1)) == [m.group(1)] or not _NOT_A_TOWN_RE.match(m.group(1))), "")
+        return [f"I'm in {town}"] if town and not _HAN_RE.search(clause) else []
     town = next((found.group(1)[:n] for n in range(2, len(found.group(1)) + 1)
                  if places_in(found.group(1)[:n]) == [found.group(1)[:n]]), "")
     # a word of its own in the clause ("济南" of "我在济南一中教物理", not "中国" of "我在中国银行上班")
@@ -1860,6 +1910,13 @@ def _where_worked(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
     return [clause[:found.start(1)] + town] if town and town in _default_tokenizer().lcut(clause) else []
 
 
+#: "… in Dubuque", "out in Rossaveal": a town named in an English clause.
+_EN_IN_TOWN_RE = re.compile(r"\b(?:in|out in|here in|based in) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)")
+#: Capitalised words after "in" that name no town: a month, a day, a language, a season.
+_NOT_A_TOWN_RE = re.compile(r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+                            r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Monday|Tuesday|Wednesday|Thursday|Friday|"
+                            r"Saturday|Sunday|English|Spanish|French|German|Chinese|Mandarin|Cantonese|Japanese|Korean|"
+                            r"Python|Excel|Java|Spring|Summer|Autumn|Fall|Winter|Christmas|Easter|The|My|Our|A|An|I)\b")
 #: "我在济南…", "我一直在青岛…": a clause that begins with where the user is.
 _IN_TOWN_RE = re.compile(r"^\s*我(?:一直|现在|目前)?在([\u4e00-\u9fff]{2,4})")
 
@@ -1969,8 +2026,11 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         counted = corrections.COUNT_RE in restated and bool(corrections.COUNT_RE.search(sentence))
         # Of a correction of no topic, a value of the kind it says anew ("先考个N3" beside "现在开始啃N1").
         counted = counted or (not replaced and any(kind.search(sentence) for kind in restated))
+        # A job left or changed: a sentence saying where the user worked ("I'm a croupier at the casino … in Dubuque"),
+        # whatever topic its words name, keeps its other clauses and the town.
+        worked = _WORK_SAID_RE in restated and bool(_WORK_SAID_RE.search(sentence))
         if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced and not titled \
-                and not counted:
+                and not counted and not worked:
             kept.append(sentence)
             continue
         if "date" in replaced and not corrections.holds_any(sentence, old) and \
@@ -2001,6 +2061,11 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                           and not _APPOSITION_RE.match(c)))
                  and not _MOOD_END_RE.search(c)
                  and not ("health" in replaced and _EATS_RE.search(c))]  # a diet changed: "每天鸡胸肉吃到想吐" goes
+        if _WORK_SAID_RE in restated:
+            # the town of the old job's clause stays though the clause went by its topic ("… croupier at the casino on
+            # the waterfront in Dubuque so nights are long")
+            kept += [w for c in _TOPIC_SPLIT.split(sentence) if _WORK_SAID_RE.search(c) and c not in kept
+                     for w in _where_worked(c, restated) if w not in kept]
         where = _WHERE_LEAD_RE.match(sentence)
         if where and "home" not in replaced and not corrections.holds_any(where.group(0), old) \
                 and not any(where.group(0) in k for k in kept):

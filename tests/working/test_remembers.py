@@ -1632,3 +1632,83 @@ def test_a_hospital_stay_is_no_home_and_a_doctors_word_is_the_doctors():
     assert _lived_elsewhere("ok 我住伍家岗 离车站近", {"荆州"})
     pieces = [p.strip() for p in _sentences("医生说他们医院能做 下周手术")]
     assert _of_others(pieces, "") == [False, False]
+
+
+def test_a_household_member_named_with_an_age_is_the_users_family(api_client, talk):
+    """Session 42: a child, grandchild or partner named with their age is who the user lives with, not someone else's
+    news (the rest of what is said of them still is)."""
+    talk("hh", "my granddaughter Imani is 7 and needs help with her spelling list. I'm raising her since last year")
+    assert "Imani" in remembered(api_client, "hh", "What is the name of the user's granddaughter?")
+    talk("hh2", "partner Mereana turns 40 in March. gift ideas under $150? she loves gardening")
+    assert "Mereana" in remembered(api_client, "hh2", "What is the name of the user's partner?")
+    talk("hh3", "女儿朵朵5岁 幼儿园让画'我的家' 她把我画成了超人 帮我想想怎么回老师")
+    assert "朵朵" in remembered(api_client, "hh3", "用户的女儿叫什么名字？")
+    kept = " ".join(MemoryItem.objects.for_user("hh2").current().values_list("content", flat=True))
+    assert "gardening" not in kept, kept
+
+
+@pytest.mark.parametrize(("message", "kept"), [
+    ("我自己是修钟表的 要不送他块老怀表？", "修钟表"),
+    ("对 我就是在镇上开修车铺的 顺便问下机油怎么选", "开修车铺"),
+    ("我在古城那边卖烤饵块的 一天能卖两百个", "卖烤饵块"),
+])
+def test_a_trade_said_as_what_the_user_is_is_kept(api_client, talk, message, kept):
+    """"我是…的": how Chinese says a trade, with no title word the slots know."""
+    talk("tr", message)
+    assert kept in remembered(api_client, "tr", "用户是做什么工作的？")
+
+
+def test_a_joke_said_as_a_trade_is_not_one(talk):
+    talk("tj", "我是开玩笑的 别当真哈")
+    assert not MemoryItem.objects.for_user("tj").current().exists()
+
+
+def test_a_message_about_a_child_with_no_word_of_change_corrects_nothing(api_client, talk):
+    """A message the classifier reads as a correction, with no word of change and scarcely telling anything, does not
+    replace the user's job."""
+    talk("nc", "想买个长焦镜头拍候鸟 我在洞庭湖保护区当巡护员 天天能看见鸟")
+    talk("nc", "儿子小石头6岁 幼儿园让画'我的爸爸' 他画我骑摩托巡湖 哈哈 帮我想想咋夸他", agent="planner")
+    assert "巡护员" in remembered(api_client, "nc", "用户的工作是什么？")
+
+
+def test_a_new_phone_never_said_before_replaces_nothing_else(api_client, talk):
+    talk("np", "帮我写个招牌文案 我在景区门口卖冰粉的 家里还有两头驴 最乖那头叫小黑")
+    talk("np", "行 还有我手机换了 以前那个荣耀摔烂了 现在用的小米14 拍夜景咋调", agent="planner")
+    assert "卖冰粉" in remembered(api_client, "np", "用户做什么工作？")
+    assert "小米14" in remembered(api_client, "np", "用户用什么手机？")
+
+
+def test_a_move_does_not_repeat_where_the_user_used_to_live(api_client, talk):
+    talk("mv", "我在宝安区住 上班坐地铁 帮我看看通勤路线")
+    talk("mv", "顺便说下 我搬到龙华了 离公司近 以前住宝安通勤要一个半小时", agent="planner")
+    shown = remembered(api_client, "mv", "用户现在住在哪里？")
+    assert "龙华" in shown and "宝安" not in shown, shown
+
+
+def test_a_new_job_takes_the_old_title_said_at_a_place(api_client, talk):
+    talk("nj2", "need a lifting plan, I'm a croupier at the casino on the waterfront in Dubuque so nights are long")
+    talk("nj2", "switched jobs, I'm at Cargill now as a line lead. evenings free now", agent="planner")
+    shown = remembered(api_client, "nj2", "What is the user's job?")
+    assert "Cargill" in shown and "croupier" not in shown, shown
+    assert "Dubuque" in remembered(api_client, "nj2", "What city does the user live in?")
+
+
+def test_a_new_car_and_a_mistake_said_plainly_are_corrections(api_client, talk):
+    talk("cr", "发货我自己开一辆二手五菱宏光送到县城 包邮")
+    talk("cr", "新车提了 理想L6 后备箱大 一次能拉三十箱😎", agent="planner")
+    shown = remembered(api_client, "cr", "用户现在开什么车？")
+    assert "理想L6" in shown and "五菱" not in shown, shown
+    talk("mk", "My son Kofi is writing his exams next year, can you give me a study plan for maths?")
+    talk("mk", "Sorry I made mistake before, my son is Kwabena. Kofi is my nephew who stays with us.", agent="planner")
+    shown = remembered(api_client, "mk", "What is the name of the user's son?")
+    assert "Kwabena" in shown and "son Kofi" not in shown, shown
+
+
+@pytest.mark.parametrize(("message", "rest"), [
+    ("顺便 我搬到永宁县了 离酒庄近 以前住银川市区通勤要一个小时", "顺便 我搬到永宁县了 离酒庄近"),
+    ("we moved to Leeds, we used to rent in Tooting", "we moved to Leeds"),
+    ("以前是X 现在是Y", "以前是X 现在是Y"),  # what is true now stays
+])
+def test_what_used_to_be_is_cut_from_a_correction(message, rest):
+    from agentmemory.working.episodes import _without_said_before
+    assert _without_said_before(message) == rest

@@ -93,7 +93,8 @@ CORRECTION_RE = re.compile(
 )
 
 _AMOUNT = (r"(?:[0-9０-９][0-9０-９,.]*|[一二两三四五六七八九十百千]+(?=[万千百亿元块]))\s*"
-           r"(?:万|千|百|亿|k|K|w|W|元|块|美元|美金|USD|RMB|dollars|yuan)*"
+           r"(?:万|千|百|亿|k|K|w|W|元|块|美元|美金|USD|RMB|dollars|yuan|新?台币|港币|港元|马币|令吉|日元|日币|韩元|欧元|英镑|澳元|澳币|"
+           r"加币|新币|泰铢)*"
            r"(?:(?<=[万千])[1-9一二两三四五六七八九](?![0-9０-９个天人晚岁年月位间套张口号]))?")  # "1万5", "两万五"
 _NUM = rf"{_AMOUNT}(?:\s*[-~～到至]\s*{_AMOUNT})?"  # a range too: 3k-4k, 5到8万
 # An amount of money, unit or currency required (a bare number is not a budget).
