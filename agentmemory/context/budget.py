@@ -27,6 +27,28 @@ from .combine import MEMORY_LAYERS
 _ANSWERS_RE = re.compile(r"回答|回复|格式|语言|\b(?:answers?|repl(?:y|ies)|responses?|format\w*|language)\b", re.IGNORECASE)
 
 
+#: Topics the secondary places read beside the correction vocabulary's (working/corrections.py), which is kept narrow
+#: for guessing what a correction replaces: a question's words ("用户有什么健康问题？", "What health condition …") and a
+#: statement's ("医生说我贫血", "I'm deckhand on the Inis Mór ferry", "we stay in Empangeni").
+_MORE_TOPICS = {
+    "health": re.compile(r"健康|身体|[疾毛]病|病史|过敏|不耐受|贫血|痛风|血压|血糖|糖尿|哮喘|胃病|关节炎|腰间盘|医生说我|"
+                         r"\b(?:health|medical|conditions?|allerg\w*|intoleran\w*|diabet\w*|coeliac|celiac|asthma|"
+                         r"arthritis|migraines?|injur\w*|blood pressure|gout|an(?:a)?emi\w*)\b", re.IGNORECASE),
+    "work": re.compile(r"工作|上班|职业|做什么的|干什么的|[在于][^\s，,。！？]{1,10}?(?:做|当|干)(?!饭|菜|作业|家务)|"
+                       r"\b(?:job|jobs|work|works|working|occupation|profession|employ\w*|career)\b|"
+                       r"\b(?:i'm|im|i am) (?:an? )?(?:[\w-]+ ){1,3}(?:at|on|for|with) (?:the|a|an)\b|"
+                       r"\bi (?:do|run) (?:[\w-]+ ){0,2}(?:at|for) the\b", re.IGNORECASE),
+    "car": re.compile(r"车|我(?:家)?那(?:台|辆)(?!电脑|手机)|\b(?:car|truck|van|ute|bakkie|suv|pickup|drives?|driving)\b",
+                      re.IGNORECASE),
+    "home": re.compile(r"住|家在|老家|\b(?:live|lives|living|stay in|based in|home|suburb|hometown)\b", re.IGNORECASE),
+}
+
+
+def _topics_of(text: str) -> set[str]:
+    """The topics ``text`` speaks of, for the secondary places."""
+    return topics(text) | {name for name, pattern in _MORE_TOPICS.items() if pattern.search(text)}
+
+
 #: Someone else said to be or do something ("he's a sous chef", "她在医院上班").
 _SOMEONE_ELSE_IS_RE = re.compile(r"\b(?:he|she|they)(?:'s|'re| is| are| works?| worked)\b|[他她](?:是|在|做|当)|"
                                  r"\b(?:my|our) (?:partner|wife|husband|boyfriend|girlfriend|fianc\w*|mum|mom|dad|brother|"
@@ -84,7 +106,8 @@ def select_memories(items: list[ContextItem], *, max_items: int,
     # 名字？" before a closer-worded message about the trip).
     # Not what someone else is said to be ("my partner femi is a nurse", "he's a sous chef" for "What is the user's job?").
     recalled = [it for it in eligible if it not in core and it.layer != "profile"]
-    topical = {id(it) for it in recalled if asked & topics(it.text) and not about_another_person(it.text)
+    asked_more = _topics_of(query) if query else set()
+    topical = {id(it) for it in recalled if asked_more & _topics_of(it.text) and not about_another_person(it.text)
                and not _SOMEONE_ELSE_IS_RE.search(it.text)}
     recalled = [it for it in recalled if id(it) in topical] + [it for it in recalled if id(it) not in topical]
     rest = [it for it in further if asked_about(it)] + recalled + [it for it in further if not asked_about(it)]

@@ -140,6 +140,9 @@ _NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
+#: A promotion: the title changes, the employer stays.
+_PROMOTED_RE = re.compile(r"升职|升了职|被提拔|提拔|转正|\b(?:got promoted|been promoted|was promoted|promoted to|promotion)\b",
+                          re.IGNORECASE)
 #: What a job has the user do ("负责抖音电商的一个小模块", "明年带初三", "i'm in charge of the billing api"): of the old job, once left.
 _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分管|带(?:初[一二三]|高[一二三]|毕业班|[一二三四五六]年级)|"
                       r"\b(?:responsible for|in charge of)\b"
@@ -407,6 +410,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                          gone=gone, judged=judged,
                                          new_values=values_of.get(turn.turn_id, []))) \
             if (corrects or refills) and (turn.turn_id not in others or gone) else ()
+        if replaced and _PROMOTED_RE.search(turn.content) and not new_job:
+            # A promotion ("got promoted to shift supervisor at the packhouse") replaces the old title, not where the
+            # user works: of the memories the guess found, only those that say a title.
+            replaced = tuple(pk for pk, key, content in MemoryItem.objects.for_user(user_id).filter(pk__in=replaced)
+                             .values_list("pk", "key", "content")
+                             if key == "job_title" or _JOB_TITLE_SAID_RE.search(content))
         # The episodes that said the value of a fact it replaces go too ("用户的饮食：生酮" takes "不过我最近在生酮 …").
         replaced = tuple(dict.fromkeys([*replaced, *_saying_their_values(user_id, replaced)]))
         if new_job and not {"employer", "job_title"} <= set(slots):
@@ -1247,6 +1256,10 @@ _LIFE_RE = re.compile(
     r"(?=$|[\s，,。！!～~]|嘛|啦|呀|哈|呢|啊)|"
     r"我(?:平时|一直|现在)?在[\u4e00-\u9fff]{1,8}?(?:那边|这边|那儿|这儿)?(?:牵|摆|揸|卖)[\u4e00-\u9fffA-Za-z]{1,6}?(?:的|嘅)"
     r"(?=$|[\s，,。！!～~])|我(?:系)?揸[\u4e00-\u9fffA-Za-z]{1,4}(?:嘅|的)|"
+    # a thing of the user's own, said as "that one of mine" ("我那台长城炮后斗…", "还有我那台Proton Saga冷气不够冷")
+    r"我(?:家)?(?:那|这)(?:台|辆|部)(?!车子?[\s，,。]|电脑[\s，,。]|手机[\s，,。])[\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9 ]{1,10}|"
+    # where the user is, beside a landmark ("我们就在根河湿地边上 早上推窗就是湿地")
+    r"(?:^|(?<=[\s，,。！!]))(?:我们?|咱们?)(?:家)?(?:就|现在)?在[\u4e00-\u9fffA-Za-z]{2,8}?(?:边上|旁边|脚下|对面)(?=$|[\s，,。！!～~])|"
     r"\b(?:i|we)(?:'re|re| are|'m|m| am)? (?:now |currently |still )?(?:renting|living|based) (?:in|out of|near)\b|"
     r"\b(?:we're|we are|i'm|im|i am|we live|i live) in (?:a|an|our|my) (?:[\w-]+ ){0,3}(?:flat|apartment|house|condo|"
     r"townhouse|studio|bungalow|duplex)\b|"

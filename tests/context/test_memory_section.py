@@ -80,3 +80,23 @@ def test_the_secondary_places_go_to_what_the_query_asks_about(api_client):
     texts = [it["text"] for it in _memories(api_client.post(
         f"{API}context/", {"user_id": user, "query": "How does the user like answers formatted?"}, format="json").json())]
     assert any("bullet points" in t for t in texts), texts
+
+
+def test_of_what_recall_found_the_topic_asked_about_comes_first(api_client):
+    """Session 42: with the secondary places full, a recalled memory of the topic the query asks about (health, work,
+    home …) comes before closer-worded ones, unless it is what someone else is ("my partner Femi is a nurse")."""
+    user = "topical"
+    for key, text in [("child", "The user's child: daughter Lwazi"), ("budget", "The user's budget: R1500")]:
+        write_memory(user, MemoryDraft(content=text, type="fact", key=key, value=text.split()[-1], source="user_stated",
+                                       confidence=0.95))
+    for text in ["how do I convert blood sugar from mmol/L to mg/dL? the clinic uses one, the app the other",
+                 "can you help me plan the braai for saturday, 20 people, budget R1500",
+                 "my partner Femi is a nurse and says I should rest more",
+                 "also need a sugar-free dessert idea for the braai, something with fruit",
+                 "I'm foreman at the sugar mill in Felixton, shifts start at 6am so I leave at 5:20"]:
+        write_memory(user, MemoryDraft(content=text, type="episode", source="user_stated", confidence=0.8))
+    texts = [it["text"] for it in _memories(api_client.post(
+        f"{API}context/", {"user_id": user, "query": "What is the user's job?"}, format="json").json())]
+    assert any("foreman at the sugar mill" in t for t in texts), texts
+    assert texts.index(next(t for t in texts if "foreman" in t)) < next(
+        (i for i, t in enumerate(texts) if "nurse" in t), len(texts)), texts

@@ -1712,3 +1712,21 @@ def test_a_new_car_and_a_mistake_said_plainly_are_corrections(api_client, talk):
 def test_what_used_to_be_is_cut_from_a_correction(message, rest):
     from agentmemory.working.episodes import _without_said_before
     assert _without_said_before(message) == rest
+
+
+def test_a_promotion_replaces_the_title_not_where_the_user_works(api_client, talk):
+    talk("pr", "need a meal plan for one on $90/wk. I work at a cherry packhouse in the Huon Valley so lunches need to be "
+               "packable")
+    talk("pr", "got promoted to line supervisor at the packhouse 🎉 tips for managing people who were my mates?",
+         agent="planner")
+    assert "cherry packhouse" in remembered(api_client, "pr", "Where does the user work?")
+    assert "line supervisor" in remembered(api_client, "pr", "What is the user's job?")
+
+
+@pytest.mark.parametrize(("message", "kept", "question"), [
+    ("还有我那台哈弗H6空调不够冷 修一下大概多少钱", "哈弗H6", "用户开什么车？"),
+    ("我们就在洱海边上 早上推窗就是湖😍", "洱海", "用户住在哪里？"),
+])
+def test_a_thing_of_the_users_and_where_they_are_said_in_passing(api_client, talk, message, kept, question):
+    talk("tp", message)
+    assert kept in remembered(api_client, "tp", question)
