@@ -19,7 +19,7 @@ from typing import Any
 
 from ..text import keyword_tokens, query_terms
 from ..types import ContextItem
-from ..working.corrections import SLOT_TOPICS, topics
+from ..working.corrections import SLOT_TOPICS, clauses, topics
 from ..working.grounding import about_another_person
 from .combine import MEMORY_LAYERS
 
@@ -35,13 +35,20 @@ _MORE_TOPICS = {
                          r"\b(?:health|medical|conditions?|allerg\w*|intoleran\w*|diabet\w*|coeliac|celiac|asthma|"
                          r"arthritis|migraines?|injur\w*|blood pressure|gout|an(?:a)?emi\w*)\b", re.IGNORECASE),
     "work": re.compile(r"工作|上班|职业|做什么的|干什么的|[在于][^\s，,。！？]{1,10}?(?:做|当|干)(?!饭|菜|作业|家务)|"
-                       r"\b(?:job|jobs|work|works|working|occupation|profession|employ\w*|career)\b|"
-                       r"\b(?:i'm|im|i am) (?:an? )?(?:[\w-]+ ){1,3}(?:at|on|for|with) (?:the|a|an)\b|"
+                       r"\b(?:job|jobs|occupation|profession|employ\w*|career)\b|\b(?:i|we) work\b|\bmy work\b|"
+                       r"\bwork(?:s|ing)? (?:at|for|as)\b|\bfor work\b|"
+                       r"\b(?:i'm|im|i am) (?:an? )?(?!(?:looking|going|waiting|staying|off|out|up|here|back|just|still|"
+                       r"heading|shopping|saving)\b)(?:[\w-]+ ){1,2}(?:at|on|for|with) the\b(?! (?:moment|weekend|end|gym)\b)|"
                        r"\bi (?:do|run) (?:[\w-]+ ){0,2}(?:at|for) the\b", re.IGNORECASE),
-    "car": re.compile(r"车|我(?:家)?那(?:台|辆)(?!电脑|手机)|\b(?:car|truck|van|ute|bakkie|suv|pickup|drives?|driving)\b",
+    "car": re.compile(r"(?<![火动购单马])车(?!站|间|票|厘子|位)|我(?:家)?那(?:台|辆)(?!电脑|手机)|\b(?:car|truck|van|ute|bakkie|suv|pickup|drives?|driving)\b",
                       re.IGNORECASE),
-    "home": re.compile(r"住|家在|老家|\b(?:live|lives|living|stay in|based in|home|suburb|hometown)\b", re.IGNORECASE),
+    "home": re.compile(r"(?<![记忍禁挡])住(?!院|酒店|宾馆)|家在|老家|(?:边上|旁边)(?=$|[\s，,。])|"
+                       r"\b(?:live|lives|living|stay in|based in|suburb|hometown)\b|\b(?:my|our) home\b", re.IGNORECASE),
 }
+
+
+#: Topics of a query that say little of what it asks ("What is the name of …", "When …").
+_NOT_ASKED = frozenset({"name", "schedule", "date"})
 
 
 def _topics_of(text: str) -> set[str]:
@@ -52,7 +59,7 @@ def _topics_of(text: str) -> set[str]:
 #: Someone else said to be or do something ("he's a sous chef", "她在医院上班").
 _SOMEONE_ELSE_IS_RE = re.compile(r"\b(?:he|she|they)(?:'s|'re| is| are| works?| worked)\b|[他她](?:是|在|做|当)|"
                                  r"\b(?:my|our) (?:partner|wife|husband|boyfriend|girlfriend|fianc\w*|mum|mom|dad|brother|"
-                                 r"sister|son|daughter|friend|mate)(?: [a-z]+)? (?:is|works|'s)\b|"
+                                 r"sister|son|daughter|friend|mate)(?: [a-z]+)?(?: is| works|'s)\b|"
                                  r"(?:老公|老婆|男朋友|女朋友|对象|爸|妈|哥|姐|弟|妹|朋友)(?:[\u4e00-\u9fff]{1,2})?(?:是|在)", re.IGNORECASE)
 
 
@@ -104,11 +111,12 @@ def select_memories(items: list[ContextItem], *, max_items: int,
     further = [it for it in eligible if it not in core and it.layer == "profile"]
     # Of what recall found, what speaks of the topic asked comes first, best first ("我家猫酸笋就托给邻居" for "用户的猫叫什么
     # 名字？" before a closer-worded message about the trip).
-    # Not what someone else is said to be ("my partner femi is a nurse", "he's a sous chef" for "What is the user's job?").
+    # Read clause by clause, not what someone else is said to be ("my partner femi is a nurse", "he's a sous chef" for
+    # "What is the user's job?").
     recalled = [it for it in eligible if it not in core and it.layer != "profile"]
-    asked_more = _topics_of(query) if query else set()
-    topical = {id(it) for it in recalled if asked_more & _topics_of(it.text) and not about_another_person(it.text)
-               and not _SOMEONE_ELSE_IS_RE.search(it.text)}
+    asked_more = (_topics_of(query) - _NOT_ASKED) if query else set()
+    topical = {id(it) for it in recalled if any(asked_more & _topics_of(c) and not about_another_person(c)
+                                                 and not _SOMEONE_ELSE_IS_RE.search(c) for c in clauses(it.text))}
     recalled = [it for it in recalled if id(it) in topical] + [it for it in recalled if id(it) not in topical]
     rest = [it for it in further if asked_about(it)] + recalled + [it for it in further if not asked_about(it)]
     chosen = {id(it) for it in (core + rest)[:max(0, max_items)]}

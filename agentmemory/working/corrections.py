@@ -59,7 +59,8 @@ _PEOPLE = (r"mom|mum|mam|dad|mother|father|parents?|sisters?|brothers?|wife|husb
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
     # a regime given up: "不减脂了 改增肌", "不节食了"
-    re.compile(r"(?:已经|早就|现在)?不(?:再)?(?P<o>减脂|减肥|增肌|节食|断食|生酮|控糖|戒糖|吃素|素食)了"),
+    re.compile(r"(?<!今天)(?<!明天)(?<!今晚)(?<!这周)(?<!暂时)(?<!今天就)(?:已经|早就|现在)?不(?:再)?"
+               r"(?P<o>减脂|减肥|增肌|节食|断食|生酮|控糖|戒糖|吃素|素食)了"),
     # (not a day off: "今天不跑外卖了 休息一天")
     re.compile(rf"(?<!今天)(?<!明天)(?<!今晚)(?<!这周)(?<!暂时)(?:已经|早就|现在)?不(?:再)?(?:学|做|用|吃|住|玩|养|开|弹|练|追|喝|抽|干|当|跑)"
                rf"(?P<o>{_ZC}{{1,10}}?)了"),
@@ -295,7 +296,7 @@ TOPICS: dict[str, re.Pattern] = {
 #: Words that say something changed or was wrong: with the classifier's judgement, what makes a message a
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
-    r"现在|新车|提车|换车|升级|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
+    r"现在|新车提了|提了新车|提车了|新车到了|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
     r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
     rf"{_NO_LONGER_ZH}|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
@@ -474,10 +475,10 @@ _STILL_RE = re.compile(r"\b(?:still|same)\b|还是|仍然|依然|照样|照旧|�
 
 
 #: How many of what the user keeps or runs ("80亩地" -> "一共120亩了", "my 2 dogs" -> "3 dogs", "4 staff").
-COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n>[\d一二两三四五六七八九十俩仨]{1,6})\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员|[个名]学徒|[个名]徒弟|间房|间客房|峰(?:骆驼)?)|一家(?P<k>[一二两三四五六七八九十\d])口|"
+COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n>[\d一二两三四五六七八九十俩仨]{1,6})\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员|[个名]学徒|[个名]徒弟|峰(?:骆驼)?(?![县山镇村区]))|一家(?P<k>[一二两三四五六七八九十\d])口|"
                       r"\b(?P<m>\d{1,6}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:[a-z]+\s+)?(?P<v>acres|"
-                      r"hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|cats|staff|employees|hives|chickens|rooms|bedrooms|"
-                      r"cabins|apprentices)\b|"
+                      r"hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|cats|staff|employees|hives|chickens|"
+                      r"apprentices)\b|"
                       # a family's children in words ("three kids under ten", "we're four kids now"), not "25 kids" of a class
                       r"(?:^|(?<=[,.;!?])\s*|\b(?:we have|i have|we've got|i've got|we're|we are|now|with|of|mum of|mom of|dad of|"
                       r"mother of|father of|raising|got) )(?P<w>two|three|four|five|six|seven|eight|nine|ten) (?P<c>kids|children)\b",

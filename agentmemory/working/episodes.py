@@ -141,7 +141,8 @@ _NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
 #: A promotion: the title changes, the employer stays.
-_PROMOTED_RE = re.compile(r"升职|升了职|被提拔|提拔|转正|\b(?:got promoted|been promoted|was promoted|promoted to|promotion)\b",
+_PROMOTED_RE = re.compile(r"升职|升了职|提拔|转正|\b(?:got promoted|been promoted|was promoted|promoted to|"
+                          r"(?:got|get|my) (?:the |a )?promotion)\b",
                           re.IGNORECASE)
 #: What a job has the user do ("负责抖音电商的一个小模块", "明年带初三", "i'm in charge of the billing api"): of the old job, once left.
 _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分管|带(?:初[一二三]|高[一二三]|毕业班|[一二三四五六]年级)|"
@@ -161,7 +162,9 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            rf"\b(?i:i'm|im|i am) (?i:an?|the) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) |"
                            # any title at a place ("I'm a pit boss at the casino on the riverfront")
                            r"\b(?i:i'm|im|i am) (?i:an?) (?!(?i:regular|member|fan|guest|customer|patient|student|volunteer|"
-                           r"big|huge|bit|little|lot)\b)(?:[\w-]+ ){1,2}(?i:at|for) (?i:the) |"
+                           r"big|huge|bit|little|lot|nervous|wreck|sucker|beginner|newbie|day|week|mess|vegetarian|vegan|"
+                           r"novice|stickler|night|morning)\b)(?:[\w-]+ ){1,2}(?i:at|for) (?i:the) "
+                           r"(?!(?i:moment|most|first|time|weekend|end|beginning|classics|gym|minute|rest)\b)|"
                            rf"\b(?i:rides?|shifts?|job|jobs|work|working|worked|career|gigs?) (?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES})\b|"  # "more surge rides as an uber driver"
                            # gig or shift work: "i do grabfood on my bike", "I'm doing warehouse night shift at the moment"
                            r"\b(?i:i|i'm|im|i am) (?:\w+ )?(?i:doing|do|drive for|deliver for|ride for) (?:[\w-]+ ){0,2}?"
@@ -183,7 +186,8 @@ _SAID_PIECE_RE = re.compile(r"(?<=[,，;；])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e
 def _without_said_before(text: str) -> str:
     """A correction's episode without its clauses that repeat the old statement (_SAID_BEFORE_RE), when others stay."""
     pieces = [p for p in _SAID_PIECE_RE.split(text) if p]
-    kept = [p for p in pieces if not ((said := _SAID_BEFORE_RE.match(p)) and not _TRUE_NOW_RE.search(p[said.end():]))]
+    kept = [p for p in pieces if not ((said := _SAID_BEFORE_RE.match(p)) and not _TRUE_NOW_RE.search(p[said.end():])
+                                      and not corrections.signals_change(p[said.end():]))]
     if len(kept) == len(pieces) or not any(len(keyword_tokens(p)) >= 1 for p in kept):
         return text
     return corrections.join_clauses([p.strip() for p in kept]) if is_chinese(text) else " ".join(p.strip() for p in kept).strip(" ,，")
@@ -229,7 +233,7 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
 _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
-                            r"\b(?:i misspoke|i was wrong|my mistake|(?:i )?made (?:a )?mistake|(?:typed|wrote|got|said) (?:that|it) wrong|"
+                            r"\b(?:i misspoke|i was wrong|my mistake|sorry,? (?:i )?made (?:a )?mistake|i made (?:a )?mistake (?:before|earlier|above)|(?:typed|wrote|got|said) (?:that|it) wrong|"
                             r"scratch that|i mis-?typed|typo|i meant to say|correction|ignore (?:that|what i said|my last)|"
                             r"disregard (?:that|my last)|that'?s my old)\b|当我没说|忽略(?:刚才|上面|前面)|前面(?:那个|说的)不算",
                             re.IGNORECASE)
@@ -412,10 +416,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             if (corrects or refills) and (turn.turn_id not in others or gone) else ()
         if replaced and _PROMOTED_RE.search(turn.content) and not new_job:
             # A promotion ("got promoted to shift supervisor at the packhouse") replaces the old title, not where the
-            # user works: of the memories the guess found, only those that say a title.
+            # user works: of the memories the guess found, those that say where the user works stay unless they say a
+            # title too.
             replaced = tuple(pk for pk, key, content in MemoryItem.objects.for_user(user_id).filter(pk__in=replaced)
                              .values_list("pk", "key", "content")
-                             if key == "job_title" or _JOB_TITLE_SAID_RE.search(content))
+                             if key == "job_title" or _JOB_TITLE_SAID_RE.search(content)
+                             or not (key == "employer" or _WORK_SAID_RE.search(content)
+                                     or "work" in corrections.topics(content)))
         # The episodes that said the value of a fact it replaces go too ("用户的饮食：生酮" takes "不过我最近在生酮 …").
         replaced = tuple(dict.fromkeys([*replaced, *_saying_their_values(user_id, replaced)]))
         if new_job and not {"employer", "job_title"} <= set(slots):
@@ -520,9 +527,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if len(sentences) > 1 and _HAN_RE.search(turn.content):
             # A Chinese chat message's pieces are sentences of their own ("有个女同事小美花生过敏 挺严重的 还有俩是回民
             # 不吃猪肉"): who a piece is about is read across them, as within one sentence.
-            theirs = {p for p, other in zip(sentences, _of_others([p.strip() for p in sentences],
-                                                                  before[number] + turn.content), strict=True) if other}
-            scored = dict(zip(sentences, (float(keep[first + i]) for i in range(len(sentences))), strict=True)) \
+            theirs = {q for p, other in zip(sentences, _of_others([p.strip() for p in sentences],
+                                                                  before[number] + turn.content), strict=True) if other
+                      for q in (p, _life_said(p)) if q}
+            # (a piece _disclosing kept as its statement before a question is looked up as that statement)
+            scored = {q: float(keep[first + i]) for i, p in enumerate(sentences) for q in (p, _life_said(p)) if q} \
                 if keep_episodes else {}
             # What is left beside someone else's pieces stands on its own score ("音响好主意" before "还有我小姑子 在成都…").
             chosen = [c for c in chosen if _FAMILY_FACT_RE.search(c)
@@ -1223,13 +1232,14 @@ _GRANDCHILD_NAMED = (r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u
                      r"[\u4e00-\u9fff]{2}(?=放|要|来|过来|[，,\s])")
 #: A child, grandchild or partner of the user's named with their age ("my grandson Tyrese is 9", "partner Aroha turns 30
 #: next month", "儿子旦增6岁"): who is in the user's household, not that person's own news.
-_HOUSEHOLD_AGED = (r"\b(?:my|our|the)\s+(?:(?:little|eldest|oldest|youngest|baby|middle|twin|step)\s+)?(?:son|daughter|grandson|"
+_HOUSEHOLD_AGED = (r"\b(?:my|our)\s+(?:(?:little|eldest|oldest|youngest|baby|middle|twin|step)\s+)?(?:son|daughter|grandson|"
                    r"granddaughter|grandkid|grandchild|kid|boy|girl|lad|lass)\s+(?!(?:is|was|has|had|just|and|who|turns|turned|"
                    r"turning|will|can|does|did)\b)[a-z][\w'-]+(?:'s|\s+is|\s+(?:just\s+)?turn(?:s|ed|ing))\s+(?:\d{1,2}|one|two|three|"
                    r"four|five|six|seven|eight|nine|ten|eleven|twelve)\b|"
-                   r"(?:^|(?<=[\s,.]))(?:my\s+|the\s+)?(?:partner|wife|husband|fianc[eé]e?|missus|hubby)\s+(?!(?:is|was|has|just|and|"
+                   r"(?:^|(?<=[\s,.]))(?<!'s )(?<!’s )(?<!business )(?<!tennis )(?<!dance )(?<!work )(?<!his )(?<!her )"
+                   r"(?<!their )(?:my\s+)?(?:partner|wife|husband|fianc[eé]e?|missus|hubby)\s+(?!(?:is|was|has|just|and|"
                    r"who|turns)\b)[a-z][\w'-]+\s+(?:(?:just\s+)?turn(?:s|ed|ing)|is turning)\s+\d{2}\b|"
-                   r"(?:我|我家|我的)?(?:儿子|女儿|闺女|孙子|孙女|外孙女?)(?!今年|明年|去年|也|都|还|在|要|又|就|才|已经|刚|说|的)"
+                   r"(?:^|(?<=[\s，,。！!]))(?:我|我家|我的)?(?:儿子|女儿|闺女|孙子|孙女|外孙女?)(?!今年|明年|去年|也|都|还|在|要|又|就|才|已经|刚|说|的)"
                    r"[\u4e00-\u9fff]{2}(?:今年|才|刚|已经)?满?[\d一二两三四五六七八九十]{1,3}岁")
 #: Any of them: a fact of the user's family kept from a message about them.
 _FAMILY_FACT_RE = re.compile(f"{_FAMILY_BIRTHDAY}|{_GRANDCHILD_NAMED}|{_HOUSEHOLD_AGED}", re.IGNORECASE)
@@ -1252,14 +1262,15 @@ _LIFE_RE = re.compile(
     rf"{_FAMILY_BIRTHDAY}|{_HOUSEHOLD_AGED}|"
     # a trade said as what the user is ("我自己是扎风筝的", "我就是在怡保旧街场开白咖啡档的", "我在鸣沙山那边牵骆驼的", "我揸小巴嘅")
     r"我(?:自己|就|本身|平时|其实|也)*(?:是|系)(?:在[\u4e00-\u9fffA-Za-z]{1,10}?)?(?!开玩笑|开个玩笑|做梦|搞笑|拉肚子)"
-    r"(?:开|做|卖|跑|扎|修|养|种|干|搞|送|揸|牵|烤|酿|织|编|画|剪|教|杀|补|磨|烧)[\u4e00-\u9fffA-Za-z]{1,8}?(?:的|嘅)"
+    r"(?:开|做|卖|跑|扎|修|养|种|干|搞|送|揸|牵|烤|酿|织|编|画|剪|教|杀|补|磨|烧)(?:(?![来去着不的了])[\u4e00-\u9fffA-Za-z]){1,8}?(?:的|嘅)"
     r"(?=$|[\s，,。！!～~]|嘛|啦|呀|哈|呢|啊)|"
     r"我(?:平时|一直|现在)?在[\u4e00-\u9fff]{1,8}?(?:那边|这边|那儿|这儿)?(?:牵|摆|揸|卖)[\u4e00-\u9fffA-Za-z]{1,6}?(?:的|嘅)"
     r"(?=$|[\s，,。！!～~])|我(?:系)?揸[\u4e00-\u9fffA-Za-z]{1,4}(?:嘅|的)|"
     # a thing of the user's own, said as "that one of mine" ("我那台长城炮后斗…", "还有我那台Proton Saga冷气不够冷")
-    r"我(?:家)?(?:那|这)(?:台|辆|部)(?!车子?[\s，,。]|电脑[\s，,。]|手机[\s，,。])[\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9 ]{1,10}|"
+    r"我(?:家)?(?:那|这)(?:台|辆|部)(?!车子?[\s，,。]|电脑[\s，,。]|手机[\s，,。]|分|词|门|戏|剧)[\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9 ]{1,10}|"
     # where the user is, beside a landmark ("我们就在根河湿地边上 早上推窗就是湿地")
-    r"(?:^|(?<=[\s，,。！!]))(?:我们?|咱们?)(?:家)?(?:就|现在)?在[\u4e00-\u9fffA-Za-z]{2,8}?(?:边上|旁边|脚下|对面)(?=$|[\s，,。！!～~])|"
+    r"(?:^|(?<=[\s，,。！!]))(?:我们?|咱们?)(?:家)?(?:就)?在(?![^\s，,。]*(?:酒店|宾馆|站|你|他|她|门口))"
+    r"[\u4e00-\u9fffA-Za-z]{2,8}?(?:边上|旁边|脚下|对面)(?=$|[\s，,。！!～~])|"
     r"\b(?:i|we)(?:'re|re| are|'m|m| am)? (?:now |currently |still )?(?:renting|living|based) (?:in|out of|near)\b|"
     r"\b(?:we're|we are|i'm|im|i am|we live|i live) in (?:a|an|our|my) (?:[\w-]+ ){0,3}(?:flat|apartment|house|condo|"
     r"townhouse|studio|bungalow|duplex)\b|"
@@ -1553,7 +1564,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         return list(dict.fromkeys([*found, best[1], *_their_slot_facts(current, [best[1]], about, unsaid)]))
     if found:
         return found
-    if about and judged and not set(about) & _OWN_KIND_TOPICS:
+    if about and judged and not (set(about) & _OWN_KIND_TOPICS and set(about) <= {*_OWN_KIND_TOPICS, "device"}):
         # Judged a correction (not only a word such as "现在"): the vocabulary's topics are coarse and incomplete
         # ("还是不出国了…现在在准备考公" is travel, what it corrects study), so any episode this close in meaning, as
         # for a correction of no known topic. Not for a thing of its own kind (a phone, a car, a pet) never said
@@ -1564,8 +1575,9 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     return []
 
 
-#: Topics of a thing of its own kind: a correction of one is not guessed among episodes of another topic.
-_OWN_KIND_TOPICS = frozenset({"phone", "car", "pet", "device", "instrument"})
+#: Topics of a thing of its own kind: a correction of one alone (a brand may add "device") is not guessed among episodes
+#: of another topic.
+_OWN_KIND_TOPICS = frozenset({"phone", "car", "pet", "music"})
 
 
 #: Topics of a plan a message may change beside what it takes back by name, when it says a new value of them.
@@ -1924,7 +1936,7 @@ def _where_worked(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
 
 
 #: "… in Dubuque", "out in Rossaveal": a town named in an English clause.
-_EN_IN_TOWN_RE = re.compile(r"\b(?:in|out in|here in|based in) ([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)")
+_EN_IN_TOWN_RE = re.compile(r"\b(?:in|out in|here in|based in) ([A-Z][a-z][\w'-]*(?: (?!I\b|I'|Im\b)[A-Z][a-z][\w'-]*)?)")
 #: Capitalised words after "in" that name no town: a month, a day, a language, a season.
 _NOT_A_TOWN_RE = re.compile(r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
                             r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Monday|Tuesday|Wednesday|Thursday|Friday|"
@@ -2041,7 +2053,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         counted = counted or (not replaced and any(kind.search(sentence) for kind in restated))
         # A job left or changed: a sentence saying where the user worked ("I'm a croupier at the casino … in Dubuque"),
         # whatever topic its words name, keeps its other clauses and the town.
-        worked = _WORK_SAID_RE in restated and bool(_WORK_SAID_RE.search(sentence))
+        worked = (_WORK_SAID_RE in restated or _WORKED_ELSEWHERE_RE in restated) and bool(_WORK_SAID_RE.search(sentence))
         if not corrections.holds_any(sentence, old) and not corrections.topics(sentence) & replaced and not titled \
                 and not counted and not worked:
             kept.append(sentence)

@@ -1730,3 +1730,35 @@ def test_a_promotion_replaces_the_title_not_where_the_user_works(api_client, tal
 def test_a_thing_of_the_users_and_where_they_are_said_in_passing(api_client, talk, message, kept, question):
     talk("tp", message)
     assert kept in remembered(api_client, "tp", question)
+
+
+@pytest.mark.parametrize("message", [
+    "my sister's husband Dave turns 50 next month, gift ideas?", "my business partner Raj turns 50 in May",
+    "同事女儿朵朵5岁 送什么好？",
+])
+def test_someone_elses_family_named_with_an_age_is_not_the_users(message):
+    from agentmemory.working.episodes import _FAMILY_FACT_RE
+    assert not _FAMILY_FACT_RE.search(message)
+
+
+@pytest.mark.parametrize("message", [
+    "我是开车来的 停车场在哪？", "我是搞不懂这些的", "我那部分代码写完了 帮我看下？", "我们现在在酒店对面 附近有啥吃的？",
+])
+def test_chat_that_looks_like_a_trade_or_a_place_is_not_one(message):
+    from agentmemory.working.episodes import _states_life
+    assert not _states_life(message)
+
+
+@pytest.mark.parametrize("message", ["I'm a nervous wreck at the moment", "I'm a beginner at the gym",
+                                     "I'm a sucker for the classics"])
+def test_a_way_of_being_is_no_job_said(message):
+    from agentmemory.working.episodes import _WORK_SAID_RE
+    assert not _WORK_SAID_RE.search(message)
+
+
+def test_what_used_to_be_stays_when_it_goes_on_to_the_change_and_a_day_off_retracts_nothing():
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import _without_said_before
+    assert _without_said_before("以前住宝安上个月搬到龙华了，通勤近多了") == "以前住宝安上个月搬到龙华了，通勤近多了"
+    assert corrections.retracted_terms("今天不减肥了 吃顿火锅😂") == set()
+    assert corrections.counts("need 2 hotel rooms for the wedding") == {}
