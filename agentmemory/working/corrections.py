@@ -215,7 +215,7 @@ _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic alle
                    for t in (w, *keyword_tokens(w))) | {"过敏", "工作", "公司", "地方", "周末", "计划", "方法", "东西"}
 
 #: A car in Chinese: 车, not a workshop, a station, a ticket, a carriage or a train ("总装车间", "火车站", "动车票").
-_CAR_ZH = r"(?<![火列])(?<![^电]动)(?<!购物)车(?!间|站|票|厢|次|厘)"
+_CAR_ZH = r"(?:(?<![火列])(?<![^电]动)(?<!购物)车(?!间|站|票|厢|次|厘)|开(?:一|了|着)?辆)"
 TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
                        r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|"
@@ -277,7 +277,7 @@ TOPICS: dict[str, re.Pattern] = {
                         r"taekwondo|gymnastics|archery|rowing|ballet|dance|dancing|"
                         r"lifting|weights)\b|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|"
                         r"running|swim\w*|cycling|yoga|workout|exercis\w*|sober)\b", _I),
-    "deadline": re.compile(r"截止|交稿|要交|得交|终稿|推迟|延期|挪到|改期|改到|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|launch\w*|release|"
+    "deadline": re.compile(r"截止|交稿|要交|得交|终稿|推迟|延期|挪到|改期|改到|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|submission|submit|viva|launch\w*|release|"
                            r"pushed (?:back|to))\b", _I),
     "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|[$¥￥€£]\s?\d|[\d一二两三四五六七八九十百千万]\s?(?:块钱|块|元)(?![\u4e00-\u9fff]{0,2}[岁年天次])|"
                         r"\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage|\d+(?:\.\d+)?\s?(?:k|m)?\s?(?:dollars|bucks|usd|rmb|"
@@ -301,7 +301,7 @@ _CHANGE_RE = re.compile(
     rf"{_NO_LONGER_ZH}|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
-    r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
+    r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+)|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
     r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b", _I)
 
@@ -684,7 +684,7 @@ def named_topics(text: str, known: dict[str, str]) -> set[str]:
 
 #: A pet or someone of the household gone, said of their name ("豆豆上个月走了…", "Rocco passed last week").
 _GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|今年|最近|已经|也|终于|还是|突然|前阵子|前段时间|[春夏秋冬]天|年初|"
-                    r"年底|月初|月底|那天|(?:\d+|[一二三四五六七八九十两])个?(?:月|周|天|年)前))*\s*(?:走了|没了|不在了|去世|过世|"
+                    r"年底|月初|月底|那天|(?:\d+|[一二三四五六七八九十两])个?(?:月|周|天|年)前))*\s*(?:走了|没了|不在了|去世|过世|(?:老|病)?死了|丢了|"
                     r"离开了?我们|去了[喵汪]星|寿终正寝)|\s+(?:passed|died|is gone|has passed|crossed the rainbow bridge)\b")
 
 

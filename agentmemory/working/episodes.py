@@ -113,7 +113,7 @@ _VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换
                               r"\s+to\s+v?\d+(?:\.\d+)*\b|"
                               r"\b(?:upgrad\w*|bump\w*)\b[^.!?]{0,30}?\bto\s+v?\d+\.\d+", re.IGNORECASE)
 #: Words that say the user has begun a new job.
-_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|终于|上个月|上周|去年)?(?:换工作了|换了(?:个|份)?工作(?!群|室|电脑|手机|服|的))|"
+_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|考上了?[\u4e00-\u9fff]{2,10}?(?:员|师|警|官)了|正式上岗|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|终于|上个月|上周|去年)?(?:换工作了|换了(?:个|份)?工作(?!群|室|电脑|手机|服|的))|"
                          r"(?<!never )(?<!n't )(?:\bi(?:'ve| have)? (?:just |finally |recently |also )?|(?:^|(?<=[,.;!]\s)))"
                          r"(?:moved|changed|switched) jobs\b|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
                          r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
@@ -121,6 +121,7 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
                          r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
+                         r"landed (?:a|an|the|that) (?:[\w-]+ ){0,3}(?:job|position|role|gig)(?! (?:offer|interview))|"
                          # on one's own now: the employer goes, the trade stays ("went freelance in january")
                          r"(?:went|gone|going) (?:freelance|self-employed|solo)|"
                          # a trade begun: "finally started my electrical apprenticeship"
@@ -156,10 +157,18 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
                            # "… after tax as a teller at Wells Fargo", "我现在在互助青稞酒厂酿酒": a title or trade, and where
                            rf"\b(?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) (?=[A-Z])|"
-                           r"我(?:一直|现在|目前)?在[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:厂|公司|车间|医院|学校|酒店|饭店|工地|矿|局|站|店)(?:里|上)?"
-                           r"(?:酿酒|上班|干活|打工|开车|送货|修车|管|带|焊|织|缝|种|养|烧|做(?!饭|菜))|"
+                           r"我(?:一直|现在|目前)?在[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:厂|公司|车间|医院|学校|酒店|饭店|工地|矿|局|站|店|景区|"
+                           r"农场|牧场|码头|机场|市场)(?:里|上)?"
+                           r"(?:酿酒|上班|干活|打工|开车|送货|修车|管|带|焊|织|缝|种|养|烧|牵|卖|摆摊|做(?!饭|菜))|"
                            # "i'm a welder at a fab shop in mckees rocks": a title and where
                            rf"\b(?i:i'm|im|i am) (?i:an?|the) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) |"
+                           # a word of a trade ("I'm a relief milker down in Gore", "I'm a logistics clerk at Transnet")
+                           r"\b(?i:i'm|im|i am) (?i:an?) (?:(?!(?i:bit|lot|little|big|huge|much)\b)[\w-]+ )?"
+                           r"(?!(?i:old|young|bett|bigg|fast|slow|small|tall|short|strong|late|earli|happi|healthi|light|"
+                           r"heavi|quick|great|low|high|clos|tight|clev|prop|prett|silli|lazi|bigg)er\b)(?!(?i:mother|father|brother|sister|daughter|member|partner|"
+                           r"customer|user|lover|believer|worrier|overthinker|beginner|sucker|fan|newbie|foodie|introvert|"
+                           r"extrovert|lightweight|morning person|night owl|regular|stickler)\b)(?:[a-z-]{2,}(?i:er|or|ist|ian)|"
+                           r"[a-z-]*(?i:hand|keeper|smith|clerk|chef|cook|nurse|tech|guard|ranger|pilot|medic))\b(?! (?i:of|than|at heart)\b)|"
                            # any title at a place ("I'm a pit boss at the casino on the riverfront")
                            r"\b(?i:i'm|im|i am) (?i:an?) (?!(?i:regular|member|fan|guest|customer|patient|student|volunteer|"
                            r"big|huge|bit|little|lot|nervous|wreck|sucker|beginner|newbie|day|week|mess|vegetarian|vegan|"
@@ -423,6 +432,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                              if key == "job_title" or _JOB_TITLE_SAID_RE.search(content)
                              or not (key == "employer" or _WORK_SAID_RE.search(content)
                                      or "work" in corrections.topics(content)))
+        if replaced and new_job and not left_job:
+            # A new job in the same trade ("moved jobs too, I'm in the physio dept at University Hospital Galway"): the
+            # title the message says again is still the user's.
+            replaced = tuple(pk for pk, key, value in MemoryItem.objects.for_user(user_id).filter(pk__in=replaced)
+                             .values_list("pk", "key", "value")
+                             if not (key == "job_title" and isinstance(value, str) and len(value) >= 2
+                                     and value.lower() in turn.content.lower()))
         # The episodes that said the value of a fact it replaces go too ("用户的饮食：生酮" takes "不过我最近在生酮 …").
         replaced = tuple(dict.fromkeys([*replaced, *_saying_their_values(user_id, replaced)]))
         if new_job and not {"employer", "job_title"} <= set(slots):
@@ -499,6 +515,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, content in _newest_episodes(user_id, facts_too=True)
                                                          if corrections.with_swapped(content, named_swaps) != content)]))
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone), swaps=swaps,
+                          moved=bool(moved_to),
                           vectors=changing or [vector],
                           pieces=[texts[i] for i in changing_at] or [turn.content])
         rest = [*(left for _, left in cut if left is not None),
@@ -569,8 +586,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if judged or of_topic or refills or gone or corrections.retracted_terms(turn.content):
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
+            # (a title the user keeps in a new job is still true: "physio" of "Salthill Physio" in "I'm in the physio dept")
+            titles = list(MemoryItem.objects.for_user(user_id).current().filter(key="job_title")
+                          .exclude(pk__in=replaced).values_list("content", flat=True)) if new_job and not left_job else []
             text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []), sorted(old),
-                                                    still_true=[r.content for r in rest])
+                                                    still_true=[r.content for r in rest] + titles)
         if corrects and (replaced or earlier):
             text = _without_replaced_values(text, old_texts)
         if replaced:
@@ -709,7 +729,14 @@ _BELONGINGS_ZH_RE = re.compile(r"(?:东西|行李|家当|家具)[\u4e00-\u9fff]{
                                r"(?:了|这边|那边|[\s，,。！!]|$)")
 #: ...in English: "the whole group is moving to Lausanne, I'm going too".
 _ARRIVED_EN_RE = re.compile(r"\b(?:is|are) (?:moving|relocating) to (?P<p>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?),? (?:and )?(?:i'm|im|i am) "
-                            r"(?:going|coming|moving) (?:too|with (?:them|it))\b", re.IGNORECASE)
+                            r"(?:going|coming|moving) (?:too|with (?:them|it))\b|"
+                            # "we ended up shifting up to Taranaki", "new place in South Kalamassery is tiny", "renting a
+                            # flat in Westville now"
+                            r"\b(?:we|i)(?:'ve| have)? (?:ended up |just |finally |recently )?(?:shift(?:ed|ing)|mov(?:ed|ing)|"
+                            r"relocat(?:ed|ing)) (?:up |down |over |back |out )?to (?P<q>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)|"
+                            r"\b(?:new (?:place|flat|house|apartment|unit|home)|renting an? (?:flat|house|room|place|unit|apartment)|"
+                            r"bought an? (?:house|flat|place|unit)) (?:here |out |up |down )?in (?P<r>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)",
+                            re.IGNORECASE)
 
 
 def _arrived_at(message: str) -> set[str]:
@@ -726,7 +753,8 @@ def _arrived_at(message: str) -> set[str]:
         found |= {p.lower() for m in (*_ARRIVED_ZH_RE.finditer(clause), *_BELONGINGS_ZH_RE.finditer(clause))
                   for p in places_in(m.group("p"))}
     # (across a comma: "the whole group is moving to Lausanne, I'm going too")
-    return found | {m.group("p").lower() for m in _ARRIVED_EN_RE.finditer(message) if not _HYPOTHETICAL_RE.search(message)}
+    return found | {(m.group("p") or m.group("q") or m.group("r")).lower() for m in _ARRIVED_EN_RE.finditer(message)
+                    if not _HYPOTHETICAL_RE.search(message) and not _PLANNED_RE.search(message[m.start():m.end() + 40])}
 
 
 #: A move only planned ("下个月去洛阳", "明年搬回成都", "next month"): not yet where the user is.
@@ -1439,7 +1467,9 @@ _MOMENT_RE = re.compile(r"今天|今早|今晚|这会儿|刚才|这周|这礼拜
                         r"\b(?:today|tonight|this morning|this afternoon|this week|rn|atm|at the moment|send help|gonna|mondays?|"
                         r"raining|pouring|snowing|washout|bored|going feral|"
                         r"amirite|kicked in|"
-                        r"just (?:finished|binged|watched)|tiny victories)\b", re.IGNORECASE)
+                        r"just (?:finished|binged|watched)|tiny victories|re-?watch(?:ed|ing)|"
+                        # news of the world ("wild that Iceland is erupting again, saw it on the news", "刚看到新闻说…")
+                        r"on the news|in the news|saw (?:it|that) on)\b|新闻|热搜", re.IGNORECASE)
 
 
 def _a_moment(text: str) -> bool:
@@ -1751,7 +1781,7 @@ def _as_terms(values: set[str]) -> set[str]:
 def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Sequence[str],
                 restated: Sequence[re.Pattern] = (),
                 prior: dict[int, MemoryDraft | None] | None = None, *,
-                names_only: bool = False, swaps: dict[str, str] | None = None,
+                names_only: bool = False, swaps: dict[str, str] | None = None, moved: bool = False,
                 vectors: Sequence[np.ndarray] = (), pieces: Sequence[str] = ()) -> list[tuple[int, MemoryDraft | None]]:
     """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
     one fact does not take the others with it (see _remainder). An episode an earlier correction of the same run
@@ -1784,10 +1814,11 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
             continue
         if episode.pk in prior:
             left = prior[episode.pk]
-            out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True, names_only=names_only)))
+            out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True, names_only=names_only,
+                                                        moved=moved)))
             continue
         out.append((episode.pk, _remainder(_draft_of(episode), old, about, restated, names_only=names_only,
-                                           vectors=vectors, pieces=pieces)))
+                                           moved=moved, vectors=vectors, pieces=pieces)))
     return out
 
 
@@ -2022,7 +2053,7 @@ _EATS_RE = re.compile(r"吃|喝|\b(?:eat|eats|eating|ate|drink|drinks|drinking)\
 
 
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
-               restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False,
+               restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False, moved: bool = False,
                names_only: bool = False, vectors: Sequence[np.ndarray] = (), pieces: Sequence[str] = ()) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
@@ -2086,7 +2117,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                           and not _APPOSITION_RE.match(c)))
                  and not _MOOD_END_RE.search(c)
                  and not ("health" in replaced and _EATS_RE.search(c))]  # a diet changed: "每天鸡胸肉吃到想吐" goes
-        if _WORK_SAID_RE in restated:
+        if _WORK_SAID_RE in restated and not moved:
             # the town of the old job's clause stays though the clause went by its topic ("… croupier at the casino on
             # the waterfront in Dubuque so nights are long")
             kept += [w for c in _TOPIC_SPLIT.split(sentence) if _WORK_SAID_RE.search(c) and c not in kept
@@ -2098,7 +2129,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     if restated and dropped:
         # Of a value the correction says anew (a grade, an age, a date, an amount), the old one does not stay.
         kept = [k for piece in kept for c in _TOPIC_SPLIT.split(piece) if c.strip()
-                for k in ([c] if not any(kind.search(c) for kind in restated) else _where_worked(c, restated))]
+                for k in ([c] if not any(kind.search(c) for kind in restated) else [] if moved else _where_worked(c, restated))]
     # A question stays in the replaced message's history, not in what it told ("can you help me tidy up my headline?").
     kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])
             if c.strip() and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c)))

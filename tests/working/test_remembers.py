@@ -1762,3 +1762,35 @@ def test_what_used_to_be_stays_when_it_goes_on_to_the_change_and_a_day_off_retra
     assert _without_said_before("以前住宝安上个月搬到龙华了，通勤近多了") == "以前住宝安上个月搬到龙华了，通勤近多了"
     assert corrections.retracted_terms("今天不减肥了 吃顿火锅😂") == set()
     assert corrections.counts("need 2 hotel rooms for the wedding") == {}
+
+
+def test_a_move_said_as_a_new_place_and_a_pet_that_died(api_client, talk):
+    """Session 42, thirty-fifth set: a move said as "renting a flat in X now" retires "I stay in Y"; "黑豆前阵子老死了"
+    retires the dog; news of the world stores nothing."""
+    talk("mv2", "I stay in Umlazi so the college in town would be closer")
+    talk("mv2", "also renting a flat in Westville now, way shorter trip", agent="planner")
+    shown = remembered(api_client, "mv2", "Where does the user live now?")
+    assert "Westville" in shown and "Umlazi" not in shown, shown
+    talk("pd", "我家狗黑豆天天在院子里疯跑 身上老有跳蚤 咋弄")
+    talk("pd", "家里新抱了只橘猫 叫柿饼 黑豆前阵子老死了 15岁了😢", agent="planner")
+    shown = remembered(api_client, "pd", "用户现在养的宠物叫什么？")
+    assert "柿饼" in shown and "狗黑豆" not in shown, shown
+    talk("nw", "wild that Iceland is erupting again, saw it on the news. nature is metal 🌋")
+    assert not MemoryItem.objects.for_user("nw").current().exists()
+
+
+def test_words_of_a_new_job_a_car_a_deadline_and_no_change():
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import _NEW_JOB_RE, _WORK_SAID_RE, _arrived_at
+    assert _NEW_JOB_RE.search("we ended up shifting up to Taranaki, landed a 2IC job on a 600 cow farm")
+    assert _NEW_JOB_RE.search("我考上莫高窟讲解员了 下个月正式上岗")
+    assert not _NEW_JOB_RE.search("landed a job interview next week")
+    assert _arrived_at("hey, so we ended up shifting up to Taranaki, landed a job") == {"taranaki"}
+    assert _arrived_at("new place in South Kalamassery is tiny") == {"south kalamassery"}
+    assert _arrived_at("we're moving to Leeds next month") == set()
+    assert _WORK_SAID_RE.search("kia ora, I'm a relief milker down in Gore")
+    assert not _WORK_SAID_RE.search("I'm a bit older than him") and not _WORK_SAID_RE.search("I'm a mother of three")
+    assert "car" in corrections.topics("上下班开辆老捷达")
+    assert "deadline" in corrections.topics("good news, submission is now end of January!")
+    assert not corrections.signals_change("Pania's been hiding under the house since the move")
+    assert corrections.signals_change("since starting at Freshcold my hours are 6 to 3")
