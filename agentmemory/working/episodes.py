@@ -423,22 +423,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                          gone=gone, judged=judged,
                                          new_values=values_of.get(turn.turn_id, []))) \
             if (corrects or refills) and (turn.turn_id not in others or gone) else ()
-        if replaced and _PROMOTED_RE.search(turn.content) and not new_job:
-            # A promotion ("got promoted to shift supervisor at the packhouse") replaces the old title, not where the
-            # user works: of the memories the guess found, those that say where the user works stay unless they say a
-            # title too.
-            replaced = tuple(pk for pk, key, content in MemoryItem.objects.for_user(user_id).filter(pk__in=replaced)
-                             .values_list("pk", "key", "content")
-                             if key == "job_title" or _JOB_TITLE_SAID_RE.search(content)
-                             or not (key == "employer" or _WORK_SAID_RE.search(content)
-                                     or "work" in corrections.topics(content)))
-        if replaced and new_job and not left_job:
-            # A new job in the same trade ("moved jobs too, I'm in the physio dept at University Hospital Galway"): the
-            # title the message says again is still the user's.
-            replaced = tuple(pk for pk, key, value in MemoryItem.objects.for_user(user_id).filter(pk__in=replaced)
-                             .values_list("pk", "key", "value")
-                             if not (key == "job_title" and isinstance(value, str) and len(value) >= 2
-                                     and value.lower() in turn.content.lower()))
+        if replaced and ((new_job and not left_job) or (not new_job and _PROMOTED_RE.search(turn.content))):
+            replaced = _still_the_users_job(user_id, replaced, turn.content, new_job=new_job)
         # The episodes that said the value of a fact it replaces go too ("用户的饮食：生酮" takes "不过我最近在生酮 …").
         replaced = tuple(dict.fromkeys([*replaced, *_saying_their_values(user_id, replaced)]))
         if new_job and not {"employer", "job_title"} <= set(slots):
@@ -1633,6 +1619,21 @@ def _nearest(candidates, vectors: Sequence[np.ndarray]) -> tuple[float, int] | N
         if nearest is not None and (best is None or 1.0 - float(nearest[1]) > best[0]):
             best = (1.0 - float(nearest[1]), nearest[0])
     return best
+
+
+def _still_the_users_job(user_id: str, replaced: Sequence[int], message: str, *, new_job: bool) -> tuple[int, ...]:
+    """Of the memories a change of job replaces, those it does not: a promotion ("got promoted to shift supervisor at the
+    packhouse") replaces the old title, not where the user works (a memory saying where stays unless it says a title
+    too); a new job in the same trade ("moved jobs too, I'm in the physio dept at University Hospital Galway") keeps the
+    title the message says again. One query."""
+    rows = MemoryItem.objects.for_user(user_id).filter(pk__in=replaced).values_list("pk", "key", "value", "content")
+    if new_job:
+        return tuple(pk for pk, key, value, _ in rows
+                     if not (key == "job_title" and isinstance(value, str) and len(value) >= 2
+                             and value.lower() in message.lower()))
+    return tuple(pk for pk, key, _, content in rows
+                 if key == "job_title" or _JOB_TITLE_SAID_RE.search(content)
+                 or not (key == "employer" or _WORK_SAID_RE.search(content) or "work" in corrections.topics(content)))
 
 
 def _saying_their_values(user_id: str, replaced: Sequence[int]) -> list[int]:
