@@ -87,7 +87,12 @@ _RETRACTIONS = (
                r"(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?<!了)(?:我们?|也|就)?(?:还是)?不(?:打算|准备)?(?:再)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|吃|喝|抽|穿|弄|搞)了"),
     # A membership or a thing given up: "乐刻年卡也转掉了", "车已经卖掉了".
     re.compile(r"(?:^|(?<=[\s，,。！!了下吧啊呢]))(?P<o>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:年卡|月卡|会员卡?)?(?:我们?|也|就)?(?:已经)?"
-               r"(?:转掉了|转让了|卖掉了|退掉了|注销了|(?<=已经)出手了|(?<=早就)出手了)"),
+               r"(?:转掉了|转让了|转出去了|盘出去了|转手了|卖掉了|退掉了|注销了|(?<=已经)出手了|(?<=早就)出手了)"),
+    # A thing of the user's lost or broken for good: "Mavic 3 炸机了 掉河里了", "旧手机摔烂了"
+    # (first in its clause: "…用的是华为Mate60 之前的苹果摔坏了" says the new one in the same clause)
+    re.compile(r"(?:^|(?<=[，,。！!…]))(?:还有|另外|对了)?\s*(?P<o>(?!还有|另外|对了)[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z0-9 ]{1,11}?)"
+               r"\s*(?:也|就)?(?:已经)?"
+               r"(?:炸机了|摔烂了|摔坏了|被偷了|报废了|彻底坏了)"),
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "之前跟你说28是算错了": a value said wrong, named before how.
@@ -109,8 +114,8 @@ _RETRACTIONS = (
     re.compile(r"\b(?:used to (?:live|work) (?:in|at|for)|back when I (?:lived in|worked at|was at|had)) (?:my |a |an |the )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\b(?P<o>[\w'-]+) and I (?:broke up|split up|split|separated|divorced)\b", _I),
-    re.compile(r"\b(?:me|i) (?:n|&) (?P<o>[\w'-]+) (?:broke up|split up|separated|divorced|split(?=\s*(?:[,.;!]|$|last\b|in\b)))\b",
-               _I),
+    re.compile(r"(?:\b(?:me|i) (?:n|&|and) |^\W*and )(?P<o>[\w'-]+) (?:broke up|split up|separated|divorced|"
+               r"split(?=\s*(?:[,.;!]|$|last\b|in\b)))\b", _I),
     # A plan that did not happen: "the ev6 lease fell thru", "the flat on Leith Walk fell through", "半马计划泡汤了".
     re.compile(r"\b(?:the |my |our )(?P<o>[\w&'-]+(?: (?!(?:lease|deal|booking|offer|purchase|order|reservation|sale|plans?)\b)[\w&'-]+)?)"
                r"(?: (?:job |house |flat )?(?:lease|deal|booking|offer|purchase|order|reservation|sale|plans?))?"
@@ -169,7 +174,9 @@ _RETRACTIONS = (
     re.compile(rf"\b(?:the|my|our) (?:old )?(?!(?:{_PEOPLE}|grand\w*|nan|nana|gran|granny|auntie|dog|cat|pet|{EN_PETS}|goldfish|fish|"
                r"plants?|battery|wifi|internet|signal|power|lights?|conversation|chat|thread|party|mood|vibe)\b)(?P<o>[\w&'-]+) "
                r"(?:finally |just |has |had )?(?:died|packed up|packed in|carked it|gave up the ghost|gave out)\b", _I),
-    re.compile(r"\bno more (?!than\b|of\b|time\b|money\b)(?P<o>[\w&'-]+)(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|$)", _I),
+    # (also before an emoji: "so no more train 🙌")
+    re.compile(r"\bno more (?!than\b|of\b|time\b|money\b|questions?\b|excuses\b)(?P<o>[\w&'-]+)"
+               r"(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]|$)", _I),
     re.compile(rf"^\s*not (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?P<o>[\w&'-]+)\s*(?:[.!]|$)", _I),
     re.compile(r"\bnever ?mind (?:about )?(?:the |my |that )?(?P<o>[\w&'-]+)", _I),
     re.compile(r"\b(?P<o>[\w&-]+(?: [\w&-]+)?)'s (?:officially |finally |completely )?(?:gone|history|cancell?ed|called off|scrapped|"
@@ -207,7 +214,7 @@ _STOP = frozenset("""a an the my our your i we me it its this that these those a
 from by as is was are were be been am not no any more longer now then just really actually already still too very
 also some much many one lol lmao haha omg tho though anyway early late again today tonight tomorrow yesterday last next week
 weekend month year ago""".split()) | frozenset("了 的 我 我们 你 他 她 它 是 在 也 都 就 还 已经 现在 其实 之前 一下 一个 这个 那个 没事 不 "
-                                 "还有 另外 而且 然后 对了 顺便 不过".split())
+                                 "还有 另外 而且 然后 对了 顺便 不过 终于 刚刚 总算 那台 这台 那辆 这辆 那部 这部".split())
 #: Words for where or what something is, not which one ("the venue double booked us", "cancelled the shinjuku hotel"),
 #: as written and as keyword tokens (stemmed: "venu").
 _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic allergy allergies plan plans deal lease offer "
@@ -215,18 +222,19 @@ _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic alle
                    for t in (w, *keyword_tokens(w))) | {"过敏", "工作", "公司", "地方", "周末", "计划", "方法", "东西"}
 
 #: A car in Chinese: 车, not a workshop, a station, a ticket, a carriage or a train ("总装车间", "火车站", "动车票").
-_CAR_ZH = r"(?:(?<![火列])(?<![^电]动)(?<!购物)车(?!间|站|票|厢|次|厘)|开(?:一|了|着)?辆)"
+_CAR_ZH = r"(?:(?<![火列])(?<![^电]动)(?<!购物)车(?!间|站|票|厢|次|厘)|(?:开|换|买|提)(?:一|了|着)?辆)"
 TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
                        r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
                        r"\b(?:job|work(?:ing)?(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
-                       r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|dev|clinic|hospital|firm|"
+                       r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|(?-i:dev)|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
                        r"neighbou?rhood|based in|i'm in|im in|we're in(?! (?:trouble|love|luck|a |the |for |charge|touch|talks))|hometown|the move|(?:my|our) (?:old |new |own )?(?:house|home|place|condo))\b", _I),
     "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
-                        r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|"
+                        r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|electives?|"
+                        r"internships?|freshman|sophomore|"
                         r"professor)\b", _I),
     "travel": re.compile(r"旅行|旅游|出差|出国|机票|航班|签证|自驾游|度假|蜜月|徒步|\b(?:trip|travel\w*|vacation|holiday|flights?|flying|"
                          r"itinerary|visa|honeymoon|road ?trip|camino|trek(?:king)?|pilgrimage|backpacking)\b", _I),
@@ -255,7 +263,7 @@ TOPICS: dict[str, re.Pattern] = {
                          r"\b(?:back pain|migraines?|insomnia|allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
                          r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood)\b", _I),
-    "family": re.compile(r"老公|老婆|妻子|丈夫|爱人|媳妇|伴侣|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
+    "family": re.compile(r"老公|老婆|妻子|丈夫|爱人|媳妇|伴侣|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|split up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
                          r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|twins|"
                          r"pregnan\w*)\b", _I),
     "car": re.compile(rf"{_CAR_ZH}|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
@@ -265,7 +273,7 @@ TOPICS: dict[str, re.Pattern] = {
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
-    "name": re.compile(r"名字|叫我|称呼|\b(?:name|call me|go by)\b", _I),
+    "name": re.compile(r"名字|叫我|称呼|英文名|中文名|\b(?:name|call me|go by)\b", _I),
     "schedule": re.compile(r"\b(?:on|in) (?:eastern|central|mountain|pacific|atlantic)\b|每天|几点|作息|排班|上班时间|周末|时区|(?:北京|伦敦|东京|纽约|柏林|新加坡|悉尼|巴黎|美西|美东)时间|\b(?:time ?zones?|pacific time|eastern time|central time|mountain time|[a-z]+ standard time|pst|pdt|est|edt|cet|cest|gmt|bst|utc|jst)\b|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
                            r"nights?|weekends?)\b", _I),
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
@@ -361,6 +369,9 @@ def retracted_terms(text: str) -> set[str]:
     return terms
 
 
+_ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
+
+
 def holds_any(content: str, terms: set[str]) -> bool:
     """Whether ``content`` holds one of ``terms``: Chinese ones as they are written ("阿里" in "阿里巴巴"),
     Latin ones as keyword tokens (stemmed: "teaching" holds "teach")."""
@@ -369,7 +380,9 @@ def holds_any(content: str, terms: set[str]) -> bool:
     latin = {t for t in terms if t.isascii()}
     numbers = {t for t in latin if t.replace(",", "").replace(".", "").isdigit()}  # "2015", as written
     # A name as its keyword token too ("pickles" is stemmed "pickl" in the content's tokens).
-    words = {w for t in latin - numbers for w in (t, *keyword_tokens(t))}
+    # (not the pieces of an ordinal: "4th" is no "th" of "14th", nor its "4")
+    words = {w for t in latin - numbers for w in (t, *(k for k in keyword_tokens(t)
+                                                        if not k.isdigit() and k not in _ORDINAL_SUFFIXES))}
     return (any(t in content or t in content.lower() for t in terms - latin) or bool(words & set(keyword_tokens(content)))
             or any(_said_in(n, content) for n in numbers))
 
@@ -438,6 +451,12 @@ def _without_old_values(text: str) -> str:
     for pattern, replacement in _OLD_VALUE_EDITS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def said_instead(text: str) -> list[str]:
+    """The clauses of ``text`` that say a value in place of an old one, without the old one ("it's june 14th not the
+    4th" -> "it's june 14th", "Ivy is turning 7 not 8" -> "Ivy is turning 7"): what the correction says is now true."""
+    return [edited for c in clauses(text) if (edited := _without_old_values(c)) != c and edited.strip()]
 
 
 def topics(text: str) -> set[str]:

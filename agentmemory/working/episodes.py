@@ -139,10 +139,13 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
 _NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
                            rf"(?:当|做)(?:{ZH_TITLES}))")
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
-_JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当))(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES})|"
+#: (a trade's word too, "学徒", "柜员", "电工"; and "天天在农行当柜员数钱" with no "我")
+_JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当)|(?:^|(?<=[\s，,。！!]))(?:天天|每天|平时|一直|目前|之前)?在"
+                                rf"[\u4e00-\u9fff]{{1,10}}?当)(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES}|"
+                                rf"[\u4e00-\u9fff]{{1,3}}?(?:员|工|徒))|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
 #: A promotion: the title changes, the employer stays.
-_PROMOTED_RE = re.compile(r"升职|升了职|提拔|转正|\b(?:got promoted|been promoted|was promoted|promoted to|"
+_PROMOTED_RE = re.compile(r"升职|升了职|提拔|转正|出师了|\b(?:got promoted|been promoted|was promoted|promoted to|"
                           r"(?:got|get|my) (?:the |a )?promotion)\b",
                           re.IGNORECASE)
 #: What a job has the user do ("负责抖音电商的一个小模块", "明年带初三", "i'm in charge of the billing api"): of the old job, once left.
@@ -215,6 +218,19 @@ _WORKED_ELSEWHERE_RE = re.compile(f"(?:{_WORK_SAID_RE.pattern})")
 #: How many of the user's newest episodes a job left looks through for where the user worked.
 WORK_SAID_FROM = 300
 #: A job left only in wish, or by someone else ("真想把工作辞了", "老公把工作辞了").
+def _users_new_job(text: str) -> bool:
+    """Whether ``text`` says the user began a new job (``_NEW_JOB_RE``), not someone named just before it ("we're packing
+    up to move to Kelowna next month, wife got a job there", "我老婆换工作了")."""
+    return any(not _THEIR_JOB_LEAD_RE.search(text[max(0, m.start() - 30):m.start()]) for m in _NEW_JOB_RE.finditer(text))
+
+
+#: Someone else, right before the words of a new job: theirs.
+_THEIR_JOB_LEAD_RE = re.compile(r"(?:\b(?:wife|husband|partner|hubby|missus|boyfriend|girlfriend|fianc[eé]e?|son|daughter|mum|mom|"
+                                r"dad|sister|brother|friend|mate|he|she|they)(?:'s)?|老婆|老公|对象|男朋友|女朋友|儿子|女儿|闺女|我妈|"
+                                r"我爸|姐姐?|妹妹?|哥哥?|弟弟?|他|她)\s*(?:just |finally |also |has |had |recently )?(?:也|刚|已经|终于)?$",
+                                re.IGNORECASE)
+
+
 _WISH_OR_THEIRS_RE = re.compile(r"(?:想|打算|准备|要不要|该不该|能不能)[^，。！？\s]{0,4}(?:辞|退休)|(?:老公|老婆|对象|男朋友|女朋友|他|她|我妈|我爸|"
                                 r"爸爸|妈妈|老爸|老妈|父亲|母亲|公公|婆婆|岳父|岳母|老伴儿?|老头子?|老太太|主任|领导|老板|同事|师傅|舅舅|叔叔|"
                                 r"阿姨|姑姑|爷爷|奶奶|外公|外婆|姥姥|姥爷)[^，。！？\s]{0,4}(?:辞|离职|退休)|等[^，。！？\s]{0,3}退休|"
@@ -228,7 +244,7 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"retired(?! (?:my|the|a|an|his|her|our|their|it|them)\b)|(?:i'm|im|i am) (?:now |officially |finally )?retired|"
                           r"retired (?:as of|last|this (?:week|month|year)|"
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
-                          r"我(?:上个月|上周|去年|年初|前阵子|刚刚?|已经)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|"
+                          r"(?:我|(?:^|(?<=[\s，,。！!]))(?=终于|已经|刚|上个月|上周))(?:上个月|上周|去年|年初|前阵子|刚刚?|已经|终于)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|"
                           # "班不上了 辞了", "工作不干了" (not "今天，班不上了，发烧39度")
                           r"(?:^|(?<=[\s，,。！!]))(?:班不上了[\s，,]*辞了|(?:工作|这份工)不干了)|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
@@ -378,7 +394,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                    or new_value_said)
         # A new job begun ("新单位上班第一周…", "first week at the hospital pharmacy done"): the old job's words go.
         # Or a job said as what the user does now, in a message judged a correction ("塔吊证拿下了 现在在工地开塔吊").
-        new_job = bool(_NEW_JOB_RE.search(turn.content) or (judged and _NOW_WORKS_RE.search(turn.content))
+        new_job = bool(_users_new_job(turn.content) or (judged and _NOW_WORKS_RE.search(turn.content))
                        # a new title the day the user reports for duty ("报到了 … 现在是钾肥车间的操作工")
                        or ("job_title" in slots and _REPORTED_RE.search(turn.content))) \
             and turn.turn_id not in others \
@@ -388,6 +404,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         new_job = new_job or left_job
         if new_job and "work" not in about:
             about = sorted({*about, "work"})
+        if "work" in about and not new_job and not {"employer", "job_title"} & set(slots) \
+                and "work" not in corrections.topics(_WORK_AS_SOURCE_RE.sub(" ", turn.content)):
+            # Work said only as where a thing came from or is used ("ditched the samsung, work gave me an iphone 15"): a
+            # correction of the phone, not of the job ("i'm a claims adjuster" stays).
+            about = [t for t in about if t != "work"]
         corrects = judged or of_topic or new_job or corrections.signals_change(turn.content) or bool(gone)
         if _asks_only(turn.content) or (_VERSION_BUMP_RE.search(turn.content) and not corrections.retracted_terms(turn.content)):
             # "Scratch要报班吗 还是自学就行" corrects nothing, whatever it scored; nor does a software version bumped
@@ -501,7 +522,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, content in _newest_episodes(user_id, facts_too=True)
                                                          if corrections.with_swapped(content, named_swaps) != content)]))
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone), swaps=swaps,
-                          moved=bool(moved_to),
+                          moved=bool(moved_to), took_along=_took_along(turn.content),
                           vectors=changing or [vector],
                           pieces=[texts[i] for i in changing_at] or [turn.content])
         rest = [*(left for _, left in cut if left is not None),
@@ -521,7 +542,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or new_job or (
                     (replaced or earlier or new_value_said) and (judged or of_topic)
                     and not _HYPOTHETICAL_RE.search(turn.content)) or (
-                    whole_keep >= RETRACTION_KEEP and (judged or corrections.retracted_terms(turn.content))) or (
+                    # (judged by the classifier alone, the words must say a change or speak of a topic of a life: "insane.
+                    # ok unrelated but what's the most overrated movie of all time" and "最近那个AI画画的新闻你咋看 画师们吵翻了"
+                    # scored corrections)
+                    whole_keep >= RETRACTION_KEEP and ((judged and (_says_a_change(turn.content)
+                                                                    or set(about) - _WHEN_TOPICS))
+                                                       or corrections.retracted_terms(turn.content))) or (
                     replaced and _tells_new_value(turn.content, old_texts))):
                 # The extractor filled a slot from it, or it corrects or retracts something (a correction that
                 # replaces what the user said: "it's actually Brisket not Biscuit 💀"): the user did say
@@ -576,7 +602,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             titles = list(MemoryItem.objects.for_user(user_id).current().filter(key="job_title")
                           .exclude(pk__in=replaced).values_list("content", flat=True)) if new_job and not left_job else []
             text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []), sorted(old),
-                                                    still_true=[r.content for r in rest] + titles)
+                                                    # (and what it says instead: "it's june 14th not the 4th")
+                                                    still_true=[r.content for r in rest] + titles
+                                                    + corrections.said_instead(turn.content))
         if corrects and (replaced or earlier):
             text = _without_replaced_values(text, old_texts)
         if replaced:
@@ -710,6 +738,9 @@ def _moved_to(message: str, new_values: Sequence[str]) -> set[str]:
 #: Come to live or work in a place, in Chinese chat ("来大理帮朋友管民宿", "我们跟老板去雄安了"): the place a word list knows.
 _ARRIVED_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:现在|目前|已经|上个月|上周|年初|刚)?(?:我|我们|俺|俺们)?(?:[\u4e00-\u9fff]{0,4}?)"
                             r"(?<![想要准备打算计划])(?:来|到|回|去)了?(?P<p>[\u4e00-\u9fff]{2,3}?)(?:了|这边|那边|帮|做|开|上班|工作|打工|住|定居)")
+#: ...or said as where the user is now ("既然我现在人在槟城 这边华人超市…"; a trip is not: _NOT_LIVED_RE).
+_NOW_IN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:既然|反正)?(?:我|我们)?(?:现在|目前|如今)(?:人|已经)?在(?P<p>[\u4e00-\u9fff]{2,3}?)"
+                           r"(?=[\s，,。！!]|这边|那边|了|$)")
 #: ...or the user's things sent there ("辞职打包把东西全寄回长沙了").
 _BELONGINGS_ZH_RE = re.compile(r"(?:东西|行李|家当|家具)[\u4e00-\u9fff]{0,3}?(?:寄|搬|运|拉)(?:回|到|去)了?(?P<p>[\u4e00-\u9fff]{2,3}?)"
                                r"(?:了|这边|那边|[\s，,。！!]|$)")
@@ -736,7 +767,8 @@ def _arrived_at(message: str) -> set[str]:
         if _QUESTION_RE.search(clause) or _HYPOTHETICAL_RE.search(clause) or _NOT_LIVED_RE.search(clause) \
                 or _PLANNED_RE.search(clause):
             continue
-        found |= {p.lower() for m in (*_ARRIVED_ZH_RE.finditer(clause), *_BELONGINGS_ZH_RE.finditer(clause))
+        found |= {p.lower() for m in (*_ARRIVED_ZH_RE.finditer(clause), *_BELONGINGS_ZH_RE.finditer(clause),
+                                      *_NOW_IN_ZH_RE.finditer(clause))
                   for p in places_in(m.group("p"))}
     # (across a comma: "the whole group is moving to Lausanne, I'm going too")
     return found | {(m.group("p") or m.group("q") or m.group("r")).lower() for m in _ARRIVED_EN_RE.finditer(message)
@@ -1280,6 +1312,18 @@ _LIFE_RE = re.compile(
     r"(?=$|[\s，,。！!～~]|嘛|啦|呀|哈|呢|啊)|"
     r"我(?:平时|一直|现在)?在[\u4e00-\u9fff]{1,8}?(?:那边|这边|那儿|这儿)?(?:牵|摆|揸|卖)[\u4e00-\u9fffA-Za-z]{1,6}?(?:的|嘅)"
     r"(?=$|[\s，,。！!～~])|我(?:系)?揸[\u4e00-\u9fffA-Za-z]{1,4}(?:嘅|的)|"
+    # a trade said as what the user does, with no "是" ("跑冷链的 湛江到广州一趟", "我做车险理赔的 客户天天催"; not "做好的",
+    # "跑马拉松的鞋")
+    # ("做建筑设计的" alone may go on about someone named before: only "跑…的" leads a message so)
+    r"(?:^\W*(?=跑)|我)(?:就|自己|也)?(?:跑|做|干|搞)(?!好|完|过|了|的|饭|菜|作业|梦|手术|检查|核酸|运动|家务|题|实验|攻略|计划|功课|准备)"
+    r"(?:(?![来去着不的了])[\u4e00-\u9fffA-Za-z]){2,8}?的(?=$|[\s，,。！!～~]|嘛|啦|呀|哈|呢|啊)|"
+    # a child or grandchild named, at a stage of life ("女儿小满刚满月", "女儿彤彤高三了")
+    r"(?:^|(?<=[\s，,。！!]))(?:我|我家|我的)?(?:儿子|女儿|闺女|孙子|孙女|外孙女?)(?!今年|明年|去年|也|都|还|在|要|又|就|才|已经|刚|说|的|们|"
+    r"和|跟|老是|总是|一直|最近|班|学校)[\u4e00-\u9fff]{2}(?:今年|刚|已经|才|都)?(?:满月|满周岁|出生了|[高初][一二三](?![点天])|"
+    r"[一二三四五六]年级|上(?:幼儿园|小学|初中|高中|大学))|"
+    # a pastime kept up with others on a weekday ("周三晚上跟同事打羽毛球")
+    r"(?:^|(?<=[\s，,。！!]))(?:再问下\s*|另外\s*)?(?:我)?(?:每周[一二三四五六日天]?|周[一二三四五六日末]|星期[一二三四五六日天])(?:晚上|早上|下午|中午)?"
+    r"(?:都|会|还)?(?:跟|和)[\u4e00-\u9fff]{1,3}(?:一起)?(?:练|打|下)(?:羽毛球|乒乓球|网球|篮球|台球|太极|瑜伽|围棋|象棋)|"
     # a thing of the user's own, said as "that one of mine" ("我那台长城炮后斗…", "还有我那台Proton Saga冷气不够冷")
     r"我(?:家)?(?:那|这)(?:台|辆|部)(?!车子?[\s，,。]|电脑[\s，,。]|手机[\s，,。]|分|词|门|戏|剧)[\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9 ]{1,10}|"
     # where the user is, beside a landmark ("我们就在根河湿地边上 早上推窗就是湿地")
@@ -1318,9 +1362,30 @@ _LIFE_RE = re.compile(
 
 def _states_life(sentence: str) -> bool:
     """Whether ``sentence`` states where or how the user lives in so many words (``_LIFE_RE``), not as a question or a
-    supposition."""
-    return bool(_LIFE_RE.search(sentence)) and not _QUESTION_RE.search(sentence) \
+    supposition; or asks about a condition of the user's own, named first (``_CONDITION_ASKED_RE``)."""
+    return ((bool(_LIFE_RE.search(sentence)) and not _QUESTION_RE.search(sentence)) or _of_own_condition(sentence)
+            or bool(_OWN_NAMED_ASKED_RE.search(sentence))) \
         and not _HYPOTHETICAL_RE.search(sentence) and not _MEANT_TO_RE.search(sentence)
+
+
+#: A question about the user's own pet or child, named ("can my rabbit Waffles eat carrot tops?", "should my son Theo
+#: …"): who is in the household, whatever is asked.
+_OWN_NAMED_ASKED_RE = re.compile(rf"\b(?:can|could|should|does|do|is|will|would|why does|why is|how do i get)\s+my\s+(?:[\w-]+\s+)?"
+                                 rf"(?:(?:{EN_PETS})|pup|puppy|kitten|son|daughter|kid|baby|grandson|granddaughter)\s+"
+                                 r"(?-i:[A-Z][a-z][\w'-]+)\b", re.IGNORECASE)
+
+
+#: A chronic condition named first in a question, as Chinese chat asks of one's own ("糖尿病能吃啥水果", "另外痛风能喝啤酒不",
+#: "腰间盘突出 开车久了腰疼"; not "我妈糖尿病能吃啥", whose condition is someone else's).
+_CONDITION_ASKED_RE = re.compile(
+    r"(?:^|(?<=[\s，,。！!]))(?:另外|还有|对了|再问下|请问|问下|问一下)?\s*(?:我)?(?:有)?(?:糖尿病|高血压|高血脂|高血糖|血糖高|血压高|尿酸高|"
+    r"高尿酸|痛风|胃溃疡|胃炎|肾结石|胆结石|脂肪肝|甲亢|甲减|哮喘|贫血|乳糖不耐受?|腰间盘突出|腰椎间盘突出|颈椎病|腰肌劳损|鼻炎|湿疹|"
+    r"荨麻疹|偏头痛|关节炎|痔疮)(?:的人|患者)?(?=\s|[，,]|能|可以|适合|不能|该|要|吃|喝|怎么|咋|会|老是|又犯)")
+
+
+def _of_own_condition(sentence: str) -> bool:
+    """Whether ``sentence`` names a condition of the user's first (``_CONDITION_ASKED_RE``), in a message about no one else."""
+    return bool(_CONDITION_ASKED_RE.search(sentence)) and not about_another_person(sentence)
 
 
 def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, correction: np.ndarray, at: int,
@@ -1346,7 +1411,14 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
     # The whole decides; one sentence (or clause) alone only when nothing in the message is hypothetical ("假如
     # 预算只有两万...？我就随便问问" is not a plan), and a clause only when the whole is not plainly chatter.
     # (a supposition beside how the user lives keeps the latter: "还有我家狗旺财 柯基 以后要是带它回国探亲 …")
-    if whole_keep < model.keep_threshold and (max(scores) < SENTENCE_KEEP or (_HYPOTHETICAL_RE.search(text) and not lives)
+    # (a message the whole does not keep, lifted by a sentence, speaks of the user or a life somewhere: "ok pineapple on
+    # pizza, pick a side, no fence sitting", "画师们吵翻了" beside "最近那个AI画画的新闻你咋看" do not; a value taken back,
+    # "oh and its Fionn not Finn", and "daniela is 10 …, mateo … he's only 6" do)
+    of_a_life = any(_FIRST_PERSON_RE.search(s) or _states_life(s) or _of_a_life(s) or places_in(s)
+                    or corrections.signals_change(s) or corrections.swapped_values(s) or corrections.topics(s)
+                    for s in sentences)
+    if whole_keep < model.keep_threshold and (max(scores) < SENTENCE_KEEP or not of_a_life
+                                              or (_HYPOTHETICAL_RE.search(text) and not lives)
                                               or (clauses and whole_keep < CLAUSE_WHOLE_MIN)):
         return [], at
     # The message tells something about the user: kept but for its questions about something else and its
@@ -1356,8 +1428,10 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
     # ("oops, her name is Pickle, not Pickles.").
     kept = []
     by_score = False
+    asked = ""  # the question just left out, if the sentence before was one
     for s, score, says_change in zip(sentences, scores, changed, strict=True):
-        if _QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s) and score >= SENTENCE_KEEP:
+        said = s
+        if _QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s) and not _of_own_condition(s) and score >= SENTENCE_KEEP:
             s = _without_question(s)  # the statement before the question stays
         if (mood := _MOOD_END_RE.search(s)) and (mood.start() == 0 or not s[mood.start() - 1].isalnum()) \
                 and len(keyword_tokens(rest := s[:mood.start()])) >= 4:
@@ -1376,11 +1450,18 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
         continued = continued or (bool(_OWN_NAMED_RE.search(s)) and not about_another_person(s)) or (
             bool(kept) and bool(_NAME_IS_RE.match(s)) and bool(corrections.topics(kept[-1]) & {"pet", "family"}))
         # (a question with no mark, "whats the tallest mountain in Canada btw", is one too)
-        if s and not ((_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s)) and not _FIRST_PERSON_RE.search(s)) \
-                and not _MOOD_END_RE.search(s) \
+        question = bool(s) and bool(_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s)) \
+            and not _FIRST_PERSON_RE.search(s) and not _of_own_condition(s)
+        if s and not question and not _MOOD_END_RE.search(s) \
                 and (score >= SENTENCE_DROP or says_change or corrections.retracted_terms(s) or continued):
+            if asked and _FIRST_PERSON_RE.search(s) and corrections.topics(asked) & _ASKED_OF_OWN:
+                # "any good bass guitar exercises for finger independence? i play in a covers band": what the question
+                # names is what the statement after it is about (the user's instrument, pet, car, sport).
+                kept.append(asked)
             kept.append(s)
             by_score = by_score or score >= SENTENCE_DROP or bool(corrections.retracted_terms(s))
+        asked = said.strip() if (question or not s) and (_QUESTION_RE.search(said) or _UNMARKED_QUESTION_RE.match(said)) \
+            and not _ASKS_THE_ASSISTANT_RE.search(said) else ""
     # What changed joins what the message tells; alone it is no reading of the message (the caller decides).
     return (kept if by_score else []), at
 
@@ -1470,13 +1551,20 @@ _LIVES_AT_RE = re.compile(r"住|搬|定居|老家|房子|我家|家里|小区|\b
                           re.IGNORECASE)
 
 
+#: Topics of a thing of the user's own a question may name before the statement that says it is theirs.
+_ASKED_OF_OWN = frozenset({"music", "pet", "car", "phone", "sport", "hobby"})
+#: A question about the assistant or the conversation, not about a thing ("did you see …", "can you remember …").
+_ASKS_THE_ASSISTANT_RE = re.compile(r"\b(?:did|have|do|are|were) (?:you|u) (?:see|watch|hear|know|remember|like|think)\b|"
+                                    r"你(?:看|听|知道|记得|觉得)", re.IGNORECASE)
+
+
 def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -> list[str]:
     """A one-sentence message: kept whole when it discloses, unless it is a question about something else
     ("does the Switch OLED work with ...?") or a sigh."""
     text = _life_said(message.strip()) or message.strip()
     if _MOOD_END_RE.search(text) or (whole_keep < model.keep_threshold and not _states_life(text)):
         return []
-    if _QUESTION_RE.search(text) and not _FIRST_PERSON_RE.search(text):
+    if _QUESTION_RE.search(text) and not _FIRST_PERSON_RE.search(text) and not _of_own_condition(text):
         # "另外想问下周末打羽毛球膝盖有点疼，要戴护膝吗": what it tells before the question stays.
         text = _without_question(text)
     return [text] if text else []
@@ -1532,6 +1620,10 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
             about = _left_to_guess(current, found, about, text)
             if not guess or not about:
                 return found
+        elif not about and not slots:
+            # What it takes back by name, nothing held, and no topic to guess by ("还有Mavic 3 炸机了 …新买了台Air 3"
+            # when the Mavic was never kept): not whatever is closest ("我在绵阳做无人机航拍").
+            return []
     episodes = current.filter(type=MemoryItem.Type.EPISODE)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
     if replaceable and not found:
@@ -1580,7 +1672,8 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         return list(dict.fromkeys([*found, best[1], *_their_slot_facts(current, [best[1]], about, unsaid)]))
     if found:
         return found
-    if about and judged and not (set(about) & _OWN_KIND_TOPICS and set(about) <= {*_OWN_KIND_TOPICS, "device"}):
+    if about and judged and not (set(about) & _OWN_KIND_TOPICS and set(about) <= {*_OWN_KIND_TOPICS, "device"}) \
+            and set(about) != {"health"}:
         # Judged a correction (not only a word such as "现在"): the vocabulary's topics are coarse and incomplete
         # ("还是不出国了…现在在准备考公" is travel, what it corrects study), so any episode this close in meaning, as
         # for a correction of no known topic. Not for a thing of its own kind (a phone, a car, a pet) never said
@@ -1592,8 +1685,13 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
 
 
 #: Topics of a thing of its own kind: a correction of one alone (a brand may add "device") is not guessed among episodes
-#: of another topic.
+#: of another topic; nor one of health alone (an allergy said first is no correction of a job: "推荐点追剧零食 注意我花生过敏!!
+#: 别给我推带花生的 上次差点进医院" scored one).
 _OWN_KIND_TOPICS = frozenset({"phone", "car", "pet", "music"})
+#: Work named only as where a thing came from ("work gave me an iphone 15", "公司配的车"): no word of the job.
+_WORK_AS_SOURCE_RE = re.compile(r"\b(?:work|the company|my company|the office) (?:gave|got|issued|provided|bought|lent) (?:me|us)\b|"
+                                r"\b(?:work|company|office) (?:phone|laptop|car|van|ute|truck)\b|公司(?:发|配|给)(?:的|了)?",
+                                re.IGNORECASE)
 
 
 #: Topics of a plan a message may change beside what it takes back by name, when it says a new value of them.
@@ -1783,6 +1881,7 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
                 restated: Sequence[re.Pattern] = (),
                 prior: dict[int, MemoryDraft | None] | None = None, *,
                 names_only: bool = False, swaps: dict[str, str] | None = None, moved: bool = False,
+                took_along: frozenset[str] = frozenset({"home"}),
                 vectors: Sequence[np.ndarray] = (), pieces: Sequence[str] = ()) -> list[tuple[int, MemoryDraft | None]]:
     """For each replaced episode, a new episode of what else it said (same session, turn and time): a correction of
     one fact does not take the others with it (see _remainder). An episode an earlier correction of the same run
@@ -1816,10 +1915,10 @@ def _remainders(user_id: str, replaced: Sequence[int], old: set[str], about: Seq
         if episode.pk in prior:
             left = prior[episode.pk]
             out.append((episode.pk, left and _remainder(left, old, about, restated, keep_whole=True, names_only=names_only,
-                                                        moved=moved)))
+                                                        moved=moved, took_along=took_along)))
             continue
         out.append((episode.pk, _remainder(_draft_of(episode), old, about, restated, names_only=names_only,
-                                           moved=moved, vectors=vectors, pieces=pieces)))
+                                           moved=moved, took_along=took_along, vectors=vectors, pieces=pieces)))
     return out
 
 
@@ -1992,8 +2091,47 @@ def _without_old_value(clause: str, old: set[str]) -> str:
             clause = clause.replace(term, "")
     for term in (t for t in old if t.isascii()):
         # Where the old value was ("working remotely for Klarwerk"): the rest of the clause stays.
-        clause = re.sub(rf"\s*\b(?:at|for|with)\s+(?:the\s+)?{re.escape(term)}\w*(?:'s)?", "", clause, flags=re.IGNORECASE)
+        # (or the old town: "i'm an HVAC tech in Winnipeg" after a move keeps "i'm an HVAC tech"; not "I'm in Vancouver so
+        # Pacific time", which says where the user lives)
+        clause = re.sub(rf"\s*\b(?:at|for|with|in|near|outside)\s+(?:the\s+)?{re.escape(term)}\w*(?:'s)?",
+                        lambda m, said=clause: m.group(0) if _WHERE_VERB_END_RE.search(said[:m.start()]) else "", clause,
+                        flags=re.IGNORECASE)
     return clause if not corrections.holds_any(clause, old) and len(keyword_tokens(clause)) >= 2 else ""
+
+
+#: Topics of when, not of a life ("this weekend", "5 days"): no topic a judged correction needs to be one.
+_WHEN_TOPICS = frozenset({"schedule", "date", "habit"})
+
+
+def _took_along(message: str) -> frozenset[str]:
+    """The topics a move keeps the old statements of, but for their place: a shop or a studio moved ("店搬到营口了",
+    "the studio moved to Leith") takes along the trade said at the old place; the user moving ("来大理帮朋友管民宿")
+    only where they live."""
+    if _BUSINESS_MOVED_RE.search(message):
+        return _MOVED_WITH
+    # (nothing when the move says what the user does there now: "来大理帮朋友管民宿" leaves no "在做导游第八年了")
+    doing = any((_NOW_DOING_ZH_RE.search(c) or _WORK_SAID_RE.search(c) or _users_new_job(c))
+                and not (_QUESTION_RE.search(c) or _ASKED_RE.search(c)) for c in _TOPIC_SPLIT.split(message))
+    return frozenset() if doing else frozenset({"home"})
+
+
+#: What the user does, said in Chinese ("来大理帮朋友管民宿", "在这边开了个面馆").
+_NOW_DOING_ZH_RE = re.compile(r"(?:帮[\u4e00-\u9fff]{1,4})?(?:管|做|当|开了?个?|干|教)(?!过|完|好|了)[\u4e00-\u9fff]{2,6}")
+#: Topics a move of a business speaks of that a clause of the trade it took along may share.
+_MOVED_WITH = frozenset({"home", "venture", "work"})
+#: A business said to have moved: "店搬到营口了", "铺子搬到南开区了", "the shop moved to Leith".
+_BUSINESS_MOVED_RE = re.compile(r"(?:店|铺子?|工作室|档口?|摊子?|公司|诊所|馆)(?:也|已经|终于)?(?:搬|迁)|\b(?:shop|studio|business|"
+                                r"office|practice|salon|clinic|cafe|bakery|workshop|store)(?:'s| has| is)? (?:moved|relocated|"
+                                r"moving)\b", re.IGNORECASE)
+#: A Chinese district or town word ("和平区", "余杭区"): a place, though the word lists may not know it.
+_ZH_PLACE_WORD_RE = re.compile(r"[\u4e00-\u9fff]{2,4}?(?:新区|开发区|区|县|镇)(?!长|别|域|分|间|块)")
+#: Words of where one lives: what a move leaves no clause of ("renting a 2 bed flat near the park", "小区楼下").
+_DWELLING_RE = re.compile(r"住|租|房|小区|公寓|宿舍|楼下|隔壁|\b(?:rent\w*|flat|apartment|house|condo|neighbou?r\w*|street|"
+                          r"suburb|estate|dorm)\b", re.IGNORECASE)
+
+
+#: Words before "in X" that make it where the user lives ("I'm in Vancouver", "we live in Leeds").
+_WHERE_VERB_END_RE = re.compile(r"\b(?:i'm|im|i am|am|we're|we are|are|live|lives|living|based|stay|staying)\s*$", re.IGNORECASE)
 
 
 #: A list: "wharton, emory and duke", "a, b, c", "成都、重庆和西安".
@@ -2055,6 +2193,7 @@ _EATS_RE = re.compile(r"吃|喝|\b(?:eat|eats|eating|ate|drink|drinks|drinking)\
 
 def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                restated: Sequence[re.Pattern] = (), *, keep_whole: bool = False, moved: bool = False,
+               took_along: frozenset[str] = frozenset({"home"}),
                names_only: bool = False, vectors: Sequence[np.ndarray] = (), pieces: Sequence[str] = ()) -> MemoryDraft | None:
     """What a replaced episode said besides what the correction replaces, as an episode of its own: its sentences that
     hold no old value the correction names and speak of none of the correction's topics, and of the others their
@@ -2110,12 +2249,20 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         # state no value of that kind ("目标明年6月考八级" of "30岁开始学钢琴 每周二晚上上课 目标明年6月考八级").
         # A clause naming a place speaks of where the user is ("在南京" of "我是自由职业 做平面设计 在南京 …").
         dropped = True
-        kept += [c for c in (_without_old_value(c, old) for c in _TOPIC_SPLIT.split(sentence)) if c.strip()
+        kept += [c for said, c in ((c, _without_old_value(c, old)) for c in _TOPIC_SPLIT.split(sentence)) if c.strip()
                  and (((topics := corrections.topics(c) | ({"home"} if _says_where(c) else set())) and not topics & replaced)
                       or _NAME_CLAUSE_RE.match(c)
                       or (names_only and _USERS_OWN_RE.search(c) and not topics & replaced and not _ASKING_RE.search(c))
                       or (restated and not topics and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2
-                          and not _APPOSITION_RE.match(c)))
+                          and not _APPOSITION_RE.match(c))
+                      # a move replaces where, not what: "我在泉州做铁观音电商" keeps "我在做铁观音电商", "我在锦州开了个理发店"
+                      # "我在开了个理发店" (the clause that said the old place, without it; not where the user lives, another
+                      # place, what else the move changed: a way to work, a phone)
+                      or (moved and took_along and c != said and "home" not in topics
+                          and not topics & (replaced - took_along)
+                          and not places_in(c) and not _ZH_PLACE_WORD_RE.search(c)
+                          and not _DWELLING_RE.search(c) and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2
+                          and not _APPOSITION_RE.match(c) and not _HELP_ASKED_RE.match(c)))
                  and not _MOOD_END_RE.search(c)
                  and not ("health" in replaced and _EATS_RE.search(c))]  # a diet changed: "每天鸡胸肉吃到想吐" goes
         if _WORK_SAID_RE in restated and not moved:

@@ -1794,3 +1794,89 @@ def test_words_of_a_new_job_a_car_a_deadline_and_no_change():
     assert "deadline" in corrections.topics("good news, submission is now end of January!")
     assert not corrections.signals_change("Pania's been hiding under the house since the move")
     assert corrections.signals_change("since starting at Freshcold my hours are 6 to 3")
+
+
+def test_a_correction_of_one_thing_leaves_the_rest_of_what_was_said(api_client, talk):
+    """Session 43, thirty-sixth set: a new phone "work gave me" is no correction of the job; a move keeps the trade said
+    at the old place; a bare "it's june 14th not the 4th" is kept with its new date."""
+    talk("ph", "how do i clear storage on a galaxy s21? i take like 300 pics a day for work, i'm a claims adjuster and "
+               "hail season in Tulsa is insane")
+    talk("ph", "ok ditched the samsung, work gave me an iphone 15. how do i back up photos to google drive on it",
+         agent="planner")
+    assert "claims adjuster" in remembered(api_client, "ph", "What is the user's job?")
+    shown = remembered(api_client, "ph", "What phone does the user have?")
+    assert "iphone 15" in shown and "galaxy s21" not in shown, shown
+    talk("mvz", "我在泉州做铁观音电商 每晚直播卖茶 帮我写个开场话术 要接地气点")
+    talk("mvz", "既然我现在人在槟城 这边华人超市能不能卖咱们的茶 帮我写个合作邮件", agent="planner")
+    assert "铁观音" in remembered(api_client, "mvz", "用户卖什么茶？")
+    assert "泉州" not in remembered(api_client, "mvz", "用户现在住在哪里？")
+    talk("bdy", "my bday's june 4th and i wanna do a bbq for the crew, i'm an HVAC tech in Winnipeg. how much meat for 20")
+    talk("bdy", "lol wait i typed my bday wrong before, it's june 14th not the 4th. bbq moved to that saturday anyway",
+         agent="planner")
+    shown = remembered(api_client, "bdy", "When is the user's birthday?")
+    assert "june 14th" in shown and "june 4th" not in shown, shown
+
+
+def test_words_that_scored_a_correction_but_say_none_replace_nothing(api_client, talk):
+    """"别给我推带花生的 上次差点进医院" scored a correction with no word of change: it replaced the user's job and exam."""
+    talk("pn", "帮我写个请假邮件给厂长 我在义齿厂做牙科技工的 下周六要去长春考日语N2 想请周五一天")
+    talk("pn", "推荐点追剧零食 注意我花生过敏!! 别给我推带花生的 上次差点进医院", agent="planner")
+    assert "牙科技工" in remembered(api_client, "pn", "用户的职业是什么？")
+    assert "花生过敏" in remembered(api_client, "pn", "用户对什么过敏？")
+
+
+def test_a_partner_split_up_with_and_no_more_train(api_client, talk):
+    talk("sp", "my boyfriend Dev says flashcards are the way, is anki any good?")
+    talk("sp", "me and Dev split up a few weeks ago, honestly fine now. thinking solo trip to the Azores, when's best?",
+         agent="planner")
+    assert "Dev" not in remembered(api_client, "sp", "Who is the user's boyfriend?")
+    from agentmemory.working import corrections
+    assert corrections.retracted_terms("also i'm fully remote now, so no more train 🙌 tips for a home office?") == {"train"}
+    assert corrections.retracted_terms("no more questions, thanks") == set()
+    assert "work" not in corrections.topics("me and Dev split up a few weeks ago")
+
+
+def test_chinese_facts_said_in_chat_words_are_kept(api_client, talk):
+    """A trade with no "是" ("跑冷链的", "我做车险理赔的"), a child at a stage of life, a condition asked about first, a
+    pastime with colleagues, a drone lost and a business let go."""
+    talk("cz", "跑冷链的 湛江到广州一趟 来回咋安排休息才不算疲劳驾驶啊 交警查得严")
+    talk("cz", "女儿小满刚满月 夜里一直哭 老婆都快崩溃了 有啥办法")
+    talk("cz", "糖尿病能吃啥水果 医生就说少吃甜的 没说具体")
+    talk("cz", "再问下 周三晚上跟同事打羽毛球 推荐个两三百的拍子")
+    assert "冷链" in remembered(api_client, "cz", "用户从事什么工作？")
+    assert "小满" in remembered(api_client, "cz", "用户的女儿叫什么？")
+    assert "糖尿病" in remembered(api_client, "cz", "用户有什么健康问题？")
+    assert "羽毛球" in remembered(api_client, "cz", "用户平时做什么运动？")
+    talk("dr", "我在绵阳做无人机航拍 Mavic 3 电池续航掉得厉害 要换吗")
+    talk("dr", "还有Mavic 3 炸机了 掉河里了…新买了台Air 3 下个月去九寨沟拍 帮我规划下", agent="planner")
+    shown = remembered(api_client, "dr", "用户用什么无人机？")
+    assert "Air 3" in shown and "Mavic 3 电池" not in shown, shown
+
+
+@pytest.mark.parametrize("message", ["我妈糖尿病能吃啥水果", "推荐跑马拉松的 鞋", "做好的蛋糕怎么保存"])
+def test_someone_elses_condition_and_things_to_do_are_no_fact_of_the_users(message):
+    from agentmemory.working.episodes import _states_life
+    assert not _states_life(message)
+
+
+def test_a_newcomer_at_work_and_a_wife_s_new_job_are_theirs():
+    from agentmemory.working.episodes import _users_new_job
+    from agentmemory.working.grounding import about_another_person
+    assert about_another_person("我们部门新来了个同事小敏 从丹东调过来的 她吃素") == "同事"
+    assert not _users_new_job("also we're packing up to move to Kelowna next month, wife got a job there.")
+    assert _users_new_job("got a job at the mill!") and not _users_new_job("我老婆换工作了")
+
+
+@pytest.mark.parametrize("messages", [
+    ("wild. ok pineapple on pizza, pick a side, no fence sitting",),
+    ("insane. ok unrelated but what's the most overrated movie of all time, gimme a hot take",),
+    ("最近那个AI画画的新闻你咋看 画师们吵翻了",),
+])
+def test_chat_that_scored_a_correction_stores_nothing(talk, messages):
+    talk("st36", *messages)
+    assert not MemoryItem.objects.for_user("st36").current().exists()
+
+
+def test_a_question_naming_the_users_instrument_before_saying_it_is_theirs(api_client, talk):
+    talk("bs", "ok cool. also any good bass guitar exercises for finger independence? i play in a covers band on weekends")
+    assert "bass guitar" in remembered(api_client, "bs", "What instrument does the user play?")
