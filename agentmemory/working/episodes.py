@@ -244,7 +244,8 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"retired(?! (?:my|the|a|an|his|her|our|their|it|them)\b)|(?:i'm|im|i am) (?:now |officially |finally )?retired|"
                           r"retired (?:as of|last|this (?:week|month|year)|"
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
-                          r"(?:我|(?:^|(?<=[\s，,。！!]))(?=终于|已经|刚|上个月|上周))(?:上个月|上周|去年|年初|前阵子|刚刚?|已经|终于)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|被裁了|"
+                          r"(?:我|(?:^|(?<=[\s，,。！!]))(?=终于|已经|刚|上个月|上周))(?:上个月|上周|去年|年初|前阵子|刚刚?|已经|终于)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|"
+                          r"(?:我|(?:^|(?<=[\s，,。！!])))(?:已经|早就|现在)?不在[\u4e00-\u9fff]{2,8}?(?:干|上班|做|工作)了|被裁了|"
                           # "班不上了 辞了", "工作不干了" (not "今天，班不上了，发烧39度")
                           r"(?:^|(?<=[\s，,。！!]))(?:班不上了[\s，,]*辞了|(?:工作|这份工)不干了)|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
@@ -1988,7 +1989,7 @@ def _cut_by_meaning(episode: MemoryDraft, vectors: Sequence[np.ndarray], pieces:
 
 
 #: Topics a date is said of: a date moved replaces the date, not the wedding, the trip or the launch.
-_DATED = frozenset({"date", "deadline", "family", "travel", "schedule", "venture"})
+_DATED = frozenset({"date", "deadline", "family", "travel", "schedule", "venture", "study"})
 _DATE_SAID_RE = re.compile(rf"(?:\b(?:on|for|to|by|in) (?:the )?|(?:定在|改到|挪到|是|在)\s*)?(?:{corrections.TOPICS['date'].pattern})",
                            re.IGNORECASE)
 
@@ -2094,7 +2095,9 @@ def _without_old_value(clause: str, old: set[str]) -> str:
         # (or the old town: "i'm an HVAC tech in Winnipeg" after a move keeps "i'm an HVAC tech"; not "I'm in Vancouver so
         # Pacific time", which says where the user lives)
         clause = re.sub(rf"\s*\b(?:at|for|with|in|near|outside)\s+(?:the\s+)?{re.escape(term)}\w*(?:'s)?",
-                        lambda m, said=clause: m.group(0) if _WHERE_VERB_END_RE.search(said[:m.start()]) else "", clause,
+                        lambda m, said=clause: m.group(0) if _WHERE_VERB_END_RE.search(said[:m.start()])
+                        or (m.group(0).strip().split()[0].lower() in ("in", "near", "outside") and not _TRADE_LEAD_RE.match(said))
+                        else "", clause,
                         flags=re.IGNORECASE)
     return clause if not corrections.holds_any(clause, old) and len(keyword_tokens(clause)) >= 2 else ""
 
@@ -2130,6 +2133,10 @@ _DWELLING_RE = re.compile(r"住|租|房|小区|公寓|宿舍|楼下|隔壁|\b(?:
                           r"suburb|estate|dorm)\b", re.IGNORECASE)
 
 
+#: A clause that says the user's trade first ("i'm an HVAC tech in Winnipeg", "we run a B&B in Tenby"): its town may go
+#: alone; in any other clause "in X" is what the clause is about ("planning 2 weeks in japan in april").
+_TRADE_LEAD_RE = re.compile(r"^\W*(?:(?:and|also|so|but)\s+)?(?:i'm|im|i am|i work|i run|we run|i own|we own)\s+(?:an?\s+)?(?!in\b)",
+                            re.IGNORECASE)
 #: Words before "in X" that make it where the user lives ("I'm in Vancouver", "we live in Leeds").
 _WHERE_VERB_END_RE = re.compile(r"\b(?:i'm|im|i am|am|we're|we are|are|live|lives|living|based|stay|staying)\s*$", re.IGNORECASE)
 

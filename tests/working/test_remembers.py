@@ -1880,3 +1880,14 @@ def test_chat_that_scored_a_correction_stores_nothing(talk, messages):
 def test_a_question_naming_the_users_instrument_before_saying_it_is_theirs(api_client, talk):
     talk("bs", "ok cool. also any good bass guitar exercises for finger independence? i play in a covers band on weekends")
     assert "bass guitar" in remembered(api_client, "bs", "What instrument does the user play?")
+
+
+def test_a_thesis_moved_keeps_what_the_user_studies_and_a_job_left_in_chat_words(api_client, talk):
+    """Session 43, thirty-seventh set: a thesis due later keeps what the user studies; "我已经不在修理厂干了" is a job left."""
+    talk("ku", "hey, masters student in urban planning at KU Leuven, thesis due June 30, help me make a weekly plan")
+    talk("ku", "good news my supervisor gave me an extension, thesis now due September 15 🙌 redo the plan w summer included",
+         agent="planner")
+    shown = remembered(api_client, "ku", "What does the user study?")
+    assert "urban planning" in shown and "June 30" not in shown, shown
+    from agentmemory.working.episodes import _LEFT_JOB_RE
+    assert _LEFT_JOB_RE.search("另外我已经不在修理厂干了 自己开了个农机配件店") and not _LEFT_JOB_RE.search("我不在家上班了")
