@@ -38,8 +38,10 @@ _MORE_TOPICS = {
                        r"\b(?:job|jobs|occupation|profession|employ\w*|career)\b|\b(?:i|we) work\b|\bmy work\b|"
                        r"\bwork(?:s|ing)? (?:at|for|as)\b|\bfor work\b|"
                        r"\b(?:i'm|im|i am) (?:an? )?(?!(?:looking|going|waiting|staying|off|out|up|here|back|just|still|"
-                       r"heading|shopping|saving|bit|little|lot|big|huge|so|really|very|totally|kinda|pretty|super|literally|stuck|lost)\b)(?:[\w-]+ ){1,3}(?:(?:at|on|for|with) (?:the|a|an)\b"
-                       r"(?! (?:moment|weekend|end|gym|loss|time|bit|while|lot)\b)|in (?-i:[A-Z]))|"
+                       r"heading|shopping|saving|bit|little|lot|big|huge|so|really|very|totally|kinda|pretty|super|literally|stuck|lost|"
+                       r"getting|having|obsessed)\b)(?:[\w-]+ ){1,3}(?:(?:at|on|for) the\b(?! (?:moment|weekend|end|gym)\b)|"
+                       r"at an? (?:practice|clinic|firm|school|hospital|shop|restaurant|bar|hotel|factory|plant|mill|farm|garage|"
+                       r"salon|bakery|cafe|warehouse|depot|pharmacy|lab|agency|startup)\b)|"
                        r"\bi (?:do|run) (?:[\w-]+ ){0,2}(?:at|for) the\b", re.IGNORECASE),
     "car": re.compile(r"(?<![火动购单马])车(?!站|间|票|厘子|位)|我(?:家)?那(?:台|辆)(?!电脑|手机)|\b(?:car|truck|van|ute|bakkie|suv|pickup|drives?|driving)\b",
                       re.IGNORECASE),

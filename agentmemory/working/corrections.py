@@ -90,9 +90,10 @@ _RETRACTIONS = (
                r"(?:转掉了|转让了|转出去了|盘出去了|转手了|卖掉了|退掉了|注销了|(?<=已经)出手了|(?<=早就)出手了)"),
     # A thing of the user's lost or broken for good: "Mavic 3 炸机了 掉河里了", "旧手机摔烂了"
     # (first in its clause: "…用的是华为Mate60 之前的苹果摔坏了" says the new one in the same clause)
-    re.compile(r"(?:^|(?<=[，,。！!…]))(?:还有|另外|对了)?\s*(?P<o>(?!还有|另外|对了)[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z0-9 ]{1,11}?)"
+    # (a thing named by its model, "Mavic 3", "小米14": not "昨天下班路上手机被偷了", nor one taken to be mended, "摔坏了")
+    re.compile(r"(?:^|(?<=[，,。！!…]))(?:还有|另外|对了)?\s*(?:我的?|我那台)?(?P<o>(?:[\u4e00-\u9fff]{1,4})?[A-Za-z0-9][A-Za-z0-9 ]{0,10}?)"
                r"\s*(?:也|就)?(?:已经)?"
-               r"(?:炸机了|摔烂了|摔坏了|被偷了|报废了|彻底坏了)"),
+               r"(?:炸机了|摔烂了|被偷了|报废了|彻底坏了)"),
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "之前跟你说28是算错了": a value said wrong, named before how.
@@ -114,7 +115,7 @@ _RETRACTIONS = (
     re.compile(r"\b(?:used to (?:live|work) (?:in|at|for)|back when I (?:lived in|worked at|was at|had)) (?:my |a |an |the )?"
                r"(?P<o>[\w&'-]+(?: [\w&'-]+)?)", _I),
     re.compile(r"\b(?P<o>[\w'-]+) and I (?:broke up|split up|split|separated|divorced)\b", _I),
-    re.compile(r"(?:\b(?:me|i) (?:n|&|and) |^\W*and )(?P<o>[\w'-]+) (?:broke up|split up|separated|divorced|"
+    re.compile(r"\b(?:me|i) (?:n|&) (?P<o>[\w'-]+) (?:broke up|split up|separated|divorced|"
                r"split(?=\s*(?:[,.;!]|$|last\b|in\b)))\b", _I),
     # A plan that did not happen: "the ev6 lease fell thru", "the flat on Leith Walk fell through", "半马计划泡汤了".
     re.compile(r"\b(?:the |my |our )(?P<o>[\w&'-]+(?: (?!(?:lease|deal|booking|offer|purchase|order|reservation|sale|plans?)\b)[\w&'-]+)?)"
@@ -227,7 +228,7 @@ TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
                        r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
-                       r"\b(?:job|work(?:ing)?(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|teach(?:ing|er)?|"
+                       r"\b(?:job|work(?:ing)?(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|promotion|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|(?-i:dev)|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
@@ -338,10 +339,16 @@ _PLANT_DIETS = ("全素", "纯素", "吃素", "素食", "vegan", "vegetarian")
 _AROUND_VALUE_RE = re.compile(r"^(?:想了想|想想|后来|其实|现在)|(?:可以|行|好)[吗呢吧]$|[是也就还倒]+$")
 
 
+#: The user and someone parted: "me and Dev split up", "i and Sam broke up".
+_WE_SPLIT_RE = re.compile(r"\b(?:me|i) and (?P<o>[A-Za-z][\w'-]+) (?:broke up|split up|separated|got divorced|divorced)\b", _I)
+
+
 def retracted_terms(text: str) -> set[str]:
     """Keyword tokens of the values ``text`` retracts ("我已经不在阿里了" -> {"阿里"}; "最近开始吃鱼了" -> the plant
     diet said before)."""
     terms: set[str] = set()
+    # "me and Dev split up" (read over the whole text: clauses are split before "and")
+    terms |= {m.group("o").lower() for m in _WE_SPLIT_RE.finditer(text or "") if m.group("o").lower() not in _STOP}
     if _EATS_ANIMAL_RE.search(text or ""):
         terms |= {t for diet in _PLANT_DIETS for t in ([diet] if not diet.isascii() else keyword_tokens(diet))}
     for clause in clauses(text):

@@ -139,10 +139,10 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
 _NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
                            rf"(?:当|做)(?:{ZH_TITLES}))")
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
-#: (a trade's word too, "学徒", "柜员", "电工"; and "天天在农行当柜员数钱" with no "我")
+#: (a trade's word too, "学徒", "柜员", "电工", not "会员", "打工"; and "天天在农行当柜员数钱" with no "我")
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当)|(?:^|(?<=[\s，,。！!]))(?:天天|每天|平时|一直|目前|之前)?在"
                                 rf"[\u4e00-\u9fff]{{1,10}}?当)(?:一名|一个|一位|个|名)?.{{0,6}}?(?:{ZH_TITLES}|"
-                                rf"[\u4e00-\u9fff]{{1,3}}?(?:员|工|徒))|"
+                                rf"[\u4e00-\u9fff]{{1,3}}?(?:(?<![会党队球演动团社成学])员|(?<![打零长员义])工|徒))|"
                                 rf"\bI(?:'m| am|m)\b.{{0,12}}?\b(?:{EN_TITLES})\b", re.IGNORECASE)
 #: A promotion: the title changes, the employer stays.
 _PROMOTED_RE = re.compile(r"升职|升了职|提拔|转正|出师了|\b(?:got promoted|been promoted|was promoted|promoted to|"
@@ -217,7 +217,8 @@ _JOB_WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该)[^
 _WORKED_ELSEWHERE_RE = re.compile(f"(?:{_WORK_SAID_RE.pattern})")
 #: How many of the user's newest episodes a job left looks through for where the user worked.
 WORK_SAID_FROM = 300
-#: A job left only in wish, or by someone else ("真想把工作辞了", "老公把工作辞了").
+
+
 def _users_new_job(text: str) -> bool:
     """Whether ``text`` says the user began a new job (``_NEW_JOB_RE``), not someone named just before it ("we're packing
     up to move to Kelowna next month, wife got a job there", "我老婆换工作了")."""
@@ -231,6 +232,7 @@ _THEIR_JOB_LEAD_RE = re.compile(r"(?:\b(?:wife|husband|partner|hubby|missus|boyf
                                 re.IGNORECASE)
 
 
+#: A job left only in wish, or by someone else ("真想把工作辞了", "老公把工作辞了").
 _WISH_OR_THEIRS_RE = re.compile(r"(?:想|打算|准备|要不要|该不该|能不能)[^，。！？\s]{0,4}(?:辞|退休)|(?:老公|老婆|对象|男朋友|女朋友|他|她|我妈|我爸|"
                                 r"爸爸|妈妈|老爸|老妈|父亲|母亲|公公|婆婆|岳父|岳母|老伴儿?|老头子?|老太太|主任|领导|老板|同事|师傅|舅舅|叔叔|"
                                 r"阿姨|姑姑|爷爷|奶奶|外公|外婆|姥姥|姥爷)[^，。！？\s]{0,4}(?:辞|离职|退休)|等[^，。！？\s]{0,3}退休|"
@@ -244,8 +246,8 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"retired(?! (?:my|the|a|an|his|her|our|their|it|them)\b)|(?:i'm|im|i am) (?:now |officially |finally )?retired|"
                           r"retired (?:as of|last|this (?:week|month|year)|"
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
-                          r"(?:我|(?:^|(?<=[\s，,。！!]))(?=终于|已经|刚|上个月|上周))(?:上个月|上周|去年|年初|前阵子|刚刚?|已经|终于)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|"
-                          r"(?:我|(?:^|(?<=[\s，,。！!])))(?:已经|早就|现在)?不在[\u4e00-\u9fff]{2,8}?(?:干|上班|做|工作)了|被裁了|"
+                          r"(?:我|(?:^|(?<=[\s，,。！!]))(?=终于))(?:上个月|上周|去年|年初|前阵子|刚刚?|已经|终于)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|"
+                          r"我(?:已经|早就|现在)?不在(?!家)[\u4e00-\u9fff]{2,8}?(?:干|上班|做|工作)了|被裁了|"
                           # "班不上了 辞了", "工作不干了" (not "今天，班不上了，发烧39度")
                           r"(?:^|(?<=[\s，,。！!]))(?:班不上了[\s，,]*辞了|(?:工作|这份工)不干了)|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
@@ -739,8 +741,8 @@ def _moved_to(message: str, new_values: Sequence[str]) -> set[str]:
 #: Come to live or work in a place, in Chinese chat ("来大理帮朋友管民宿", "我们跟老板去雄安了"): the place a word list knows.
 _ARRIVED_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:现在|目前|已经|上个月|上周|年初|刚)?(?:我|我们|俺|俺们)?(?:[\u4e00-\u9fff]{0,4}?)"
                             r"(?<![想要准备打算计划])(?:来|到|回|去)了?(?P<p>[\u4e00-\u9fff]{2,3}?)(?:了|这边|那边|帮|做|开|上班|工作|打工|住|定居)")
-#: ...or said as where the user is now ("既然我现在人在槟城 这边华人超市…"; a trip is not: _NOT_LIVED_RE).
-_NOW_IN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:既然|反正)?(?:我|我们)?(?:现在|目前|如今)(?:人|已经)?在(?P<p>[\u4e00-\u9fff]{2,3}?)"
+#: ...or said as where the user is now, as the ground of a request ("既然我现在人在槟城 这边华人超市…"; not "我现在在东京，明天回国").
+_NOW_IN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:既然|反正)(?:我|我们)?(?:现在|目前|如今)(?:人|已经)?在(?P<p>[\u4e00-\u9fff]{2,3}?)"
                            r"(?=[\s，,。！!]|这边|那边|了|$)")
 #: ...or the user's things sent there ("辞职打包把东西全寄回长沙了").
 _BELONGINGS_ZH_RE = re.compile(r"(?:东西|行李|家当|家具)[\u4e00-\u9fff]{0,3}?(?:寄|搬|运|拉)(?:回|到|去)了?(?P<p>[\u4e00-\u9fff]{2,3}?)"
@@ -1316,8 +1318,8 @@ _LIFE_RE = re.compile(
     # a trade said as what the user does, with no "是" ("跑冷链的 湛江到广州一趟", "我做车险理赔的 客户天天催"; not "做好的",
     # "跑马拉松的鞋")
     # ("做建筑设计的" alone may go on about someone named before: only "跑…的" leads a message so)
-    r"(?:^\W*(?=跑)|我)(?:就|自己|也)?(?:跑|做|干|搞)(?!好|完|过|了|的|饭|菜|作业|梦|手术|检查|核酸|运动|家务|题|实验|攻略|计划|功课|准备)"
-    r"(?:(?![来去着不的了])[\u4e00-\u9fffA-Za-z]){2,8}?的(?=$|[\s，,。！!～~]|嘛|啦|呀|哈|呢|啊)|"
+    r"(?:^\W*(?=跑)|我)(?:就|自己|也)?(?:跑|做|干|搞)(?!好|完|过|了|的|饭|菜|作业|梦|手术|检查|核酸|运动|家务|题|实验|攻略|计划|功课|准备|步|给)"
+    r"(?:(?![来去着不的了用吃给])[\u4e00-\u9fffA-Za-z]){2,8}?的(?=$|[\s，,。！!～~]|嘛|啦|呀|哈|呢|啊)|"
     # a child or grandchild named, at a stage of life ("女儿小满刚满月", "女儿彤彤高三了")
     r"(?:^|(?<=[\s，,。！!]))(?:我|我家|我的)?(?:儿子|女儿|闺女|孙子|孙女|外孙女?)(?!今年|明年|去年|也|都|还|在|要|又|就|才|已经|刚|说|的|们|"
     r"和|跟|老是|总是|一直|最近|班|学校)[\u4e00-\u9fff]{2}(?:今年|刚|已经|才|都)?(?:满月|满周岁|出生了|[高初][一二三](?![点天])|"
@@ -1380,8 +1382,8 @@ _OWN_NAMED_ASKED_RE = re.compile(rf"\b(?:can|could|should|does|do|is|will|would|
 #: "腰间盘突出 开车久了腰疼"; not "我妈糖尿病能吃啥", whose condition is someone else's).
 _CONDITION_ASKED_RE = re.compile(
     r"(?:^|(?<=[\s，,。！!]))(?:另外|还有|对了|再问下|请问|问下|问一下)?\s*(?:我)?(?:有)?(?:糖尿病|高血压|高血脂|高血糖|血糖高|血压高|尿酸高|"
-    r"高尿酸|痛风|胃溃疡|胃炎|肾结石|胆结石|脂肪肝|甲亢|甲减|哮喘|贫血|乳糖不耐受?|腰间盘突出|腰椎间盘突出|颈椎病|腰肌劳损|鼻炎|湿疹|"
-    r"荨麻疹|偏头痛|关节炎|痔疮)(?:的人|患者)?(?=\s|[，,]|能|可以|适合|不能|该|要|吃|喝|怎么|咋|会|老是|又犯)")
+    r"高尿酸|痛风|胃溃疡|胃炎|肾结石|胆结石|脂肪肝|甲亢|甲减|哮喘|贫血|乳糖不耐受?|腰间盘突出|腰椎间盘突出|颈椎病|腰肌劳损|鼻炎|"
+    r"荨麻疹|偏头痛|关节炎|痔疮)(?!的人|患者|会遗传|遗传|传染|会传染)(?=\s|[，,]|能|可以|适合|不能|该|要|吃|喝|怎么|咋|老是|又犯)")
 
 
 def _of_own_condition(sentence: str) -> bool:
@@ -1455,9 +1457,11 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
             and not _FIRST_PERSON_RE.search(s) and not _of_own_condition(s)
         if s and not question and not _MOOD_END_RE.search(s) \
                 and (score >= SENTENCE_DROP or says_change or corrections.retracted_terms(s) or continued):
-            if asked and _FIRST_PERSON_RE.search(s) and corrections.topics(asked) & _ASKED_OF_OWN:
+            if asked and _FIRST_PERSON_RE.search(s) and corrections.topics(asked) & _ASKED_OF_OWN \
+                    and not about_another_person(s) and not _SOMEONE_ELSE_RE.search(s):
                 # "any good bass guitar exercises for finger independence? i play in a covers band": what the question
-                # names is what the statement after it is about (the user's instrument, pet, car, sport).
+                # names is what the statement after it is about (the user's instrument, pet, car, phone; not "are
+                # huskies ok in apartments? my sister wants one").
                 kept.append(asked)
             kept.append(s)
             by_score = by_score or score >= SENTENCE_DROP or bool(corrections.retracted_terms(s))
@@ -1552,8 +1556,9 @@ _LIVES_AT_RE = re.compile(r"住|搬|定居|老家|房子|我家|家里|小区|\b
                           re.IGNORECASE)
 
 
-#: Topics of a thing of the user's own a question may name before the statement that says it is theirs.
-_ASKED_OF_OWN = frozenset({"music", "pet", "car", "phone", "sport", "hobby"})
+#: Topics of a thing of the user's own a question may name before the statement that says it is theirs (an instrument,
+#: a pet, a car, a phone).
+_ASKED_OF_OWN = frozenset({"music", "pet", "car", "phone"})
 #: A question about the assistant or the conversation, not about a thing ("did you see …", "can you remember …").
 _ASKS_THE_ASSISTANT_RE = re.compile(r"\b(?:did|have|do|are|were) (?:you|u) (?:see|watch|hear|know|remember|like|think)\b|"
                                     r"你(?:看|听|知道|记得|觉得)", re.IGNORECASE)
@@ -1691,7 +1696,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
 _OWN_KIND_TOPICS = frozenset({"phone", "car", "pet", "music"})
 #: Work named only as where a thing came from ("work gave me an iphone 15", "公司配的车"): no word of the job.
 _WORK_AS_SOURCE_RE = re.compile(r"\b(?:work|the company|my company|the office) (?:gave|got|issued|provided|bought|lent) (?:me|us)\b|"
-                                r"\b(?:work|company|office) (?:phone|laptop|car|van|ute|truck)\b|公司(?:发|配|给)(?:的|了)?",
+                                r"\b(?:work|company|office) (?:phone|laptop|car|van|ute|truck)\b|公司(?:发|配)的",
                                 re.IGNORECASE)
 
 
@@ -2103,13 +2108,13 @@ def _without_old_value(clause: str, old: set[str]) -> str:
 
 
 #: Topics of when, not of a life ("this weekend", "5 days"): no topic a judged correction needs to be one.
-_WHEN_TOPICS = frozenset({"schedule", "date", "habit"})
+_WHEN_TOPICS = frozenset({"schedule", "date"})
 
 
 def _took_along(message: str) -> frozenset[str]:
     """The topics a move keeps the old statements of, but for their place: a shop or a studio moved ("店搬到营口了",
     "the studio moved to Leith") takes along the trade said at the old place; the user moving ("来大理帮朋友管民宿")
-    only where they live."""
+    only where they live; nothing, when the move says what the user does there now ("来大理帮朋友管民宿")."""
     if _BUSINESS_MOVED_RE.search(message):
         return _MOVED_WITH
     # (nothing when the move says what the user does there now: "来大理帮朋友管民宿" leaves no "在做导游第八年了")
@@ -2119,7 +2124,8 @@ def _took_along(message: str) -> frozenset[str]:
 
 
 #: What the user does, said in Chinese ("来大理帮朋友管民宿", "在这边开了个面馆").
-_NOW_DOING_ZH_RE = re.compile(r"(?:帮[\u4e00-\u9fff]{1,4})?(?:管|做|当|开了?个?|干|教)(?!过|完|好|了)[\u4e00-\u9fff]{2,6}")
+_NOW_DOING_ZH_RE = re.compile(r"(?:帮[\u4e00-\u9fff]{1,4})?(?:管|做|当|开了?个?|干|教)(?!过|完|好|了|心|始|然|地|嘛|啥|饭|梦|时)"
+                              r"[\u4e00-\u9fff]{2,6}")
 #: Topics a move of a business speaks of that a clause of the trade it took along may share.
 _MOVED_WITH = frozenset({"home", "venture", "work"})
 #: A business said to have moved: "店搬到营口了", "铺子搬到南开区了", "the shop moved to Leith".
@@ -2135,7 +2141,7 @@ _DWELLING_RE = re.compile(r"住|租|房|小区|公寓|宿舍|楼下|隔壁|\b(?:
 
 #: A clause that says the user's trade first ("i'm an HVAC tech in Winnipeg", "we run a B&B in Tenby"): its town may go
 #: alone; in any other clause "in X" is what the clause is about ("planning 2 weeks in japan in april").
-_TRADE_LEAD_RE = re.compile(r"^\W*(?:(?:and|also|so|but)\s+)?(?:i'm|im|i am|i work|i run|we run|i own|we own)\s+(?:an?\s+)?(?!in\b)",
+_TRADE_LEAD_RE = re.compile(r"^\W*(?:(?:and|also|so|but)\s+)?(?:(?:i'm|im|i am)\s+(?:an?|the)\s|(?:i work|i run|we run|i own|we own)\b)",
                             re.IGNORECASE)
 #: Words before "in X" that make it where the user lives ("I'm in Vancouver", "we live in Leeds").
 _WHERE_VERB_END_RE = re.compile(r"\b(?:i'm|im|i am|am|we're|we are|are|live|lives|living|based|stay|staying)\s*$", re.IGNORECASE)

@@ -257,8 +257,8 @@ _TEAM_MEMBER_RE = re.compile(r"^\W*(?:(?:also|and|oh|btw|so)\W+)*(?P<n>(?!(?:i|w
                              rf"^(?:我们|我)(?:组|部门|公司|班|团队|项目组|办公室|科室|实验室)里?的(?P<m>(?-i:[A-Z][a-z]+)(?![A-Za-z])|{ZH_CALLED_BY_SURNAME})",
                              re.IGNORECASE)
 #: Someone new where the user works or lives, introduced first ("我们部门新来了个同事小敏", "楼下新搬来一家邻居").
-_NEWCOMER_RE = re.compile(r"^(?:我们|我)?(?:组|部门|公司|班|团队|项目组|办公室|科室|实验室|单位|店|小区|楼上|楼下|隔壁)?里?(?:新|刚)"
-                          r"(?:来|搬来|调来|入职)了?(?:个|一个|位|一位|一家)?(?:新)?(?P<w>同事|实习生|领导|主管|经理|老师|同学|邻居|员工|"
+_NEWCOMER_RE = re.compile(r"^(?:(?:还有|另外|对了)\s*)?(?:我们|我)?(?:组|部门|公司|班|团队|项目组|办公室|科室|实验室|单位|店|小区|楼上|楼下|隔壁)里?"
+                          r"(?:新|刚)(?:来|搬来|调来|入职)了?(?:个|一个|位|一位|一家|的)?(?:新)?(?P<w>同事|实习生|领导|主管|经理|老师|同学|邻居|员工|"
                           r"室友|租客)")
 #: Whom a chat message calls on, not whom it is about: "姐妹们救命", "兄弟", "家人们", "guys".
 _CALLING_RE = re.compile(r"^(?:姐妹们?|兄弟们?|家人们|宝子们?|朋友们|大家|各位|亲们|老铁们?|集美们?|\b(?:guys|folks|y'all|friends)\b)"

@@ -1891,3 +1891,31 @@ def test_a_thesis_moved_keeps_what_the_user_studies_and_a_job_left_in_chat_words
     assert "urban planning" in shown and "June 30" not in shown, shown
     from agentmemory.working.episodes import _LEFT_JOB_RE
     assert _LEFT_JOB_RE.search("另外我已经不在修理厂干了 自己开了个农机配件店") and not _LEFT_JOB_RE.search("我不在家上班了")
+
+
+def test_the_review_s_misreadings_are_not_read_so():
+    """Session 43's review: what the new rules matched beyond what they say."""
+    from agentmemory.context.budget import _topics_of
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import (
+        _JOB_TITLE_SAID_RE,
+        _LEFT_JOB_RE,
+        _arrived_at,
+        _of_own_condition,
+        _states_life,
+        _took_along,
+        _without_old_value,
+    )
+    from agentmemory.working.grounding import about_another_person
+    assert corrections.retracted_terms("昨天下班路上手机被偷了") == set()
+    assert corrections.retracted_terms("mum and dad split up") == set()
+    assert _arrived_at("我现在在东京，明天回国") == set()
+    assert not _of_own_condition("糖尿病患者能吃荔枝吗") and not _of_own_condition("哮喘会遗传吗")
+    assert not _LEFT_JOB_RE.search("同事小王 已经辞了") and not _LEFT_JOB_RE.search("我不在家里上班了")
+    assert not _JOB_TITLE_SAID_RE.search("我是山姆会员") and not _JOB_TITLE_SAID_RE.search("我是真的不想打工")
+    assert _took_along("搬到杭州了 开心死了") == frozenset({"home"})
+    assert about_another_person("刚来同事都很热情") == ""
+    assert "work" not in _topics_of("I'm getting married in June")
+    assert not _states_life("耳机是我跑步用的") and not _states_life("蛋糕是我做给女儿吃的")
+    assert _without_old_value("I'm doing pilates in Winnipeg on Tuesdays", {"winnipeg"}) == ""
+    assert "work" in corrections.topics("the company gave me a promotion")
