@@ -1387,7 +1387,8 @@ _CONDITION_ASKED_RE = re.compile(
 
 
 def _of_own_condition(sentence: str) -> bool:
-    """Whether ``sentence`` names a condition of the user's first (``_CONDITION_ASKED_RE``), in a message about no one else."""
+    """Whether ``sentence`` names a condition of the user's first (``_CONDITION_ASKED_RE``), in a sentence about no one else
+    (it reads the sentence, not the message around it: "我爸查出来痛风了。痛风能喝啤酒吗？" still reads as the user's)."""
     return bool(_CONDITION_ASKED_RE.search(sentence)) and not about_another_person(sentence)
 
 
