@@ -91,15 +91,19 @@ _RETRACTIONS = (
     # A thing of the user's lost or broken for good: "Mavic 3 炸机了 掉河里了", "旧手机摔烂了"
     # (first in its clause: "…用的是华为Mate60 之前的苹果摔坏了" says the new one in the same clause)
     # (a thing named by its model, "Mavic 3", "小米14": not "昨天下班路上手机被偷了", nor one taken to be mended, "摔坏了")
-    re.compile(r"(?:^|(?<=[，,。！!…]))(?:还有|另外|对了)?\s*(?:我的?|我那台)?(?P<o>(?:[\u4e00-\u9fff]{1,4})?[A-Za-z0-9][A-Za-z0-9 ]{0,10}?)"
-               r"\s*(?:也|就)?(?:已经)?"
-               r"(?:炸机了|摔烂了|被偷了|报废了|彻底坏了)"),
+    # ("上个月Ibiza被追尾直接报废": a time before it, how after it)
+    re.compile(r"(?:^|(?<=[，,。！!…\s]))(?:还有|另外|对了)?\s*(?:上个?月|上周|前几天|前天|昨天|去年)?(?:我的?|我那台|我那辆)?"
+               r"(?P<o>(?:[\u4e00-\u9fff]{1,4})?[A-Za-z0-9][A-Za-z0-9 ]{0,10}?)"
+               r"\s*(?:也|就)?(?:已经)?(?:被[\u4e00-\u9fff]{1,3}(?:了|得)?)?(?:直接|彻底)?"
+               r"(?:炸机了|摔烂了|被偷了|报废了?(?=$|[\s，,。！!]|$)|彻底坏了)"),
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "之前跟你说28是算错了": a value said wrong, named before how.
     re.compile(rf"(?:说|讲|写|报)的?(?P<o>{_ZC}{{1,8}}?)(?:是|都是)?(?:算错|说错|记错|写错|打错|搞错|弄错)了"),
     # "我报的是半马不是全马😅": the value before a stop, an emoji or the end too; not "不是很…", "不是我…".
+    # (not a question: "它们不是食肉目的吗")
     re.compile(rf"(?<!是)不是(?!很|太|特别|非常|那么|这么|真|一定|所有|每|我|你|他|她|说|因为|为了|要|想|能|会|在|有|没)"
+               r"(?![^，。！？!?,\s]{0,12}?[吗吧么嘛](?:[。！？!?\s]|$))"
                rf"(?P<o>{_ZC}{{1,10}}?)(?:了|，|,|而是|是|(?=[。！？!?；;\s{CHAT_END}]|$))"),
     re.compile(rf"(?:之前|上次|以前)(?:说|讲|写)的?(?P<o>{_ZC}{{1,10}}?)(?:是错的|不对|说错了|写错了|记错了)"),
     re.compile(rf"(?:以前|之前|原来|当初)(?:在|用|开|养|住|学|弹)(?P<o>{_ZC}{{1,8}}?)(?:的时候|那会儿?|那阵子|时)"),
@@ -228,7 +232,7 @@ TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
                        r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
-                       r"\b(?:job|work(?:ing)?(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|promotion|teach(?:ing|er)?|"
+                       r"\b(?:job|(?<!\bdoes )(?<!\bdo )(?<!\bwould )(?<!\bwill )(?<!\bcould )(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bdid )work(?:ing)?(?! out\b| for (?:me|us|you|him|her|them)\b)(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|promotion|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|(?-i:dev)|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
@@ -270,7 +274,7 @@ TOPICS: dict[str, re.Pattern] = {
     "car": re.compile(rf"{_CAR_ZH}|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
     "phone": re.compile(r"手机|iPhone|Mate ?\d|(?:华为|小米|三星|荣耀|OPPO|vivo|一加|红米|Redmi|OnePlus|Pixel|Galaxy)\s?(?:[A-Za-z]+\s?)?\d+|"
                        r"\b(?:(?:my|new|old|own) phone|iphone|android|pixel|galaxy|samsung|redmi|xiaomi|oneplus|oppo|vivo|realme|tecno|infinix|motorola|moto g\d*)\b", _I),
-    "device": re.compile(rf"{_CAR_ZH}|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
+    "device": re.compile(rf"{_CAR_ZH}|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|(?:hard|usb|flash|thumb|external) drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
@@ -309,7 +313,7 @@ _CHANGE_RE = re.compile(
     r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
     rf"{_NO_LONGER_ZH}|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
-    rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|new|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
+    rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|(?:(?<=\ba )|(?<=\bmy )|(?<=\bour )|(?<=\bthe )|(?<=\bgot )|(?<=\bstarted )|(?<=\bsomeone )|(?<=\bbrand-)|(?<=\bbrand ))new(?! (?:york|year|zealand|jersey|mexico|delhi|orleans|hampshire|england|brunswick|south wales)\b)|new (?:job|role|position|gig|place|flat|apartment|house|city|phone|car|boss|team|school|due date|date|deadline|address|number|plan)|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+)|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
     r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b", _I)
@@ -339,8 +343,17 @@ _PLANT_DIETS = ("全素", "纯素", "吃素", "素食", "vegan", "vegetarian")
 _AROUND_VALUE_RE = re.compile(r"^(?:想了想|想想|后来|其实|现在)|(?:可以|行|好)[吗呢吧]$|[是也就还倒]+$")
 
 
-#: The user and someone parted: "me and Dev split up", "i and Sam broke up".
-_WE_SPLIT_RE = re.compile(r"\b(?:me|i) and (?P<o>[A-Za-z][\w'-]+) (?:broke up|split up|separated|got divorced|divorced)\b", _I)
+#: The user and someone parted: "me and Dev split up", "i and Sam broke up", "ola and i broke up", "跟小鹿分了".
+_WE_SPLIT_RE = re.compile(r"\b(?:(?:me|i) (?:and|n|&) (?P<o>[A-Za-z][\w'-]+)|(?<!\bmy )(?<!\bour )(?P<f>[A-Za-z][\w'-]+) (?:and|&|n) (?:i|me)) "
+                          r"(?:broke up|split up|split(?=\s*(?:$|[,.;!?…]|(?:last|this|a few|after|in)\b))|separated|got divorced|divorced)\b|"
+                          # "跟小鹿分了", "和阿杰分手了": a name right after 跟/和 (not "跟他", "跟你说")
+                          r"(?:跟|和)(?![他她你它我]|老公|老婆|男朋友|女朋友|男友|女友|对象|前任)(?P<z>[\u4e00-\u9fff]{2,3}?)(?:已经|也|还是)?(?:分了|分手了?|离婚了|掰了)", _I)
+
+
+def parted(text: str) -> set[str]:
+    """The names of those ``text`` says the user parted from ("me and Dev split up", "跟小鹿分了")."""
+    return {n.lower() for m in _WE_SPLIT_RE.finditer(text or "") if (n := m.group("o") or m.group("f") or m.group("z"))
+            and n.lower() not in _STOP and n.lower() not in EN_STOPWORDS}
 
 
 def retracted_terms(text: str) -> set[str]:
@@ -348,7 +361,7 @@ def retracted_terms(text: str) -> set[str]:
     diet said before)."""
     terms: set[str] = set()
     # "me and Dev split up" (read over the whole text: clauses are split before "and")
-    terms |= {m.group("o").lower() for m in _WE_SPLIT_RE.finditer(text or "") if m.group("o").lower() not in _STOP}
+    terms |= parted(text)
     if _EATS_ANIMAL_RE.search(text or ""):
         terms |= {t for diet in _PLANT_DIETS for t in ([diet] if not diet.isascii() else keyword_tokens(diet))}
     for clause in clauses(text):
@@ -422,10 +435,12 @@ _RETIRED_RE = re.compile(r"退休(?:前|以前|之前)|\bbefore (?:i |I )?retir(
 _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|改名叫|改叫|推到|推迟到|延到|延期到|挪到|提前到|"
                            r"(?:当|做)(?:起了?)?全职|全职(?:妈妈|爸爸|太太|宝妈|奶爸)|家庭主[妇夫]|\bstay[- ]at[- ]home\b|\b(?:switched to|moved to|for(?! (?:me|us|now|good|a while)\b)|"
                            r"renam\w* (?:him|her|it|them|\w+ to)|new name)\b", _I)
+#: A day said as month and day ("oct 2", "sept 14th"): one old value, not a word and a number.
+_MONTH_DAY = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?"
 #: The old value said beside the new one, taken out of the new episode: "Brisket, not Biscuit", "四年级不是三年级",
 #: "switched from Italian to Korean", "dropped keto for Mediterranean".
 _OLD_VALUE_EDITS = (
-    (re.compile(rf",?\s*\bnot (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?:\d[\d,.]*\d|[\w&'-]+)(?: +(?:hor|lah|leh|lor|la|lol|haha|btw|ya|yeah|ok|okay)\b)?"
+    (re.compile(rf",?\s*\bnot (?!{_NOT_A_VALUE})(?:the |a |an )?(?!{_NOT_A_VALUE})(?:{_MONTH_DAY}|\d[\d,.]*\d|[\w&'-]+)(?: +(?:hor|lah|leh|lor|la|lol|haha|btw|ya|yeah|ok|okay)\b)?"
                 rf"(?= *(?:[—–(-]|[,.;!?{CHAT_END}]|$))", _I), ""),
     (re.compile(rf"[，,]?(?<!是)不是{_ZC}{{1,10}}?(?=[，。！？,.!?；;\s{CHAT_END}]|$)"), ""),
     (re.compile(r"\b(switched|moved|changed|went|swapped|shifted|relocated)( (?:the |my |our )?[\w'-]+(?: [\w'-]+)?)? from "
@@ -434,7 +449,7 @@ _OLD_VALUE_EDITS = (
     # "just moved to halifax from calgary": where the user lives now, without where they came from.
     (re.compile(r"\b((?:moved|relocated|moving|relocating) (?:over |back )?to [\w&'-]+(?: [\w&'-]+)?) from [\w&'-]+"
                 r"(?: (?-i:[A-Z])[\w&'-]+)?", _I), r"\1"),
-    (re.compile(r"\b(?:dropped|ditched|quit|left) [\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
+    (re.compile(r"\b(?:dropped|ditched|quit|left) (?:the |my |our |a )?[\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
     # "rheum switched me off plaquenil to benlysta injections": what the user is on now.
     (re.compile(r"\b(switched|moved|changed|took|taken|put) (me|us) off (?:the |my )?[\w&'-]+(?: [\w&'-]+)? (to|onto)\b", _I),
      r"\1 \2 \3"),
@@ -469,7 +484,19 @@ def said_instead(text: str) -> list[str]:
 def topics(text: str) -> set[str]:
     """The coarse topics ``text`` speaks of (work, home, study, pet, health, family, device, music, name,
     schedule, language, habit, deadline, money, venture, body, travel, a date on the calendar)."""
-    return {name for name, pattern in TOPICS.items() if pattern.search(text or "")}
+    text = text or ""
+    return {name for name, pattern in TOPICS.items()
+            if pattern.search(_IT_WORKS_RE.sub(" ", text) if name == "work" else text)}
+
+
+#: "work" as whether a plan does ("does karting on a sunday work", "would saturday work for you"), or a job said unchanged
+#: ("same job still"): no word of a job that changed.
+_IT_WORKS_RE = re.compile(r"\b(?:does|do|would|will|could|did|should|might|can)\b"
+                          r"(?: (?!(?:i|you|u|he|she|they|we|user|users|your|my|his|her|their|our|wife|husband|partner|son|daughter)\b)[\w'-]+){0,5}? "
+                          r"work\b(?! (?:at|for|as|in)\b)|"
+                          # the job said unchanged ("same job still", "工作没变")
+                          r"\b(?:same (?:job|work|company|role|employer)(?: still)?|still (?:at )?(?:the )?same (?:job|company|place|role))\b|"
+                          r"工作(?:还是老样子|没变|没换)|还是(?:原来|老)(?:的)?(?:工作|单位|公司)", _I)
 
 
 #: Words a correction and what it corrects often share without naming the old value: time and filler words.
@@ -672,7 +699,17 @@ def names(text: str) -> dict[str, str]:
             if len(word) >= 2 and word not in _STOP and word not in _SHARED_NOT_VALUES and (
                     named or match.group(0).find("叫") >= 0 or flag[:1] in ("n", "a")):
                 found.setdefault(word, topic)
+    for match in _ZH_KIN_NAMED.finditer(text or ""):
+        # "女朋友小鹿下周生日", "闺女朵朵三年级": a name right after the word of kin, read as a name ("nr") or written as one
+        word, flag = _first_word(match.group("n"))
+        if word not in _STOP and (flag == "nr" or (_ZH_GIVEN_NAME.fullmatch(word) and flag[:1] not in ("n", "t", "m", "d", "v", "s", "f"))):
+            found.setdefault(word, "family")
     return found
+
+
+#: A name said right after the word of a child or partner (no "叫"), and the shapes of a Chinese pet name or nickname.
+_ZH_KIN_NAMED = re.compile(rf"(?:{ZH_KIN})(?!{ZH_KIN})(?P<n>[\u4e00-\u9fff]{{2,8}})")
+_ZH_GIVEN_NAME = re.compile(r"([\u4e00-\u9fff])\1|[小阿][\u4e00-\u9fff]")
 
 
 def _first_word(text: str) -> tuple[str, str]:
@@ -799,13 +836,18 @@ def gone(text: str, known: dict[str, str]) -> set[str]:
                 if name not in known and len({k for k in same if not any(k != o and k in o for o in same)}) == 1:
                     return same
     return {name for name, topic in known.items() if topic in ("pet", "family")
-            and (re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]){_GONE_AFTER_NAME}" if name.isascii()
-                           else rf"{re.escape(name)}{_GONE_AFTER_NAME}", text or "", _I)
-                 or (topic == "pet" and re.search(_GIVEN_AWAY.format(
+            and (re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])(?:{_GONE_AFTER_NAME})" if name.isascii()
+                           else rf"{re.escape(name)}(?:{_GONE_AFTER_NAME})", text or "", _I)
+                 or (topic == "family" and re.search(_PARTED.format(
+                n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I))
+            or (topic == "pet" and re.search(_GIVEN_AWAY.format(
                      n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I)))}
 
 
 #: A pet given to someone else ("my aunt took pickle in", "we rehomed Bolt", "把豆豆送给我姑了"); ``{n}`` its name.
 _GIVEN_AWAY = (r"\b(?:took|taken|takes|taking) {n} in\b|\brehom\w* {n}|\bgave {n} (?:away|up)\b|"
                r"{n} (?:went|moved|is going|has gone) to live with\b|{n}(?:送人了|送给|送走了|交给|给[^，。！？\s]{{1,4}}养了)|"
-               r"把{n}(?:送人|送给|送走|给了|交给)")
+               r"{n}送(?:到|去|回|给)?[^，。！？\s]{{1,6}}(?:家|那儿?|那里)去?了|把{n}(?:送人|送给|送走|给了|交给)")
+#: The user parted from a partner named before ("跟小鹿分了", "broke up with ola", "ola and i split"); ``{n}`` the name.
+_PARTED = (r"(?:跟|和|与){n}(?:已经|也|还是)?(?:分了|分手|离婚|掰了|散了)|\b(?:broke up with|split (?:up )?with|divorced|dumped|left) {n}\b|"
+           r"\b{n} (?:and|&|n) (?:i|me) (?:broke up|split|separated|divorced)\b|\b{n} (?:dumped|left) me\b")

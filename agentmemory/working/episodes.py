@@ -134,10 +134,18 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
-                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)", re.IGNORECASE)
+                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
+                         # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
+                         r"(?<!想)(?<!要)(?<!申请)(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|店|站|队|中心|总部|分行|支行|"
+                         r"医院|分公司|项目部|车间|工地|矿)(?:了|上班|工作)|(?<!想)(?<!要)(?:去|到)(?!学校|大学|学院|新生)[\u4e00-\u9fff]{1,8}?报到(?!证|处)|"
+                         # a shop of one's own taken on ("自己盘了个小店卖奶茶")
+                         r"自己(?:盘|开|租)了(?:个|一个|一家|家)[\u4e00-\u9fff]{0,3}(?:店|铺|档口|摊|馆|工作室)", re.IGNORECASE)
 #: What the user works at now, said with "现在" ("现在在工地开塔吊", "现在在一家民宿当管家").
 _NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
                            rf"(?:当|做)(?:{ZH_TITLES}))")
+#: ...or at a workplace named as one ("现在在滑雪场的酒店做接待", "现在在盐城 海上风电公司做调度"): a new job, judged or not.
+_NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前)(?:改|转)?在(?!家)[^，。！？!?]{0,14}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|"
+                              r"超市|餐厅|饭店|局|所|站|中心|银行|工作室|场|学校|幼儿园|集团|门店|仓库|车间|基地)(?:里|上班)?(?:做|当|上班|干)")
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 #: (a trade's word too, "学徒", "柜员", "电工", not "会员", "打工"; and "天天在农行当柜员数钱" with no "我")
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当)|(?:^|(?<=[\s，,。！!]))(?:天天|每天|平时|一直|目前|之前)?在"
@@ -148,6 +156,15 @@ _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当)|(?:^|(?
 _PROMOTED_RE = re.compile(r"升职|升了职|提拔|转正|出师了|\b(?:got promoted|been promoted|was promoted|promoted to|"
                           r"(?:got|get|my) (?:the |a )?promotion)\b",
                           re.IGNORECASE)
+#: Who put the user right or reminded them ("my wife anitha corrected me", "我老婆提醒我"): a source, not a topic.
+_PUT_RIGHT_BY_RE = re.compile(r"\b(?:my |our )?[\w'-]+(?: [\w'-]+)? (?:corrected|reminded|told) me\b|"
+                              r"(?:我)?(?:老婆|老公|媳妇|对象|我妈|我爸|女儿|儿子|闺女)(?:刚|才)?(?:提醒|纠正|告诉)(?:了)?我", re.IGNORECASE)
+#: A message led by "that one" ("那只仓鼠…", "那条狗…", "that dog…"): of what was just spoken of.
+_THAT_ONE_RE = re.compile(r"(?:对了|还有|哦)?\s*(?:那|这)(?:只|条|个|位|辆|台)|that (?:dog|cat|hamster|puppy|kitten|car|one)\b",
+                          re.IGNORECASE)
+#: A transfer within the same trade ("我调到南宁动车所了", "公司把我调过来了", "got transferred to the Leeds branch").
+_TRANSFERRED_RE = re.compile(r"(?<!想)(?<!要)(?<!申请)(?:被|把我)?调(?:到|过来|过去|去)|考调|\b(?:got |been |was |i'm being )?transferred to\b",
+                             re.IGNORECASE)
 #: What a job has the user do ("负责抖音电商的一个小模块", "明年带初三", "i'm in charge of the billing api"): of the old job, once left.
 _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分管|带(?:初[一二三]|高[一二三]|毕业班|[一二三四五六]年级)|"
                       r"\b(?:responsible for|in charge of)\b"
@@ -248,6 +265,15 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"in (?:january|february|march|april|may|june|july|august|september|october|november|december)))\b|"
                           r"(?:我|(?:^|(?<=[\s，,。！!]))(?=终于))(?:上个月|上周|去年|年初|前阵子|刚刚?|已经|终于)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|"
                           r"我(?:已经|早就|现在)?不在(?!家)[\u4e00-\u9fff]{2,8}?(?:干|上班|做|工作)了|被裁了|"
+                          # "现在不给人打工了", "我已经不在风电场了" (a workplace's word, not "不在家了")
+                          r"不(?:给人|给别人|替人|帮人)?打工了|我(?:已经|早就|现在)?不在(?!家)[\u4e00-\u9fff]{1,8}?(?:场|厂|所|局|院|公司|单位|店|站|矿|队)了|"
+                          # "i'm not at the courthouse anymore", "i'm no longer with Deloitte"; a business closed ("i closed it")
+                          r"\b(?:i'm|im|i am) (?:not (?:at|with|working at|working for) (?!home\b|school\b)(?:the |my )?[\w&'-]+(?: [\w&'-]+)? any ?more|"
+                          r"no longer (?:at|with|working at|working for) (?!home\b|school\b))|"
+                          r"\b(?:studio|shop|store|salon|business|practice|restaurant|cafe|café|bakery|clinic)\b[^.!?]{0,30}\b(?:i|we) "
+                          r"(?:finally |just |officially )?(?:closed|shut) (?:it|her|down)\b|"
+                          r"\b(?:i|we)(?:'ve| have)? (?:finally |just |officially )?(?:closed|shut) (?:down )?(?:the |my |our )?"
+                          r"(?:studio|shop|store|salon|business|practice|restaurant|cafe|café|bakery|clinic)\b|"
                           # "班不上了 辞了", "工作不干了" (not "今天，班不上了，发烧39度")
                           r"(?:^|(?<=[\s，,。！!]))(?:班不上了[\s，,]*辞了|(?:工作|这份工)不干了)|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
@@ -341,6 +367,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     others = {t.turn_id for t, said in zip(messages, before, strict=True)
               if about_another_person(t.content) or pronoun_about_another(t.content, said)
               or named_another(t.content.strip(), said)}
+    # "那只仓鼠叫芝麻 养了两年多" right after "同事王姐的仓鼠死了…": "that one" is the one just spoken of, someone else's.
+    others |= {t.turn_id for previous, t in itertools.pairwise(messages)
+               if previous.turn_id in others and _THAT_ONE_RE.match(t.content.strip())}
     said_by = {t.turn_id: t.content for t in messages}
     said_before = {t.turn_id: said for t, said in zip(messages, before, strict=True)}
     drafts, episodes, at = [d for d in slot_drafts if (d.turn_id not in others or _in_own_clause(
@@ -382,7 +411,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if turn.turn_id not in others:
             known.update(corrections.names(turn.content))
         # What it speaks of: its words, and the names the user gave ("Mochi's actually 6" speaks of a pet).
-        about = sorted(corrections.topics(turn.content) | corrections.named_topics(turn.content, known))
+        # (not of whoever put the user right: "its actually nov 8, my wife anitha corrected me" is a date's)
+        about = sorted(corrections.topics(_PUT_RIGHT_BY_RE.sub(" ", turn.content))
+                       | corrections.named_topics(turn.content, known))
         # The classifier's judgement of the whole, or of a piece that says something changed ("ok so I was wrong
         # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
         # (the whole judged so with no word of change, when it scarcely discloses, is no correction: "儿子旦增6岁 幼儿园让画
@@ -398,6 +429,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # A new job begun ("新单位上班第一周…", "first week at the hospital pharmacy done"): the old job's words go.
         # Or a job said as what the user does now, in a message judged a correction ("塔吊证拿下了 现在在工地开塔吊").
         new_job = bool(_users_new_job(turn.content) or (judged and _NOW_WORKS_RE.search(turn.content))
+                       or _NOW_WORKS_AT_RE.search(turn.content)
                        # a new title the day the user reports for duty ("报到了 … 现在是钾肥车间的操作工")
                        or ("job_title" in slots and _REPORTED_RE.search(turn.content))) \
             and turn.turn_id not in others \
@@ -447,14 +479,20 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                          gone=gone, judged=judged,
                                          new_values=values_of.get(turn.turn_id, []))) \
             if (corrects or refills) and (turn.turn_id not in others or gone) else ()
+        # A transfer keeps the title unless the message says another ("我调到南宁动车所了" is still the mechanic).
+        transferred = bool(_TRANSFERRED_RE.search(turn.content)) and "job_title" not in slots
         if replaced and ((new_job and not left_job) or (not new_job and _PROMOTED_RE.search(turn.content))):
-            replaced = _still_the_users_job(user_id, replaced, turn.content, new_job=new_job)
+            replaced = _still_the_users_job(user_id, replaced, turn.content, new_job=new_job, transferred=transferred)
         # The episodes that said the value of a fact it replaces go too ("用户的饮食：生酮" takes "不过我最近在生酮 …").
         replaced = tuple(dict.fromkeys([*replaced, *_saying_their_values(user_id, replaced)]))
         if new_job and not {"employer", "job_title"} <= set(slots):
             # A new job whose company no pattern read ("新单位上班第一周 在南京一家银行做后端开发"): the old employer goes;
             # a job left ("上个月离职了 现在在家备考"): its title too (a new job often keeps the title: "still sre").
-            retired = [k for k in ("employer", *(("job_title",) if left_job else ())) if k not in slots]
+            # (and a new job said as what the user does there now, "现在在滑雪场的酒店做接待", its title too;
+            # or one left for work of the user's own, "现在不给人打工了 自己盘了个小店卖奶茶")
+            retires_title = left_job or (bool(_NOW_WORKS_AT_RE.search(turn.content) or _LEFT_JOB_RE.search(turn.content))
+                                         and not transferred)
+            retired = [k for k in ("employer", *(("job_title",) if retires_title else ())) if k not in slots]
             replaced = tuple(dict.fromkeys([*replaced, *MemoryItem.objects.for_user(user_id).current()
                                            .filter(key__in=retired, source=MemoryItem.Source.USER_STATED)
                                            .values_list("pk", flat=True)]))
@@ -486,8 +524,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, [])) | lived_in
         # A new name replaces only the name: "领养了一只小橘猫…先叫它咪咪吧" renamed keeps the kitten, without "咪咪".
         renamed = bool(gone) and corrections.renames(turn.content)
-        kept_of = () if renamed else _gone_topics(turn.content, gone, known) if gone else \
-            sorted({*about, *_fact_topics(user_id, replaced)})
+        # (by its words, not the names it mentions: "上次说的艺考 乐乐自己不想搞了" changes the son's plan, not who he is,
+        # so "儿子乐乐17了" stays)
+        # (a name gone beside a slot said anew, "Naledi and I broke up … picked up a secondhand VW Polo": both)
+        said_topics = sorted({*corrections.topics(_PUT_RIGHT_BY_RE.sub(" ", turn.content)), *_fact_topics(user_id, replaced)})
+        names_only = bool(gone) and not refills
+        kept_of = () if renamed else sorted({*_gone_topics(turn.content, gone, known), *(said_topics if refills else ())}) \
+            if gone else said_topics
         # A value said anew ("啊打错了 是12岁 还在六年级"): what stays of the replaced statements does not say its old one.
         restated = [kind for kind in _VALUE_KINDS if kind.search(turn.content)] if corrects else []
         counted = corrections.counts(turn.content) if turn.turn_id not in others and not _asks_only(turn.content) else {}
@@ -516,6 +559,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             elsewhere = not left_job and bool(places_in(turn.content))
             restated.append(_WORKED_ELSEWHERE_RE if elsewhere else _WORK_SAID_RE)
         swaps = corrections.swapped_values(turn.content) if turn.turn_id not in others else {}
+        if renamed and not swaps:
+            # One name for another ("对了猫现在叫汤圆了" of "我家猫年糕 橘猫 胖得很"): what held the old one says the new one.
+            new_names = [n for n in corrections.names(turn.content) if n not in gone]
+            if len(gone) == 1 and len(new_names) == 1 and known.get(next(iter(gone))) in ("pet", "family"):
+                swaps = {next(iter(gone)): new_names[0]}
         named_swaps = {old: new for old, new in swaps.items() if not old[:1].isdigit()}
         if named_swaps:
             # What held the old name, or the old number said of its subject, is rewritten whatever the guess found
@@ -524,13 +572,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # A slot fact that said it goes too ("The user's child: daughter Keisha is 16"), its episode rewritten.
             replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, content in _newest_episodes(user_id, facts_too=True)
                                                          if corrections.with_swapped(content, named_swaps) != content)]))
-        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=bool(gone), swaps=swaps,
+        cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=names_only, swaps=swaps,
                           moved=bool(moved_to), took_along=_took_along(turn.content),
                           vectors=changing or [vector],
                           pieces=[texts[i] for i in changing_at] or [turn.content])
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
-                  if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated, names_only=bool(gone))))]
+                  if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated, names_only=names_only)))]
         old_texts = [*_replaced_texts(user_id, replaced, [s for s in slots if s not in _ADDITIVE_SLOTS]),
                      *(d.content for d in earlier)]
         chosen: list[str] = []
@@ -542,7 +590,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # 我在上海工作一年就回去两次" keeps "我在上海工作一年就回去两次").
                 chosen = own_clauses(sentences, [float(keep[first + i]) for i in range(len(sentences))]
                                      if len(sentences) > 1 else [], before[number] + turn.content)
-            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or new_job or (
+            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or new_job
+                                                              or corrections.parted(turn.content) or (
                     (replaced or earlier or new_value_said) and (judged or of_topic)
                     and not _HYPOTHETICAL_RE.search(turn.content)) or (
                     # (judged by the classifier alone, the words must say a change or speak of a topic of a life: "insane.
@@ -1324,6 +1373,11 @@ _LIFE_RE = re.compile(
     r"(?:^|(?<=[\s，,。！!]))(?:我|我家|我的)?(?:儿子|女儿|闺女|孙子|孙女|外孙女?)(?!今年|明年|去年|也|都|还|在|要|又|就|才|已经|刚|说|的|们|"
     r"和|跟|老是|总是|一直|最近|班|学校)[\u4e00-\u9fff]{2}(?:今年|刚|已经|才|都)?(?:满月|满周岁|出生了|[高初][一二三](?![点天])|"
     r"[一二三四五六]年级|上(?:幼儿园|小学|初中|高中|大学))|"
+    # a child or partner named ("我女儿朵朵也跟着去 她7岁", "我老公阿杰…"): a name doubled or led by 小/阿, not "小学", "小区"
+    r"(?:^|(?<=[\s，,。！!]))(?:我|我家|我的)(?:儿子|女儿|闺女|老公|老婆|媳妇|对象|男朋友|女朋友)(?:(?P<twice>[\u4e00-\u9fff])(?P=twice)|[小阿]"
+    r"(?!学|时|区|孩|姑|姨|叔|舅|朋友|说|店|组|吃|事|的|心|点|猫|狗|伙|姐|妹|弟|哥|家|年|号|班|半|些|会|便|明|红)[\u4e00-\u9fff])|"
+    # what the user will spend on it ("住宿一晚300以内哈", "预算两千以内")
+    r"(?:预算|一晚|每晚|一个月|每个?月|人均|一人|一个人)[^，。！？\s]{0,4}?(?:\d+|[一二两三四五六七八九十百千万]+)(?:块|元|k|K|w|万|千|百)?(?:钱)?(?:以内|以下|之内|封顶)|"
     # a pastime kept up with others on a weekday ("周三晚上跟同事打羽毛球")
     r"(?:^|(?<=[\s，,。！!]))(?:再问下\s*|另外\s*)?(?:我)?(?:每周[一二三四五六日天]?|周[一二三四五六日末]|星期[一二三四五六日天])(?:晚上|早上|下午|中午)?"
     r"(?:都|会|还)?(?:跟|和)[\u4e00-\u9fff]{1,3}(?:一起)?(?:练|打|下)(?:羽毛球|乒乓球|网球|篮球|台球|太极|瑜伽|围棋|象棋)|"
@@ -1726,16 +1780,17 @@ def _nearest(candidates, vectors: Sequence[np.ndarray]) -> tuple[float, int] | N
     return best
 
 
-def _still_the_users_job(user_id: str, replaced: Sequence[int], message: str, *, new_job: bool) -> tuple[int, ...]:
+def _still_the_users_job(user_id: str, replaced: Sequence[int], message: str, *, new_job: bool,
+                         transferred: bool = False) -> tuple[int, ...]:
     """Of the memories a change of job replaces, those it does not: a promotion ("got promoted to shift supervisor at the
     packhouse") replaces the old title, not where the user works (a memory saying where stays unless it says a title
     too); a new job in the same trade ("moved jobs too, I'm in the physio dept at University Hospital Galway") keeps the
-    title the message says again. One query."""
+    title the message says again, and a transfer (``transferred``) the title it says nothing of. One query."""
     rows = MemoryItem.objects.for_user(user_id).filter(pk__in=replaced).values_list("pk", "key", "value", "content")
     if new_job:
         return tuple(pk for pk, key, value, _ in rows
-                     if not (key == "job_title" and isinstance(value, str) and len(value) >= 2
-                             and value.lower() in message.lower()))
+                     if not (key == "job_title" and (transferred or (isinstance(value, str) and len(value) >= 2
+                                                                     and value.lower() in message.lower()))))
     return tuple(pk for pk, key, _, content in rows
                  if key == "job_title" or _JOB_TITLE_SAID_RE.search(content)
                  or not (key == "employer" or _WORK_SAID_RE.search(content) or "work" in corrections.topics(content)))
@@ -1845,8 +1900,10 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
              .values_list("key", "value")) if replaced else []
     dropped = {str(v).strip().lower() for key, v in facts
                if key.split(":")[0] not in _ADDITIVE_SLOTS and isinstance(v, str) and len(str(v).strip()) >= 2}
-    if named:
+    if named - corrections.parted(text):
         return named | _as_terms(dropped)
+    # (someone parted from, "Naledi and I broke up", beside a slot said anew: "… picked up a secondhand VW Polo")
+    parted = named
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
     if not replaceable:
         # A correction of no slot that says where things are now ("it's now at my aunt's farm in herefordshire",
@@ -1855,7 +1912,7 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
         moved = {p for value in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
                  .values_list("value", flat=True) if isinstance(value, dict) for p in value.get("places") or ()
                  if p not in now_at} if replaced and now_at else set()
-        return _as_terms(dropped | moved)
+        return parted | _as_terms(dropped | moved)
     values = (MemoryItem.objects.for_user(user_id).current().exclude(type=MemoryItem.Type.EPISODE)
               .filter(key__in=replaceable).values_list("value", flat=True))
     said = dropped | {str(v).strip().lower() for v in values if isinstance(v, str | int) and str(v).strip()}
@@ -1863,7 +1920,7 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
         new = {p for v in new_values for p in places_in(str(v))}
         said |= {p for value in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
                  .values_list("value", flat=True) if isinstance(value, dict) for p in value.get("places") or () if p not in new}
-    return _as_terms(said)
+    return parted | _as_terms(said)
 
 
 #: Words that say where something is now: "it's now at …", "moved everything to …", "改去/改到/换到/搬到…".
@@ -2179,7 +2236,7 @@ _REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(
 
 
 #: A question asked with no mark ("whats the tallest mountain in Canada btw", "为啥切洋葱会流眼泪"): a wh-word first.
-_UNMARKED_QUESTION_RE = re.compile(r"^\W*(?:(?:ok|so|and|also|btw|ha|haha|lol|nice|oh)\W+)*(?:(?:whats|what's|what|who|where|when|why|"
+_UNMARKED_QUESTION_RE = re.compile(r"^\W*(?:(?:ok|so|and|also|btw|ha|haha|lol|nice|oh|(?:random|quick|silly|dumb|weird|serious) question)\W+)*(?:(?:whats|what's|what|who|where|when|why|"
                                    r"how|which)\b(?!')|为什么|为啥|有没有|是不是|怎么)", re.IGNORECASE)
 #: The user or their household in English: "I", "we", "my", "our dog".
 _ENGLISH_SELF_RE = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|my|me|mine|we|we're|we've|us)\b|"
@@ -2194,11 +2251,37 @@ def _asks_the_world(message: str) -> bool:
     """An English message that only asks about the world: each sentence a question (or a word or two beside one), no
     "I"/"we"/"my" in it, and no topic of a life ("did you see the new James Webb photos? mental", "what do you reckon,
     will humans actually get to Mars in our lifetime"). Chinese chat drops its subjects too often to read it so."""
-    if is_chinese(message) or _ENGLISH_SELF_RE.search(message) or corrections.topics(message):
+    if is_chinese(message):
+        return _asks_the_world_zh(message)
+    if _ENGLISH_SELF_RE.search(message) or corrections.topics(message):
         return False
     sentences = [s.strip() for s in _sentences(message) if s.strip()]
-    asked = [bool(_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s) or _LEADING_ASK_RE.match(s)) for s in sentences]
+    asked = [bool(_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s) or _LEADING_ASK_RE.match(s)
+                  or _QUESTION_LEAD_ONLY_RE.match(s)) for s in sentences]
     return any(asked) and all(a or len(keyword_tokens(s)) <= 1 for s, a in zip(sentences, asked, strict=True))
+
+
+def _asks_the_world_zh(message: str) -> bool:
+    """A Chinese message that asks why or what of the world, or marvels at its news, with no one of the user's in it: no
+    我/咱/俺, no word of kin or a household, no keeping of a pet ("问个问题 为啥网上那些猫都那么喜欢钻纸箱…", "关羽的青龙偃月刀
+    到底多重", "嫦娥六号从月球背面带土回来了 太牛了吧"). Chinese chat drops its subject, so a question alone is not enough
+    ("在昆山电子厂上夜班 白天睡不着 有啥办法" is the user's night shift): it must ask why, or marvel."""
+    if _ZH_SELF_RE.search(message) or _ZH_HOUSEHOLD_RE.search(message) or _LIFE_RE.search(message):
+        return False
+    return bool(_ZH_WORLD_ASKED_RE.search(message) or _ZH_MARVEL_RE.search(message))
+
+
+#: A sentence that only says a question follows ("random question,").
+_QUESTION_LEAD_ONLY_RE = re.compile(r"^\W*(?:ok\W+|so\W+)?(?:random|quick|silly|dumb|weird|serious) (?:question|q)\W*$", re.IGNORECASE)
+#: The user or the household in Chinese ("我", "咱", "俺", "我家", "养了", a word of kin).
+_ZH_SELF_RE = re.compile(r"我|咱|俺|本人|自己|人家")
+_ZH_HOUSEHOLD_RE = re.compile(rf"家里|养了|养的|(?:{corrections.ZH_KIN})|老妈|老爸|爸|妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥|姐|弟|妹|同事|朋友|室友|"
+                              r"领导|老板|上班|工作|公司|单位")
+#: Why or what of the world: "为啥", "为什么", "到底多…", "是真的吗", "啥意思".
+_ZH_WORLD_ASKED_RE = re.compile(r"为啥|为什么|为何|到底(?:多|是|有|为|咋|怎么)|是真的吗|是不是真的|真的假的|(?:啥|什么)意思|怎么来的|咋来的|"
+                                r"哪个(?:更|比较)|谁(?:更|比较)")
+#: Marvelling at news ("…带土回来了 太牛了吧", "这也太离谱了").
+_ZH_MARVEL_RE = re.compile(r"(?:太|真|好|也太)(?:牛|厉害|离谱|夸张|神奇)了?(?:吧|啊|呀)?(?:\s|[!！。~～]|$)|绝了(?:\s|[!！。]|$)")
 
 
 #: What one eats or drinks, said in a clause.
