@@ -92,10 +92,10 @@ _RETRACTIONS = (
     # (first in its clause: "…用的是华为Mate60 之前的苹果摔坏了" says the new one in the same clause)
     # (a thing named by its model, "Mavic 3", "小米14": not "昨天下班路上手机被偷了", nor one taken to be mended, "摔坏了")
     # ("上个月Ibiza被追尾直接报废": a time before it, how after it)
-    re.compile(r"(?:^|(?<=[，,。！!…\s]))(?:还有|另外|对了)?\s*(?:上个?月|上周|前几天|前天|昨天|去年)?(?:我的?|我那台|我那辆)?"
+    re.compile(r"(?:^|(?<=[，,。！!…\s]))(?:还有|另外|对了)?\s*(?:上个?月|上周|前几天|前天|昨天|去年)?(?:我那台|我那辆|我的?)?"
                r"(?P<o>(?:[\u4e00-\u9fff]{1,4})?[A-Za-z0-9][A-Za-z0-9 ]{0,10}?)"
                r"\s*(?:也|就)?(?:已经)?(?:被[\u4e00-\u9fff]{1,3}(?:了|得)?)?(?:直接|彻底)?"
-               r"(?:炸机了|摔烂了|被偷了|报废了?(?=$|[\s，,。！!]|$)|彻底坏了)"),
+               r"(?:炸机了|摔烂了|被偷了|报废了?(?=$|[\s，,。！!])|彻底坏了)"),
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "之前跟你说28是算错了": a value said wrong, named before how.
@@ -103,7 +103,7 @@ _RETRACTIONS = (
     # "我报的是半马不是全马😅": the value before a stop, an emoji or the end too; not "不是很…", "不是我…".
     # (not a question: "它们不是食肉目的吗")
     re.compile(rf"(?<!是)不是(?!很|太|特别|非常|那么|这么|真|一定|所有|每|我|你|他|她|说|因为|为了|要|想|能|会|在|有|没)"
-               r"(?![^，。！？!?,\s]{0,12}?[吗吧么嘛](?:[。！？!?\s]|$))"
+               r"(?![^，。！？!?,\s]{0,12}?[吗么](?:[。！？!?\s]|$))"
                rf"(?P<o>{_ZC}{{1,10}}?)(?:了|，|,|而是|是|(?=[。！？!?；;\s{CHAT_END}]|$))"),
     re.compile(rf"(?:之前|上次|以前)(?:说|讲|写)的?(?P<o>{_ZC}{{1,10}}?)(?:是错的|不对|说错了|写错了|记错了)"),
     re.compile(rf"(?:以前|之前|原来|当初)(?:在|用|开|养|住|学|弹)(?P<o>{_ZC}{{1,8}}?)(?:的时候|那会儿?|那阵子|时)"),
@@ -232,7 +232,7 @@ TOPICS: dict[str, re.Pattern] = {
     "work": re.compile(r"工作|上班|公司|单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|老板|"
                        r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
-                       r"\b(?:job|(?<!\bdoes )(?<!\bdo )(?<!\bwould )(?<!\bwill )(?<!\bcould )(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bdid )work(?:ing)?(?! out\b| for (?:me|us|you|him|her|them)\b)(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|promotion|teach(?:ing|er)?|"
+                       r"\b(?:job|work(?:ing)?(?! out\b| for (?:me|us|you)\b)(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|promotion|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|(?-i:dev)|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
@@ -345,13 +345,17 @@ _AROUND_VALUE_RE = re.compile(r"^(?:想了想|想想|后来|其实|现在)|(?:�
 
 #: The user and someone parted: "me and Dev split up", "i and Sam broke up", "ola and i broke up", "跟小鹿分了".
 _WE_SPLIT_RE = re.compile(r"\b(?:(?:me|i) (?:and|n|&) (?P<o>[A-Za-z][\w'-]+)|(?<!\bmy )(?<!\bour )(?P<f>[A-Za-z][\w'-]+) (?:and|&|n) (?:i|me)) "
-                          r"(?:broke up|split up|split(?=\s*(?:$|[,.;!?…]|(?:last|this|a few|after|in)\b))|separated|got divorced|divorced)\b|"
+                          r"(?:broke up|split up(?! (?:the|a|an|our|my|it|them|work|chores)\b)|split(?=\s*(?:$|[,.;!?…]|(?:last|this|a few)\b))|"
+                          r"separated(?! (?:the|a|an|our|my)\b)|got divorced|divorced)\b|"
                           # "跟小鹿分了", "和阿杰分手了": a name right after 跟/和 (not "跟他", "跟你说")
-                          r"(?:跟|和)(?![他她你它我]|老公|老婆|男朋友|女朋友|男友|女友|对象|前任)(?P<z>[\u4e00-\u9fff]{2,3}?)(?:已经|也|还是)?(?:分了|分手了?|离婚了|掰了)", _I)
+                          r"(?:跟|和)(?![他她你它我]|老公|老婆|男朋友|女朋友|男友|女友|对象|前任|同事|朋友|邻居|大家|室友|爸妈|家人|合伙人)"
+                          r"(?P<z>[\u4e00-\u9fff]{2,3}?)(?:已经|也|还是)?(?:分了(?=$|[\s，。！!？?~～])|分手了?|离婚了|掰了)", _I)
 
 
 def parted(text: str) -> set[str]:
     """The names of those ``text`` says the user parted from ("me and Dev split up", "跟小鹿分了")."""
+    if _IF_RE.search(text or ""):
+        return set()
     return {n.lower() for m in _WE_SPLIT_RE.finditer(text or "") if (n := m.group("o") or m.group("f") or m.group("z"))
             and n.lower() not in _STOP and n.lower() not in EN_STOPWORDS}
 
@@ -449,7 +453,8 @@ _OLD_VALUE_EDITS = (
     # "just moved to halifax from calgary": where the user lives now, without where they came from.
     (re.compile(r"\b((?:moved|relocated|moving|relocating) (?:over |back )?to [\w&'-]+(?: [\w&'-]+)?) from [\w&'-]+"
                 r"(?: (?-i:[A-Z])[\w&'-]+)?", _I), r"\1"),
-    (re.compile(r"\b(?:dropped|ditched|quit|left) (?:the |my |our |a )?[\w&'-]+(?: [\w&'-]+)? for\b", _I), "switched to"),
+    (re.compile(r"\b(?:dropped|ditched|quit|left) (?:the |my |our |a )?(?!off\b|early\b)[\w&'-]+(?: (?!off\b|early\b|out\b|back\b|up\b)[\w&'-]+)? for\b", _I),
+     "switched to"),
     # "rheum switched me off plaquenil to benlysta injections": what the user is on now.
     (re.compile(r"\b(switched|moved|changed|took|taken|put) (me|us) off (?:the |my )?[\w&'-]+(?: [\w&'-]+)? (to|onto)\b", _I),
      r"\1 \2 \3"),
@@ -491,7 +496,8 @@ def topics(text: str) -> set[str]:
 
 #: "work" as whether a plan does ("does karting on a sunday work", "would saturday work for you"), or a job said unchanged
 #: ("same job still"): no word of a job that changed.
-_IT_WORKS_RE = re.compile(r"\b(?:does|do|would|will|could|did|should|might|can)\b"
+_IT_WORKS_RE = re.compile(r"(?:^|(?<=[,.?!;:…])|(?<=[,.?!;:…] )|(?<=[\U0001F300-\U0001FAFF] )|\b(?<=so )|\b(?<=and )|\b(?<=but )|\b(?<=ok )|\b(?<=then ))"
+                          r"(?:does|do|would|will|could|did|should|might|can)\b"
                           r"(?: (?!(?:i|you|u|he|she|they|we|user|users|your|my|his|her|their|our|wife|husband|partner|son|daughter)\b)[\w'-]+){0,5}? "
                           r"work\b(?! (?:at|for|as|in)\b)|"
                           # the job said unchanged ("same job still", "工作没变")
@@ -702,13 +708,16 @@ def names(text: str) -> dict[str, str]:
     for match in _ZH_KIN_NAMED.finditer(text or ""):
         # "女朋友小鹿下周生日", "闺女朵朵三年级": a name right after the word of kin, read as a name ("nr") or written as one
         word, flag = _first_word(match.group("n"))
-        if word not in _STOP and (flag == "nr" or (_ZH_GIVEN_NAME.fullmatch(word) and flag[:1] not in ("n", "t", "m", "d", "v", "s", "f"))):
+        if word not in _STOP and word not in _NOT_KIN_NAMES and (
+                (flag == "nr" and len(word) <= 3) or (_ZH_GIVEN_NAME.fullmatch(word) and flag[:1] not in ("n", "t", "m", "d", "v", "s", "f", "z", "o"))):
             found.setdefault(word, "family")
     return found
 
 
 #: A name said right after the word of a child or partner (no "叫"), and the shapes of a Chinese pet name or nickname.
 _ZH_KIN_NAMED = re.compile(rf"(?:{ZH_KIN})(?!{ZH_KIN})(?P<n>[\u4e00-\u9fff]{{2,8}})")
+#: Words jieba tags as a person's name that are none ("宝宝过敏了", "儿子康复出院了").
+_NOT_KIN_NAMES = frozenset("过敏 幼儿园 康复 明白 安静 宝贝 小学生 小升初 悄悄 哈哈".split())
 _ZH_GIVEN_NAME = re.compile(r"([\u4e00-\u9fff])\1|[小阿][\u4e00-\u9fff]")
 
 
@@ -838,7 +847,7 @@ def gone(text: str, known: dict[str, str]) -> set[str]:
     return {name for name, topic in known.items() if topic in ("pet", "family")
             and (re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])(?:{_GONE_AFTER_NAME})" if name.isascii()
                            else rf"{re.escape(name)}(?:{_GONE_AFTER_NAME})", text or "", _I)
-                 or (topic == "family" and re.search(_PARTED.format(
+                 or (topic == "family" and not _IF_RE.search(text or "") and re.search(_PARTED.format(
                 n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I))
             or (topic == "pet" and re.search(_GIVEN_AWAY.format(
                      n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I)))}
@@ -847,7 +856,10 @@ def gone(text: str, known: dict[str, str]) -> set[str]:
 #: A pet given to someone else ("my aunt took pickle in", "we rehomed Bolt", "把豆豆送给我姑了"); ``{n}`` its name.
 _GIVEN_AWAY = (r"\b(?:took|taken|takes|taking) {n} in\b|\brehom\w* {n}|\bgave {n} (?:away|up)\b|"
                r"{n} (?:went|moved|is going|has gone) to live with\b|{n}(?:送人了|送给|送走了|交给|给[^，。！？\s]{{1,4}}养了)|"
-               r"{n}送(?:到|去|回|给)?[^，。！？\s]{{1,6}}(?:家|那儿?|那里)去?了|把{n}(?:送人|送给|送走|给了|交给)")
+               r"{n}送(?!回)(?:到|去|给)?[^，。！？\s]{{1,6}}家(?:养|去)了(?![^。！？]{{0,20}}(?:几天|周末|出差|旅游|度假|寄养|去接|接回))|"
+               r"把{n}(?:送人|送给|送走|给了|交给)")
 #: The user parted from a partner named before ("跟小鹿分了", "broke up with ola", "ola and i split"); ``{n}`` the name.
-_PARTED = (r"(?:跟|和|与){n}(?:已经|也|还是)?(?:分了|分手|离婚|掰了|散了)|\b(?:broke up with|split (?:up )?with|divorced|dumped|left) {n}\b|"
-           r"\b{n} (?:and|&|n) (?:i|me) (?:broke up|split|separated|divorced)\b|\b{n} (?:dumped|left) me\b")
+_PARTED = (r"(?:跟|和|与){n}(?:已经|也|还是)?(?:分手|离婚|掰了|分了(?=$|[\s，。！!？?~～]))|\b(?:broke up with|split (?:up )?with|divorced|dumped) {n}\b|"
+           r"\b{n} (?:and|&|n) (?:i|me) (?:broke up|split up|separated|divorced)\b|\b{n} dumped me\b")
+#: Words of a parting only wished for or supposed ("我不想跟小鹿分手", "如果我跟小鹿分了", "what if I left Ola").
+_IF_RE = re.compile(r"不想|不要|要是|如果|假如|万一|会不会|\b(?:what if|if|don't want|should i|thinking (?:about|of))\b", _I)

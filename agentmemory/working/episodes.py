@@ -136,16 +136,20 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
                          rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
                          # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
-                         r"(?<!想)(?<!要)(?<!申请)(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|店|站|队|中心|总部|分行|支行|"
-                         r"医院|分公司|项目部|车间|工地|矿)(?:了|上班|工作)|(?<!想)(?<!要)(?:去|到)(?!学校|大学|学院|新生)[\u4e00-\u9fff]{1,8}?报到(?!证|处)|"
+                         r"(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|上个月|上周|去年|今年)?(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|"
+                         r"店|站|队|中心|总部|分行|支行|医院|分公司|项目部|车间|工地|矿)(?:了|上班|工作)|"
+                         r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:上周|昨天|今天|刚|已经)?(?:刚)?(?:去|到)(?![^报，。！？\s]{0,8}(?:学校|大学|学院|中学|小学|一中|二中|"
+                         r"幼儿园|宿舍|新生|学))[\u4e00-\u9fff]{1,8}?报到(?!证|处)|"
                          # a shop of one's own taken on ("自己盘了个小店卖奶茶")
-                         r"自己(?:盘|开|租)了(?:个|一个|一家|家)[\u4e00-\u9fff]{0,3}(?:店|铺|档口|摊|馆|工作室)", re.IGNORECASE)
+                         r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:已经|去年|今年|上个月)?自己(?:盘|开|租)了(?:个|一个|一家|家)[\u4e00-\u9fff]{0,3}"
+                         r"(?:店|铺|档口|摊|馆|工作室)", re.IGNORECASE)
 #: What the user works at now, said with "现在" ("现在在工地开塔吊", "现在在一家民宿当管家").
 _NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
                            rf"(?:当|做)(?:{ZH_TITLES}))")
 #: ...or at a workplace named as one ("现在在滑雪场的酒店做接待", "现在在盐城 海上风电公司做调度"): a new job, judged or not.
 _NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前)(?:改|转)?在(?!家)[^，。！？!?]{0,14}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|"
-                              r"超市|餐厅|饭店|局|所|站|中心|银行|工作室|场|学校|幼儿园|集团|门店|仓库|车间|基地)(?:里|上班)?(?:做|当|上班|干)")
+                              rf"超市|餐厅|饭店|局|所|站|中心|银行|工作室|场|学校|幼儿园|集团|门店|仓库|车间|基地)(?:里)?(?:上班|(?:做|当)(?:{ZH_TITLES}|接待|调度|"
+                              r"文员|导游|领班|帮厨|学徒|店长|主管))")
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 #: (a trade's word too, "学徒", "柜员", "电工", not "会员", "打工"; and "天天在农行当柜员数钱" with no "我")
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当)|(?:^|(?<=[\s，,。！!]))(?:天天|每天|平时|一直|目前|之前)?在"
@@ -157,13 +161,14 @@ _PROMOTED_RE = re.compile(r"升职|升了职|提拔|转正|出师了|\b(?:got pr
                           r"(?:got|get|my) (?:the |a )?promotion)\b",
                           re.IGNORECASE)
 #: Who put the user right or reminded them ("my wife anitha corrected me", "我老婆提醒我"): a source, not a topic.
-_PUT_RIGHT_BY_RE = re.compile(r"\b(?:my |our )?[\w'-]+(?: [\w'-]+)? (?:corrected|reminded|told) me\b|"
-                              r"(?:我)?(?:老婆|老公|媳妇|对象|我妈|我爸|女儿|儿子|闺女)(?:刚|才)?(?:提醒|纠正|告诉)(?:了)?我", re.IGNORECASE)
+_PUT_RIGHT_BY_RE = re.compile(r"\b(?:my |our )?[\w'-]+(?: [\w'-]+)? (?:corrected|reminded) me\b|"
+                              r"(?:我)?(?:老婆|老公|媳妇|对象|我妈|我爸|女儿|儿子|闺女)(?:刚|才)?(?:提醒|纠正)(?:了)?我", re.IGNORECASE)
 #: A message led by "that one" ("那只仓鼠…", "那条狗…", "that dog…"): of what was just spoken of.
-_THAT_ONE_RE = re.compile(r"(?:对了|还有|哦)?\s*(?:那|这)(?:只|条|个|位|辆|台)|that (?:dog|cat|hamster|puppy|kitten|car|one)\b",
+_THAT_ONE_RE = re.compile(rf"(?:对了|还有|哦)?\s*(?:那|这)(?:只|条)(?:{ZH_PETS})|那位|that (?:dog|cat|hamster|puppy|kitten)\b",
                           re.IGNORECASE)
 #: A transfer within the same trade ("我调到南宁动车所了", "公司把我调过来了", "got transferred to the Leeds branch").
-_TRANSFERRED_RE = re.compile(r"(?<!想)(?<!要)(?<!申请)(?:被|把我)?调(?:到|过来|过去|去)|考调|\b(?:got |been |was |i'm being )?transferred to\b",
+_TRANSFERRED_RE = re.compile(r"(?:我|把我)(?:也|已经|上个月|刚)?(?:被)?调(?:到|过来|过去|去)(?!年)|(?:^|(?<=[\s，,。！!]))(?:上个月|上周|去年|今年|刚)?被调(?:到|去|过来)|"
+                             r"考调(?:过来|成功|上岸)|\b(?:got |been |was |i'm being )?transferred to\b",
                              re.IGNORECASE)
 #: What a job has the user do ("负责抖音电商的一个小模块", "明年带初三", "i'm in charge of the billing api"): of the old job, once left.
 _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分管|带(?:初[一二三]|高[一二三]|毕业班|[一二三四五六]年级)|"
@@ -266,14 +271,16 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"(?:我|(?:^|(?<=[\s，,。！!]))(?=终于))(?:上个月|上周|去年|年初|前阵子|刚刚?|已经|终于)?辞了(?=$|[\s，。！!？?哈啦呢吧]|工作|职)|"
                           r"我(?:已经|早就|现在)?不在(?!家)[\u4e00-\u9fff]{2,8}?(?:干|上班|做|工作)了|被裁了|"
                           # "现在不给人打工了", "我已经不在风电场了" (a workplace's word, not "不在家了")
-                          r"不(?:给人|给别人|替人|帮人)?打工了|我(?:已经|早就|现在)?不在(?!家)[\u4e00-\u9fff]{1,8}?(?:场|厂|所|局|院|公司|单位|店|站|矿|队)了|"
+                          r"(?:已经|早就|现在|再也)?不(?:给人|给别人|替人|帮人)打工了|(?:已经|早就|再也)不打工了|"
+                          r"我(?:已经|早就|现在)?不在(?!家|商场|机场|广场|球场|停车场|菜市场|现场)[\u4e00-\u9fff]{1,8}?(?:场|厂|所|局|公司|单位|店|矿|队)了|"
                           # "i'm not at the courthouse anymore", "i'm no longer with Deloitte"; a business closed ("i closed it")
-                          r"\b(?:i'm|im|i am) (?:not (?:at|with|working at|working for) (?!home\b|school\b)(?:the |my )?[\w&'-]+(?: [\w&'-]+)? any ?more|"
-                          r"no longer (?:at|with|working at|working for) (?!home\b|school\b))|"
-                          r"\b(?:studio|shop|store|salon|business|practice|restaurant|cafe|café|bakery|clinic)\b[^.!?]{0,30}\b(?:i|we) "
-                          r"(?:finally |just |officially )?(?:closed|shut) (?:it|her|down)\b|"
-                          r"\b(?:i|we)(?:'ve| have)? (?:finally |just |officially )?(?:closed|shut) (?:down )?(?:the |my |our )?"
-                          r"(?:studio|shop|store|salon|business|practice|restaurant|cafe|café|bakery|clinic)\b|"
+                          r"\b(?:i'm|im|i am) (?:not (?:at|working at|working for) (?!(?:the |my )?(?:home|school|hospital|gym|desk|party|"
+                          r"beach|airport|station|mall|park|pub|bar|doctor'?s|dentist|house|table|computer)\b)(?:the |my )?[\w&'-]+(?: [\w&'-]+)? any ?more|"
+                          r"no longer (?:at|working at|working for) (?!(?:the |my )?(?:home|school|hospital|gym|desk|party)\b))|"
+                          r"\b(?:my|our|the) (?:studio|shop|salon|business|practice|restaurant|cafe|café|bakery|clinic)\b(?! app| website| page| account| tab)"
+                          r"[^.!?]{0,30}\b(?:i|we) (?:finally |just |officially )?(?:closed|shut) (?:it|her)(?: down| for good| permanently)?(?=[.,;!]|$)|"
+                          r"\b(?:i|we)(?:'ve| have)? (?:finally |just |officially )?(?:closed|shut) (?:down (?:the |my |our )?|(?:my|our) )"
+                          r"(?:studio|shop|store|salon|business|practice|restaurant|cafe|café|bakery|clinic)\b(?! (?:early|at|last night|tonight|for the (?:night|day)))|"
                           # "班不上了 辞了", "工作不干了" (not "今天，班不上了，发烧39度")
                           r"(?:^|(?<=[\s，,。！!]))(?:班不上了[\s，,]*辞了|(?:工作|这份工)不干了)|被优化了|\b(?:quit my job|left my job|got laid off|was laid off|"
                           r"been laid off|handed in my notice|gave my notice|i(?:'ve| have)? (?:just )?resigned|"
@@ -490,8 +497,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # a job left ("上个月离职了 现在在家备考"): its title too (a new job often keeps the title: "still sre").
             # (and a new job said as what the user does there now, "现在在滑雪场的酒店做接待", its title too;
             # or one left for work of the user's own, "现在不给人打工了 自己盘了个小店卖奶茶")
-            retires_title = left_job or (bool(_NOW_WORKS_AT_RE.search(turn.content) or _LEFT_JOB_RE.search(turn.content))
-                                         and not transferred)
+            retires_title = left_job or (bool(_NOW_WORKS_AT_RE.search(turn.content) or (
+                _LEFT_JOB_RE.search(turn.content) and not _WISH_OR_THEIRS_RE.search(turn.content))) and not transferred)
             retired = [k for k in ("employer", *(("job_title",) if retires_title else ())) if k not in slots]
             replaced = tuple(dict.fromkeys([*replaced, *MemoryItem.objects.for_user(user_id).current()
                                            .filter(key__in=retired, source=MemoryItem.Source.USER_STATED)
@@ -527,8 +534,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # (by its words, not the names it mentions: "上次说的艺考 乐乐自己不想搞了" changes the son's plan, not who he is,
         # so "儿子乐乐17了" stays)
         # (a name gone beside a slot said anew, "Naledi and I broke up … picked up a secondhand VW Polo": both)
-        said_topics = sorted({*corrections.topics(_PUT_RIGHT_BY_RE.sub(" ", turn.content)), *_fact_topics(user_id, replaced)})
-        names_only = bool(gone) and not refills
+        by_name = corrections.named_topics(turn.content, known) - corrections.topics(turn.content)
+        said_topics = sorted({*(t for t in about if t not in by_name), *_fact_topics(user_id, replaced)})
+        names_only = bool(gone)
         kept_of = () if renamed else sorted({*_gone_topics(turn.content, gone, known), *(said_topics if refills else ())}) \
             if gone else said_topics
         # A value said anew ("啊打错了 是12岁 还在六年级"): what stays of the replaced statements does not say its old one.
@@ -559,13 +567,14 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             elsewhere = not left_job and bool(places_in(turn.content))
             restated.append(_WORKED_ELSEWHERE_RE if elsewhere else _WORK_SAID_RE)
         swaps = corrections.swapped_values(turn.content) if turn.turn_id not in others else {}
+        renamed_only = False  # (a rename's swap rewrites only what it replaced: "可乐" is a pet's name and a drink)
         if renamed and not swaps:
             # One name for another ("对了猫现在叫汤圆了" of "我家猫年糕 橘猫 胖得很"): what held the old one says the new one.
             new_names = [n for n in corrections.names(turn.content) if n not in gone]
             if len(gone) == 1 and len(new_names) == 1 and known.get(next(iter(gone))) in ("pet", "family"):
-                swaps = {next(iter(gone)): new_names[0]}
+                swaps, renamed_only = {next(iter(gone)): new_names[0]}, True
         named_swaps = {old: new for old, new in swaps.items() if not old[:1].isdigit()}
-        if named_swaps:
+        if named_swaps and not renamed_only:
             # What held the old name, or the old number said of its subject, is rewritten whatever the guess found
             # ("keisha's 15 not 16" finds "my daughter keisha is 16 and wants a part time job"); a day of the month
             # only in what the correction replaces ("the 14th" is in many a statement).
@@ -591,7 +600,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 chosen = own_clauses(sentences, [float(keep[first + i]) for i in range(len(sentences))]
                                      if len(sentences) > 1 else [], before[number] + turn.content)
             if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or new_job
-                                                              or corrections.parted(turn.content) or (
+                                                              or (corrections.parted(turn.content)
+                                                                  and not _HYPOTHETICAL_RE.search(turn.content)) or (
                     (replaced or earlier or new_value_said) and (judged or of_topic)
                     and not _HYPOTHETICAL_RE.search(turn.content)) or (
                     # (judged by the classifier alone, the words must say a change or speak of a topic of a life: "insane.
@@ -1374,8 +1384,9 @@ _LIFE_RE = re.compile(
     r"和|跟|老是|总是|一直|最近|班|学校)[\u4e00-\u9fff]{2}(?:今年|刚|已经|才|都)?(?:满月|满周岁|出生了|[高初][一二三](?![点天])|"
     r"[一二三四五六]年级|上(?:幼儿园|小学|初中|高中|大学))|"
     # a child or partner named ("我女儿朵朵也跟着去 她7岁", "我老公阿杰…"): a name doubled or led by 小/阿, not "小学", "小区"
-    r"(?:^|(?<=[\s，,。！!]))(?:我|我家|我的)(?:儿子|女儿|闺女|老公|老婆|媳妇|对象|男朋友|女朋友)(?:(?P<twice>[\u4e00-\u9fff])(?P=twice)|[小阿]"
-    r"(?!学|时|区|孩|姑|姨|叔|舅|朋友|说|店|组|吃|事|的|心|点|猫|狗|伙|姐|妹|弟|哥|家|年|号|班|半|些|会|便|明|红)[\u4e00-\u9fff])|"
+    r"(?:^|(?<=[\s，,。！!]))(?:我|我家|我的)(?:儿子|女儿|闺女|老公|老婆|媳妇|对象|男朋友|女朋友)(?:(?!天天|刚刚|偷偷|慢慢|常常|好好|悄悄|哈哈|渐渐|"
+    r"天天|明明|白白|早早|乖乖)(?P<twice>[\u4e00-\u9fff])(?P=twice)|[小阿]"
+    r"(?!学|时|区|孩|姑|姨|叔|舅|朋友|说|店|组|吃|事|的|心|点|猫|狗|伙|姐|妹|弟|哥|家|年|号|班|半|些|会|便|明|红|气|腿|提|升|脑|里)[\u4e00-\u9fff])|"
     # what the user will spend on it ("住宿一晚300以内哈", "预算两千以内")
     r"(?:预算|一晚|每晚|一个月|每个?月|人均|一人|一个人)[^，。！？\s]{0,4}?(?:\d+|[一二两三四五六七八九十百千万]+)(?:块|元|k|K|w|万|千|百)?(?:钱)?(?:以内|以下|之内|封顶)|"
     # a pastime kept up with others on a weekday ("周三晚上跟同事打羽毛球")
@@ -1900,7 +1911,8 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
              .values_list("key", "value")) if replaced else []
     dropped = {str(v).strip().lower() for key, v in facts
                if key.split(":")[0] not in _ADDITIVE_SLOTS and isinstance(v, str) and len(str(v).strip()) >= 2}
-    if named - corrections.parted(text):
+    parted_names = corrections.parted(text) | set(gone)
+    if named - parted_names - {t for n in parted_names for t in keyword_tokens(n)}:
         return named | _as_terms(dropped)
     # (someone parted from, "Naledi and I broke up", beside a slot said anew: "… picked up a secondhand VW Polo")
     parted = named
@@ -2266,13 +2278,16 @@ def _asks_the_world_zh(message: str) -> bool:
     我/咱/俺, no word of kin or a household, no keeping of a pet ("问个问题 为啥网上那些猫都那么喜欢钻纸箱…", "关羽的青龙偃月刀
     到底多重", "嫦娥六号从月球背面带土回来了 太牛了吧"). Chinese chat drops its subject, so a question alone is not enough
     ("在昆山电子厂上夜班 白天睡不着 有啥办法" is the user's night shift): it must ask why, or marvel."""
-    if _ZH_SELF_RE.search(message) or _ZH_HOUSEHOLD_RE.search(message) or _LIFE_RE.search(message):
+    if _ZH_SELF_RE.search(message) or _ZH_HOUSEHOLD_RE.search(message) or _LIFE_RE.search(message) \
+            or corrections.topics(message) & _OWN_NEWS_TOPICS:
         return False
     return bool(_ZH_WORLD_ASKED_RE.search(message) or _ZH_MARVEL_RE.search(message))
 
 
 #: A sentence that only says a question follows ("random question,").
 _QUESTION_LEAD_ONLY_RE = re.compile(r"^\W*(?:ok\W+|so\W+)?(?:random|quick|silly|dumb|weird|serious) (?:question|q)\W*$", re.IGNORECASE)
+#: Topics of news of the user's own, said with no subject ("确诊糖尿病了 为什么会这样", "房东要涨租800 太离谱了").
+_OWN_NEWS_TOPICS = frozenset({"health", "home", "work", "study", "body", "family", "date", "schedule", "travel"})
 #: The user or the household in Chinese ("我", "咱", "俺", "我家", "养了", a word of kin).
 _ZH_SELF_RE = re.compile(r"我|咱|俺|本人|自己|人家")
 _ZH_HOUSEHOLD_RE = re.compile(rf"家里|养了|养的|(?:{corrections.ZH_KIN})|老妈|老爸|爸|妈|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥|姐|弟|妹|同事|朋友|室友|"

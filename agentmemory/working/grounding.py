@@ -308,7 +308,7 @@ def about_another_person(text: str) -> str:
 
 
 #: A clause led by "he"/"she" (after a filler or a link word), or by a relation word someone else's ("他老婆…").
-_PRONOUN_LED_RE = re.compile(r"^\s*(?:(?:嗯+|哦+|噢|ok|okay|哈哈+|唉|另外|而且|然后|不过|但是?|对了|还有|话说|and|also|but|so|oh|plus|btw|oh and|also,)"
+_PRONOUN_LED_RE = re.compile(r"^\s*(?:(?:嗯+|哦+|噢|ok|okay|哈哈+|唉|另外|而且|然后|不过|但是?|对了|还有|话说|and|also|but|so|oh|plus|btw)"
                              r"[\s,，、]*)*(?:他|她|他们|她们|\b(?:he|she|he's|she's|hes|shes|his|her|they|they're|their|him)\b)",
                              re.IGNORECASE)
 #: What someone said of the user: "说我…", "says I …".

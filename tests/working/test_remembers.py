@@ -2034,3 +2034,26 @@ def test_what_she_has_after_a_sister_is_named_is_the_sister_s(api_client, talk):
     from agentmemory.working.episodes import _asks_the_world
     assert not _asks_the_world("跑冷链的 湛江到广州一趟 为啥油价又涨了")  # a trade said, no world question
     assert not _asks_the_world("女儿为啥老是咳嗽")
+
+
+def test_session_44_review_s_misreadings_are_not_read_so():
+    """Session 44's review: what the new rules matched beyond what they say."""
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import _LEFT_JOB_RE, _NOW_WORKS_AT_RE, _asks_the_world, _users_new_job
+    assert not _NOW_WORKS_AT_RE.search("目前在医院做化疗 第三个疗程") and not _NOW_WORKS_AT_RE.search("现在在4S店做保养")
+    assert _NOW_WORKS_AT_RE.search("现在在盐城 海上风电公司做调度 天天盯屏幕")
+    for said in ("im not with jake anymore, we broke up", "I'm not at the hospital anymore, they discharged me",
+                 "I closed the store last night so I'm wrecked", "我不在医院了 昨天出院了", "今天不打工了 休息一天"):
+        assert not _LEFT_JOB_RE.search(said), said
+    for said in ("体检调到市一医院了 要空腹吗", "我同事小王调到广州分公司了", "下周去清华大学报到 有点紧张", "朋友自己开了家餐馆 让我去捧场"):
+        assert not _users_new_job(said), said
+    assert corrections.gone("周末把豆豆送到我妈家了 我们去旅游", {"豆豆": "pet"}) == set()
+    assert corrections.gone("如果我跟小鹿分了 房子怎么办", {"小鹿": "family"}) == set()
+    assert corrections.gone("I left Maya with grandma today", {"maya": "family"}) == set()
+    assert corrections.parted("跟同事分了工") == set() and corrections.parted("我跟朋友分了一个披萨") == set()
+    assert corrections.parted("me and Tom split up the work") == set()
+    assert "work" in corrections.topics("I do work nights now")
+    assert corrections.names("宝宝过敏了 怎么办") == {} and corrections.names("儿子康复出院了") == {}
+    assert corrections.without_retractions("we dropped the kids off for swim practice") == \
+        "we dropped the kids off for swim practice"
+    assert not _asks_the_world("确诊糖尿病了 为什么会这样") and not _asks_the_world("房东要涨租800 太离谱了")

@@ -149,8 +149,8 @@ EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|geck
             r"ragdoll|siamese|maine coon|sphynx|budgie|cockatiel|tortoise|chinchilla|goldfish|axolotl|bearded dragon")
 #: Car makes and models people name their car by ("my 2014 civic", "we finally got a Tesla", "换了小鹏G6").
 CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
-                r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|(?:(?<=vw )|(?<=my )|(?<=volkswagen ))golf|jetta|kia|hyundai|"
-                r"mazda|nissan|(?<=nissan )leaf|chevy|chevrolet|(?:(?<=chevy )|(?<=chevrolet ))bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv|"
+                r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|(?:(?<=vw )|(?<=volkswagen ))golf|(?<=my )golf(?! (?:swing|game|lessons?|clubs?|course|bag|handicap|buddies|trip|shoes))|jetta|kia|hyundai|"
+                r"mazda|nissan|(?:(?<=nissan )|(?<=the )|(?<=my ))(?-i:[Ll])eaf(?! (?:blower|litter|mould|mold|tea|spring))|chevy|chevrolet|(?:(?<=chevy )|(?<=chevrolet ))bolt|volvo|lexus|rivian|porsche|mini cooper|minivan|pickup|sedan|suv|"
                 r"motorbike|motorcycle|moped|vespa|yamaha(?= (?:nmax|xmax|aerox|mio|r\d|mt-?\d|fz))|nmax|ducati|"
                 r"vauxhall|vivaro|hilux|hiace|navara|skoda|peugeot|renault|citroen|fiat|dacia|suzuki|"
                 r"mitsubishi|isuzu|land rover|range rover|mahindra|maruti|innova|fortuner|gmc|silverado|"
@@ -158,7 +158,7 @@ CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camr
 CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米SU7|大众|丰田|本田|宝马|奔驰|奥迪|日产|马自达|别克|雪佛兰|"
                 r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]|"
                 r"(?:秦|宋|汉|唐|元)(?:PLUS|Plus|EV|DM)|宏光|长城炮|坦克[345]00|捷达|桑塔纳|宝骏|传祺|红旗H[S\d]|奇瑞|零跑|埃安|荣威|名爵|"
-                r"帝豪|瑞虎|速腾|迈腾|宝来|天籁|奇骏|汉兰达|普拉多")
+                r"帝豪|瑞虎|速腾|迈腾|宝来|日产天籁|奇骏|汉兰达|普拉多")
 #: Phone makes and lines ("我的Mate 60", "入手了iPhone 15 Pro", "my iphone 12", "switched to a Pixel").
 PHONE_MAKES = (r"华为|小米|苹果|三星|荣耀|OPPO|oppo|vivo|一加|红米|魅族|诺基亚|iPhone|iphone|Mate|Pixel|pixel|Galaxy|galaxy|"
                r"Redmi|OnePlus|oneplus|Xiaomi|Huawei|Samsung|samsung|Motorola|moto")
@@ -168,7 +168,7 @@ _EN_DATE = (r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\
             r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{1,2}/\d{1,2})")
 
 #: What follows a word that makes it no place one lives in ("i'm in physio school", "im in nursing class").
-_NOT_A_PLACE_NEXT = (r"(?i:school|class|classes|college|uni|university|year|grade|rehab|therapy|hospital|recovery|training|"
+_NOT_A_PLACE_NEXT = (r"(?i:school|class|classes|college|uni|university|year(?![- ]round)|grade|rehab|therapy|hospital|recovery|"
                      r"residency|program|programme|course)\b")
 
 # (slot, compiled pattern, fixed value or None): the first match of a slot in a clause wins.
@@ -424,7 +424,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # (not a course or a year of one: "i'm in BCom final year", "I'm in Year 12")
     ("location", re.compile(r"\bI(?:'m| am) (?:now |currently )?(?:based |living |located )?(?:in|out of) "
                             r"(?!(?:B|M)(?:Com|Sc|A|Tech|Eng|Ed|Des|Pharm|BA)\b|MBA\b|PhD\b|Year\b|Grade\b|Form\b|Class\b)"
-                            rf"(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){{0,2}})\b(?! (?:final|first|second|third|fourth|last) year\b)(?! {_NOT_A_PLACE_NEXT})"),
+                            rf"(?P<v>[A-Z][\w.'-]*(?:,? (?!{_NOT_A_PLACE_NEXT})[A-Z][\w.'-]*){{0,2}})\b(?! (?:final|first|second|third|fourth|last) year\b)"
+                            rf"(?! {_NOT_A_PLACE_NEXT})"),
      None),
     ("tech_stack", re.compile(r"\b(?i:we|I|and)(?:'ve| have)? (?:\w+ly )?(?:now )?(?i:migrated|switched|ported) (?:\w+ ){0,3}?to "
                               r"(?P<v>[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*){0,2}(?:\s*(?:\+|&|/|and)\s*[A-Z][\w.+#-]*)*)"), None),
