@@ -99,7 +99,7 @@ _RETRACTIONS = (
     # Not a question about something wrong ("货车ETC扣费不对怎么申诉").
     re.compile(rf"(?P<o>{_ZC}{{1,8}}?)(?:其实)?(?:没事|没问题|不过敏|是错的|不对)(?!\s*(?:怎么|咋|吗|呢|怎样|如何|的话|啊|该))"),
     # "之前跟你说28是算错了": a value said wrong, named before how.
-    re.compile(rf"(?:说|讲|写|报)的?(?P<o>{_ZC}{{1,8}}?)(?:是|都是)?(?:算错|说错|记错|写错|打错|搞错|弄错)了"),
+    re.compile(rf"(?:说|讲|写|报)的?(?P<o>{_ZC}{{1,8}}?)(?:是|都是)?(?:算错|说错|记错|写错|打错|搞错|弄错|记岔|说岔|记混)了"),
     # "我报的是半马不是全马😅": the value before a stop, an emoji or the end too; not "不是很…", "不是我…".
     # (not a question: "它们不是食肉目的吗")
     re.compile(rf"(?<!是)不是(?!很|太|特别|非常|那么|这么|真|一定|所有|每|我|你|他|她|说|因为|为了|要|想|能|会|在|有|没)"
@@ -263,7 +263,8 @@ TOPICS: dict[str, re.Pattern] = {
                       r"(?=\s*(?:$|[,.;!?)]|(?:and|now|so|but|next|this|tho|lol)\b))", _I),
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|pups?|bunn(?:y|ies)|pets?)\b", _I),
     "commute": re.compile(r"通勤|地铁|公交|骑车|开车|打车|自行车|电动车|拼车|顺风车|班车|电驴|走路上班|步行上班|\b(?:commut\w*|(?:the|a|by) (?:[\w/-]+ )?train|trains|bus|subway|metro|bik(?:e|ing)|"
-                          r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|carpool\w*|walk(?:ing)? to work|tube)\b", _I),
+                          r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|(?<=i )drive (?:from|to|in)|carpool\w*|walk(?:ing)? to work|tube|"
+                          r"(?:blue|red|green|orange|brown|purple|pink|yellow|central|northern|district|circle|jubilee|victoria|elizabeth) line|mrt|lrt)\b", _I),
     "health": re.compile(r"过敏|不吃|吃素|正常吃|少油|少糖|少盐|控糖|(?<!生意)清淡|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
                          r"\b(?:back pain|migraines?|insomnia|allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
@@ -276,7 +277,7 @@ TOPICS: dict[str, re.Pattern] = {
                        r"\b(?:(?:my|new|old|own) phone|iphone|android|pixel|galaxy|samsung|redmi|xiaomi|oneplus|oppo|vivo|realme|tecno|infinix|motorola|moto g\d*)\b", _I),
     "device": re.compile(rf"{_CAR_ZH}|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|(?:hard|usb|flash|thumb|external) drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
-    "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|\b(?:piano|guitar|violin|cello|"
+    "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|口琴|琴弦|按弦|弹琴|练琴|琴(?=也|都|就|还)|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
     "name": re.compile(r"名字|叫我|称呼|英文名|中文名|\b(?:name|call me|go by)\b", _I),
     "schedule": re.compile(r"\b(?:on|in) (?:eastern|central|mountain|pacific|atlantic)\b|每天|几点|作息|排班|上班时间|周末|时区|(?:北京|伦敦|东京|纽约|柏林|新加坡|悉尼|巴黎|美西|美东)时间|\b(?:time ?zones?|pacific time|eastern time|central time|mountain time|[a-z]+ standard time|pst|pdt|est|edt|cet|cest|gmt|bst|utc|jst)\b|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
@@ -332,6 +333,7 @@ def clauses(text: str) -> list[str]:
 #: Eating what a vegan or vegetarian diet leaves out, said as a change ("最近开始吃鱼和鸡蛋了", "现在每周会吃两三次鱼虾了",
 #: "started eating fish again"): the plant diet said before is what it ends.
 _EATS_ANIMAL_RE = re.compile(
+    r"荤素都吃|(?:现在|已经|又)(?:啥|什么)都吃了|开荤了|不吃素了|不再吃素|"
     r"(?:开始|现在|又|重新|恢复|偶尔|每周|也)[^，。！？,.!?]{0,8}吃[^，。！？,.!?]{0,6}(?:鱼|虾|肉|鸡|鸭|牛|猪|羊|蛋|奶|海鲜)|"
     r"\b(?:started|starting|began|back to|now|again|occasionally)\b[^.,;!?]{0,20}\b(?:eat\w*|having)\b[^.,;!?]{0,15}"
     r"\b(?:fish|meat|chicken|eggs?|dairy|seafood|beef|pork|salmon|tuna)\b|"
@@ -534,7 +536,7 @@ _STILL_RE = re.compile(r"\b(?:still|same)\b|还是|仍然|依然|照样|照旧|�
 
 
 #: How many of what the user keeps or runs ("80亩地" -> "一共120亩了", "my 2 dogs" -> "3 dogs", "4 staff").
-COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n>[\d一二两三四五六七八九十俩仨]{1,6})\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员|[个名]学徒|[个名]徒弟|峰(?:骆驼)?(?![县山镇村区]))|一家(?P<k>[一二两三四五六七八九十\d])口|"
+COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n>[\d一二两三四五六七八九十俩仨]{1,6})\s?(?P<u>亩|公顷|头牛|头猪|只羊|条狗|只猫|个?娃|个?孩子|个员工|名员工|个店员|[个名]学徒|[个名]徒弟|峰(?:骆驼)?(?![县山镇村区])|口(?:网箱|鱼塘|塘|井)|个大棚|箱蜂|群蜂)|一家(?P<k>[一二两三四五六七八九十\d])口|"
                       r"\b(?P<m>\d{1,6}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:[a-z]+\s+)?(?P<v>acres|"
                       r"hectares|cows|cattle|sheep|ewes|lambs|goats|pigs|horses|hens|dogs|cats|staff|employees|hives|chickens|"
                       r"apprentices)\b|"
@@ -669,7 +671,8 @@ _EN_NAMES = (
 _ZH_NAMES = (
     ("pet", re.compile(rf"(?:{'|'.join(sorted(ZH_PETS.split('|'), key=len, reverse=True))})(?:{_ZH_NAMING})?"
                        rf"(?!{ZH_PETS}|叫)(?P<n>{_ZC}{{2,8}})"), False),
-    ("pet", re.compile(rf"(?:{ZH_PETS})[^，。！？,.!?\s]{{0,8}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
+    # (a space only before 叫: "对了猫也改名了 叫壶底")
+    ("pet", re.compile(rf"(?:{ZH_PETS})(?:[^，。！？,.!?\s]|\s(?=叫)){{0,8}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
     ("family", re.compile(rf"(?:{ZH_KIN})[^，。！？,.!?\s]{{0,6}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
     # "领养了一只小橘猫 大概三个月 先叫它咪咪吧": the pet named a few words later.
     ("pet", re.compile(rf"(?:{ZH_PETS})[^。！？!?]{{0,16}}?(?:叫它|叫他|叫她|给它取名叫?|给它起名叫?|取名叫?|起名叫?)(?P<n>{_ZC}{{2,8}})"), True),
@@ -855,7 +858,7 @@ def gone(text: str, known: dict[str, str]) -> set[str]:
 
 #: A pet given to someone else ("my aunt took pickle in", "we rehomed Bolt", "把豆豆送给我姑了"); ``{n}`` its name.
 _GIVEN_AWAY = (r"\b(?:took|taken|takes|taking) {n} in\b|\brehom\w* {n}|\bgave {n} (?:away|up)\b|"
-               r"{n} (?:went|moved|is going|has gone) to live with\b|{n}(?:送人了|送给|送走了|交给|给[^，。！？\s]{{1,4}}养了)|"
+               r"{n} (?:went|moved|is going|has gone) to live with\b|{n}(?:送人了|送给|送走了|交给|给[^，。！？\s]{{1,4}}(?:带回家|带走|接走)?养了)|"
                r"{n}送(?!回)(?:到|去|给)?[^，。！？\s]{{1,6}}家(?:养|去)了(?![^。！？]{{0,20}}(?:几天|周末|出差|旅游|度假|寄养|去接|接回))|"
                r"把{n}(?:送人|送给|送走|给了|交给)")
 #: The user parted from a partner named before ("跟小鹿分了", "broke up with ola", "ola and i split"); ``{n}`` the name.

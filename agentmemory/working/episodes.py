@@ -98,7 +98,7 @@ _HAN_RE = re.compile(r"[\u4e00-\u9fff]")
 _FIRST_PERSON_RE = re.compile(r"我|咱|\b(?:i|i'm|im|i've|my|me|we|our|us)\b", re.IGNORECASE)
 #: Words that take back what was said a moment ago, in the same session ("啊等下…其实是26号", "oh wait … we got bumped
 #: a week later").
-_TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|打错|写错|口误|不对|等下|等等|更正|纠正|改成|改到|挪到|推迟|延期|提前到|变卦|不是.{1,12}是|"
+_TAKES_BACK_RE = re.compile(r"其实|说错|记错|搞错|弄错|打错|写错|记岔|说岔|记混|口误|不对|等下|等等|更正|纠正|改成|改到|挪到|推迟|延期|提前到|变卦|不是.{1,12}是|"
                             r"是.{1,12}不是|\b(?:actually|wait|hang on|hold on|scratch that|i mean|correction|turns out|bumped|moved (?:it )?to|"
                             r"pushed|changed|rescheduled|postponed|not\b.{1,20}\bbut|my bad|typo|oops|i misspoke|mistyped|"
                             r"fat fingers?|(?:typed|wrote|got|said) (?:that|it) wrong)\b",
@@ -131,6 +131,9 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?<!he )(?<!she )(?<!they )joined (?:the|a|an) (?:[\w&'-]+ ){0,3}(?:local|union|firm|practice|agency|startup)"
                          r"(?=[,.;!]|$| (?:and|now|as|in|last|this|so)\b)|"
                          r"(?<!he )(?<!she )(?<!they )(?:took|accepted|landed|started) a (?:new )?(?:job|position|role|post) (?:in|at|with)|"
+                         # "i took a winter job driving the snowplough"
+                         r"(?<!he )(?<!she )(?<!they )\bi(?:'ve| have)? (?:just |also |finally )?(?:took|taken|accepted|landed) (?:a|an) (?:[\w-]+ ){0,2}(?:job|gig|position|role)\b"
+                         r"(?! (?:offer|interview|application))|"
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
@@ -145,7 +148,10 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?:店|铺|档口|摊|馆|工作室)", re.IGNORECASE)
 #: What the user works at now, said with "现在" ("现在在工地开塔吊", "现在在一家民宿当管家").
 _NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
-                           rf"(?:当|做)(?:{ZH_TITLES}))")
+                           rf"(?:当|做)(?:{ZH_TITLES}))|"
+                           # "现在干海参育苗 天天泡水里": a trade now, said in a correction
+                           r"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?(?:干|搞)(?!饭|活|啥|什么|的|了|嘛|吗|完|好|家务|作业)[\u4e00-\u9fff]{2,6}"
+                           r"(?=$|[\s，,。！!])")
 #: ...or at a workplace named as one ("现在在滑雪场的酒店做接待", "现在在盐城 海上风电公司做调度"): a new job, judged or not.
 _NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前)(?:改|转)?在(?!家)[^，。！？!?]{0,14}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|"
                               rf"超市|餐厅|饭店|局|所|站|中心|银行|工作室|场|学校|幼儿园|集团|门店|仓库|车间|基地)(?:里)?(?:上班|(?:做|当)(?:{ZH_TITLES}|接待|调度|"
@@ -163,6 +169,8 @@ _PROMOTED_RE = re.compile(r"升职|升了职|提拔|转正|出师了|\b(?:got pr
 #: Who put the user right or reminded them ("my wife anitha corrected me", "我老婆提醒我"): a source, not a topic.
 _PUT_RIGHT_BY_RE = re.compile(r"\b(?:my |our )?[\w'-]+(?: [\w'-]+)? (?:corrected|reminded) me\b|"
                               r"(?:我)?(?:老婆|老公|媳妇|对象|我妈|我爸|女儿|儿子|闺女)(?:刚|才)?(?:提醒|纠正)(?:了)?我", re.IGNORECASE)
+#: What was said in an earlier conversation, named so ("上次我说", "上回跟你说的", "last time i said").
+_LAST_TIME_RE = re.compile(r"上次|上回|前几天(?:跟你)?说|之前跟你说|\b(?:last time|the other day) i (?:said|told|mentioned)\b", re.IGNORECASE)
 #: A message led by "that one" ("那只仓鼠…", "那条狗…", "that dog…"): of what was just spoken of.
 _THAT_ONE_RE = re.compile(rf"(?:对了|还有|哦)?\s*(?:那|这)(?:只|条)(?:{ZH_PETS})|那位|that (?:dog|cat|hamster|puppy|kitten)\b",
                           re.IGNORECASE)
@@ -293,7 +301,7 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           re.IGNORECASE)
 #: Words that say what the user said before was wrong: a correction whatever the classifier reads ("oh wait sorry,
 #: I misspoke earlier — I can actually do $1500").
-_SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
+_SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|记岔|说岔|记混|搞混|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
                             r"\b(?:i misspoke|i was wrong|my mistake|sorry,? (?:i )?made (?:a )?mistake|i made (?:a )?mistake (?:before|earlier|above)|(?:typed|wrote|got|said) (?:that|it) wrong|"
                             r"scratch that|i mis-?typed|typo|i meant to say|correction|ignore (?:that|what i said|my last)|"
                             r"disregard (?:that|my last)|that'?s my old)\b|当我没说|忽略(?:刚才|上面|前面)|前面(?:那个|说的)不算",
@@ -465,8 +473,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # judged one (a session's messages are all close in meaning, and "现在"/"now" are everywhere in them); a
         # value retracted by name finds the message that said it ("oh wait, it's 4,700 not 5,100").
         named = corrections.retracted_terms(turn.content) | gone
+        # (not what it says was said last time: "对了上次我说生日八月二十是记岔了", "还有上次打错字了 是40口网箱")
         earlier = (_corrected_earlier(drafted, [vector, *changing], about, named, guess=judged or of_topic)
-                   if (judged or of_topic or named) and (_TAKES_BACK_RE.search(turn.content) or gone) else [])
+                   if (judged or of_topic or named) and (_TAKES_BACK_RE.search(turn.content) or gone)
+                   and not _LAST_TIME_RE.search(turn.content) else [])
         if not earlier and refills and turn.turn_id not in others:
             # A single-valued slot said again with another value later in the same run ("im 34 and want to start
             # running" then "im 43"): the earlier message's episode goes with its value.
@@ -657,6 +667,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             text = _renamed(text, gone, corrections.names(turn.content))
         elif gone:
             text = _unnamed(text, gone, known, " ".join(old_texts))
+        for name in corrections.parted(turn.content) - gone:
+            # someone parted from, never named before ("嗯 跟小雅分了 上个月的事"): the parting stays, not the name
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name),
+                          "my partner" if name.isascii() else "对象", text, flags=re.IGNORECASE)
         if judged or of_topic or refills or gone or corrections.retracted_terms(turn.content):
             # Only a correction known as one (the classifier's, a slot's new value, a value named as retracted):
             # after a guess by topic, the words two statements share are what they are about, not an old value.
@@ -2299,6 +2313,11 @@ _ZH_WORLD_ASKED_RE = re.compile(r"为啥|为什么|为何|到底(?:多|是|有|�
 _ZH_MARVEL_RE = re.compile(r"(?:太|真|好|也太)(?:牛|厉害|离谱|夸张|神奇)了?(?:吧|啊|呀)?(?:\s|[!！。~～]|$)|绝了(?:\s|[!！。]|$)")
 
 
+#: A trade said as what the user is, in English ("hi i'm a cooper", "im a mosaic restorer").
+_TRADE_SAID_EN_RE = re.compile(r"\b(?:i'm|im|i am) an? (?:[\w-]+ )?[\w-]+(?:er|or|ist|ian|man|woman|wright|smith|maker|keeper)\b",
+                               re.IGNORECASE)
+
+
 #: What one eats or drinks, said in a clause.
 _EATS_RE = re.compile(r"吃|喝|\b(?:eat|eats|eating|ate|drink|drinks|drinking)\b", re.IGNORECASE)
 
@@ -2374,7 +2393,9 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                           and not topics & (replaced - took_along)
                           and not places_in(c) and not _ZH_PLACE_WORD_RE.search(c)
                           and not _DWELLING_RE.search(c) and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2
-                          and not _APPOSITION_RE.match(c) and not _HELP_ASKED_RE.match(c)))
+                          and not _APPOSITION_RE.match(c) and not _HELP_ASKED_RE.match(c))
+                      # (nor, of a move, a trade said that names no place: "hi i'm a cooper")
+                      or (moved and c == said and not topics and not places_in(c) and bool(_TRADE_SAID_EN_RE.search(c))))
                  and not _MOOD_END_RE.search(c)
                  and not ("health" in replaced and _EATS_RE.search(c))]  # a diet changed: "每天鸡胸肉吃到想吐" goes
         if _WORK_SAID_RE in restated and not moved:

@@ -2057,3 +2057,50 @@ def test_session_44_review_s_misreadings_are_not_read_so():
     assert corrections.without_retractions("we dropped the kids off for swim practice") == \
         "we dropped the kids off for swim practice"
     assert not _asks_the_world("确诊糖尿病了 为什么会这样") and not _asks_the_world("房东要涨租800 太离谱了")
+
+
+def test_set_39_corrections_take_what_they_correct(api_client, talk):
+    """Session 44, thirty-ninth set: "现在干海参育苗" is a new trade; "上次我说生日八月二十是记岔了" corrects the birthday said
+    last time (not the phone said just before it); "是40口网箱" keeps its number; "荤素都吃了" ends the diet; "琴也放下了 …
+    换成口琴了" is the instrument's change, not the job's."""
+    talk("c1", "佳木斯这边零下三十度了 我在冷库上班 进出温差太大老感冒 有啥办法")
+    talk("c1", "哦忘了说 我年后就不在佳木斯了 来大连投奔表哥 现在干海参育苗 天天泡水里", agent="planner")
+    shown = remembered(api_client, "c1", "用户现在做什么工作？")
+    assert "海参育苗" in shown and "冷库" not in shown, shown
+    talk("c2", "顺便 我生日农历八月二十 想趁那时候买 有活动吗")
+    talk("c2", "最后还是入了小米14 拍茶汤真的挺准 想问怎么关掉美颜",
+         "对了上次我说生日八月二十是记岔了 身份证上那个是阳历 农历其实是八月十二", agent="planner")
+    shown = remembered(api_client, "c2", "用户的农历生日是哪天？")
+    assert "八月十二" in shown and "八月二十" not in shown, shown
+    assert "小米14" in remembered(api_client, "c2", "用户用什么手机？")
+    talk("c3", "一共14口网箱 想装几个摄像头看着 怕被偷", "我的猫皮蛋天天在渔排上抓鱼吃 猫吃生鱼会不会有事")
+    talk("c3", "皮蛋给我姐带回家养了 渔排上太潮 它老生病 现在我这边养的是柯基 叫馒头",
+         "还有上次打错字了 是40口网箱 摄像头得多买点了 哈哈", agent="planner")
+    assert "40口" in remembered(api_client, "c3", "用户有多少口网箱？")
+    shown = remembered(api_client, "c3", "用户现在养的是什么宠物？")
+    assert "馒头" in shown and "皮蛋" not in shown, shown
+    talk("c4", "吃素三年了 最近老头晕 有没有素食补铁的菜谱", "我在自贡扎彩灯的 灯会前天天熬夜 饭也不按时", "下班还在学尤克里里 手指起茧了正常吗")
+    talk("c4", "医生说我贫血挺严重 让我别硬扛 所以现在荤素都吃了", "琴也放下了 手上全是竹篾划的口子 按弦太疼 换成口琴了 哈哈",
+         agent="planner")
+    assert "吃素" not in remembered(api_client, "c4", "用户现在的饮食习惯是怎样的？")
+    shown = remembered(api_client, "c4", "用户做什么工作？")
+    assert "扎彩灯" in shown, shown
+    assert "尤克里里" not in remembered(api_client, "c4", "用户现在在学什么乐器？")
+
+
+def test_set_39_english_a_winter_job_and_a_move_with_the_trade(api_client, talk):
+    talk("e1", "hi im a mushroom forager, i supply chanterelles and funnel chanterelles to restaurants around oulu")
+    talk("e1", "also foraging season's over and i took a winter job driving the snowplough for the city, 4am starts ugh",
+         agent="planner")
+    shown = remembered(api_client, "e1", "What is the user's current job?")
+    assert "snowplough" in shown and "mushroom forager" not in shown, shown
+    talk("e2", "hi i'm a cooper, i make barrels for a brandy house and i live in saintes. can u check this email for me")
+    talk("e2", "and we moved out to jarnac in spring, bigger garden for the kids", agent="planner")
+    assert "cooper" in remembered(api_client, "e2", "What is the user's job?")
+    shown = remembered(api_client, "e2", "Where does the user live?")
+    assert "jarnac" in shown.lower() and "saintes" not in shown.lower(), shown
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    drafts = RuleBasedExtractor().extract_text("ever since we moved to kendal i'm on the 555 bus every morning")
+    assert [d.value for d in drafts if d.key == "location"] == ["Kendal"]
+    talk("e3", "嗯 跟小雅分了 上个月的事 现在自己做饭")
+    assert "小雅" not in remembered(api_client, "e3", "用户的女朋友叫什么名字？")

@@ -398,7 +398,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"(?P<v>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"), None),
     ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:also |just |recently |finally )?(?i:moved|relocated) (?:(?i:up|down|out) )?to "
                             r"(?!(?:Senior|Junior|Lead|Head|Principal|Staff|Premium|Pro|Plus|Gold|Platinum|Level|Grade|Tier|"
-                            r"Management|Manager|Director)\b)(?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,2})"), None),
+                            r"Management|Manager|Director)\b)(?P<v>[A-Z][\w.'-]*(?:,? (?!I\b|I')[A-Z][\w.'-]*){0,2})"), None),
     # "we shifted to HSR Layout": a place in capitals as typed (chat.py capitalises the lower-case words it does not
     # know: "i shifted to keto"), else a known one below
     ("location", re.compile(r"\b(?i:I|we)(?:'ve| have)? (?:just |recently |finally )?(?i:shifted) to (?P<v>(?:[A-Z]{2,}|[A-Z][a-z]+) [A-Z][\w.'-]*)"),
