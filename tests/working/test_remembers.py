@@ -1599,7 +1599,9 @@ def test_someone_elses_word_about_themselves_is_theirs(talk):
     ("lekker. also our african grey Kiwi keeps copying the microwave beep 😂 normal?", False),
     ("thx! commute is 45 min by bus now tho, any podcast recs?", False),
     ("is my landlord allowed to keep the deposit?", False),
-    ("嫦娥六号从月球背面带土回来了 太牛了吧", False),  # Chinese chat drops its subjects: not read so
+    # Chinese chat drops its subjects: only a why, or marvelling, with no one of the user's and no topic of their news
+    ("嫦娥六号从月球背面带土回来了 太牛了吧", True), ("科目二一把过 太牛了吧", True), ("确诊糖尿病了 为什么会这样", False),
+    ("在昆山电子厂上夜班 白天睡不着 有啥办法", False),
     ("Have two tickets for Glastonbury, so hyped", False), ("Did the Inca trail last month", False),
     ("Will be in Lisbon all of next week, any tips?", False),
 ])

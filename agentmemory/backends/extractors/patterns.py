@@ -379,7 +379,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("job_title", re.compile(rf"\b(?:promoted to|hired as|started as|starting as|now work as|became|officially) (?:an? )?"
                              rf"(?P<v>(?:[\w-]+ ){{0,3}}(?:{_EN_TITLES}))\b", _I), None),
     ("job_title", re.compile(rf"\b(?:as|I(?:'m| am|'ve been| have been)(?: now| officially| currently| also|\s\w+ly)*) (?:an?|the new) "
-                             rf"(?P<v>(?:[\w-]+ ){{0,3}}(?:{_EN_TITLES})(?: (?:practitioner|manager|lead|engineer|scientist|analyst|"
+                             rf"(?P<v>(?:(?!(?:at|for|with|in|from|on|of|and)\b)[\w-]+ ){{0,3}}(?:{_EN_TITLES})(?: (?:practitioner|manager|lead|engineer|scientist|analyst|"
                              rf"director|designer))?)\b", _I), None),
     # A clause that is only a title at a company ("started my new job monday!! financial analyst at Shopify."):
     # the user's own, as chat drops the "I'm".
