@@ -147,13 +147,13 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:已经|去年|今年|上个月)?自己(?:盘|开|租)了(?:个|一个|一家|家)[\u4e00-\u9fff]{0,3}"
                          r"(?:店|铺|档口|摊|馆|工作室)", re.IGNORECASE)
 #: What the user works at now, said with "现在" ("现在在工地开塔吊", "现在在一家民宿当管家").
-_NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
+_NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
                            rf"(?:当|做)(?:{ZH_TITLES}))|"
                            # "现在干海参育苗 天天泡水里": a trade now, said in a correction
                            r"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?(?:干|搞)(?!饭|活|啥|什么|的|了|嘛|吗|完|好|家务|作业)[\u4e00-\u9fff]{2,6}"
                            r"(?=$|[\s，,。！!])")
 #: ...or at a workplace named as one ("现在在滑雪场的酒店做接待", "现在在盐城 海上风电公司做调度"): a new job, judged or not.
-_NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前)(?:改|转)?在(?!家)[^，。！？!?]{0,14}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|"
+_NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!了]))(?:我)?(?:现在|目前)(?:改|转)?在(?!家)[^，。！？!?]{0,14}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|驾校|"
                               rf"超市|餐厅|饭店|局|所|站|中心|银行|工作室|场|学校|幼儿园|集团|门店|仓库|车间|基地)(?:里)?(?:上班|(?:做|当)(?:{ZH_TITLES}|接待|调度|"
                               r"文员|导游|领班|帮厨|学徒|店长|主管))")
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
@@ -490,7 +490,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             drafts = [d for d in drafts if d.turn_id not in taken_back or not corrections.holds_any(d.content, named)]
         # A word such as "now" alone makes the guess by topic and meaning stricter than the classifier's
         # judgement does.
-        replaced = tuple(corrected_items(user_id, turn.content, slots, about, [vector, *changing],
+        # A move speaks of the things it takes along, not of a change in them ("since the move to Tucson the Outback's AC
+        # has been struggling" is no new car): the guess is not made among them.
+        moving = turn.turn_id not in others and ("location" in slots or bool(
+            (judged or corrections.signals_change(turn.content)) and _arrived_at(turn.content)))
+        guessed_about = [t for t in about if t not in _TAKEN_ALONG_TOPICS] if moving else about
+        replaced = tuple(corrected_items(user_id, turn.content, slots, guessed_about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged or of_topic or new_job else CUE_MIN_COSINE,
                                          guess=corrects and not earlier and (bool(about) or _says_a_change(turn.content)),
                                          gone=gone, judged=judged,
@@ -583,6 +588,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             new_names = [n for n in corrections.names(turn.content) if n not in gone]
             if len(gone) == 1 and len(new_names) == 1 and known.get(next(iter(gone))) in ("pet", "family"):
                 swaps, renamed_only = {next(iter(gone)): new_names[0]}, True
+        if corrects and replaced and not swaps:
+            # An age or a grade said anew ("小葵其实是6岁 上的是大班", "he is in class 6 actually"): what held the one
+            # old value of that kind says the new one ("孩子6岁 上大班 在柳州一家蒙氏幼儿园").
+            swaps = _values_said_anew(turn.content, _replaced_texts(user_id, replaced, []))
         named_swaps = {old: new for old, new in swaps.items() if not old[:1].isdigit()}
         if named_swaps and not renamed_only:
             # What held the old name, or the old number said of its subject, is rewritten whatever the guess found
@@ -828,7 +837,10 @@ _ARRIVED_EN_RE = re.compile(r"\b(?:is|are) (?:moving|relocating) to (?P<p>[A-Z][
                             r"\b(?:we|i)(?:'ve| have)? (?:ended up |just |finally |recently )?(?:shift(?:ed|ing)|mov(?:ed|ing)|"
                             r"relocat(?:ed|ing)) (?:up |down |over |back |out )?to (?P<q>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)|"
                             r"\b(?:new (?:place|flat|house|apartment|unit|home)|renting an? (?:flat|house|room|place|unit|apartment)|"
-                            r"bought an? (?:house|flat|place|unit)) (?:here |out |up |down )?in (?P<r>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)",
+                            r"bought an? (?:house|flat|place|unit)) (?:here |out |up |down )?in (?P<r>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)|"
+                            # "since the move to Tucson the Outback's AC has been struggling"
+                            r"\b(?:since|after) (?:the|our|my) (?:move|relocation) (?:up |down |over |back |out )?to "
+                            r"(?P<s>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)",
                             re.IGNORECASE)
 
 
@@ -847,7 +859,7 @@ def _arrived_at(message: str) -> set[str]:
                                       *_NOW_IN_ZH_RE.finditer(clause))
                   for p in places_in(m.group("p"))}
     # (across a comma: "the whole group is moving to Lausanne, I'm going too")
-    return found | {(m.group("p") or m.group("q") or m.group("r")).lower() for m in _ARRIVED_EN_RE.finditer(message)
+    return found | {(m.group("p") or m.group("q") or m.group("r") or m.group("s")).lower() for m in _ARRIVED_EN_RE.finditer(message)
                     if not _HYPOTHETICAL_RE.search(message) and not _PLANNED_RE.search(message[m.start():m.end() + 40])}
 
 
@@ -991,7 +1003,10 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![A-Za-z])[Nn][1-5](?![\w])|"
                            r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
-                           r"\b(?:freshman|sophomore|junior|senior) year\b|\bband [2-9]\b|\blevel [1-9]00\b", re.IGNORECASE),
+                           r"\b(?:freshman|sophomore|junior|senior) year\b|\bband [2-9]\b|\blevel [1-9]00\b|"
+                           # "class 6" (India), "year 9" (UK, Australia), a kindergarten's "中班"/"大班"
+                           r"\bclass (?:[1-9]|1[0-2])(?:st|nd|rd|th)?\b|\b(?:year|yr) (?:[1-9]|1[0-3])\b(?! (?:old|ago|later))|"
+                           r"(?<![早晚夜白倒值轮])[大中小]班(?![长主车子级])", re.IGNORECASE),
                 # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
                 # guests ("客人砍到80个", "95 guests")
                 re.compile(r"\d+(?:\.\d+)?\s?(?:kg|kgs|lbs|公斤)(?![a-z])|体重[^，。\s\d]{0,4}\d+(?:\.\d+)?", re.IGNORECASE),
@@ -1062,6 +1077,26 @@ def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:
         if new and kind.search(said_before) and new - {m.group(0).lower() for m in kind.finditer(said_before)}:
             return True
     return False
+
+
+#: Kinds of value one says anew in place of the last: an age, a school grade.
+_SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4])
+
+
+def _values_said_anew(message: str, replaced: Sequence[str]) -> dict[str, str]:
+    """For each kind of :data:`_SWAPPED_KINDS`, the one value the replaced statements held and the one other value
+    ``message`` says of it, old (lower case) to new; none where either side says more than one."""
+    said_before = " ".join(replaced)
+    out: dict[str, str] = {}
+    for kind in _SWAPPED_KINDS:
+        old = {m.group(0).strip() for m in kind.finditer(said_before)}
+        new = {m.group(0).strip() for m in kind.finditer(message)}
+        if len(old) == 1 and len(new - old) == 1:
+            was, now = next(iter(old)), next(iter(new - old))
+            number = re.search(r"\d+$", now)
+            # (a number said of its subject is written over where it is said of it: "class 5" -> "class 6")
+            out[was.lower()] = number.group(0) if number and was.isascii() and re.search(r"\D\s?\d+$", was) else now
+    return out
 
 
 def _without_replaced_values(text: str, replaced: Sequence[str]) -> str:
@@ -1745,6 +1780,9 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     of_topic = [slot for slot, kinds in corrections.SLOT_TOPICS.items() if kinds & set(about) and slot not in unsaid]
     if of_topic:
         facts = current.exclude(type=MemoryItem.Type.EPISODE)
+        if not _ALLERGY_RE.search(text):
+            # (an allergy is no diet a correction of the diet changes: "改成吃素了" leaves "我花生过敏")
+            facts = facts.exclude(content__iregex=_ALLERGY_SQL)
         same = same | facts.filter(functools.reduce(operator.or_, (Q(key=slot) | Q(key__startswith=f"{slot}:")
                                                                    for slot in of_topic)))
     # The whole message, then its pieces that say something changed. A correction that says a date moves a dated
@@ -1770,6 +1808,11 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     return []
 
 
+#: Topics of what a move takes along (a car, a phone, a pet, an instrument).
+_TAKEN_ALONG_TOPICS = frozenset({"car", "phone", "device", "pet", "music"})
+#: An allergy, in the message and (as SQL) in a slot fact.
+_ALLERGY_RE = re.compile(r"过敏|\ballerg", re.IGNORECASE)
+_ALLERGY_SQL = r"过敏|allerg"
 #: Topics of a thing of its own kind: a correction of one alone (a brand may add "device") is not guessed among episodes
 #: of another topic; nor one of health alone (an allergy said first is no correction of a job: "推荐点追剧零食 注意我花生过敏!!
 #: 别给我推带花生的 上次差点进医院" scored one).
@@ -2202,11 +2245,15 @@ def _took_along(message: str) -> frozenset[str]:
     if _BUSINESS_MOVED_RE.search(message):
         return _MOVED_WITH
     # (nothing when the move says what the user does there now: "来大理帮朋友管民宿" leaves no "在做导游第八年了")
+    # (not what the new place is known for: "这边主要做白瓷")
     doing = any((_NOW_DOING_ZH_RE.search(c) or _WORK_SAID_RE.search(c) or _users_new_job(c))
-                and not (_QUESTION_RE.search(c) or _ASKED_RE.search(c)) for c in _TOPIC_SPLIT.split(message))
+                and not (_QUESTION_RE.search(c) or _ASKED_RE.search(c) or _PLACE_KNOWN_FOR_RE.match(c))
+                for c in _TOPIC_SPLIT.split(message))
     return frozenset() if doing else frozenset({"home"})
 
 
+#: What a place is known for, said of it ("这边主要做白瓷", "当地多半做茶"), not of the user.
+_PLACE_KNOWN_FOR_RE = re.compile(r"^\s*(?:这边|那边|当地|这里|那里)(?:主要|基本|大多|大部分|都|多半|一般)")
 #: What the user does, said in Chinese ("来大理帮朋友管民宿", "在这边开了个面馆").
 _NOW_DOING_ZH_RE = re.compile(r"(?:帮[\u4e00-\u9fff]{1,4})?(?:管|做|当|开了?个?|干|教)(?!过|完|好|了|心|始|然|地|嘛|啥|饭|梦|时)"
                               r"[\u4e00-\u9fff]{2,6}")
@@ -2284,7 +2331,7 @@ def _asks_the_world(message: str) -> bool:
     sentences = [s.strip() for s in _sentences(message) if s.strip()]
     asked = [bool(_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s) or _LEADING_ASK_RE.match(s)
                   or _QUESTION_LEAD_ONLY_RE.match(s)) for s in sentences]
-    return any(asked) and all(a or len(keyword_tokens(s)) <= 1 for s, a in zip(sentences, asked, strict=True))
+    return any(asked) and all(a or len(set(keyword_tokens(s))) <= 1 for s, a in zip(sentences, asked, strict=True))
 
 
 def _asks_the_world_zh(message: str) -> bool:

@@ -51,7 +51,7 @@ _PERSON_ZH = f"{_PERSON_ZH}|{ZH_CALLED_BY_SURNAME}"
 _PERSON_ZH_RE = re.compile(rf"(?<!全职)(?<!宝)(?<!新手)(?:{_PERSON_ZH})")  # "全职妈妈", "宝妈": the user's own role
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
 #: own affairs ("my advisor pushed the deadline to may 15" is the user's deadline).
-_OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|(?<=my )lead(?! (?:time|gen|role|position|singer|guitar))|landlord|landlady|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
+_OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|work ?mate|(?<=my )lead(?! (?:time|gen|role|position|singer|guitar))|landlord|landlady|bestie|bff|stepmom|stepdad|stepmother|stepfather|stepbrother|stepsister|godson|goddaughter|"
                r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex|"
                # the family as other Englishes name it ("my mam", "my nan", "my Tatay Ernesto", "my ate Marites")
                r"grandad|granddad|grandparents?|parents|auntie|aunty|amma|appa|ammi|abbu|"
