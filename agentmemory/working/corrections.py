@@ -357,8 +357,8 @@ _PLANT_DIETS = ("全素", "纯素", "吃素", "素食", "vegan", "vegetarian")
 #: A plant diet begun ("上个月开始改成吃素了 肉不吃了 蛋奶还吃", "i went vegetarian in march"): the love of meat said before
 #: is what it ends (not "不吃素了", which ends the plant diet).
 _PLANT_DIET_BEGUN_RE = re.compile(r"(?<!不)(?:改成|开始|现在|已经|改)(?:吃)?(?:全素|纯素|吃素|素食)(?!者)|"
-                                  r"(?:went|gone|going|now|became|become|turned|switched to) (?:fully |full )?"
-                                  r"(?:vegan|vegetarian|veggie|plant[- ]based)", _I)
+                                  r"\b(?:went|gone|going|now|became|become|turned|switched to) (?:fully |full )?"
+                                  r"(?:vegan|vegetarian|veggie|plant[- ]based)\b", _I)
 _MEAT_LOVED = ("无肉不欢", "爱吃肉", "肉食动物", "carnivore")
 
 
@@ -447,11 +447,17 @@ def without_retractions(text: str) -> str:
     kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c) or _RETIRED_RE.search(c)
             or _WISHED_RE.search(c)
             or (not retracted_terms(c) and places_in(c) and not _THIRD_PERSON_RE.search(c))]
-    if not kept or len(kept) == len(parts):
+    # What the user does since, said after the retraction in the same clause ("since the Hilux got written off by a roo
+    # i've been driving a Nissan Navara"): it stays, without the retraction.
+    kept = [c if c in kept else now.group(0) for c in parts
+            if c in kept or ((now := _DOING_SINCE_RE.search(c, _RETRACTING_CLAUSE.search(c).end())))]
+    if not kept or kept == parts:
         return text
     return join_clauses(kept)
 
 
+#: What the user does now, said after what they stopped ("… i've been driving a Nissan Navara").
+_DOING_SINCE_RE = re.compile(r"\b(?:i've been|i have been|i'm now|im now|now i'm|now im|we've been|i now|we now) \w+\b.*$", _I)
 #: A change only wished for ("想辞职考公", "thinking about quitting"): nothing taken back yet.
 _WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该|能不能)[^，。！？\s]{0,3}(?:辞|离职|退|换|卖|搬|分手|放弃)|"
                         r"\b(?:thinking (?:about|of)|want to|wanna|might|planning to|considering) (?:quit|leav|sell|mov|drop|switch)\w*",

@@ -883,7 +883,7 @@ def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
 
 _CJK_CLAUSE_RE = re.compile(r"^\s*(?:我|住|在|家在|家住)")
 #: A place named after "in" in English, as written ("a primary school in Centurion"), which the word lists may not know.
-_IN_PLACE_RE = re.compile(r"\b(?i:in|near|outside|commute from|commuting from|drive it from|drive in from|i stay) "
+_IN_PLACE_RE = re.compile(r"\b(?i:in|near|outside|around|commute from|commuting from|drive it from|drive in from|i stay) "
                           r"(?P<p>[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?)\b")
 
 
@@ -906,7 +906,10 @@ The This That These Those Our Your His Her Their""".split())
 #: Words of living or working somewhere ("I teach Grade 4 … in Centurion", "我退休了住自贡"); not of eating or owning there.
 _LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|i stay|work|works|working|teach|teaches|teaching|rent|"
                                 r"commute from|commuting from|drive it from|drive in from|"
-                                r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|住|上班|工作|教书|定居|坐标|搬|家在|"
+                                r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|"
+                                # the user there day in, day out ("I'm on gravel ranch roads around Bozeman all day")
+                                r"\b(?:i'm|im|i am|we're|we are) (?:on|at|out|around|up|down)\b.{0,50}\b(?:all day|every day|most days)\b|"
+                                r"住|上班|工作|教书|定居|坐标|搬|家在|"
                                 r"^\s*(?:我)?在[\u4e00-\u9fff]{1,8}?[做当](?![了个过完饭菜手检体核])[\u4e00-\u9fff]{2}",  # "在昆明做导游第八年了"
                                 re.IGNORECASE)
 #: A stay for a while, not a move ("moved to Lisbon for the summer", "暂时搬到…").
@@ -1228,8 +1231,9 @@ def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
     or going on about the one the clause before spoke of, with no "I"/"we" of its own."""
     out: list[bool] = []
     for i, piece in enumerate(pieces):
+        # ("她养了只萨摩耶叫芝麻" after "我表姐…": she is the cousin, and "平时还爱徒步" goes on about her)
         other = bool(about_another_person(piece) or named_another(piece.strip(), said) or _SOME_OF_THEM_RE.match(piece)
-                     or _THEY_SAY_RE.match(piece))
+                     or _THEY_SAY_RE.match(piece) or (i and pronoun_about_another(piece, said)))
         if not other and i and not _FIRST_PERSON_RE.search(piece) and _GOES_ON_RE.match(piece):
             other = out[-1] or bool(_NAME_ONLY_RE.match(pieces[i - 1])
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
@@ -1457,6 +1461,14 @@ _LIFE_RE = re.compile(
     r"doing|going to) [\w -]{2,30}(?:lessons|classes|on (?:my )?(?:days off|weekends)|every|again)|"
     r"\b(?:i've|ive|i have)(?: just| recently| finally)? (?:taken|picked) up (?!(?:the|a|an|some|too|your|my|much|any|"
     r"overtime|extra|shifts?|cold|bug|virus|flu)\b)\w+|"
+    # what the user is learning these days, whatever it is ("最近在学冬不拉"; not "学校", "学费", "学习")
+    r"(?:^|(?<=[\s，,。！!]))我?(?:最近|这阵子|这段时间|今年|业余)(?:开始)?(?:在)?学(?:了)?(?!校|生|期|费|习|历|院|员|姐|长|妹|弟|到|会|着|乖|坏|的)"
+    r"[\u4e00-\u9fffA-Za-z]{2,6}|"
+    # the user's partner: named beside the user ("我和太太阿珍结婚三十周年"), their trade or their own business ("我未婚夫阿泽是演皮影戏的",
+    # "我媳妇在元宝区开了个冷面馆")
+    r"我(?:和|跟)(?:太太|老婆|老公|妻子|丈夫|爱人|媳妇|老伴|对象|男朋友|女朋友|未婚夫|未婚妻)[\u4e00-\u9fff]{0,3}?(?:结婚|在一起|恋爱|认识)|"
+    r"(?:^|(?<=[\s，,。！!]))(?:还有|对了)?我(?:的)?(?:太太|老婆|老公|妻子|丈夫|爱人|媳妇|老伴|对象|男朋友|女朋友|未婚夫|未婚妻)[\u4e00-\u9fff]{0,3}?"
+    r"(?:是(?:做|演|教|开|搞|干|修|当)[\u4e00-\u9fff]{1,8}的|在[\u4e00-\u9fff]{1,8}?开了(?:个|家|一家)[\u4e00-\u9fff]{1,8})|"
     r"(?:^|(?<=[\s，,。！!]))我?(?:最近|现在|今年)?(?:开始)?(?:在)?学(?:了)?(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|贝斯|萨克斯|游泳|滑雪|"
     r"画画|书法|舞蹈|拳击|日语|韩语|法语|德语|西班牙语|英语|编程|摄影|烘焙|做饭)|"
     # a pastime the user keeps up ("闲下来我还练书法", "下班还得去打羽毛球"), not someone else's ("我妈还练书法")

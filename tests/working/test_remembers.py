@@ -2106,3 +2106,94 @@ def test_set_39_english_a_winter_job_and_a_move_with_the_trade(api_client, talk)
     assert [d.value for d in drafts if d.key == "location"] == ["Kendal"]
     talk("e3", "嗯 跟小雅分了 上个月的事 现在自己做饭")
     assert "小雅" not in remembered(api_client, "e3", "用户的女朋友叫什么名字？")
+
+
+def test_set_40_chinese_corrections_said_in_run_ons_renames_and_diets(api_client, talk):
+    """Session 45, fortieth set: a correction typed as one run-on ("货车不开了…现在在驾校当教练"), a pet renamed as "不叫X了 …
+    改成Y", a plant diet begun (the love of meat goes, an allergy stays), a kindergarten grade and an age said anew, and a
+    move that says what the new town is known for."""
+    talk("z1", "我是开货车的 从汕头拉海鲜到赣州 一趟十个钟头")
+    talk("z1", "货车不开了医生说腰不行不让久坐现在在驾校当教练", agent="planner")
+    shown = remembered(api_client, "z1", "用户现在做什么工作？")
+    assert "教练" in shown and "货车" not in shown, shown
+    talk("z2", "我家柴犬年糕三岁了 最近老掉毛 咋办")
+    talk("z2", "哎狗现在不叫年糕了 家里人说太土 改成汤圆了 叫它还没反应", agent="planner")
+    shown = remembered(api_client, "z2", "用户的狗叫什么？")
+    assert "汤圆" in shown and "年糕" not in shown, shown
+    talk("z3", "我无肉不欢 每顿都要有肉", "还有我芒果过敏 别放")
+    talk("z3", "更新下 最近开始改成吃素了 肉不吃了 蛋奶还吃", agent="planner")
+    shown = remembered(api_client, "z3", "用户现在的饮食习惯是什么？")
+    assert "吃素" in shown and "无肉不欢" not in shown, shown
+    assert "芒果" in remembered(api_client, "z3", "用户对什么过敏？")
+    talk("z4", "女儿4岁 上小班 在南宁一家幼儿园 老师说她挺乖")
+    talk("z4", "跟你说 之前说错了 她其实是5岁 上的是中班 我老把虚岁周岁搞混", agent="planner")
+    shown = remembered(api_client, "z4", "用户的女儿上什么班？")
+    assert "中班" in shown and "小班" not in shown, shown
+    talk("z5", "请教下 我在宜兴做紫砂壶的 最近泥料老开裂")
+    talk("z5", "上个月搬到德化了 宜兴房租涨太狠 这边主要做白瓷", agent="planner")
+    assert "紫砂壶" in remembered(api_client, "z5", "用户做什么工作？")
+    shown = remembered(api_client, "z5", "用户住在哪里？")
+    assert "德化" in shown and "宜兴" not in shown, shown
+
+
+def test_set_40_english_edits_moves_write_offs_and_partings(api_client, talk):
+    """Session 45, fortieth set: "sorry i told you class 3 earlier — he is in class 4 actually" says the new grade where
+    the old was said; "since the move to Spokane" is a move that keeps the car; "since the Hilux got written off" retires
+    the Hilux; "Hannah's out of the picture" the partner's name; "he's Custard now" renames the tortoise; "instead of
+    judo (…" keeps no judo."""
+    talk("e1", "Hello, my son Kabir is in class 3 at Delhi Public School in Pune and his project is on volcanoes")
+    talk("e1", "sorry i told you class 3 earlier — he is in class 4 actually, is this model ok for class 4?",
+         agent="planner")
+    shown = remembered(api_client, "e1", "Which class is the user's son in?")
+    assert "class 4" in shown and "class 3" not in shown, shown
+    assert "Delhi Public School" in remembered(api_client, "e1", "Which school does the user's son attend?")
+    talk("e2", "I'm a welder so I'm on building sites in Boise all day, and I drive a Toyota Tacoma")
+    talk("e2", "hey so since the move to Spokane the Tacoma's AC has been struggling hard. anything I can check?",
+         agent="planner")
+    shown = remembered(api_client, "e2", "Where does the user live now?")
+    assert "spokane" in shown.lower() and "boise" not in shown.lower(), shown
+    assert "tacoma" in remembered(api_client, "e2", "What car does the user drive?").lower()
+    talk("e3", "just picked up a Toyota Hilux, second hand, for getting around the farm with my gear")
+    talk("e3", "so since the Hilux got written off by a roo i've been driving a Nissan Navara, can i move the canopy across?",
+         agent="planner")
+    shown = remembered(api_client, "e3", "What vehicle does the user drive now?")
+    assert "navara" in shown.lower() and "hilux" not in shown.lower(), shown
+    talk("e4", "myself and my partner Hannah are heading to Porto in May for a long weekend, what's unmissable?")
+    talk("e4", "right so Porto is still happening but Hannah's out of the picture, we split up. I'm going with Luis now",
+         agent="planner")
+    assert "hannah" not in remembered(api_client, "e4", "What is the name of the user's partner?").lower()
+    talk("e5", "We've just adopted a Hermann's tortoise called Bramble from a rescue here in Ludlow.")
+    talk("e5", "oh and scratch that name from before, the kids held a vote and he's Custard now. Bramble never stuck lol",
+         agent="planner")
+    shown = remembered(api_client, "e5", "What is the name of the user's tortoise?")
+    assert "custard" in shown.lower() and "bramble" not in shown.lower(), shown
+    assert "tortoise" in remembered(api_client, "e5", "What kind of pet does the user have?").lower()
+    talk("e6", "I do judo three evenings a week at a club in Leeds")
+    talk("e6", "Now that I am doing rowing instead of judo (my knee is finished), my forearms are the problem.",
+         agent="planner")
+    shown = remembered(api_client, "e6", "What sport does the user do now?")
+    assert "rowing" in shown and "judo" not in shown, shown
+
+
+@pytest.mark.parametrize("messages", [
+    ("different thing — work mate Ivan is leaving for Hobart next month, he plays the bassoon. card ideas?",),
+    ("hey hey. did u see theres supposed to be a meteor shower over the coast tonight",),
+])
+def test_a_work_mate_s_news_and_a_question_of_the_sky_store_nothing(talk, messages):
+    talk("o1", *messages)
+    assert not MemoryItem.objects.for_user("o1").current().exists()
+
+
+def test_session_45_rules_read_only_what_they_say():
+    """The run-on split, the rename and the values said anew, on what they must not read."""
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import _values_said_anew
+    assert corrections.clauses("冷链不跑了腰椎间盘突出不让开了现在在驾校当教练") == ["冷链不跑了", "腰椎间盘突出不让开了", "现在在驾校当教练"]
+    assert corrections.clauses("我开了一家店现在生意不错") == ["我开了一家店现在生意不错"]
+    assert corrections.clauses("我跑了五公里腿好酸") == ["我跑了五公里腿好酸"]
+    assert corrections.names("她现在不叫豆豆了 改成可乐了") == {"可乐": "family"}
+    assert corrections.names("he's fine now, thanks") == {}
+    assert _values_said_anew("他其实8岁", ["儿子7岁 上二年级"]) == {"7岁": "8岁"}
+    assert _values_said_anew("she turned 8 and 9 is next", ["my girl is 7"]) == {}
+    assert corrections.retracted_terms("i went vegetarian in march") >= {"无肉不欢", "carnivore"}
+    assert "吃素" not in corrections.retracted_terms("最近开始改成吃素了 蛋奶还吃")
