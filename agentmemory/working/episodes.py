@@ -1390,7 +1390,9 @@ _FAMILY_BIRTHDAY = (r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|�
 _GRANDCHILD_NAMED = (r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$|"
                      # "孙子浩浩放暑假要来住一个月": the grandchild named, coming to the user
                      r"^\s*(?:[^，,。\s]{1,6}[，,]\s*)?(?:我的?)?(?:孙子|孙女|外孙女?)(?!叫|今年|明年|去年|今天|明天|下周|这周|周末|最近|也|都|还|在|要|又|就)"
-                     r"[\u4e00-\u9fff]{2}(?=放|要|来|过来|[，,\s])")
+                     r"[\u4e00-\u9fff]{2}(?=放|要|来|过来|[，,\s])|"
+                     # "这周休班带孙子石头去江边钓鱼": the grandchild named, taken out by the user
+                     r"带(?:我家)?(?:孙子|孙女|外孙女?)(?!们|去|来|回|出|到|上|玩)[\u4e00-\u9fff]{2}(?:去|来|到|回)")
 #: A child, grandchild or partner of the user's named with their age ("my grandson Tyrese is 9", "partner Aroha turns 30
 #: next month", "儿子旦增6岁"): who is in the user's household, not that person's own news.
 _HOUSEHOLD_AGED = (r"\b(?:my|our)\s+(?:(?:little|eldest|oldest|youngest|baby|middle|twin|step)\s+)?(?:son|daughter|grandson|"
@@ -1461,6 +1463,8 @@ _LIFE_RE = re.compile(
     r"doing|going to) [\w -]{2,30}(?:lessons|classes|on (?:my )?(?:days off|weekends)|every|again)|"
     r"\b(?:i've|ive|i have)(?: just| recently| finally)? (?:taken|picked) up (?!(?:the|a|an|some|too|your|my|much|any|"
     r"overtime|extra|shifts?|cold|bug|virus|flu)\b)\w+|"
+    # a grandchild or child named, taken somewhere by the user ("这周休班带孙子石头去江边钓鱼")
+    r"带(?:我家)?(?:孙子|孙女|外孙女?|儿子|女儿|闺女)(?!们|去|来|回|出|到|上|玩)[\u4e00-\u9fff]{2}(?:去|来|到|回)[\u4e00-\u9fff]{1,8}|"
     # what the user is learning these days, whatever it is ("最近在学冬不拉"; not "学校", "学费", "学习")
     r"(?:^|(?<=[\s，,。！!]))我?(?:最近|这阵子|这段时间|今年|业余)(?:开始)?(?:在)?学(?:了)?(?!校|生|期|费|习|历|院|员|姐|长|妹|弟|到|会|着|乖|坏|的)"
     r"[\u4e00-\u9fffA-Za-z]{2,6}|"

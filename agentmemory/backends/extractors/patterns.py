@@ -68,6 +68,8 @@ SLOTS: dict[str, Slot] = {
 
 # One clause: up to the next Chinese or English clause mark.
 ZC = r"[^，。！？；、,.!?;:\n：]"
+#: ...and no space: the words of one phrase in chat, where a space ends a clause.
+_ZW = r"[^，。！？；、,.!?;:\n：\s]"
 _EC = r"[^,.;!?\n]"
 
 # Values that are not worth a memory on their own (pronouns, fillers).
@@ -207,12 +209,13 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
     ("employer", re.compile(r"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?P<v>[^，。！？；,.!?;\s]{1,20}?)(?:了|工作|上班)?(?=[，。！？；,.!?;\s]|$)"),
      None),
-    ("employer", re.compile(rf"(?:^|我|(?<=[\s，,])|(?:^|[，,。！!～~\s])(?=现在|目前))(?:现在|目前)?在(?P<v>{ZC}{{1,15}}?)(?:做(?!了)|当|担任)(?:{ZC}{{0,8}}?(?:{_ZH_TITLES}|"
+    ("employer", re.compile(rf"(?:^|我|(?<=[\s，,])|(?:^|[，,。！!～~\s])(?=现在|目前))(?:现在|目前)?在(?P<v>{ZC}{{1,15}}?)(?:做(?!了)|当|担任)\s?(?:{_ZW}{{0,8}}?(?:{_ZH_TITLES}|"
                             r"分析|开发|运营|设计|测试|销售|产品|研发|市场|财务|人事|客服|算法|咨询|增长|数据|内容|业务|商务|品牌|投资|风控|"
                             r"合规|法务|审计|采购|供应链|物流|用户|商家|策略|战略|招聘|行政|公关))"), None),
     ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|升了|升到|升成|直接升|已经升|升职成|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
                              rf"(?P<v>{ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
-    ("job_title", re.compile(rf"在{ZC}{{1,15}}?(?:做|当)(?P<v>{ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
+    # (the title in one word with what leads it: "做古DNA的 导师让我…" is no 导师)
+    ("job_title", re.compile(rf"在{ZC}{{1,15}}?(?:做|当)\s?(?P<v>{_ZW}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{ZC}{{2,12}})"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{ZC}{{1,15}})"), None),
     ("location", re.compile(r"我(?:现在|目前|一直)?住(?![院宿的了过着在])(?P<v>[^，。！？；,.!?;\s]{2,8}?)(?=[，。！？；,.!?;\s]|$)"), "@place"),
