@@ -188,9 +188,9 @@ _RETRACTIONS = (
                r"dead|totall?ed|written off|toast)\b"
                r"(?! (?:up|down|to|through|by|from|off|for|into|with|back|out)\b)", _I),
     # "since the BT-50 got written off by a roo", "Fenella's out of the picture"
-    re.compile(r"\b(?P<o>[\w&-]+(?: [\w&-]+)?) (?:got|has been|was) (?:officially |completely )?(?:written off|totall?ed|"
-               r"scrapped|stolen|repossessed|crushed)\b", _I),
-    re.compile(r"\b(?P<o>[\w&-]+)(?:'s| is) (?:now |well and truly )?out of the picture\b", _I),
+    re.compile(r"\b(?:my|our|the) (?P<o>[\w&-]+(?: [\w&-]+)?) (?:got|has been|was) (?:officially |completely )?(?:written off|"
+               r"totall?ed|scrapped|stolen|repossessed)\b", _I),
+    re.compile(r"\b(?P<o>(?-i:[A-Z])[\w-]+)(?:'s| is) (?:now |well and truly )?out of the picture\b", _I),
     re.compile(r"\b(?P<o>[\w&'-]+(?: [\w&'-]+)?) (?:is|was|'s) (?:officially |finally |completely )?(?:fine|ok|okay|wrong|a mistake|out|over|gone|"
                r"history|off|dead|totall?ed|written off|toast|"
                r"cancell?ed|called off|scrapped)\b(?! (?:up|down|to|through|by|from|off|for|into|with|back|out)\b)(?: now| actually)?", _I),
@@ -203,19 +203,20 @@ _NO_LONGER_ZH = (r"(?<![赶跟吃睡看听找买搞受打关进停想说持等�
 _RETRACTING_CLAUSE = re.compile(
     # "我这边也不当店长了"; "上次说的艺考" (the old value named, before what became of it)
     rf"{_NO_LONGER_ZH}|"
-    r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|不叫[\u4e00-\u9fffA-Za-z]{1,8}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
+    r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|不叫(?!唤|醒|外卖|车|人|快递|滴滴|代驾|声|了)[\u4e00-\u9fffA-Za-z]{1,8}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
     r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|已经出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|算错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped(?! (?:down|back|up) to\b)|ditched|gave up|used to|not\b.{0,20}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
-    rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|(?:got|has been) (?:written off|totall?ed|stolen|repossessed)|out of the picture|"
+    rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|(?:got|has been) (?:written off|totall?ed|stolen|repossessed)|(?-i:[A-Z])[\w-]+(?:'s| is) out of the picture|"
     r"(?:scrap|forget|ditch|cancel|drop|skip) (?:the|my|our|that) [\w&' -]{1,30}? (?:thing|plans?|idea|trip)|(?:pack(?:ed|ing)?|jack(?:ed)?) in (?:my |the )?(?!like\b|a\b|an\b|so\b|car\b|van\b|truck\b|boot\b|trunk\b|bags?\b|suitcases?\b|fridge\b)\w+|(?:handed in|gave|put in) (?:my )?notice|(?:had|decided) to give up|"
     r"didn'?t go with|did not go with|decided not to go with|pull(?:ed)? out|dropped out|backed out|had to cancel|"
     r"(?:switched|moved|changed|took|taken|put) (?:me|us) off|finally died|just died|packed up|carked it|"
     r"(?:so (?:bye|goodbye)|goodbye to|farewell to),? \w+\s*(?:[!.,;]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|$)|"
 
-    r"(?:sorry|oops|whoops|my bad),? i (?:told you|said|wrote|put)\b[^.;!?—]{0,30}?\b(?:earlier|before|last time)|"
+    r"(?:sorry|oops|whoops|my bad),? i (?:told you|said|wrote|put)\b[^.;!?—]{0,30}?\b(?:earlier|before|last time)"
+    r"(?=\s*(?:[—–-]|$)|,?\s*(?:but|it'?s|he'?s|she'?s|they'?re|actually|i meant)\b)|"
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
@@ -320,7 +321,7 @@ _CHANGE_RE = re.compile(
     rf"{_NO_LONGER_ZH}|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|(?:(?<=\ba )|(?<=\bmy )|(?<=\bour )|(?<=\bthe )|(?<=\bgot )|(?<=\bstarted )|(?<=\bsomeone )|(?<=\bbrand-)|(?<=\bbrand ))new(?! (?:york|year|zealand|jersey|mexico|delhi|orleans|hampshire|england|brunswick|south wales)\b)|new (?:job|role|position|gig|place|flat|apartment|house|city|phone|car|boss|team|school|due date|date|deadline|address|number|plan)|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
-    r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+|(?:the|our|my) (?:move|relocation|switch|split|breakup))|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
+    r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+|(?:the|our|my) (?:move|relocation|split|breakup))|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
     r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b", _I)
 
@@ -335,11 +336,14 @@ def clauses(text: str) -> list[str]:
     run-on written with no stop (voice input) also after what the user no longer does ("不跑了") and before "现在" after "了"
     ("冷链不跑了腰椎间盘突出医生不让再长时间坐着开了现在在驾校当教练" is three clauses)."""
     return [piece for c in _CLAUSE_SPLIT.split(text or "") if c and c.strip()
-            for piece in _RUN_ON_SPLIT.split(c) if piece and piece.strip()]
+            for piece in (_RUN_ON_SPLIT.split(c) if not _SOMEONE_ZH_RE.search(c) else [c]) if piece and piece.strip()]
 
 
+#: Someone else the run-on may speak of ("女儿研究生毕业了现在去杭州上班了" is the daughter's news, one clause).
+_SOMEONE_ZH_RE = re.compile(r"儿子|女儿|闺女|孩子|老公|老婆|媳妇|对象|男朋友|女朋友|爸|妈|哥|姐|弟|妹|同事|朋友|老板|领导|邻居|"
+                            r"表[哥姐弟妹]|堂[哥姐弟妹]|侄[子女]|孙[子女]")
 #: Where a Chinese run-on changes clause: after "不跑了" when more words follow, and before "现在"/"目前"/"如今" after "了".
-_RUN_ON_SPLIT = re.compile(r"(?<=了)(?=(?:现在|目前|如今)[\u4e00-\u9fff])|"
+_RUN_ON_SPLIT = re.compile(r"(?<=了)(?<!除了)(?<!为了)(?<!到了)(?=(?:现在|目前|如今)[\u4e00-\u9fff])|"
                            r"(?:(?<=不[跑做干带考学练玩开养住读搞卖骑当][了啦喽])|(?<=不再[跑做干带考学练玩开养住读搞卖骑当][了啦喽]))"
                            r"(?=[\u4e00-\u9fff]{4})")
 
@@ -356,10 +360,15 @@ _EATS_ANIMAL_RE = re.compile(
 _PLANT_DIETS = ("全素", "纯素", "吃素", "素食", "vegan", "vegetarian")
 #: A plant diet begun ("上个月开始改成吃素了 肉不吃了 蛋奶还吃", "i went vegetarian in march"): the love of meat said before
 #: is what it ends (not "不吃素了", which ends the plant diet).
-_PLANT_DIET_BEGUN_RE = re.compile(r"(?<!不)(?:改成|开始|现在|已经|改)(?:吃)?(?:全素|纯素|吃素|素食)(?!者)|"
-                                  r"\b(?:went|gone|going|now|became|become|turned|switched to) (?:fully |full )?"
+_PLANT_DIET_BEGUN_RE = re.compile(r"(?<!不)(?:改成|开始|现在|已经|改)(?:吃)?(?:全素|纯素|吃素|素食)(?!者|主义)|"
+                                  r"\b(?:went|gone|now|became|become|turned|switched to) (?:fully |full )?"
                                   r"(?:vegan|vegetarian|veggie|plant[- ]based)\b", _I)
 _MEAT_LOVED = ("无肉不欢", "爱吃肉", "肉食动物", "carnivore")
+#: ...not refused, asked, wished or someone else's ("i could never become vegetarian", "要不要开始吃素啊", "my sister went vegan",
+#: "我妈现在吃素了").
+_NOT_BEGUN_RE = re.compile(r"不想|不会|要不要|能不能|该不该|想不想|吗|[?？]|\b(?:never|could not|couldn't|won't|wouldn't|should i|"
+                           r"thinking (?:about|of)|if)\b|\b(?:my|his|her|their) (?:" + _PEOPLE + r")\b|(?:我|他|她)(?:妈|爸|姐|哥|弟|妹|老婆|老公|媳妇|"
+                           r"对象|朋友|同事)", _I)
 
 
 _AROUND_VALUE_RE = re.compile(r"^(?:想了想|想想|后来|其实|现在)|(?:可以|行|好)[吗呢吧]$|[是也就还倒]+$")
@@ -388,9 +397,10 @@ def retracted_terms(text: str) -> set[str]:
     terms: set[str] = set()
     # "me and Dev split up" (read over the whole text: clauses are split before "and")
     terms |= parted(text)
-    if _PLANT_DIET_BEGUN_RE.search(text or ""):
+    begun, eats = _PLANT_DIET_BEGUN_RE.search(text or ""), _EATS_ANIMAL_RE.search(text or "")
+    if begun and not (eats and eats.start() > begun.start()) and not _NOT_BEGUN_RE.search(text or ""):
         terms |= set(_MEAT_LOVED)
-    elif _EATS_ANIMAL_RE.search(text or ""):
+    elif eats:
         terms |= {t for diet in _PLANT_DIETS for t in ([diet] if not diet.isascii() else keyword_tokens(diet))}
     for clause in clauses(text):
         for pattern in _RETRACTIONS:
@@ -450,7 +460,7 @@ def without_retractions(text: str) -> str:
     # What the user does since, said after the retraction in the same clause ("since the Hilux got written off by a roo
     # i've been driving a Nissan Navara"): it stays, without the retraction.
     kept = [c if c in kept else now.group(0) for c in parts
-            if c in kept or ((now := _DOING_SINCE_RE.search(c, _RETRACTING_CLAUSE.search(c).end())))]
+            if c in kept or (now := _DOING_SINCE_RE.search(c, _RETRACTING_CLAUSE.search(c).end()))]
     if not kept or kept == parts:
         return text
     return join_clauses(kept)
@@ -692,8 +702,9 @@ _EN_NAMES = (
     # "the shelter called her Pepper", "we're calling her Juno now"
     ("pet", re.compile(r"\b(?:shelter|breeder|rescue|foster)s? (?:called|named) (?:her|him|it) (?P<n>[\w'-]+)", _I)),
     ("pet", re.compile(r"\bcalling (?:her|him|it) (?P<n>[\w'-]+) now\b", _I)),
-    # "the kids held a vote and he's Dorrit now" (a name, as written: "he's fine now" is none)
-    ("pet", re.compile(r"\b(?:[Hh]e|[Ss]he|[Ii]t)(?:'s| is) (?P<n>[A-Z][a-z][\w'-]*) now\b")),
+    # "the kids held a vote and he's Dorrit now" (a name given by a vote or a choice, as written: not "she's Australian now")
+    ("pet", re.compile(r"\b(?i:voted?|decided|picked|chose|agreed)\b[^.!?]{0,40}?\b(?:[Hh]e|[Ss]he|[Ii]t)(?:'s| is) "
+                       r"(?P<n>[A-Z][a-z][\w'-]*) now\b")),
     # "we just adopted a kitten …, she's a tabby, we named her Pickle": a pet named a clause or two after it was said
     ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.;!?]{{0,60}}?\b(?:we|i)(?:'ve| have)? (?:named|called) (?:her|him|it) (?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"
                r"Today|Tonight|Yesterday)\b)(?P<n>[A-Z][\w'-]+)")),
@@ -753,7 +764,7 @@ def names(text: str) -> dict[str, str]:
 
 
 #: A name no longer used, then the one given instead ("不叫大福了 我对象说大福撞名太多 改成铜锣烧了").
-_ZH_NOT_CALLED = re.compile(rf"不叫{_ZC}{{1,8}}?了[^。！？]{{0,20}}?(?:改成|改叫|换成|现在叫)(?P<n>{_ZC}{{2,6}}?)(?=了|啦|吧|[\s，。！？,.!?]|$)")
+_ZH_NOT_CALLED = re.compile(rf"不叫(?!唤|醒|外卖|车|人|快递|滴滴|代驾|声|了){_ZC}{{1,8}}?了[^。！？]{{0,20}}?(?:改成|改叫|换成|现在叫)(?P<n>{_ZC}{{2,6}}?)(?=了|啦|吧|[\s，。！？,.!?]|$)")
 #: A name said right after the word of a child or partner (no "叫"), and the shapes of a Chinese pet name or nickname.
 _ZH_KIN_NAMED = re.compile(rf"(?:{ZH_KIN})(?!{ZH_KIN})(?P<n>[\u4e00-\u9fff]{{2,8}})")
 #: Words jieba tags as a person's name that are none ("宝宝过敏了", "儿子康复出院了").
@@ -801,14 +812,14 @@ _GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|�
 
 
 #: Words that say a pet, a child or a project has another name now.
-_RENAMED_RE = re.compile(r"改名|改叫|改成叫|名字?改成|换了?个?名字?|不叫[^，。！？\s]{1,8}了|名字.{0,6}(?:记错|说错|搞错|改了)|\b(?:renam\w*|new name|"
+_RENAMED_RE = re.compile(r"改名|改叫|改成叫|名字?改成|换了?个?名字?|不叫(?!唤|醒|外卖|车|人|快递|滴滴|代驾|声|了)[^，。！？\s]{1,8}了[^。！？]{0,20}?(?:改成|改叫|换成|现在叫)|名字.{0,6}(?:记错|说错|搞错|改了)|\b(?:renam\w*|new name|"
                          r"changed (?:her|his|its|their|the|my|our) name)\b", _I)
 
 
 #: A name given as the name from now on.
 _NOW_NAMED_RE = re.compile(r"(?:现在|如今|已经|正式)(?:改)?叫|改名(?:叫|为|成)|名字?改成|新名字|"
-                           r"\b(?:he|she|it)(?:'s| is) (?-i:[A-Z])[\w'-]+ now\b|\bscratch that name\b|\b(?:that |the )?name (?:never|didn'?t) stick|"
-                           r"\bnever stuck\b|\b(?:now called|now named|officially (?:called|named)|"
+                           r"\b(?:voted?|decided|picked|chose|agreed)\b[^.!?]{0,40}?\b(?:he|she|it)(?:'s| is) (?-i:[A-Z])[\w'-]+ now\b|"
+                           r"\bscratch that name\b|\bname (?:never|didn'?t) st[iu]ck|\b(?:now called|now named|officially (?:called|named)|"
                            r"(?:called|named) \w+ now|(?:calling|call) (?:her|him|it|them) \w+ now)\b", _I)
 
 

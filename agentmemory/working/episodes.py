@@ -147,13 +147,13 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:已经|去年|今年|上个月)?自己(?:盘|开|租)了(?:个|一个|一家|家)[\u4e00-\u9fff]{0,3}"
                          r"(?:店|铺|档口|摊|馆|工作室)", re.IGNORECASE)
 #: What the user works at now, said with "现在" ("现在在工地开塔吊", "现在在一家民宿当管家").
-_NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!了]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
+_NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?在[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:开(?:塔吊|叉车|货车|大车|出租|网约车|挖机|吊车)|"
                            rf"(?:当|做)(?:{ZH_TITLES}))|"
                            # "现在干海参育苗 天天泡水里": a trade now, said in a correction
                            r"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?(?:干|搞)(?!饭|活|啥|什么|的|了|嘛|吗|完|好|家务|作业)[\u4e00-\u9fff]{2,6}"
                            r"(?=$|[\s，,。！!])")
 #: ...or at a workplace named as one ("现在在滑雪场的酒店做接待", "现在在盐城 海上风电公司做调度"): a new job, judged or not.
-_NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!了]))(?:我)?(?:现在|目前)(?:改|转)?在(?!家)[^，。！？!?]{0,14}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|驾校|"
+_NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前)(?:改|转)?在(?!家)[^，。！？!?]{0,14}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|驾校|"
                               rf"超市|餐厅|饭店|局|所|站|中心|银行|工作室|场|学校|幼儿园|集团|门店|仓库|车间|基地)(?:里)?(?:上班|(?:做|当)(?:{ZH_TITLES}|接待|调度|"
                               r"文员|导游|领班|帮厨|学徒|店长|主管))")
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
@@ -443,8 +443,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                    or new_value_said)
         # A new job begun ("新单位上班第一周…", "first week at the hospital pharmacy done"): the old job's words go.
         # Or a job said as what the user does now, in a message judged a correction ("塔吊证拿下了 现在在工地开塔吊").
-        new_job = bool(_users_new_job(turn.content) or (judged and _NOW_WORKS_RE.search(turn.content))
-                       or _NOW_WORKS_AT_RE.search(turn.content)
+        # (a run-on typed with no stop is read clause by clause: "…医生不让再长时间坐着开了现在在驾校当教练")
+        said_now = " ".join(corrections.clauses(turn.content))
+        new_job = bool(_users_new_job(turn.content) or (judged and _NOW_WORKS_RE.search(said_now))
+                       or _NOW_WORKS_AT_RE.search(said_now)
                        # a new title the day the user reports for duty ("报到了 … 现在是钾肥车间的操作工")
                        or ("job_title" in slots and _REPORTED_RE.search(turn.content))) \
             and turn.turn_id not in others \
@@ -494,7 +496,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # has been struggling" is no new car): the guess is not made among them.
         moving = turn.turn_id not in others and ("location" in slots or bool(
             (judged or corrections.signals_change(turn.content)) and _arrived_at(turn.content)))
-        guessed_about = [t for t in about if t not in _TAKEN_ALONG_TOPICS] if moving else about
+        # (a thing changed in a clause of its own is guessed among: "搬到成都了 车也换成比亚迪了")
+        changed_too = {t for c in corrections.clauses(turn.content) if corrections.signals_change(c) and not _MOVE_SAID_RE.search(c)
+                       for t in corrections.topics(c)} if moving else set()
+        guessed_about = [t for t in about if t not in _TAKEN_ALONG_TOPICS or t in changed_too] if moving else about
         replaced = tuple(corrected_items(user_id, turn.content, slots, guessed_about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged or of_topic or new_job else CUE_MIN_COSINE,
                                          guess=corrects and not earlier and (bool(about) or _says_a_change(turn.content)),
@@ -512,7 +517,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # a job left ("上个月离职了 现在在家备考"): its title too (a new job often keeps the title: "still sre").
             # (and a new job said as what the user does there now, "现在在滑雪场的酒店做接待", its title too;
             # or one left for work of the user's own, "现在不给人打工了 自己盘了个小店卖奶茶")
-            retires_title = left_job or (bool(_NOW_WORKS_AT_RE.search(turn.content) or (
+            retires_title = left_job or (bool(_NOW_WORKS_AT_RE.search(said_now) or (
                 _LEFT_JOB_RE.search(turn.content) and not _WISH_OR_THEIRS_RE.search(turn.content))) and not transferred)
             retired = [k for k in ("employer", *(("job_title",) if retires_title else ())) if k not in slots]
             replaced = tuple(dict.fromkeys([*replaced, *MemoryItem.objects.for_user(user_id).current()
@@ -526,7 +531,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                       if _WORK_SAID_RE.search(content) or (left_job and _JOB_TITLE_SAID_RE.search(content))]
             replaced = tuple(dict.fromkeys([*replaced, *worked]))
         moved_to = (_moved_to(turn.content, values_of.get(turn.turn_id, [])) if "location" in slots
-                    else _arrived_at(turn.content) if judged or corrections.signals_change(turn.content) else set()) \
+                    else _arrived_at(turn.content) if judged or new_job or corrections.signals_change(turn.content) else set()) \
             if turn.turn_id not in others else set()
         lived_in: set[str] = set()
         if moved_to:
@@ -588,9 +593,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             new_names = [n for n in corrections.names(turn.content) if n not in gone]
             if len(gone) == 1 and len(new_names) == 1 and known.get(next(iter(gone))) in ("pet", "family"):
                 swaps, renamed_only = {next(iter(gone)): new_names[0]}, True
-        if corrects and replaced and not swaps:
+        if corrects and replaced and not swaps and not moved_to and not new_job:
             # An age or a grade said anew ("小葵其实是6岁 上的是大班", "he is in class 6 actually"): what held the one
-            # old value of that kind says the new one ("孩子6岁 上大班 在柳州一家蒙氏幼儿园").
+            # old value of that kind says the new one ("孩子6岁 上大班 在柳州一家蒙氏幼儿园"). (Not beside a move or a new job:
+            # what else they replace is cut as ever, "I teach Grade 4 … in Centurion" goes with the town.)
             swaps = _values_said_anew(turn.content, _replaced_texts(user_id, replaced, []))
         named_swaps = {old: new for old, new in swaps.items() if not old[:1].isdigit()}
         if named_swaps and not renamed_only:
@@ -826,6 +832,8 @@ _ARRIVED_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:现在|目前|已经|
 #: ...or said as where the user is now, as the ground of a request ("既然我现在人在槟城 这边华人超市…"; not "我现在在东京，明天回国").
 _NOW_IN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:既然|反正)(?:我|我们)?(?:现在|目前|如今)(?:人|已经)?在(?P<p>[\u4e00-\u9fff]{2,3}?)"
                            r"(?=[\s，,。！!]|这边|那边|了|$)")
+#: ...or getting used to it ("入职第一周累瘫 … 还得适应西安这个干", "还在适应伦敦的天气").
+_GETTING_USED_ZH_RE = re.compile(r"(?:还得|还要|得|正在|慢慢|还在|刚)适应(?P<p>[\u4e00-\u9fff]{2,3}?)(?:这个|这边|那边|的)")
 #: ...or the user's things sent there ("辞职打包把东西全寄回长沙了").
 _BELONGINGS_ZH_RE = re.compile(r"(?:东西|行李|家当|家具)[\u4e00-\u9fff]{0,3}?(?:寄|搬|运|拉)(?:回|到|去)了?(?P<p>[\u4e00-\u9fff]{2,3}?)"
                                r"(?:了|这边|那边|[\s，,。！!]|$)")
@@ -856,13 +864,18 @@ def _arrived_at(message: str) -> set[str]:
                 or _PLANNED_RE.search(clause):
             continue
         found |= {p.lower() for m in (*_ARRIVED_ZH_RE.finditer(clause), *_BELONGINGS_ZH_RE.finditer(clause),
-                                      *_NOW_IN_ZH_RE.finditer(clause))
+                                      *_NOW_IN_ZH_RE.finditer(clause),
+                                      *(() if _NOT_LIVED_RE.search(message) else _GETTING_USED_ZH_RE.finditer(clause)))
                   for p in places_in(m.group("p"))}
     # (across a comma: "the whole group is moving to Lausanne, I'm going too")
     return found | {(m.group("p") or m.group("q") or m.group("r") or m.group("s")).lower() for m in _ARRIVED_EN_RE.finditer(message)
-                    if not _HYPOTHETICAL_RE.search(message) and not _PLANNED_RE.search(message[m.start():m.end() + 40])}
+                    if not _HYPOTHETICAL_RE.search(message) and not _PLANNED_RE.search(message[m.start():m.end() + 40])
+                    and not (m.group("s") and _SYSTEMS_RE.search(message))}
 
 
+#: Words of software and systems: "since the move to Kubernetes our deploys are faster" is no move of the user's.
+_SYSTEMS_RE = re.compile(r"\b(?:deploy\w*|server\w*|cluster\w*|cloud|kubernetes|k8s|azure|aws|gcp|database\w*|codebase|repo\w*|"
+                         r"framework\w*|stack|pipeline\w*|platform\w*|app|apps|api|backend|frontend|version|migration)\b", re.IGNORECASE)
 #: A move only planned ("下个月去洛阳", "明年搬回成都", "next month"): not yet where the user is.
 _PLANNED_RE = re.compile(r"下个?月|下周|明年|过几天|过段时间|以后|打算|准备|计划|想|要去|\b(?:next|soon|planning|plan to|will)\b",
                          re.IGNORECASE)
@@ -902,13 +915,15 @@ _LIVE_AT_ZH_RE = re.compile(r"(?:我|我们|我家)(?:现在|目前)?(?:住在?|
 #: Capitalised words after "in" that name no place ("in March", "in English").
 _NOT_PLACE_WORDS = frozenset("""January February March April May June July August September October November December
 Monday Tuesday Wednesday Thursday Friday Saturday Sunday English Chinese Spanish French German Python Java Excel
+Christmas Easter Diwali Eid Thanksgiving Halloween Ramadan Mum Mom Dad Nan Gran Grandma Grandpa
 The This That These Those Our Your His Her Their""".split())
 #: Words of living or working somewhere ("I teach Grade 4 … in Centurion", "我退休了住自贡"); not of eating or owning there.
 _LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|i stay|work|works|working|teach|teaches|teaching|rent|"
                                 r"commute from|commuting from|drive it from|drive in from|"
                                 r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|"
                                 # the user there day in, day out ("I'm on gravel ranch roads around Bozeman all day")
-                                r"\b(?:i'm|im|i am|we're|we are) (?:on|at|out|around|up|down)\b.{0,50}\b(?:all day|every day|most days)\b|"
+                                r"\b(?:i'm|im|i am|we're|we are) (?:on|at|out|around|up|down)\b(?!.{0,40}\b(?:calls?|phones?|zoom|teams|screens?|"
+                                r"emails?|laptops?|meetings?|computers?)\b).{0,50}\b(?:all day|every day|most days)\b|"
                                 r"住|上班|工作|教书|定居|坐标|搬|家在|"
                                 r"^\s*(?:我)?在[\u4e00-\u9fff]{1,8}?[做当](?![了个过完饭菜手检体核])[\u4e00-\u9fff]{2}",  # "在昆明做导游第八年了"
                                 re.IGNORECASE)
@@ -1008,8 +1023,8 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
                            r"\b(?:freshman|sophomore|junior|senior) year\b|\bband [2-9]\b|\blevel [1-9]00\b|"
                            # "class 6" (India), "year 9" (UK, Australia), a kindergarten's "中班"/"大班"
-                           r"\bclass (?:[1-9]|1[0-2])(?:st|nd|rd|th)?\b|\b(?:year|yr) (?:[1-9]|1[0-3])\b(?! (?:old|ago|later))|"
-                           r"(?<![早晚夜白倒值轮])[大中小]班(?![长主车子级])", re.IGNORECASE),
+                           r"(?<=\bin )class (?:[1-9]|1[0-2])(?:st|nd|rd|th)?\b|(?<=\bin )(?:year|yr) (?:[1-9]|1[0-3])\b(?! (?:old|ago|later))|"
+                           r"(?<=[上读是])[大中小]班(?![长主车子级课])(?![^，。！？]{0,4}(?:下午|晚上|早上|夜|点))", re.IGNORECASE),
                 # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
                 # guests ("客人砍到80个", "95 guests")
                 re.compile(r"\d+(?:\.\d+)?\s?(?:kg|kgs|lbs|公斤)(?![a-z])|体重[^，。\s\d]{0,4}\d+(?:\.\d+)?", re.IGNORECASE),
@@ -1082,6 +1097,8 @@ def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:
     return False
 
 
+#: Someone named in a clause by their relation to the user or another.
+_KIN_IN_CLAUSE_RE = re.compile(rf"(?:{PERSON_ZH})|\b(?:{PERSON_EN})s?\b", re.IGNORECASE)
 #: Kinds of value one says anew in place of the last: an age, a school grade.
 _SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4])
 
@@ -1093,7 +1110,10 @@ def _values_said_anew(message: str, replaced: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for kind in _SWAPPED_KINDS:
         old = {m.group(0).strip() for m in kind.finditer(said_before)}
-        new = {m.group(0).strip() for m in kind.finditer(message)}
+        # (not one said of someone the replaced statements did not speak of: "其实她上大班了 她哥哥都10岁了", "his sister turns 7")
+        new = {m.group(0).strip() for clause in corrections.clauses(message)
+               if all(k.group(0).lower() in said_before.lower() for k in _KIN_IN_CLAUSE_RE.finditer(clause))
+               for m in kind.finditer(clause)}
         if len(old) == 1 and len(new - old) == 1:
             was, now = next(iter(old)), next(iter(new - old))
             number = re.search(r"\d+$", now)
@@ -1233,7 +1253,8 @@ def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
     for i, piece in enumerate(pieces):
         # ("她养了只萨摩耶叫芝麻" after "我表姐…": she is the cousin, and "平时还爱徒步" goes on about her)
         other = bool(about_another_person(piece) or named_another(piece.strip(), said) or _SOME_OF_THEM_RE.match(piece)
-                     or _THEY_SAY_RE.match(piece) or (i and pronoun_about_another(piece, said)))
+                     or _THEY_SAY_RE.match(piece) or (i and pronoun_about_another(piece, said[:said.rfind(piece.strip())]
+                                                                          if piece.strip() in said else said)))
         if not other and i and not _FIRST_PERSON_RE.search(piece) and _GOES_ON_RE.match(piece):
             other = out[-1] or bool(_NAME_ONLY_RE.match(pieces[i - 1])
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
@@ -1392,7 +1413,8 @@ _GRANDCHILD_NAMED = (r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u
                      r"^\s*(?:[^，,。\s]{1,6}[，,]\s*)?(?:我的?)?(?:孙子|孙女|外孙女?)(?!叫|今年|明年|去年|今天|明天|下周|这周|周末|最近|也|都|还|在|要|又|就)"
                      r"[\u4e00-\u9fff]{2}(?=放|要|来|过来|[，,\s])|"
                      # "这周休班带孙子石头去江边钓鱼": the grandchild named, taken out by the user
-                     r"带(?:我家)?(?:孙子|孙女|外孙女?)(?!们|去|来|回|出|到|上|玩)[\u4e00-\u9fff]{2}(?:去|来|到|回)")
+                     r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:这周|周末|今天|明天|下周|休班|休息)*(?:我)?带(?:我家)?(?:孙子|孙女|外孙女?)"
+                     r"(?!们|去|来|回|出|到|上|玩|一起|下楼|出门|天天|每天|明天|周末)[\u4e00-\u9fff]{2}(?:去|来|到|回)")
 #: A child, grandchild or partner of the user's named with their age ("my grandson Tyrese is 9", "partner Aroha turns 30
 #: next month", "儿子旦增6岁"): who is in the user's household, not that person's own news.
 _HOUSEHOLD_AGED = (r"\b(?:my|our)\s+(?:(?:little|eldest|oldest|youngest|baby|middle|twin|step)\s+)?(?:son|daughter|grandson|"
@@ -1464,15 +1486,17 @@ _LIFE_RE = re.compile(
     r"\b(?:i've|ive|i have)(?: just| recently| finally)? (?:taken|picked) up (?!(?:the|a|an|some|too|your|my|much|any|"
     r"overtime|extra|shifts?|cold|bug|virus|flu)\b)\w+|"
     # a grandchild or child named, taken somewhere by the user ("这周休班带孙子石头去江边钓鱼")
-    r"带(?:我家)?(?:孙子|孙女|外孙女?|儿子|女儿|闺女)(?!们|去|来|回|出|到|上|玩)[\u4e00-\u9fff]{2}(?:去|来|到|回)[\u4e00-\u9fff]{1,8}|"
+    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:这周|周末|今天|明天|下周|休班|休息)*(?:我)?带(?:我家)?(?:孙子|孙女|外孙女?|儿子|女儿|闺女)"
+    r"(?!们|去|来|回|出|到|上|玩|一起|下楼|出门|天天|每天|明天|周末)[\u4e00-\u9fff]{2}(?:去|来|到|回)[\u4e00-\u9fff]{1,8}|"
     # what the user is learning these days, whatever it is ("最近在学冬不拉"; not "学校", "学费", "学习")
-    r"(?:^|(?<=[\s，,。！!]))我?(?:最近|这阵子|这段时间|今年|业余)(?:开始)?(?:在)?学(?:了)?(?!校|生|期|费|习|历|院|员|姐|长|妹|弟|到|会|着|乖|坏|的)"
+    r"(?:^|(?<=[\s，,。！!]))我?(?:最近|这阵子|这段时间|今年|业余)(?:开始)?(?:在)?学(?:了)?(?!校|生|期|费|习|历|院|员|姐|长|妹|弟|到|会|着|乖|坏|的|区|术|什|科|霸|啥|哪)"
     r"[\u4e00-\u9fffA-Za-z]{2,6}|"
     # the user's partner: named beside the user ("我和太太阿珍结婚三十周年"), their trade or their own business ("我未婚夫阿泽是演皮影戏的",
     # "我媳妇在元宝区开了个冷面馆")
     r"我(?:和|跟)(?:太太|老婆|老公|妻子|丈夫|爱人|媳妇|老伴|对象|男朋友|女朋友|未婚夫|未婚妻)[\u4e00-\u9fff]{0,3}?(?:结婚|在一起|恋爱|认识)|"
     r"(?:^|(?<=[\s，,。！!]))(?:还有|对了)?我(?:的)?(?:太太|老婆|老公|妻子|丈夫|爱人|媳妇|老伴|对象|男朋友|女朋友|未婚夫|未婚妻)[\u4e00-\u9fff]{0,3}?"
-    r"(?:是(?:做|演|教|开|搞|干|修|当)[\u4e00-\u9fff]{1,8}的|在[\u4e00-\u9fff]{1,8}?开了(?:个|家|一家)[\u4e00-\u9fff]{1,8})|"
+    r"(?:是(?:做|演|教|开|搞|干|修|当)(?!玩笑|个玩笑)[\u4e00-\u9fff]{1,8}的|"
+    r"在[\u4e00-\u9fff]{1,8}?开了(?:个|家|一家)[\u4e00-\u9fff]{0,6}(?:店|馆|厂|铺|档|摊|工作室|公司|超市|诊所|餐厅|饭店))|"
     r"(?:^|(?<=[\s，,。！!]))我?(?:最近|现在|今年)?(?:开始)?(?:在)?学(?:了)?(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|贝斯|萨克斯|游泳|滑雪|"
     r"画画|书法|舞蹈|拳击|日语|韩语|法语|德语|西班牙语|英语|编程|摄影|烘焙|做饭)|"
     # a pastime the user keeps up ("闲下来我还练书法", "下班还得去打羽毛球"), not someone else's ("我妈还练书法")
@@ -1796,7 +1820,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     of_topic = [slot for slot, kinds in corrections.SLOT_TOPICS.items() if kinds & set(about) and slot not in unsaid]
     if of_topic:
         facts = current.exclude(type=MemoryItem.Type.EPISODE)
-        if not _ALLERGY_RE.search(text):
+        if _DIET_SAID_RE.search(text) and not _ALLERGY_RE.search(text):
             # (an allergy is no diet a correction of the diet changes: "改成吃素了" leaves "我花生过敏")
             facts = facts.exclude(content__iregex=_ALLERGY_SQL)
         same = same | facts.filter(functools.reduce(operator.or_, (Q(key=slot) | Q(key__startswith=f"{slot}:")
@@ -1824,11 +1848,16 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     return []
 
 
+#: Words of a move, in the clause that says it.
+_MOVE_SAID_RE = re.compile(r"搬|\b(?:mov(?:e|ed|ing)|relocat\w*)\b", re.IGNORECASE)
 #: Topics of what a move takes along (a car, a phone, a pet, an instrument).
 _TAKEN_ALONG_TOPICS = frozenset({"car", "phone", "device", "pet", "music"})
 #: An allergy, in the message and (as SQL) in a slot fact.
 _ALLERGY_RE = re.compile(r"过敏|\ballerg", re.IGNORECASE)
 _ALLERGY_SQL = r"过敏|allerg"
+#: Words of a diet ("改成吃素了", "went vegan", "quit keto").
+_DIET_SAID_RE = re.compile(r"吃素|素食|全素|纯素|饮食|吃肉|无肉|荤|生酮|减脂|节食|断食|\b(?:diet|vegan|vegetarian|veggie|keto|paleo|"
+                           r"carnivore|pescatarian|plant[- ]based|meat)\b", re.IGNORECASE)
 #: Topics of a thing of its own kind: a correction of one alone (a brand may add "device") is not guessed among episodes
 #: of another topic; nor one of health alone (an allergy said first is no correction of a job: "推荐点追剧零食 注意我花生过敏!!
 #: 别给我推带花生的 上次差点进医院" scored one).

@@ -2197,3 +2197,30 @@ def test_session_45_rules_read_only_what_they_say():
     assert _values_said_anew("she turned 8 and 9 is next", ["my girl is 7"]) == {}
     assert corrections.retracted_terms("i went vegetarian in march") >= {"无肉不欢", "carnivore"}
     assert "吃素" not in corrections.retracted_terms("最近开始改成吃素了 蛋奶还吃")
+
+
+def test_session_45_review_s_misreadings_are_not_read_so():
+    """Session 45's review: what the new rules matched beyond what they say."""
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import _NOW_WORKS_AT_RE, _VALUE_KINDS, _arrived_at, _values_said_anew
+    known = {"biscuit": "pet", "豆豆": "pet"}
+    for said in ("it's Monday now and Biscuit still won't eat", "Mia got her citizenship, she's Australian now",
+                 "Biscuit's crate training never stuck", "豆豆晚上不叫唤了 好乖"):
+        assert corrections.gone(said, known) == set(), said
+    assert corrections.names("最近不叫外卖了 改成自己带饭了") == {}
+    assert corrections.names("上班不叫车了 换成骑电动车了") == {}
+    assert _arrived_at("since the move to Kubernetes our deploys are way faster") == set()
+    assert not _NOW_WORKS_AT_RE.search(" ".join(corrections.clauses("我儿子去年毕业了现在在银行上班")))
+    assert corrections.clauses("女儿研究生毕业了现在去杭州上班了") == ["女儿研究生毕业了现在去杭州上班了"]
+    assert corrections.clauses("除了现在这份工作还接点私活") == ["除了现在这份工作还接点私活"]
+    for said in ("i could never become vegetarian, total carnivore here", "要不要开始吃素啊", "my sister went vegan",
+                 "我妈现在吃素了 我还是无肉不欢", "现在素食主义者越来越多了"):
+        assert "carnivore" not in corrections.retracted_terms(said) and "无肉不欢" not in corrections.retracted_terms(said), said
+    assert _values_said_anew("其实她上大班了 她哥哥都10岁了", ["我女儿5岁 上中班"]) == {"中班": "大班"}
+    grade = _VALUE_KINDS[4]
+    for said in ("这周上中班 下午四点到十二点", "报了个英语小班课", "spin class 3 times a week", "every year 3 of us go camping"):
+        assert not grade.search(said), said
+    assert corrections.retracted_terms("my neighbour's car got stolen") == set()
+    assert corrections.retracted_terms("my dad's out of the picture, mum raised us") == set()
+    assert corrections.without_retractions("sorry i told you all this before lol") == "sorry i told you all this before lol"
+    assert _arrived_at("新单位第一周就被派去深圳出差 还得适应深圳的节奏") == set()

@@ -68,8 +68,8 @@ SLOTS: dict[str, Slot] = {
 
 # One clause: up to the next Chinese or English clause mark.
 ZC = r"[^，。！？；、,.!?;:\n：]"
-#: ...and no space: the words of one phrase in chat, where a space ends a clause.
-_ZW = r"[^，。！？；、,.!?;:\n：\s]"
+#: ...that does not go past a trade said ("做古DNA的 导师让我…": "的" and a space end it).
+_ZW = r"(?:(?!的\s)[^，。！？；、,.!?;:\n：])"
 _EC = r"[^,.;!?\n]"
 
 # Values that are not worth a memory on their own (pronouns, fillers).
@@ -214,7 +214,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"合规|法务|审计|采购|供应链|物流|用户|商家|策略|战略|招聘|行政|公关))"), None),
     ("job_title", re.compile(rf"(?:我是|我现在是|我目前是|现在是|目前是|升职为|升为|升了|升到|升成|直接升|已经升|升职成|转岗为|转成|当上了?|担任)(?:一名|一个|一位|个|名)?"
                              rf"(?P<v>{ZC}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
-    # (the title in one word with what leads it: "做古DNA的 导师让我…" is no 导师)
+    # (not past a trade said: "做古DNA的 导师让我…" is no 导师)
     ("job_title", re.compile(rf"在{ZC}{{1,15}}?(?:做|当)\s?(?P<v>{_ZW}{{0,8}}?(?:{_ZH_TITLES})+)"), None),
     ("job_title", re.compile(rf"(?:职位|岗位|职业|职务|title)(?:现在|目前|已经)?(?:是|为|改成了?|变成了?)(?P<v>{ZC}{{2,12}})"), None),
     ("location", re.compile(rf"我(?:现在)?(?:住在|定居在|生活在|搬到了?)(?P<v>{ZC}{{1,15}})"), None),
@@ -258,7 +258,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("reply_style", re.compile(r"(?:以后|今后|还是|一直|每次|从现在起)(?:都|请|就)?(?P<v>简短|简洁|详细|精简|具体)(?:一)?(?:点|些)"), None),
     ("reply_style", re.compile(r"(?:以后|今后|从现在起|往后)(?:你)?(?:就|都|请)?(?P<v>(?:直接|先)给结论|直接说重点|说重点|分点列出|用表格)"), None),
     # "你说话简单点别太长 我眼神不好"
-    ("reply_style", re.compile(r"(?:你|跟我)(?:说话|讲话|回答|回复|讲)(?:都|就|请|要)?(?P<v>(?:简单|简短|简洁|短|通俗|直白)(?:一)?(?:点|些)"
+    ("reply_style", re.compile(r"(?<!这题)(?<!这个)(?<!这段)(?<!这句)(?:你|跟我)(?:说话|讲话|回答|回复)(?:都|就|请|要)?(?P<v>(?:简单|简短|简洁|短|通俗|直白)(?:一)?(?:点|些)"
                                r"(?:\s?别太长)?)"), None),
     ("reply_style", re.compile(r"(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?(?:回答|回复|交流|沟通|跟我说|写)"),
      None),
