@@ -1246,15 +1246,16 @@ _NAME_ONLY_RE = re.compile(r"^\s*[A-Z][a-z]+(?: [A-Z][a-z]+)?\s*,\s*$")
 _SOME_OF_THEM_RE = re.compile(r"^\s*(?:还有|另外|其中|有)?(?:俩|两个人?|几个人?|三个人?|好几个人?|一半人?)(?:是|都|不|对|也|还|要|有)")
 
 
-def _of_others(pieces: Sequence[str], said: str) -> list[bool]:
+def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> list[bool]:
     """For each clause of a message, whether it speaks of someone else: named or a relation ("同事小王对芒果过敏"),
-    or going on about the one the clause before spoke of, with no "I"/"we" of its own."""
+    or going on about the one the clause before spoke of, with no "I"/"we" of its own; with ``pronouns`` (a message
+    about someone else), also led by "she"/"he" of someone named before it."""
     out: list[bool] = []
     for i, piece in enumerate(pieces):
         # ("她养了只萨摩耶叫芝麻" after "我表姐…": she is the cousin, and "平时还爱徒步" goes on about her)
         other = bool(about_another_person(piece) or named_another(piece.strip(), said) or _SOME_OF_THEM_RE.match(piece)
-                     or _THEY_SAY_RE.match(piece) or (i and pronoun_about_another(piece, said[:said.rfind(piece.strip())]
-                                                                          if piece.strip() in said else said)))
+                     or _THEY_SAY_RE.match(piece) or (pronouns and i and pronoun_about_another(
+                         piece, said[:said.rfind(piece.strip())] if piece.strip() in said else said)))
         if not other and i and not _FIRST_PERSON_RE.search(piece) and _GOES_ON_RE.match(piece):
             other = out[-1] or bool(_NAME_ONLY_RE.match(pieces[i - 1])
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
@@ -1388,7 +1389,7 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
     one else, not a question, and (when scored one by one) scored at least SENTENCE_DROP."""
     if len(pieces) < 2:
         return []
-    others = _of_others(pieces, said)
+    others = _of_others(pieces, said, pronouns=True)
     # Each piece's smaller clauses too (an emoji, "but"/"and" end one: "a little boy called Arlo 🥹 I want to …").
     return [c for i, (p, other) in enumerate(zip(pieces, others, strict=True))
             if (not other and (not scores or scores[i] >= SENTENCE_DROP)) or _FAMILY_FACT_RE.search(p)
