@@ -131,13 +131,16 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?<!he )(?<!she )(?<!they )joined (?:the|a|an) (?:[\w&'-]+ ){0,3}(?:local|union|firm|practice|agency|startup)"
                          r"(?=[,.;!]|$| (?:and|now|as|in|last|this|so)\b)|"
                          r"(?<!he )(?<!she )(?<!they )(?:took|accepted|landed|started) a (?:new )?(?:job|position|role|post) (?:in|at|with)|"
+                         # "these days i'm apprenticing as a cooper at a whisky distillery"
+                         r"(?<!he )(?<!she )(?<!they )\b(?:these days|nowadays|now) (?:i'm|im|i am) (?:apprenticing|training|retraining|"
+                         r"working|employed|interning|temping) (?:as|at)\b|"
                          # "i took a winter job driving the snowplough"
                          r"(?<!he )(?<!she )(?<!they )\bi(?:'ve| have)? (?:just |also |finally )?(?:took|taken|accepted|landed) (?:a|an) (?:[\w-]+ ){0,2}(?:job|gig|position|role)\b"
                          r"(?! (?:offer|interview|application))|"
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
-                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
+                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?:跳槽|转行|改行)(?:过来|来)?(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
                          # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
                          r"(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|上个月|上周|去年|今年)?(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|"
                          r"店|站|队|中心|总部|分行|支行|医院|分公司|项目部|车间|工地|矿)(?:了|上班|工作)|"
@@ -519,7 +522,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # or one left for work of the user's own, "现在不给人打工了 自己盘了个小店卖奶茶")
             retires_title = left_job or (bool(_NOW_WORKS_AT_RE.search(said_now) or (
                 _LEFT_JOB_RE.search(turn.content) and not _WISH_OR_THEIRS_RE.search(turn.content))) and not transferred)
-            retired = [k for k in ("employer", *(("job_title",) if retires_title else ())) if k not in slots]
+            # (and what the old company made: "The user's company is in marine paint" beside "now i'm at Kestrel Bioplastics")
+            retired = [k for k in ("employer", "company_industry", "company_focus", *(("job_title",) if retires_title else ()))
+                       if k not in slots]
             replaced = tuple(dict.fromkeys([*replaced, *MemoryItem.objects.for_user(user_id).current()
                                            .filter(key__in=retired, source=MemoryItem.Source.USER_STATED)
                                            .values_list("pk", flat=True)]))
@@ -593,11 +598,15 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             new_names = [n for n in corrections.names(turn.content) if n not in gone]
             if len(gone) == 1 and len(new_names) == 1 and known.get(next(iter(gone))) in ("pet", "family"):
                 swaps, renamed_only = {next(iter(gone)): new_names[0]}, True
-        if corrects and replaced and not swaps and not moved_to and not new_job:
-            # An age or a grade said anew ("小葵其实是6岁 上的是大班", "he is in class 6 actually"): what held the one
-            # old value of that kind says the new one ("孩子6岁 上大班 在柳州一家蒙氏幼儿园"). (Not beside a move or a new job:
-            # what else they replace is cut as ever, "I teach Grade 4 … in Centurion" goes with the town.)
-            swaps = _values_said_anew(turn.content, _replaced_texts(user_id, replaced, []))
+        # An age or a grade said anew ("小葵其实是6岁 上的是大班", "he is in class 6 actually", "Lorcan's seven actually"): what
+        # stays of the replaced statements says the new one where it said the one old value of that kind ("孩子 上大班 在柳州
+        # 一家蒙氏幼儿园"), cut as ever for the rest ("… Scoil Bhríde" goes with the school changed).
+        said_anew = _values_said_anew(turn.content, _replaced_texts(user_id, replaced, [])) \
+            if corrects and replaced and not swaps else {}
+        if said_anew and not _changes_besides(turn.content, said_anew):
+            swaps, said_anew = said_anew, {}  # nothing else changed: the replaced statements stay whole, with the new value
+        elif said_anew:
+            restated = [k for k in restated if not any(k.search(old) for old in said_anew)]
         named_swaps = {old: new for old, new in swaps.items() if not old[:1].isdigit()}
         if named_swaps and not renamed_only:
             # What held the old name, or the old number said of its subject, is rewritten whatever the guess found
@@ -610,6 +619,17 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                           moved=bool(moved_to), took_along=_took_along(turn.content),
                           vectors=changing or [vector],
                           pieces=[texts[i] for i in changing_at] or [turn.content])
+        if said_anew:
+            # (what nothing else would keep of a statement that held the old value stays whole, with the new one: "my son
+            # Arnav is in class 6 at Kendriya Vidyalaya in Dehradun …" whatever else the message changed)
+            # (not beside something else chosen instead: "… we ended up going with Gaelscoil na Cille instead of Scoil Bhríde")
+            whole = {} if _CHOSEN_INSTEAD_RE.search(turn.content) else {
+                e.pk: e for e in MemoryItem.objects.for_user(user_id).filter(pk__in=[pk for pk, left in cut if left is None])
+                if not corrections.holds_any(e.content, old)}
+            cut = [(pk, dataclasses.replace(left, content=corrections.with_swapped(left.content, said_anew)) if left
+                    else _remainder_draft(_draft_of(whole[pk]), swapped) if pk in whole
+                    and (swapped := corrections.with_swapped(whole[pk].content, said_anew)) != whole[pk].content else None)
+                   for pk, left in cut]
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
                   if d.type == MemoryItem.Type.EPISODE and (kept := _remainder(d, old, kept_of, restated, names_only=names_only)))]
@@ -1099,8 +1119,29 @@ def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:
 
 #: Someone named in a clause by their relation to the user or another.
 _KIN_IN_CLAUSE_RE = re.compile(rf"(?:{PERSON_ZH})|\b(?:{PERSON_EN})s?\b", re.IGNORECASE)
+#: An age said in words of someone ("Lorcan is six", "she's seven", "he turned seven").
+_AGE_IN_WORDS_RE = re.compile(r"(?:\b(?:is|'s|turned|turns|turning) (?:only |just |now |nearly |almost |actually )?)"
+                              r"(?P<n>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                              r"sixteen|seventeen)\b(?! (?:of|times|hours|days|weeks|months|minutes|o'clock|pm|am|people|kids|dogs|"
+                              r"cats|more|less|years? (?:ago|later)|\w+s\b))", re.IGNORECASE)
 #: Kinds of value one says anew in place of the last: an age, a school grade.
 _SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4])
+
+
+def _changes_besides(message: str, said_anew: dict[str, str]) -> bool:
+    """Whether ``message`` says some other change than the values of ``said_anew`` ("…Lorcan's seven actually. And we
+    ended up going with Gaelscoil na Cille instead"), beside words that only say something was said wrong."""
+    values = [v.lower() for pair in said_anew.items() for v in pair]
+    return any(corrections.signals_change(c) and not any(v in c.lower() for v in values)
+               and not _SAID_WRONG_RE.search(c) and not _ONLY_SAID_WRONG_RE.search(c)
+               for c in corrections.clauses(message))
+
+
+#: Something chosen in place of another ("went with X instead of Y", "换成了…").
+_CHOSEN_INSTEAD_RE = re.compile(r"\binstead\b|\brather than\b|换成|改成|改去|换到", re.IGNORECASE)
+#: Words that only say a value was said wrong ("跟你说 之前说错了", "sorry, typo", "I meant seven").
+_ONLY_SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|口误|\b(?:sorry|oops|typo|my bad|i meant|my mistake|correction)\b",
+                                 re.IGNORECASE)
 
 
 def _values_said_anew(message: str, replaced: Sequence[str]) -> dict[str, str]:
@@ -1108,6 +1149,14 @@ def _values_said_anew(message: str, replaced: Sequence[str]) -> dict[str, str]:
     ``message`` says of it, old (lower case) to new; none where either side says more than one."""
     said_before = " ".join(replaced)
     out: dict[str, str] = {}
+    # An age in words ("my son Lorcan is six" … "Lorcan's seven actually, I meant seven"): the word, said once before.
+    old_words = {m.group("n").lower() for m in _AGE_IN_WORDS_RE.finditer(said_before)}
+    new_words = {m.group("n").lower() for clause in corrections.clauses(message)
+                 if all(k.group(0).lower() in said_before.lower() for k in _KIN_IN_CLAUSE_RE.finditer(clause))
+                 for m in _AGE_IN_WORDS_RE.finditer(clause)} - old_words
+    if len(old_words) == 1 and len(new_words) == 1 and \
+            len(re.findall(rf"\b{next(iter(old_words))}\b", said_before, re.IGNORECASE)) == 1:
+        out[next(iter(old_words))] = next(iter(new_words))
     for kind in _SWAPPED_KINDS:
         old = {m.group(0).strip() for m in kind.finditer(said_before)}
         # (not one said of someone the replaced statements did not speak of: "其实她上大班了 她哥哥都10岁了", "his sister turns 7")
@@ -1227,6 +1276,17 @@ _REMAINDER_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?{corrections.CHAT_END
 _TOPIC_SPLIT = re.compile(rf"{_REMAINDER_SPLIT.pattern}|"
                           r"(?<=\d)\s+(?=[\u4e00-\u9fff]{2})(?![个只位人块元万千百岁月日号年天次斤米分秒点左多来余]|公里|公斤|公分|小时|美元|平米|平方|"
                           r"英尺|厘米|毫升|分钟|欧元|英镑)")
+#: What else the user does, said after "and" ("I'm a park ranger in the Cairngorms | and drive a Lada Niva …").
+_AND_DOES_SPLIT = re.compile(r"\s+(?=and (?:drive|drives|own|owns|work|works|live|lives|have|has|run|runs|ride|rides|use|uses|"
+                             r"play|plays|teach|teaches|study|studies)\b)", re.IGNORECASE)
+
+
+def _remainder_pieces(sentence: str) -> list[str]:
+    """A replaced sentence's pieces, as what stays of it is read: its clauses (_TOPIC_SPLIT), and in English what the user
+    does after "and"."""
+    return [p for t in _TOPIC_SPLIT.split(sentence) if t for p in _AND_DOES_SPLIT.split(t)]
+
+
 #: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "平时自己做烘焙", "I run it from home").
 _USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)|自己|\bmyself\b", re.IGNORECASE)
 #: A clause that only gives a name ("叫乐乐", "named Biscuit"): what a remainder keeps of its sentence.
@@ -2428,8 +2488,14 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     ("我在佛山自己在家做烘焙卖", "平时自己做烘焙" beside "店名改成…" or "可乐上个月走了"; not "小母猫，才八个月大" of the cat whose
     name and sex were corrected)."""
     text = episode.content
+    if names_only and old:
+        # A partner or child's name gone ("marisol n i split"): what was said with them stays, the name taken off the word
+        # of who they were ("me and my gf Marisol are doing a road trip" -> "me and my gf are doing a road trip").
+        for name in old:
+            text = re.sub(rf"\b({corrections.EN_KIN})\s+{re.escape(name)}\b" if name.isascii()
+                          else rf"({corrections.ZH_KIN}){re.escape(name)}", r"\1", text, flags=re.IGNORECASE)
     replaced = set(about)
-    kept, dropped = [], False
+    kept, dropped = [], text != episode.content
     for sentence in (text[a:b].strip() for a, b in split_sentences(text)):
         if not sentence:
             continue
@@ -2473,7 +2539,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         # state no value of that kind ("目标明年6月考八级" of "30岁开始学钢琴 每周二晚上上课 目标明年6月考八级").
         # A clause naming a place speaks of where the user is ("在南京" of "我是自由职业 做平面设计 在南京 …").
         dropped = True
-        kept += [c for said, c in ((c, _without_old_value(c, old)) for c in _TOPIC_SPLIT.split(sentence)) if c.strip()
+        kept += [c for said, c in ((c, _without_old_value(c, old)) for c in _remainder_pieces(sentence)) if c.strip()
                  and (((topics := corrections.topics(c) | ({"home"} if _says_where(c) else set())) and not topics & replaced)
                       or _NAME_CLAUSE_RE.match(c)
                       or (names_only and _USERS_OWN_RE.search(c) and not topics & replaced and not _ASKING_RE.search(c))
@@ -2487,6 +2553,10 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                           and not places_in(c) and not _ZH_PLACE_WORD_RE.search(c)
                           and not _DWELLING_RE.search(c) and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2
                           and not _APPOSITION_RE.match(c) and not _HELP_ASKED_RE.match(c))
+                      # a clause of the user's own that does not hold what the correction names ("Hi, I'm a park ranger in the
+                      # Cairngorms" of "… and drive a Lada Niva around the estate" when "the Niva finally gave up")
+                      or (old and not moved and c == said and not topics & replaced and _USERS_OWN_RE.match(c)
+                          and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2)
                       # (nor, of a move, a trade said that names no place: "hi i'm a cooper")
                       or (moved and c == said and not topics and not places_in(c) and bool(_TRADE_SAID_EN_RE.search(c))))
                  and not _MOOD_END_RE.search(c)

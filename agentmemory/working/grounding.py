@@ -40,6 +40,9 @@ _CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s
 #: Where a sentence's first clause ends, for whom it is about ("My sister and I" stays one subject).
 _FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*|"
                               r"\s+(?=(?i:so (?:i|i'm|im|we|we're|i've|i'll))\b)|"  # "my stepmom's allergic to latex | so I gotta …"
+                              # "my brother Rangi is getting married in Napier | and i'm helping pick the wine" (not "my sister
+                              # and I")
+                              r"\s+(?=(?i:and (?:i'm|im|i've|ive|i'll|we're|we've))\b)|"
                               r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")  # chat's space for a comma
 _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|哥哥|妹妹|弟弟|老姐|老哥|姐|哥|妹|弟|妈妈|妈|爸爸|爸|母亲|父亲|"
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|兄弟|姐们|室友|老板|领导|"

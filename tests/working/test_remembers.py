@@ -2224,3 +2224,50 @@ def test_session_45_review_s_misreadings_are_not_read_so():
     assert corrections.retracted_terms("my dad's out of the picture, mum raised us") == set()
     assert corrections.without_retractions("sorry i told you all this before lol") == "sorry i told you all this before lol"
     assert _arrived_at("新单位第一周就被派去深圳出差 还得适应深圳的节奏") == set()
+
+
+def test_set_41_corrections_of_cars_jobs_partners_and_ages(api_client, talk):
+    """Session 45, forty-first set: "the Niva finally gave up … ended up getting a Jimny" retires the Niva and keeps the
+    job said beside it; "these days i'm apprenticing as a cooper" is a new job; "marisol n i split in april" a parting
+    that keeps the trip; "Lorcan's seven actually" writes the age where it was said; a new job takes what the old company
+    made; "分了。别提阿屿了" retires the boyfriend; "我不是在亚琛读研 是在卡尔斯鲁厄" the old town."""
+    talk("e1", "Hi, I'm a park ranger in the Cairngorms and drive a Lada Niva around the estate. Worth fitting AT tyres?")
+    talk("e1", "Update: the Niva finally gave up and we ended up getting a Suzuki Jimny instead. Do the tyres transfer?",
+         agent="planner")
+    shown = remembered(api_client, "e1", "What car does the user drive now?")
+    assert "jimny" in shown.lower() and "niva" not in shown.lower(), shown
+    assert "park ranger" in remembered(api_client, "e1", "What does the user do for work?")
+    talk("e2", "kia ora, farrier here in Taupō, quick q — best way to stop my hands cracking in winter?")
+    talk("e2", "hands are better but new problem, these days i'm apprenticing as a cooper at a whisky distillery", agent="planner")
+    shown = remembered(api_client, "e2", "What does the user do for work now?")
+    assert "cooper" in shown and "farrier" not in shown, shown
+    talk("e3", "me and my gf Marisol are doing a road trip thru the alentejo in may, any small towns worth stopping at")
+    talk("e3", "ok plans changed. marisol n i split in april, so im going w wren now", agent="planner")
+    assert "marisol" not in remembered(api_client, "e3", "What is the name of the user's partner?").lower()
+    assert "alentejo" in remembered(api_client, "e3", "Where is the user going on a road trip?").lower()
+    talk("e4", "hi there, my son Lorcan is six and starting at a new school in September, he's nervous")
+    talk("e4", "Small correction from before, Lorcan's seven actually, I meant seven", agent="planner")
+    shown = remembered(api_client, "e4", "How old is the user's son?")
+    assert "seven" in shown and " six" not in shown, shown
+    talk("e5", "hey, i'm a QA technician at Hollister Maritime, we make marine paint. need help with an SOP")
+    talk("e5", "hi! new job, left Hollister, now i'm at Kestrel Bioplastics doing QA on compostable packaging", agent="planner")
+    assert "marine paint" not in remembered(api_client, "e5", "What does the user's current employer make?")
+    talk("z1", "男朋友阿屿在读兽医，9月9号是我们三周年，想送他个听诊器，有啥牌子好？")
+    talk("z1", "分了。别提阿屿了 听诊器也退了", agent="planner")
+    assert "阿屿" not in remembered(api_client, "z1", "用户的男朋友叫什么？")
+    talk("z2", "guten tag 我在亚琛RWTH读研 车辆工程 问下德国租房的押金一般能退多少")
+    talk("z2", "诶我之前说错了 我不是在亚琛读研 是在卡尔斯鲁厄 KIT", agent="planner")
+    shown = remembered(api_client, "z2", "用户在哪里读研？")
+    assert "卡尔斯鲁厄" in shown, shown
+
+
+def test_set_41_someone_else_s_wedding_and_a_new_phone():
+    """A brother's wedding with the user only helping is the brother's news; "the Fairphone 5 i got last week" is the
+    user's phone now."""
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.working.grounding import about_another_person
+    assert about_another_person("diff thing, my brother Rangi is getting married on 12 October in Napier and i'm helping "
+                                "pick the wine") == "brother"
+    assert about_another_person("my sister and I are going to Rome") == ""
+    drafts = RuleBasedExtractor().extract_text("ok so the Fairphone 5 i got last week throws a SecurityException")
+    assert [d.value for d in drafts if d.key == "phone"] == ["Fairphone 5"]
