@@ -59,7 +59,8 @@ _PEOPLE = (r"mom|mum|mam|dad|mother|father|parents?|sisters?|brothers?|wife|husb
 _RETRACTIONS = (
     re.compile(rf"不在(?P<o>{_ZC}{{1,10}}?)(?:工作|上班|干|读书|住)?了"),
     # "我不是在亚琛读研 是在卡尔斯鲁厄": where the user said they were, said wrong
-    re.compile(r"不是在(?P<o>[\u4e00-\u9fffA-Za-z]{2,10}?)(?:读研|读博|读书|上学|念书|上班|工作|住)"),
+    re.compile(r"我(?:之前|其实)?不是在(?P<o>[\u4e00-\u9fffA-Za-z]{2,10}?)(?:读研|读博|读书|上学|念书|上班|工作|住)"
+               r"(?![^。！？]*[嘛吗么])(?=[^。！？]{0,6}(?:是在|而是|是))"),
     # a regime given up: "不减脂了 改增肌", "不节食了"
     re.compile(r"(?<!今天)(?<!明天)(?<!今晚)(?<!这周)(?<!暂时)(?<!今天就)(?:已经|早就|现在)?不(?:再)?"
                r"(?P<o>减脂|减肥|增肌|节食|断食|生酮|控糖|戒糖|吃素|素食)了"),
@@ -179,9 +180,10 @@ _RETRACTIONS = (
                r"(?:to|onto|for|and)\b", _I),
     # "the ranger finally died", "my old laptop just died": a thing of the user's that gave out (not a person).
     re.compile(rf"\b(?:the|my|our) (?:old )?(?!(?:{_PEOPLE}|grand\w*|nan|nana|gran|granny|auntie|dog|cat|pet|{EN_PETS}|goldfish|fish|"
-               r"plants?|battery|wifi|internet|signal|power|lights?|conversation|chat|thread|party|mood|vibe)\b)(?P<o>[\w&'-]+) "
+               r"plants?|battery|wifi|internet|signal|power|lights?|conversation|chat|thread|party|mood|vibe|landlord|landlady|"
+               r"team|seller|buyer|neighbou?r|knees?|back|body|legs?|heart|brain)\b)(?P<o>[\w&'-]+) "
                r"(?:finally |just |has |had )?(?:died|packed up|packed in|carked it|gave up the ghost|gave out|"
-               r"gave up(?! on\b| trying\b| smoking\b| drinking\b| sugar\b| caffeine\b| alcohol\b| meat\b))\b", _I),
+               r"gave up(?=\s*(?:$|[,.;!?…]|and\b|on (?:me|us)\b)))\b", _I),
     # (also before an emoji: "so no more train 🙌")
     re.compile(r"\bno more (?!than\b|of\b|time\b|money\b|questions?\b|excuses\b)(?P<o>[\w&'-]+)"
                r"(?= for me\b| now\b| (?:to|at|in|on|with)\b|[,.;!?]|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]|$)", _I),
@@ -379,7 +381,8 @@ _AROUND_VALUE_RE = re.compile(r"^(?:想了想|想想|后来|其实|现在)|(?:�
 
 #: The user and someone parted: "me and Dev split up", "i and Sam broke up", "ola and i broke up", "跟小鹿分了".
 _WE_SPLIT_RE = re.compile(r"\b(?:(?:me|i) (?:and|n|&) (?P<o>[A-Za-z][\w'-]+)|(?<!\bmy )(?<!\bour )(?P<f>[A-Za-z][\w'-]+) (?:and|&|n) (?:i|me)) "
-                          r"(?:broke up|split up(?! (?:the|a|an|our|my|it|them|work|chores)\b)|split(?=\s*(?:$|[,.;!?…]|(?:last|this|a few|in|over|back|after)\b))|"
+                          r"(?:broke up|split up(?! (?:the|a|an|our|my|it|them|work|chores)\b)|split(?=\s*(?:$|[,.;!?…]|(?:last|this|a few)\b|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|spring|summer|autumn|fall|"
+                          r"winter|\d{4})|over the (?:summer|winter|holidays|weekend)))|"
                           r"separated(?! (?:the|a|an|our|my)\b)|got divorced|divorced)\b|"
                           # "跟小鹿分了", "和阿杰分手了": a name right after 跟/和 (not "跟他", "跟你说")
                           r"(?:跟|和)(?![他她你它我]|老公|老婆|男朋友|女朋友|男友|女友|对象|前任|同事|朋友|邻居|大家|室友|爸妈|家人|合伙人)"
@@ -920,6 +923,6 @@ _PARTED = (r"(?:跟|和|与){n}(?:已经|也|还是)?(?:分手|离婚|掰了|分
            r"\b{n} (?:and|&|n) (?:i|me) (?:broke up|split up|separated|divorced)\b|\b{n} dumped me\b|"
            r"\b{n}(?:'s| is) out of the picture\b|"
            # "分了。别提阿屿了"
-           r"(?:分了|分手了?|掰了)[^。！？]{{0,4}}[。！!，,\s]*别(?:再)?提{n}")
+           r"(?<![\d一二三四五六七八九十百几多都给])(?:分了|分手了?|掰了)[^。！？]{{0,4}}[。！!，,\s]*别(?:再)?提{n}")
 #: Words of a parting only wished for or supposed ("我不想跟小鹿分手", "如果我跟小鹿分了", "what if I left Ola").
 _IF_RE = re.compile(r"不想|不要|要是|如果|假如|万一|会不会|\b(?:what if|if|don't want|should i|thinking (?:about|of))\b", _I)

@@ -132,15 +132,15 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?=[,.;!]|$| (?:and|now|as|in|last|this|so)\b)|"
                          r"(?<!he )(?<!she )(?<!they )(?:took|accepted|landed|started) a (?:new )?(?:job|position|role|post) (?:in|at|with)|"
                          # "these days i'm apprenticing as a cooper at a whisky distillery"
-                         r"(?<!he )(?<!she )(?<!they )\b(?:these days|nowadays|now) (?:i'm|im|i am) (?:apprenticing|training|retraining|"
-                         r"working|employed|interning|temping) (?:as|at)\b|"
+                         r"(?<!he )(?<!she )(?<!they )\b(?:these days|nowadays) (?:i'm|im|i am) (?:apprenticing|retraining|"
+                         r"working|employed|interning|temping) as\b|"
                          # "i took a winter job driving the snowplough"
                          r"(?<!he )(?<!she )(?<!they )\bi(?:'ve| have)? (?:just |also |finally )?(?:took|taken|accepted|landed) (?:a|an) (?:[\w-]+ ){0,2}(?:job|gig|position|role)\b"
                          r"(?! (?:offer|interview|application))|"
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
-                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?:跳槽|转行|改行)(?:过来|来)?(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
+                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!计划)(?<!不敢)(?:跳槽|转行|改行)(?:过来|来|了)(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
                          # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
                          r"(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|上个月|上周|去年|今年)?(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|"
                          r"店|站|队|中心|总部|分行|支行|医院|分公司|项目部|车间|工地|矿)(?:了|上班|工作)|"
@@ -523,8 +523,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             retires_title = left_job or (bool(_NOW_WORKS_AT_RE.search(said_now) or (
                 _LEFT_JOB_RE.search(turn.content) and not _WISH_OR_THEIRS_RE.search(turn.content))) and not transferred)
             # (and what the old company made: "The user's company is in marine paint" beside "now i'm at Kestrel Bioplastics")
-            retired = [k for k in ("employer", "company_industry", "company_focus", *(("job_title",) if retires_title else ()))
-                       if k not in slots]
+            retired = [k for k in ("employer", *(("company_industry", "company_focus") if not transferred
+                                                  and "转岗" not in turn.content else ()),
+                                   *(("job_title",) if retires_title else ())) if k not in slots]
             replaced = tuple(dict.fromkeys([*replaced, *MemoryItem.objects.for_user(user_id).current()
                                            .filter(key__in=retired, source=MemoryItem.Source.USER_STATED)
                                            .values_list("pk", flat=True)]))
@@ -603,11 +604,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # 一家蒙氏幼儿园"), cut as ever for the rest ("… Scoil Bhríde" goes with the school changed).
         said_anew = _values_said_anew(turn.content, _replaced_texts(user_id, replaced, [])) \
             if corrects and replaced and not swaps else {}
-        if said_anew and not _changes_besides(turn.content, said_anew):
+        value_swapped = bool(said_anew) and not _changes_besides(turn.content, said_anew)
+        if value_swapped:
             swaps, said_anew = said_anew, {}  # nothing else changed: the replaced statements stay whole, with the new value
         elif said_anew:
             restated = [k for k in restated if not any(k.search(old) for old in said_anew)]
-        named_swaps = {old: new for old, new in swaps.items() if not old[:1].isdigit()}
+        # (an age or a grade said anew rewrites only what the correction replaced: "six" is in "I run six miles" too)
+        named_swaps = {} if value_swapped else {old: new for old, new in swaps.items() if not old[:1].isdigit()}
         if named_swaps and not renamed_only:
             # What held the old name, or the old number said of its subject, is rewritten whatever the guess found
             # ("keisha's 15 not 16" finds "my daughter keisha is 16 and wants a part time job"); a day of the month
@@ -623,9 +626,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # (what nothing else would keep of a statement that held the old value stays whole, with the new one: "my son
             # Arnav is in class 6 at Kendriya Vidyalaya in Dehradun …" whatever else the message changed)
             # (not beside something else chosen instead: "… we ended up going with Gaelscoil na Cille instead of Scoil Bhríde")
-            whole = {} if _CHOSEN_INSTEAD_RE.search(turn.content) else {
+            whole = {} if any(_CHOSEN_INSTEAD_RE.search(c) and not any(_said_word(v, c) for v in said_anew.values())
+                              for c in corrections.clauses(turn.content)) else {
                 e.pk: e for e in MemoryItem.objects.for_user(user_id).filter(pk__in=[pk for pk, left in cut if left is None])
-                if not corrections.holds_any(e.content, old)}
+                if not corrections.holds_any(e.content, old) and not any(k.search(e.content) for k in restated)}
             cut = [(pk, dataclasses.replace(left, content=corrections.with_swapped(left.content, said_anew)) if left
                     else _remainder_draft(_draft_of(whole[pk]), swapped) if pk in whole
                     and (swapped := corrections.with_swapped(whole[pk].content, said_anew)) != whole[pk].content else None)
@@ -1120,10 +1124,10 @@ def _tells_new_value(message: str, replaced: Sequence[str]) -> bool:
 #: Someone named in a clause by their relation to the user or another.
 _KIN_IN_CLAUSE_RE = re.compile(rf"(?:{PERSON_ZH})|\b(?:{PERSON_EN})s?\b", re.IGNORECASE)
 #: An age said in words of someone ("Lorcan is six", "she's seven", "he turned seven").
-_AGE_IN_WORDS_RE = re.compile(r"(?:\b(?:is|'s|turned|turns|turning) (?:only |just |now |nearly |almost |actually )?)"
-                              r"(?P<n>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-                              r"sixteen|seventeen)\b(?! (?:of|times|hours|days|weeks|months|minutes|o'clock|pm|am|people|kids|dogs|"
-                              r"cats|more|less|years? (?:ago|later)|\w+s\b))", re.IGNORECASE)
+_AGE_IN_WORDS_RE = re.compile(r"\b(?:[Hh]e|[Ss]he|(?-i:[A-Z])[a-z]+|son|daughter|boy|girl|kid|baby)(?:'s| is| turned| turns| turning) "
+                              r"(?:only |just |now |nearly |almost |actually )?"
+                              r"(?P<n>(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                              r"sixteen|seventeen))\b(?=\s*(?:$|[,.;!?…]|years? old\b|(?i:and|actually|now|in|this|last|next|but|so)\b))")
 #: Kinds of value one says anew in place of the last: an age, a school grade.
 _SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4])
 
@@ -1131,16 +1135,24 @@ _SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4])
 def _changes_besides(message: str, said_anew: dict[str, str]) -> bool:
     """Whether ``message`` says some other change than the values of ``said_anew`` ("…Lorcan's seven actually. And we
     ended up going with Gaelscoil na Cille instead"), beside words that only say something was said wrong."""
-    values = [v.lower() for pair in said_anew.items() for v in pair]
-    return any(corrections.signals_change(c) and not any(v in c.lower() for v in values)
-               and not _SAID_WRONG_RE.search(c) and not _ONLY_SAID_WRONG_RE.search(c)
+    values = [v for pair in said_anew.items() for v in pair]
+    return any(corrections.signals_change(c) and not any(_said_word(v, c) for v in values)
+               and not _ONLY_SAID_WRONG_RE.match(c.strip())
                for c in corrections.clauses(message))
+
+
+def _said_word(value: str, clause: str) -> bool:
+    """Whether ``value`` is said in ``clause`` as a word of its own ("one" is not in "iphone"), Chinese as written."""
+    if not value.isascii():
+        return value in clause
+    return bool(re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", clause, re.IGNORECASE))
 
 
 #: Something chosen in place of another ("went with X instead of Y", "换成了…").
 _CHOSEN_INSTEAD_RE = re.compile(r"\binstead\b|\brather than\b|换成|改成|改去|换到", re.IGNORECASE)
 #: Words that only say a value was said wrong ("跟你说 之前说错了", "sorry, typo", "I meant seven").
-_ONLY_SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|口误|\b(?:sorry|oops|typo|my bad|i meant|my mistake|correction)\b",
+_ONLY_SAID_WRONG_RE = re.compile(r"\W*(?:跟你说|诶|哦|啊|对了)?\s*(?:我)?(?:之前|上次|刚才|前面)?(?:说错|记错|搞错|写错|打错|口误)了?\W*$|"
+                                 r"\W*(?:\w+\W+){0,3}(?:correction|sorry|oops|typo|my bad|my mistake)(?:\W+\w+){0,3}\W*$",
                                  re.IGNORECASE)
 
 
@@ -1284,7 +1296,12 @@ _AND_DOES_SPLIT = re.compile(r"\s+(?=and (?:drive|drives|own|owns|work|works|liv
 def _remainder_pieces(sentence: str) -> list[str]:
     """A replaced sentence's pieces, as what stays of it is read: its clauses (_TOPIC_SPLIT), and in English what the user
     does after "and"."""
-    return [p for t in _TOPIC_SPLIT.split(sentence) if t for p in _AND_DOES_SPLIT.split(t)]
+    return [p for t in _TOPIC_SPLIT.split(sentence) if t
+            for p in (_AND_DOES_SPLIT.split(t) if _USER_LEADS_EN_RE.match(t) else [t])]
+
+
+#: An English clause led by the user ("Hi, I'm a park ranger …", "we run a B&B"), not "my dog Biscuit is 4 and has …".
+_USER_LEADS_EN_RE = re.compile(r"^\W*(?:\w+\W+)?(?:i|i'm|im|i am|we|we're)\b", re.IGNORECASE)
 
 
 #: A clause with the user as its subject ("我在佛山自己在家做烘焙卖", "平时自己做烘焙", "I run it from home").
@@ -2489,11 +2506,11 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
     name and sex were corrected)."""
     text = episode.content
     if names_only and old:
-        # A partner or child's name gone ("marisol n i split"): what was said with them stays, the name taken off the word
-        # of who they were ("me and my gf Marisol are doing a road trip" -> "me and my gf are doing a road trip").
+        # A child's name gone: what was said of them stays, the name taken off the word of who they were.
+        # (a child's only: a partner gone takes the plans made with them, "me and my gf are doing a road trip" would stay)
         for name in old:
-            text = re.sub(rf"\b({corrections.EN_KIN})\s+{re.escape(name)}\b" if name.isascii()
-                          else rf"({corrections.ZH_KIN}){re.escape(name)}", r"\1", text, flags=re.IGNORECASE)
+            text = re.sub(rf"\b(son|daughter|kid|baby)\s+{re.escape(name)}\b" if name.isascii()
+                          else rf"(儿子|女儿|闺女|孩子|宝宝){re.escape(name)}", r"\1", text, flags=re.IGNORECASE)
     replaced = set(about)
     kept, dropped = [], text != episode.content
     for sentence in (text[a:b].strip() for a, b in split_sentences(text)):

@@ -40,9 +40,6 @@ _CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s
 #: Where a sentence's first clause ends, for whom it is about ("My sister and I" stays one subject).
 _FIRST_CLAUSE_RE = re.compile(r"[。！？!?；;，,、\n]+|\.(?:\s+|$)|\s+[-—–]\s+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*|"
                               r"\s+(?=(?i:so (?:i|i'm|im|we|we're|i've|i'll))\b)|"  # "my stepmom's allergic to latex | so I gotta …"
-                              # "my brother Rangi is getting married in Napier | and i'm helping pick the wine" (not "my sister
-                              # and I")
-                              r"\s+(?=(?i:and (?:i'm|im|i've|ive|i'll|we're|we've))\b)|"
                               r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")  # chat's space for a comma
 _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|哥哥|妹妹|弟弟|老姐|老哥|姐|哥|妹|弟|妈妈|妈|爸爸|爸|母亲|父亲|"
               "老公|老婆|丈夫|妻子|男朋友|女朋友|男友|女友|对象|儿子|女儿|闺女|同事|朋友|闺蜜|哥们|兄弟|姐们|室友|老板|领导|"
@@ -273,6 +270,19 @@ _THEIRS_RE = re.compile(rf"(?:'s|’s|的)\s*(?:(?:best|old|close|new|school|lit
                         re.IGNORECASE)
 
 
+def _before_own_clause(clause: str) -> str:
+    """An English clause up to "and i'm"/"and we've" when a verb comes before it ("my brother Rangi is getting married in
+    Napier | and i'm helping pick the wine"); not "she and i'll be moving", "my colleague Priya and i've been pairing"."""
+    joined = _AND_I_RE.search(clause)
+    if joined is not None and _VERB_EN_RE.search(clause[:joined.start()]):
+        return clause[:joined.start()]
+    return clause
+
+
+_AND_I_RE = re.compile(r"\s+and (?:i'm|im|i've|ive|i'll|we're|we've)\b", re.IGNORECASE)
+_VERB_EN_RE = re.compile(r"\b(?:is|are|was|were|has|have|had|got|gets|getting|'s)\b|\w's\b", re.IGNORECASE)
+
+
 def about_another_person(text: str) -> str:
     """The person a message or sentence is about when it is not the user, or "": its first clause begins with a
     relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
@@ -294,6 +304,7 @@ def about_another_person(text: str) -> str:
     member = _TEAM_MEMBER_RE.match(first)
     if member is not None and not (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first[member.end():]):
         return member.group("n") or member.group("m")  # "bastian on our team is having his first kid", "我们组的Ken辞职了"
+    first = _before_own_clause(first)
     found = _SUBJECT_PERSON_RE.match(first)
     if found is None or (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first):
         return ""  # no one else, or "My sister and I", "我和表姐": the user too

@@ -551,11 +551,12 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("phone", re.compile(r"\b(?:my|(?:got|getting|bought|buying|ordered|picked up|went with|grabbed) (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
                          r"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
                          r"motorola|moto|fairphone|xiaomi|redmi|huawei|xperia|nokia|realme)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|"
-                         r"[a-z]\d+\w*))*)\b", _I), None),
+                         r"[a-z]\d+\w*))*)\b(?!\s+(?:scooter|vacuum|robot|router|watch|band|tv|tablet|pad|buds|earbuds|laptop|"
+                         r"fridge|fan|camera|speaker|charger|cable|case))", _I), None),
     # "the Fairphone 5 i got last week throws a SecurityException"
     ("phone", re.compile(r"\bthe (?:new )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|motorola|moto|fairphone|xiaomi|redmi|huawei|"
                          r"xperia|nokia|realme)(?: (?:\d+\w*|pro|max|plus|mini|ultra|se|xl|[a-z]\d+\w*))*) (?:i|we) (?:just )?"
-                         r"(?:got|bought|picked up|ordered)\b", _I), None),
+                         r"(?:got|bought|picked up|ordered)\b(?!\s+(?:my|her|him|them|us|for)\b)", _I), None),
     ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and |update\W* )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up|switched to|"
                        rf"ended up (?:getting|buying|going with|with))|\btraded (?:it |(?:the |my |our )?[\w-]+ )?in for) "
                        rf"(?:a|an|our|my|the) (?:new |used |(?!(?:{CAR_MAKES_EN})\b)\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?:[Mm]odel )?[\w-]+)?)\b", _I), None),
