@@ -608,7 +608,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if value_swapped:
             swaps, said_anew = said_anew, {}  # nothing else changed: the replaced statements stay whole, with the new value
         elif said_anew:
-            restated = [k for k in restated if not any(k.search(old) for old in said_anew)]
+            restated = [k for k in restated if k not in _SWAPPED_KINDS]
         # (an age or a grade said anew rewrites only what the correction replaced: "six" is in "I run six miles" too)
         named_swaps = {} if value_swapped else {old: new for old, new in swaps.items() if not old[:1].isdigit()}
         if named_swaps and not renamed_only:
@@ -626,13 +626,15 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # (what nothing else would keep of a statement that held the old value stays whole, with the new one: "my son
             # Arnav is in class 6 at Kendriya Vidyalaya in Dehradun …" whatever else the message changed)
             # (not beside something else chosen instead: "… we ended up going with Gaelscoil na Cille instead of Scoil Bhríde")
+            # (its clauses that say another value of a kind the message says anew go: "… due on 3rd Nov" beside "in April")
             whole = {} if any(_CHOSEN_INSTEAD_RE.search(c) and not any(_said_word(v, c) for v in said_anew.values())
                               for c in corrections.clauses(turn.content)) else {
                 e.pk: e for e in MemoryItem.objects.for_user(user_id).filter(pk__in=[pk for pk, left in cut if left is None])
-                if not corrections.holds_any(e.content, old) and not any(k.search(e.content) for k in restated)}
+                if not corrections.holds_any(corrections.with_swapped(e.content, said_anew), old - set(said_anew))}
             cut = [(pk, dataclasses.replace(left, content=corrections.with_swapped(left.content, said_anew)) if left
                     else _remainder_draft(_draft_of(whole[pk]), swapped) if pk in whole
-                    and (swapped := corrections.with_swapped(whole[pk].content, said_anew)) != whole[pk].content else None)
+                    and (swapped := _without_kinds(corrections.with_swapped(whole[pk].content, said_anew), restated))
+                    and swapped != whole[pk].content else None)
                    for pk, left in cut]
         rest = [*(left for _, left in cut if left is not None),
                 *(kept for d in earlier
@@ -1130,6 +1132,12 @@ _AGE_IN_WORDS_RE = re.compile(r"\b(?:[Hh]e|[Ss]he|(?-i:[A-Z])[a-z]+|son|daughter
                               r"sixteen|seventeen))\b(?=\s*(?:$|[,.;!?…]|years? old\b|(?i:and|actually|now|in|this|last|next|but|so)\b))")
 #: Kinds of value one says anew in place of the last: an age, a school grade.
 _SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4])
+
+
+def _without_kinds(text: str, kinds: Sequence[re.Pattern]) -> str:
+    """``text`` without its clauses (``_TOPIC_SPLIT``) that say a value of one of ``kinds``; "" when none stays."""
+    kept = [c for c in _TOPIC_SPLIT.split(text) if c and c.strip() and not any(k.search(c) for k in kinds)]
+    return (corrections.join_clauses(kept) if is_chinese(text) else " ".join(k.strip() for k in kept)) if kept else ""
 
 
 def _changes_besides(message: str, said_anew: dict[str, str]) -> bool:
@@ -2570,9 +2578,11 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                           and not places_in(c) and not _ZH_PLACE_WORD_RE.search(c)
                           and not _DWELLING_RE.search(c) and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2
                           and not _APPOSITION_RE.match(c) and not _HELP_ASKED_RE.match(c))
-                      # a clause of the user's own that does not hold what the correction names ("Hi, I'm a park ranger in the
-                      # Cairngorms" of "… and drive a Lada Niva around the estate" when "the Niva finally gave up")
+                      # a trade of the user's own said in a clause that does not hold what the correction names ("Hi, I'm a
+                      # park ranger in the Cairngorms" of "… and drive a Lada Niva around the estate" when "the Niva finally
+                      # gave up")
                       or (old and not moved and c == said and not topics & replaced and _USERS_OWN_RE.match(c)
+                          and (_JOB_TITLE_SAID_RE.search(c) or _TRADE_SAID_EN_RE.search(c))
                           and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2)
                       # (nor, of a move, a trade said that names no place: "hi i'm a cooper")
                       or (moved and c == said and not topics and not places_in(c) and bool(_TRADE_SAID_EN_RE.search(c))))
