@@ -326,7 +326,7 @@ _CHANGE_RE = re.compile(
     rf"{_NO_LONGER_ZH}|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|(?:(?<=\ba )|(?<=\bmy )|(?<=\bour )|(?<=\bthe )|(?<=\bgot )|(?<=\bstarted )|(?<=\bsomeone )|(?<=\bbrand-)|(?<=\bbrand ))new(?! (?:york|year|zealand|jersey|mexico|delhi|orleans|hampshire|england|brunswick|south wales)\b)|new (?:job|role|position|gig|place|flat|apartment|house|city|phone|car|boss|team|school|due date|date|deadline|address|number|plan)|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
-    r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+|(?:the|our|my) (?:move|relocation|split|breakup))|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
+    r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+|(?:the|our|my) (?:move|relocation) (?:up |down |over |back |out )?to)|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
     r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b", _I)
 
