@@ -67,8 +67,8 @@ def record_event(action: str, *, object_type: str, object_id: Any, user_id: str 
 def audit_event(action: str, *, object_type: str, object_id: Any, user_id: str = "",
                 before: Any = None, after: Any = None, reason: str = "", actor: str = ""):
     """An unsaved audit event (redacted, attributed to the current actor) for ``record_events``."""
-    from .memory.redact import redact, redact_json
     from .models import AuditEvent
+    from .redact import redact, redact_json
 
     return AuditEvent(
         actor=actor or current_actor(),

@@ -100,7 +100,7 @@ def _check_related(raw: dict) -> list[Error]:
                             id="agentmemory.E002"))
     pii = raw.get("PII_RULES")
     if isinstance(pii, list):
-        from .memory.redact import RULES
+        from .redact import RULES
 
         unknown_rules = [r for r in pii if r not in RULES]
         if unknown_rules:

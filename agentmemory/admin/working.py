@@ -6,8 +6,8 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from ..memory.redact import redact
 from ..models import ExtractionRun, Session, Turn
+from ..redact import redact
 from ..tasks.working import enqueue_extraction, enqueue_summary
 from ..working.sessions import end_session
 from .audit import ReadOnlyAdmin

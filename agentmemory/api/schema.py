@@ -100,15 +100,17 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
 
 
 def only_agentmemory_endpoints(endpoints):
-    """Preprocessing hook: keep the app's own views, wherever the host mounted them."""
-    from .base import AgentMemoryAPIView
+    """Preprocessing hook: keep the app's own views, wherever the host mounted them.
 
-    return [e for e in endpoints if _is_ours(e[-1], AgentMemoryAPIView)]
+    The app's views are the ones documented by its schema class (``AgentMemoryAPIView.schema``, kept by
+    ``extend_schema`` below), so this module needs no view class.
+    """
+    return [e for e in endpoints if _is_ours(e[-1])]
 
 
-def _is_ours(callback, base) -> bool:
+def _is_ours(callback) -> bool:
     cls = getattr(callback, "cls", None)
-    return isinstance(cls, type) and issubclass(cls, base)
+    return isinstance(cls, type) and isinstance(getattr(cls, "schema", None), AgentMemoryAutoSchema)
 
 
 SCHEMA_SETTINGS = {

@@ -24,10 +24,10 @@ from django.db import transaction
 from ..audit import record_event
 from ..conf import app_settings
 from ..exceptions import InvalidInput
-from ..memory.redact import redact_text
 from ..memory.review import mark_down
 from ..memory.write import update_memory, write_memory
 from ..models import Chunk, ContextFeedback, ContextRecord, EvaluationCase, MemoryItem
+from ..redact import redact_text
 from ..types import MemoryDraft
 
 MAX_TEXT = 2000

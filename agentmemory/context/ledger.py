@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from ..audit import record_event
 from ..conf import app_settings
-from ..memory.redact import redact_text
 from ..models import ContextRecord, LLMUsage
+from ..redact import redact_text
 from ..timestamps import iso
 from ..types import ContextBundle
 

@@ -29,8 +29,7 @@ from .chunk import embedding_text
 from .duplicates import find_duplicates
 from .embed import store_vectors
 from .gate import gate_versions
-from .ingest import DocumentInput, IngestResult, _Begun, _fail, _result
-from .prepare import begin_documents
+from .prepare import DocumentInput, IngestResult, _Begun, _fail, _result, begin_documents
 from .propose import propose_cases
 from .publish import publish_versions
 from .sentences import write_sentences

@@ -16,50 +16,30 @@ The write path, in order:
    hands the complete version to ``gate.gate_versions`` instead: published if its saved questions
    still find what they found, else held for review.
 Steps 2-4 are ``bulk.ingest_documents``' with one document.
-Import jobs (``jobs.create_import_job`` / ``jobs.run_import_job``) carry the same call through Celery;
+Import jobs carry the same call through Celery: ``job_records.create_import_job`` records one and
+``run_import_job`` (below) runs it; jobs.py holds the beat sweep and both names;
 ``bulk.ingest_documents`` runs the same steps for many documents at the embedder's speed.
 Embedding a version's chunks is ``embed.py``'s; the front door of an upload or a text is ``imports.py``.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-
+from ..audit import audit_context, current_actor
 from ..conf import app_settings
 from ..exceptions import AgentMemoryError
-from ..models import DocumentVersion, KnowledgeBase
+from ..models import ImportJob, KnowledgeBase
 from ..progress import Progress
+from .bulk import ingest_documents
 from .embed import embed_chunks, reusable_vectors
-from .jobs import create_import_job, job_progress, run_import_job, run_job
+from .job_records import create_import_job, job_progress, run_job
 from .parse import DocumentTooLarge, ParsedDocument, check_format, parse
-from .prepare import DocumentInput, _Begun, content_hash, default_title, validate_text
+from .prepare import DocumentInput, IngestResult, content_hash, default_title, validate_text
 
-# Imported from here before embed.py and jobs.py held them (benchmarks, docs/knowledge.md).
+# Imported from here before bulk.py, embed.py, prepare.py and job_records.py held them (docs/knowledge.md).
 __all__ = [
     "DocumentInput", "IngestResult", "Progress", "content_hash", "create_import_job", "default_title",
-    "embed_chunks", "ingest_document", "job_progress", "prepare_document",
+    "embed_chunks", "ingest_document", "ingest_documents", "job_progress", "prepare_document",
     "reusable_vectors", "run_import_job", "run_job", "validate_text",
 ]
-
-
-@dataclass(frozen=True)
-class IngestResult:
-    """What an import did: ``created`` (new document), ``updated`` (new version) or ``unchanged``."""
-
-    action: str
-    document_id: int
-    external_id: str
-    version: int
-    chunks: int
-    embedded: int
-    reused: int
-    # "published" (live), or "held" by the base's publish gate for review (gate.py); ``gate``: its report
-    publication: str = "published"
-    gate: dict | None = None
-    # chunks of this version repeating active chunks of other documents (duplicates.py)
-    duplicates: list[dict] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def prepare_document(*, fmt: str, content: str | bytes, max_chars: int | None = None) -> ParsedDocument:
@@ -72,17 +52,6 @@ def prepare_document(*, fmt: str, content: str | bytes, max_chars: int | None = 
     parsed = parse(fmt, content)
     validate_text(parsed.text, max_chars=max_chars)
     return parsed
-
-
-def _fail(version: DocumentVersion, exc: Exception) -> None:
-    """Mark a version failed with the reason; the previous version stays active."""
-    DocumentVersion.objects.filter(pk=version.pk).update(status=DocumentVersion.Status.FAILED, error=str(exc)[:2000])
-
-
-def _result(begun: _Begun, embedded: int, *, publication: str = "published", gate: dict | None = None,
-            duplicates: list[dict] | None = None) -> IngestResult:
-    return IngestResult(begun.action, begun.version.document_id, begun.external_id, begun.version.number,
-                        begun.chunks, embedded, begun.reused, publication, gate, duplicates or [])
 
 
 def ingest_document(
@@ -102,8 +71,6 @@ def ingest_document(
     chunks of the batch that completes it turned active with their vectors. Raises what the bulk
     path reports for the document (InvalidInput, EmbeddingError after marking the version failed).
     """
-    from .bulk import ingest_documents  # bulk.py builds on this module's names
-
     item = DocumentInput(parsed, title, fmt, external_id, metadata, propose_checks)
     [(_item, outcome)] = list(ingest_documents(knowledge_base=knowledge_base, items=[item], progress=progress))
     if isinstance(outcome, AgentMemoryError):
@@ -111,10 +78,21 @@ def ingest_document(
     return outcome
 
 
-def __getattr__(name: str):
-    # ingest_documents moved to bulk.py (which imports this module); its documented old path still works.
-    if name == "ingest_documents":
-        from .bulk import ingest_documents
+def run_import_job(job_id: int, *, progress: Progress | None = None) -> dict:
+    """Run (or resume) an ingest job; a job already succeeded returns its result unchanged."""
+    def work(job: ImportJob, report: Progress) -> tuple[dict, dict]:
+        parsed = ParsedDocument.from_structure(job.source_text, job.structure, title=job.title)
+        # Writes made on a worker are still attributed to whoever asked for the import.
+        with audit_context(job.requested_by or current_actor(), f"import job {job.pk}"):
+            result = ingest_document(
+                knowledge_base=job.knowledge_base, parsed=parsed, title=job.title, fmt=job.format,
+                external_id=job.external_id,
+                metadata=job.metadata if (job.result or {}).get("metadata_given", True) else None,
+                progress=report, propose_checks=(job.result or {}).get("propose_checks"),
+            )
+        return result.as_dict(), {
+            "external_id": result.external_id, "progress": result.embedded, "total": result.embedded,
+            "source_text": "", "structure": {},  # the text now lives in the document version
+        }
 
-        return ingest_documents
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return run_job(job_id, ImportJob.Kind.INGEST, work, progress=progress)

@@ -7,12 +7,14 @@ vectors, chunks), whatever the group's size: a single import is a group of one, 
 same as it always was: ``unchanged`` when the active version has the same content hash, a resumed
 pending/failed version of the same content (its stored vectors kept), or a new pending version with
 its chunk rows, vectors copied from any chunk of the base with the same content hash and model.
+What an import did is an ``IngestResult`` (built here from the prepared document, returned by bulk.py
+and ingest.py).
 """
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
@@ -254,3 +256,35 @@ def _create_chunks(kb: KnowledgeBase, fresh: list[tuple[_Checked, Document, Docu
         begun.reused = sum(1 for d in chunk_drafts if d.content_hash in vectors)
         begun.todo = [(pk, d.heading_path, d.text) for pk, d in zip(ids, chunk_drafts, strict=True)
                       if d.content_hash not in vectors]
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What an import did: ``created`` (new document), ``updated`` (new version) or ``unchanged``."""
+
+    action: str
+    document_id: int
+    external_id: str
+    version: int
+    chunks: int
+    embedded: int
+    reused: int
+    # "published" (live), or "held" by the base's publish gate for review (gate.py); ``gate``: its report
+    publication: str = "published"
+    gate: dict | None = None
+    # chunks of this version repeating active chunks of other documents (duplicates.py)
+    duplicates: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _fail(version: DocumentVersion, exc: Exception) -> None:
+    """Mark a version failed with the reason; the previous version stays active."""
+    DocumentVersion.objects.filter(pk=version.pk).update(status=DocumentVersion.Status.FAILED, error=str(exc)[:2000])
+
+
+def _result(begun: _Begun, embedded: int, *, publication: str = "published", gate: dict | None = None,
+            duplicates: list[dict] | None = None) -> IngestResult:
+    return IngestResult(begun.action, begun.version.document_id, begun.external_id, begun.version.number,
+                        begun.chunks, embedded, begun.reused, publication, gate, duplicates or [])

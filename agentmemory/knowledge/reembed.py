@@ -11,7 +11,7 @@ from ..exceptions import EmbeddingModelMismatch
 from ..models import Chunk, ImportJob, KnowledgeBase
 from ..progress import Progress
 from .embed import embed_chunks
-from .jobs import run_job
+from .job_records import run_job
 from .publish import MIXED_MODELS, refresh_embedding_model
 from .sentences import embed_sentences
 

@@ -12,11 +12,11 @@ from ..audit import current_actor, current_reason
 from ..backends import get_embedder
 from ..exceptions import EmbeddingError, InvalidInput
 from ..models import AuditEvent, MemoryItem
+from ..redact import redact, redact_json
 from ..types import MemoryDraft
 from ..validation import validate_tags, validate_user_id
 from .embed import enqueue_pending_embeddings
 from .keywords import keyword_fields
-from .redact import redact, redact_json
 from .rows import (
     after_commit,
     idempotency_key,

@@ -19,6 +19,7 @@ from ..audit import record_event
 from ..conf import app_settings
 from ..exceptions import InvalidInput, NotFound
 from ..models import MemoryItem
+from ..redact import redact, redact_json
 from ..timestamps import iso
 from ..types import MemoryDraft, WriteResult
 from ..validation import validate_tags, validate_user_id
@@ -31,7 +32,6 @@ from .embed import (
 )
 from .guard import instruction_signals
 from .quality import assess_quality
-from .redact import redact, redact_json
 from .rows import (
     KEY_RE,
     SOURCES,

@@ -74,4 +74,6 @@ def close_idle_sessions() -> dict:
     from ..working.archive import close_idle_sessions as close
 
     result = close()
+    for run_id in result.runs:
+        enqueue_extraction(run_id)
     return {"sessions": result.sessions, "runs": result.runs}

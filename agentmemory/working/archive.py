@@ -62,9 +62,9 @@ class CloseResult:
 
 
 def close_idle_sessions(*, now: dt.datetime | None = None, dry_run: bool = False, limit: int = 1000) -> CloseResult:
-    """End the active sessions with no turn for SESSION_CLOSE_AFTER_HOURS: their turns get extracted (the
-    runs are queued), and the purge job archives them once past SESSION_RETENTION_DAYS. Idempotent."""
-    from ..tasks.working import enqueue_extraction
+    """End the active sessions with no turn for SESSION_CLOSE_AFTER_HOURS; the purge job archives them once
+    past SESSION_RETENTION_DAYS. Idempotent. ``runs``: the extraction runs to queue once this returns (the
+    task and the command queue them; the worker must see the ended sessions, committed here)."""
     from .sessions import end_session
 
     now = now or timezone.now()
@@ -80,6 +80,4 @@ def close_idle_sessions(*, now: dt.datetime | None = None, dry_run: bool = False
             run = end_session(session, now=now)
             if run is not None and run.status != run.Status.SUCCEEDED:
                 runs.append(run.pk)
-    for run_id in runs:  # after the commit: the worker must see the ended session
-        enqueue_extraction(run_id)
     return CloseResult([str(s.pk) for s in sessions], runs, False)

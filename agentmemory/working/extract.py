@@ -22,8 +22,8 @@ from ..backends.extractors.rules import RuleBasedExtractor
 from ..conf import app_settings
 from ..exceptions import BackendError, ExtractionBusy, InvalidInput
 from ..memory.embed import embedded_together
-from ..memory.redact import redact, redact_json
 from ..models import ExtractionRun, Session, Turn
+from ..redact import redact, redact_json
 from ..timestamps import iso
 from ..types import MemoryDraft, WriteResult
 from ..usage import llm_usage

@@ -14,8 +14,8 @@ from ..audit import record_event
 from ..conf import app_settings
 from ..db import note_write
 from ..exceptions import InvalidInput, NotFound
-from ..memory.redact import redact, redact_json
 from ..models import ExtractionRun, Session, Turn
+from ..redact import redact, redact_json
 from ..text import count_tokens
 from ..validation import MAX_ID_CHARS, validate_bounded_text, validate_tags, validate_user_id
 from .triggers import detect_remember_intent, is_high_priority

@@ -16,8 +16,8 @@ from ..backends.extractors import TurnText
 from ..backends.summarizers import Summarizer, get_summarizer
 from ..backends.summarizers.base import SummaryFields
 from ..conf import app_settings
-from ..memory.redact import redact
 from ..models import Session, Turn
+from ..redact import redact
 from ..usage import llm_usage
 
 

@@ -6,8 +6,8 @@ import json
 import pytest
 from django.test import override_settings
 
-from agentmemory.memory.redact import redact
 from agentmemory.models import AuditEvent, ExtractionRun, MemoryItem, Session, Turn
+from agentmemory.redact import redact
 from agentmemory.working.summary import update_summary
 
 pytestmark = pytest.mark.django_db
@@ -77,7 +77,7 @@ def test_identifiers_survive_redaction():
     """A UUID's digit groups can pass for a bank card (Luhn) or a phone: ids are never redacted."""
     import uuid
 
-    from agentmemory.memory.redact import redact_json
+    from agentmemory.redact import redact_json
 
     ids = [str(uuid.UUID(int=n * 7919 + 10**30)) for n in range(2000)]
     payload = [{"session_id": i, "turn_id": 7, "content": "手机 13812345678", "memory_ids": [i]} for i in ids]
@@ -91,7 +91,7 @@ def test_redaction_stays_linear_on_long_turns():
     quadratically (the e-mail rule did: 40,000 letters took 6 s). Generous bound."""
     import time
 
-    from agentmemory.memory.redact import redact
+    from agentmemory.redact import redact
 
     started = time.perf_counter()
     for text in ("x" * 40000, "a" * 40000 + "@", "1" * 40000, "文三路" + "9" * 40000, "13812345678a" * 3000):
@@ -120,7 +120,7 @@ def test_redaction_stays_linear_on_long_turns():
      ["110***********1234", "************1111"]),
 ])
 def test_pii_rules_tell_people_from_businesses_and_cover_more_addresses(text, gone, kept):
-    from agentmemory.memory.redact import redact_text
+    from agentmemory.redact import redact_text
 
     masked = redact_text(text)
     for piece in gone:

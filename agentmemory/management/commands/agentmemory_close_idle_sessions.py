@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...audit import audit_context
+from ...tasks.working import enqueue_extraction
 from ...working.archive import close_idle_sessions
 from ._lifecycle import LifecycleCommand
 
@@ -13,5 +14,7 @@ class Command(LifecycleCommand):
     def handle(self, *args, dry_run: bool, now: str | None, **options):
         with audit_context("command:agentmemory_close_idle_sessions"):
             result = close_idle_sessions(now=self.moment(now), dry_run=dry_run)
+        for run_id in result.runs:
+            enqueue_extraction(run_id)
         verb = "Would end" if dry_run else "Ended"
         self.stdout.write(f"{verb} {len(result.sessions)} idle session(s); queued {len(result.runs)} extraction(s).")

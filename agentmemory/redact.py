@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils.module_loading import import_string
 
-from ..conf import app_settings
+from .conf import app_settings
 
 # Digits may be written full-width (１３８…); they are matched as digits too.
 _D = r"[0-9\uff10-\uff19]"
