@@ -221,7 +221,7 @@ _RETRACTING_CLAUSE = re.compile(
     r"(?:so (?:bye|goodbye)|goodbye to|farewell to),? \w+\s*(?:[!.,;]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|$)|"
 
     r"(?:sorry|oops|whoops|my bad),? i (?:told you|said|wrote|put)\b[^.;!?—]{0,30}?\b(?:earlier|before|last time)"
-    r"(?=\s*(?:[—–-]|$)|,?\s*(?:but|it'?s|he'?s|she'?s|they'?re|actually|i meant)\b)|"
+    r"(?=,?\s*(?:[—–-]|$)|,?\s*(?:but|it'?s|he'?s|she'?s|they'?re|actually|i meant)\b)|"
     r"scratch that|was wrong|my mistake|(?:not|n't|no longer) (?:actually |really |even )?allergic|i was mistaken|i misspoke|moved away from|switched from|back when|broke up|never ?mind|"
     r"renam(?:ed|ing) \w+)\b", _I)
 _CLAUSE_SPLIT = re.compile(rf"(?:(?<=[，；;。！？!?])|(?<=,)(?!\d))\s*|(?<=\.)\s+|(?<=[{CHAT_END}])\s*(?![{CHAT_END}])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
@@ -246,10 +246,10 @@ TOPICS: dict[str, re.Pattern] = {
                        r"\b(?:job|work(?:ing)?(?! out\b| for (?:me|us|you)\b)(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|promotion|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|(?-i:dev)|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
-    "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
+    "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved(?! (?:up|down) (?:to |into )?(?:the )?(?:[\w-]+ )?(?:class|grade|year|level|form|std|standard|set|group)\b)|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
                        r"neighbou?rhood|based in|i'm in|im in|we're in(?! (?:trouble|love|luck|a |the |for |charge|touch|talks))|hometown|the move|(?:my|our) (?:old |new |own )?(?:house|home|place|condo))\b", _I),
     "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
-                        r"phd|masters?|studying|semester|quarter|class(?:es)?|campus|gpa|tuition|thesis|dissertation|electives?|"
+                        r"phd|masters?|studying|semester|quarter|class(?:es)?|(?<=\d(?:st|nd|rd|th) )std|campus|gpa|tuition|thesis|dissertation|electives?|"
                         r"internships?|freshman|sophomore|"
                         r"professor)\b", _I),
     "travel": re.compile(r"旅行|旅游|出差|出国|机票|航班|签证|自驾游|度假|蜜月|徒步|\b(?:trip|travel\w*|vacation|holiday|flights?|flying|"
@@ -324,7 +324,7 @@ _CHANGE_RE = re.compile(
     r"现在|新车提了|提了新车|提车了|新车到了|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
     r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
     rf"{_NO_LONGER_ZH}|"
-    r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
+    r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now(?! (?:trying|wondering|looking (?:for|at|into)|thinking (?:about|of)|planning (?:a|the|to)|writing|asking|hoping|need|want)\b)|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|(?:(?<=\ba )|(?<=\bmy )|(?<=\bour )|(?<=\bthe )|(?<=\bgot )|(?<=\bstarted )|(?<=\bsomeone )|(?<=\bbrand-)|(?<=\bbrand ))new(?! (?:york|year|zealand|jersey|mexico|delhi|orleans|hampshire|england|brunswick|south wales)\b)|new (?:job|role|position|gig|place|flat|apartment|house|city|phone|car|boss|team|school|due date|date|deadline|address|number|plan)|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+|(?:the|our|my) (?:move|relocation) (?:up |down |over |back |out )?to)|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
@@ -712,8 +712,9 @@ _EN_NAMES = (
     ("pet", re.compile(r"\b(?i:voted?|decided|picked|chose|agreed)\b[^.!?]{0,40}?\b(?:[Hh]e|[Ss]he|[Ii]t)(?:'s| is) "
                        r"(?P<n>[A-Z][a-z][\w'-]*) now\b")),
     # "we just adopted a kitten …, she's a tabby, we named her Pickle": a pet named a clause or two after it was said
-    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.;!?]{{0,60}}?\b(?:we|i)(?:'ve| have)? (?:named|called) (?:her|him|it) (?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"
-               r"Today|Tonight|Yesterday)\b)(?P<n>[A-Z][\w'-]+)")),
+    # (or "…, and we're calling him Captain Flint": a name of two words, as written)
+    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.;!?]{{0,60}}?\b(?:we|i)(?:'ve| have|'re| are|'m| am)? (?:named|called|calling|naming) (?:her|him|it) (?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"
+               r"Today|Tonight|Yesterday)\b)(?P<n>[A-Z][\w'-]+(?: (?!I\b)[A-Z][\w'-]+)?)")),
 )
 _ZH_NAMES = (
     ("pet", re.compile(rf"(?:{'|'.join(sorted(ZH_PETS.split('|'), key=len, reverse=True))})(?:{_ZH_NAMING})?"
@@ -910,7 +911,15 @@ def gone(text: str, known: dict[str, str]) -> set[str]:
                  or (topic == "family" and not _IF_RE.search(text or "") and re.search(_PARTED.format(
                 n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I))
             or (topic == "pet" and re.search(_GIVEN_AWAY.format(
-                     n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I)))}
+                     n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I))
+            or (not _IF_RE.search(text or "") and re.search(_NAME_DROPPED.format(
+                n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I)))}
+
+
+#: A name said not to be the one ("我家猫叫麦芽 不叫麻薯", "Captain Flint didn't quite stick", "he wouldn't answer to Duke");
+#: ``{n}`` the name.
+_NAME_DROPPED = (r"不(?:再)?叫{n}(?!的)|\b{n} (?:didn't|did not|never|doesn't|does not) (?:quite |really |ever )?stick\b|"
+                 r"\b(?:wouldn't|won't|doesn't|didn't|never) (?:answer|respond)(?:ed)? to {n}\b")
 
 
 #: A pet given to someone else ("my aunt took pickle in", "we rehomed Bolt", "把豆豆送给我姑了"); ``{n}`` its name.

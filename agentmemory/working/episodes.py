@@ -140,7 +140,7 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
-                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!计划)(?<!不敢)(?:跳槽|转行|改行)(?:过来|来|了)(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
+                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!计划)(?<!不敢)(?:跳槽|转行|改行)(?:过来|来|了)(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|终于|上个月|上周|刚)?(?:跳槽|换工作|换了工作|换了份工作)(?:了|啦|喽|成功)|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
                          # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
                          r"(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|上个月|上周|去年|今年)?(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|"
                          r"店|站|队|中心|总部|分行|支行|医院|分公司|项目部|车间|工地|矿)(?:了|上班|工作)|"
@@ -307,6 +307,9 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
 _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|听错|记岔|说岔|记混|搞混|口误|纠正一下|更正一下|^\s*(?:哦|噢|啊|呃|额|诶|欸)?不对|"
                             r"\b(?:i misspoke|i was wrong|my mistake|sorry,? (?:i )?made (?:a )?mistake|i made (?:a )?mistake (?:before|earlier|above)|(?:typed|wrote|got|said) (?:that|it) wrong|"
                             r"scratch that|i mis-?typed|typo|i meant to say|correction|ignore (?:that|what i said|my last)|"
+                            # "Sorry I said 2nd std last time, I meant 3rd std"
+                            r"(?:sorry|oops|whoops|my bad),? i (?:told you|said|wrote|put)\b[^.;!?—]{0,30}?\b(?:earlier|before|last time)|"
+                            r"i said\b[^.;!?—]{1,30}?,? (?:but )?i meant|"
                             r"disregard (?:that|my last)|that'?s my old)\b|当我没说|忽略(?:刚才|上面|前面)|前面(?:那个|说的)不算",
                             re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
@@ -503,6 +506,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         changed_too = {t for c in corrections.clauses(turn.content) if corrections.signals_change(c) and not _MOVE_SAID_RE.search(c)
                        for t in corrections.topics(c)} if moving else set()
         guessed_about = [t for t in about if t not in _TAKEN_ALONG_TOPICS or t in changed_too] if moving else about
+        if not (judged or of_topic or new_job or gone or moving):
+            # A change said only by a word ("I don't drink much myself these days …, but my wife Eirlys …"): the guess
+            # is made among the topics of the clauses that say it, not of the whole message ("my wife" is no change).
+            cued = {t for c in corrections.clauses(turn.content) if corrections.signals_change(c)
+                    for t in corrections.topics(c)}
+            guessed_about = [t for t in guessed_about if t in cued] if cued else guessed_about
         replaced = tuple(corrected_items(user_id, turn.content, slots, guessed_about, [vector, *changing],
                                          min_cosine=CORRECTION_MIN_COSINE if judged or of_topic or new_job else CUE_MIN_COSINE,
                                          guess=corrects and not earlier and (bool(about) or _says_a_change(turn.content)),
@@ -645,6 +654,17 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if keep_episodes:
             first = at
             chosen, at = _disclosing(sentences, whole_keep, keep, correction, at, model, turn.content)
+            last = before[number].rstrip("\n").rsplit("\n", 1)[-1]  # the user's message before this one
+            if not chosen and turn.turn_id not in others and _NAMES_GIVEN_RE.search(turn.content) \
+                    and _HOUSEHOLD_SAID_RE.search(last) and not _SOMEONE_ELSE_SAID_RE.search(last) \
+                    and not _QUESTION_RE.search(turn.content):
+                # "ok. shes called Wren btw" or "names are Ottilie and Cass" right after the user spoke of their child or
+                # pet ("kid 2 starts year 3 in sept"): the name of someone of the household, whatever it scored alone.
+                chosen = sentences
+            if not chosen and turn.turn_id not in others:
+                # "还有个事，孙子浩浩放暑假要来住一个月，…": a fact of the household's (a grandchild named, a birthday, an age)
+                # is kept as in a message about someone else, whatever the rest scored.
+                chosen = [p for p in sentences if _FAMILY_FACT_RE.search(p)]
             if turn.turn_id in others:
                 # About someone else: only its clauses with the user as their subject ("我妈倒是天天跳广场舞 在老家洛阳，
                 # 我在上海工作一年就回去两次" keeps "我在上海工作一年就回去两次").
@@ -835,7 +855,8 @@ def _newest_episodes(user_id: str, *, facts_too: bool = False) -> list[tuple[int
 
 
 #: Words of a move: "we moved to …", "relocated", "搬到/搬回/搬去…", "现在住…".
-_MOVED_RE = re.compile(r"搬(?:到|去|回|来|家到)?|现在住|\b(?:moved|relocated|shifted|moving back)\b", re.IGNORECASE)
+_MOVED_RE = re.compile(r"搬(?:到|去|回|来|家到)?|现在住|\b(?:moved|relocated|shifted|moving back|now that (?:i'm|im|i am|we're|we are) "
+                       r"(?:living |based |settled )?in)\b", re.IGNORECASE)
 #: A clause about where one comes from or goes, not where one lives: "I grew up in Leeds", "a trip to Crete".
 _NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|[去来][^，。！？\s]{0,8}玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|"
                            r"(?<!commute )(?<!commuting )(?<!drive it )(?<!drive in )from|trip|holiday|"
@@ -945,6 +966,7 @@ Christmas Easter Diwali Eid Thanksgiving Halloween Ramadan Mum Mom Dad Nan Gran 
 The This That These Those Our Your His Her Their""".split())
 #: Words of living or working somewhere ("I teach Grade 4 … in Centurion", "我退休了住自贡"); not of eating or owning there.
 _LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|i stay|work|works|working|teach|teaches|teaching|rent|"
+                                r"(?:here|out here|over here|up here|down here) in|"
                                 r"commute from|commuting from|drive it from|drive in from|"
                                 r"renting|moved|flat|apartment|house)\b|\b(?:we're|we are|i'm|im|i am) in\b|"
                                 # the user there day in, day out ("I'm on gravel ranch roads around Bozeman all day")
@@ -957,7 +979,8 @@ _LIVES_OR_WORKS_RE = re.compile(r"\b(?:live|lives|living|lived|based|staying|i s
 _FOR_A_WHILE_RE = re.compile(r"\bfor the (?:summer|winter|season|semester|term)\b|\bfor (?:a|a few|two|three|\d+) (?:weeks?|months?)\b|"
                              r"\btemporar\w*|暂时|临时|先住", re.IGNORECASE)
 #: Chat's clause with no subject that says where one lives: "scottish guy living in hanoi".
-_LIVING_IN_RE = re.compile(r"\b(?:living|based|staying)\s+in\b|\b(?:commute|commuting|drive it|drive in) from\b", re.IGNORECASE)
+_LIVING_IN_RE = re.compile(r"\b(?:living|based|staying)\s+in\b|\b(?:commute|commuting|drive it|drive in) from\b|"
+                           r"\b(?:here|out here|over here|up here|down here) in\b", re.IGNORECASE)  # "it's 41 degrees here in Upington"
 
 
 def _with_rest(remainders: list[MemoryDraft], rest: list[MemoryDraft], cut: list[tuple[int, MemoryDraft | None]],
@@ -1047,6 +1070,7 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![A-Za-z])[Nn][1-5](?![\w])|"
                            r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
+                           r"\b\d{1,2}(?:st|nd|rd|th) (?:std|standard)\b|"  # "in 3rd std" (India)
                            r"\b(?:freshman|sophomore|junior|senior) year\b|\bband [2-9]\b|\blevel [1-9]00\b|"
                            # "class 6" (India), "year 9" (UK, Australia), a kindergarten's "中班"/"大班"
                            r"(?<=\bin )class (?:[1-9]|1[0-2])(?:st|nd|rd|th)?\b|(?<=\bin )(?:year|yr) (?:[1-9]|1[0-3])\b(?! (?:old|ago|later))|"
@@ -1713,6 +1737,19 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
 
 
 _SHORT_CJK_RE = re.compile(r"[\u4e00-\u9fff]{2,4}")
+#: A name given, with no word for whom: "shes called Wren", "his name is Bram", "names are Ottilie and Cass", "她叫朵朵".
+_NAMES_GIVEN_RE = re.compile(r"\b(?:s?he'?s|s?he is|hes|shes|they're|theyre|they are) (?:called|named) [A-Za-z][\w'-]+|"
+                             r"\b(?:his|her|their) names? (?:is|are|'s) [A-Za-z][\w'-]+|^\W*(?:(?:ok|oh|and|also|btw)\W+)*"
+                             r"names? (?:are|is|r) [A-Z][\w'-]+|(?:^|[\s，,。])(?:他|她|它)(?:叫|名字叫|大名叫|小名叫)[\u4e00-\u9fff]{2,4}",
+                             re.IGNORECASE)
+#: Someone outside the household spoken of ("my coworker is having a baby shower"): a name after it is theirs.
+_SOMEONE_ELSE_SAID_RE = re.compile(
+    rf"\b(?!(?:son|daughter|kid|husband|wife|partner|grandson|granddaughter)s?\b)(?:{PERSON_EN})s?\b|"
+    rf"(?!儿子|女儿|闺女|孩子|孙子|孙女|外孙|老公|老婆|爱人)(?:{PERSON_ZH})", re.IGNORECASE)
+#: The user's child or pet spoken of in chat, with or without "my" ("kid 2 starts year 3", "twins turning 6", "我女儿").
+_HOUSEHOLD_SAID_RE = re.compile(rf"\b(?:kids?|kid \d|son|daughter|twins|baby|toddler|eldest|youngest|\d+ ?yo|"
+                                rf"(?:{EN_PETS})s?|pupp(?:y|ies)|kitten)\b|我家|儿子|女儿|闺女|孩子|宝宝|娃|孙子|孙女|外孙|{ZH_PETS}",
+                                re.IGNORECASE)
 #: The user's own pet or child named in a sentence: a sentence led by "she"/"he" after it is still the user's news.
 _OWN_HOUSEHOLD_RE = re.compile(rf"(?:我家|我们家|我的|我)(?:{ZH_PETS}|儿子|女儿|孩子|宝宝|娃)|\b(?:my|our|we're adopting an?|we adopted an?|"
                                rf"we got an?|i got an?|i adopted an?)\s+(?:[\w-]+\s+){{0,3}}?(?:(?:{EN_PETS})s?|pupp(?:y|ies)|"
@@ -1818,7 +1855,7 @@ def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -
 
 
 #: A clause that begins as a question ("What does the 'budget' field actually control, …").
-_ASKS_RE = re.compile(r"\s*(?:怎么|如何|为什么|为啥|哪|啥|什么|是不是|能不能|可不可以|有没有|\b(?:what|how|why|when|where|who|which|"
+_ASKS_RE = re.compile(r"\s*(?:请问|想问|问一下|问下|怎么|如何|为什么|为啥|哪|啥|什么|是不是|能不能|可不可以|有没有|\b(?:what|how|why|when|where|who|which|"
                       r"whats|what's|can|could|should|would|is|are|do|does|did|any)\b)", re.IGNORECASE)
 
 
@@ -1833,8 +1870,14 @@ def _life_said(sentence: str) -> str:
 def _without_question(sentence: str) -> str:
     """``sentence`` without its clauses that ask ("commute is 45 min by bus now tho, any podcast recs?" -> "commute is
     45 min by bus now tho,"); "" when it is all question."""
-    return "".join(c for c in _CLAUSE_RE.split(sentence)
+    rest = "".join(c for c in _CLAUSE_RE.split(sentence)
                    if c and not _QUESTION_RE.search(c) and not _ASKS_RE.match(c)).strip()
+    return "" if _GREETING_ONLY_RE.fullmatch(rest) else rest  # "您好，请问…？" leaves no statement
+
+
+#: A greeting and nothing more.
+_GREETING_ONLY_RE = re.compile(r"\W*(?:您好|你好|嗨|哈喽|早上好|晚上好|谢谢您?|hi|hello|hey|thanks|thank you|morning)?\W*",
+                               re.IGNORECASE)
 
 
 def corrected_items(user_id: str, text: str, slots: list[str], about: list[str], vectors: Sequence[np.ndarray], *,
@@ -2441,7 +2484,10 @@ _REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(
 
 #: A question asked with no mark ("whats the tallest mountain in Canada btw", "为啥切洋葱会流眼泪"): a wh-word first.
 _UNMARKED_QUESTION_RE = re.compile(r"^\W*(?:(?:ok|so|and|also|btw|ha|haha|lol|nice|oh|(?:random|quick|silly|dumb|weird|serious) question)\W+)*(?:(?:whats|what's|what|who|where|when|why|"
-                                   r"how|which)\b(?!')|为什么|为啥|有没有|是不是|怎么)", re.IGNORECASE)
+                                   r"how|which)\b(?!')|为什么|为啥|有没有|是不是|怎么|"
+                                   # "问找工作是不是得先搞定签证" (voice input, no mark): asking, as "请问…" is
+                                   r"请问|想问|问一下|问下|问问|问(?=[\u4e00-\u9fff][^，。！？\s]{0,12}(?:是不是|能不能|要不要|有没有|吗|什么|怎么)))",
+                                   re.IGNORECASE)
 #: The user or their household in English: "I", "we", "my", "our dog".
 _ENGLISH_SELF_RE = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|my|me|mine|we|we're|we've|us)\b|"
                               r"\bour (?!(?:lifetimes?|time|times|generation|world|planet|country|society|species|era|days)\b)",

@@ -46,7 +46,8 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "邻居|同学|舅舅|舅妈|阿姨|叔叔|姑姑|伯伯|爷爷|奶奶|外公|外婆|姥姥|姥爷|表叔|侄子|侄女|外甥|外甥女|"
               "大舅|二舅|三舅|小舅|大姨|二姨|三姨|小姨|大伯|二伯|三叔|小叔|大姑|二姑|小姑|姑父|姨父|姨妈|婶婶|伯母|"
               "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|孙子|孙女|外孙|外孙女|鼓手|吉他手|贝斯手|键盘手|主唱|"
-              "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐")
+              "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐|"
+              "组员|队员|同门|舅|姨|叔|婶|姑(?!娘)")
 _PERSON_ZH = f"{_PERSON_ZH}|{ZH_CALLED_BY_SURNAME}"
 _PERSON_ZH_RE = re.compile(rf"(?<!全职)(?<!宝)(?<!新手)(?:{_PERSON_ZH})")  # "全职妈妈", "宝妈": the user's own role
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
@@ -65,7 +66,7 @@ _PERSON_EN_RE = re.compile(rf"\b({_PERSON_EN})s?\b", re.IGNORECASE)
 PERSON_EN, PERSON_ZH = _PERSON_EN, _PERSON_ZH
 #: "I"/"我" as the subject of a clause: "我" not followed by a relation word or 的 ("我表姐", "我的同事" are
 #: about someone else), "I"/"we" in English.
-_SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!(?:一个?|个|那个|有个)?(?:{_PERSON_ZH})|的|们的|家的|们(?:{_PERSON_ZH}))")  # "我们组长…" is the team lead
+_SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!(?:一个?|个|那个|有个)?(?:之前的|以前的|原来的|前|老)?(?:{_PERSON_ZH})|的|们的|家的|们(?:{_PERSON_ZH}))")  # "我们组长…" is the team lead
 _SELF_EN_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|we|we're|we've)\b", re.IGNORECASE)
 _NEGATION_RE = re.compile(
     r"不|没|别|无法|受不了|戒了|讨厌|过敏|忌口|"
@@ -185,7 +186,8 @@ def _other_person(clause: str) -> str:
 
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
-_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?|(?-i:[A-Z][a-z]+)'s\s+|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
+_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?(?:之前的|以前的|原来的|前|老)?|"
+                                r"(?![我咱你您他她])[\u4e00-\u9fff]{2,3}的(?=[\u4e00-\u9fff])|(?-i:[A-Z][a-z]+)'s\s+|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
                                 rf"childhood|college|uni|work)\s+)?)?((?:女|男)?(?:{_PERSON_ZH})|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
@@ -193,7 +195,8 @@ _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建�
                          # what someone gave the user is the user's ("我哥给我买了个kindle", "my brother gifted me a MacBook")
                          r"给我(?:买|换|送|寄|带)了?)|\s+(?:just |finally )?(?:gifted|bought|gave|sent|lent|got) me (?:an?|his|her|their|the) |"
                          r"\s+(?:says|said|told me|wants me|asked me|approved)\b", re.IGNORECASE)
-_OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+|(?-i:[A-Z][a-z]+)'s\s+", re.IGNORECASE)
+_OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+|(?-i:[A-Z][a-z]+)'s\s+|"
+                                  r"(?![我咱你您])[\u4e00-\u9fff]{2,3}的", re.IGNORECASE)  # "王淑芬的儿子"
 #: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
 _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|"
                               # "我有个大学室友阿杰…": someone the user has, then who they are
@@ -219,8 +222,18 @@ _THEIR_OWN_FACT_RE = re.compile(
     rf"(?:'s|\s+is|\s+has|\s+works)\s+(?:(?:also|still|now)\s+)?(?:(?:at|for|in|as)\b|(?:an? )?(?:[\w-]+ )?(?:{EN_TITLES})\b|allergic|"
     r"vegan|vegetarian|diabetic|celiac|coeliac|lactose|(?:an? )?(?:[\w-]+ ){0,2}(?:allergy|diabetes|cholesterol|intolerance)\b)",
     re.IGNORECASE)
-_HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|娃|男朋友|女朋友|男友|女友|"
-                           r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid)s?$", re.IGNORECASE)
+_HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|娃|男朋友|女朋友|男友|女友|孙子|孙女|外孙|"
+                           r"^(?:husband|wife|partner|boyfriend|girlfriend|fiancée?|son|daughter|kid|grandson|"
+                           r"granddaughter|grandkid|grandchild)s?$", re.IGNORECASE)
+
+
+_GRANDCHILD_RE = re.compile(r"孙子|孙女|外孙女?|(?:grandson|granddaughter|grandkid|grandchild)s?", re.IGNORECASE)
+
+
+def _names_a_place(text: str) -> bool:
+    from ..backends.extractors.lexicon import places_in  # (the word lists load with the extractor)
+
+    return bool(places_in(text)) or bool(re.search(r"\b(?:in|at|near) [A-Z][a-z]{2,}", text))
 
 
 #: Someone picked out of a group and then named ("one of the techs, Marisol, …", "another, Gareth, …").
@@ -315,8 +328,11 @@ def about_another_person(text: str) -> str:
         return theirs.group(1)  # "my son's mate Jack is staying", "我儿子的同学": someone of theirs
     # The user's own household is the user's news ("我女儿下个月满6岁"); someone else's is not ("his fiancée"), nor a
     # partner's own job or health ("我老公在兴业银行上班", "my wife is a nurse", "my husband has a nut allergy").
+    # A grandchild is the user's too ("我孙女今年五岁，平时是我带"), but lives where their parents do: a message that says
+    # where ("我孙女在上海上三年级") is theirs.
     if _HOUSEHOLD_RE.search(found.group(2)) and not _OTHERS_POSSESSOR_RE.fullmatch(found.group(1) or "") \
-            and not (_PARTNER_RE.fullmatch(found.group(2)) and _THEIR_OWN_FACT_RE.match(first, found.end())):
+            and not (_PARTNER_RE.fullmatch(found.group(2)) and _THEIR_OWN_FACT_RE.match(first, found.end())) \
+            and not (_GRANDCHILD_RE.fullmatch(found.group(2)) and _names_a_place(text)):
         return ""
     return found.group(2)
 
@@ -331,8 +347,9 @@ _TOLD_OF_ME_RE = re.compile(r"\s*(?:又|也|还|刚|一直)?(?:说|讲|告诉我
 _WITH_ME_RE = re.compile(r"[和跟与]我|我[和跟与]|\b(?:and I|and me|me and|with me)\b", re.IGNORECASE)
 #: Who the user's own household is, as a later "he"/"she" refers to them ("my son", "女儿", a pet).
 _HOUSEHOLD_MENTION_RE = re.compile(
-    r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|宝宝|娃|男朋友|女朋友|男友|女友|未婚[夫妻]|猫|狗|主子|"
-    r"\b(?:husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|kids?|baby|toddler|cat|dog|puppy|"
+    r"老公|老婆|丈夫|妻子|爱人|对象|儿子|女儿|闺女|孩子|宝宝|娃|男朋友|女朋友|男友|女友|未婚[夫妻]|猫|狗|主子|孙子|孙女|外孙|"
+    r"\b(?:husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|kids?|baby|toddler|cat|dog|puppy|grandson|"
+    r"granddaughter|grandkids?|"
     r"kitten|pet)\b", re.IGNORECASE)
 
 
@@ -384,7 +401,7 @@ Maybe Honestly Work Life Today Tomorrow Yesterday Tonight Everything Nothing Eve
 Anyone Anything Something Traffic Weather Dinner Lunch Breakfast Monday Tuesday Wednesday Thursday Friday Saturday
 Sunday January February March April May June July August September October November December""".split())
 #: Someone of the user's household named ("my son Dev", "our cat Pimento", "Dev, my son").
-_HOUSEHOLD_ROLE = (r"(?:son|daughter|kid|baby|toddler|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|cat|dog|"
+_HOUSEHOLD_ROLE = (r"(?:son|daughter|kid|baby|toddler|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|cat|dog|grandson|granddaughter|"
                    r"puppy|kitten|pet|bunny|rabbit|parrot|hamster)")
 _HOUSEHOLD_NAMED_RE = re.compile(
     rf"\b(?:my|our)\s+(?:[\w-]+\s+)?{_HOUSEHOLD_ROLE}(?:'s name is|\s+is named|\s+is called|\s+named|\s+called|,)?\s+"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentmemory.models import MemoryItem
+from agentmemory.models import MemoryItem, Turn
 
 pytestmark = pytest.mark.django_db
 API = "/api/agentmemory/"
@@ -2293,3 +2293,90 @@ def test_session_45_second_review_s_misreadings_are_not_read_so():
         assert not _users_new_job(said), said
     for said in ("my xiaomi scooter has a flat tyre", "the pixel i got my mum is great"):
         assert not [d for d in RuleBasedExtractor().extract_text(said) if d.key == "phone"], said
+
+
+def test_voice_typed_first_person_is_read_as_the_users_own(api_client, talk):
+    """Session 46: "俺"/"咱" are "我" (voice-typed and northern Chinese); what the user says with them is the user's,
+    and their corrections win as any other's."""
+    from agentmemory.text.pronouns import standard_first_person
+    assert standard_first_person("俺们村 咱家狗 咱们走") == "我们村 我家狗 我们走"
+    talk("yan", "俺在商城县一家米线店当帮厨 天天切菜切到手疼 有啥法子", "咱家狗叫旺财 三岁了 最近老掉毛")
+    talk("yan", "跟你说个事 俺不在米线店干了 现在跑中通快递", agent="planner")
+    job = remembered(api_client, "yan", "用户现在做什么工作？")
+    assert "中通快递" in job and "米线店" not in job
+    assert "商城县" in remembered(api_client, "yan", "用户在哪个县？")
+    assert "旺财" in remembered(api_client, "yan", "用户的狗叫什么名字？")
+    # the stored turns keep the user's words
+    assert "俺在商城县" in " ".join(Turn.objects.for_user("yan").values_list("content", flat=True))
+
+
+def test_set_42_and_43_grandchildren_and_counties_are_the_users_others_friends_are_not(api_client, talk):
+    """Session 46: a grandchild is the user's household ("我孙女今年五岁…平时是我带"); a county no city list names is a place
+    ("我在商城县…" keeps the town when the job goes); an old classmate, an uncle, a named person's son and a former team
+    member are someone else, whatever the modifier ("我的老同学", "我舅", "王芳的儿子", "我之前的组员")."""
+    talk("gma", "谢谢您。我孙女今年五岁，小名叫“糯糯”，平时是我带，她特别爱吃甜的。")
+    shown = remembered(api_client, "gma", "用户的孙女几岁了？")
+    assert "五岁" in shown and "糯糯" in shown
+    talk("pal", "您好，我的老同学王芳前年搬到三亚去住了，她说那边冬天暖和。", "我舅在灵山县养了一百多只山羊 今年羊价跌得厉害",
+         "王芳的儿子在惠灵顿修风力发电机，她想过去看看。", "还有我之前的组员阿哲 毕业去了卑尔根做向导")
+    assert not MemoryItem.objects.for_user("pal").current().exists()
+
+
+def test_set_42_and_43_corrections_said_by_a_slip_a_switch_of_job_and_a_new_town(api_client, talk):
+    """Session 46: "Sorry I said 4th std last time, I meant 5th std" corrects the grade; "我跳槽啦 现在去了…当产品经理" is a
+    new job that leaves where the user lives alone; "now that I'm in Knysna" moves the user and keeps the job."""
+    talk("std", "Hello, my son Arjun is in 4th std at a school in Indore. He finds fractions hard, how to make it fun")
+    talk("std", "Sorry I said 4th std last time, I meant 5th std. He is in 5th std.", agent="planner")
+    grade = remembered(api_client, "std", "What class is the user's son in?")
+    assert "5th std" in grade and "4th std" not in grade
+    talk("tc", "帮我写个文案 我在成都一家做宠物殡葬的公司做运营", "我住玉林 骑车上班二十分钟 要不要买个头盔")
+    talk("tc", "我跳槽啦 现在去了一家做无人机的公司当产品经理 下周第一次开需求评审", agent="planner")
+    job = remembered(api_client, "tc", "用户的职位是什么？")
+    assert "产品经理" in job and "运营" not in job
+    assert "玉林" in remembered(api_client, "tc", "用户住在哪里？")
+    talk("kn", "it's 40 degrees here in Kimberley eish. I'm a pharmacist at the district hospital")
+    talk("kn", "morning! now that I'm in Knysna the rain is something else, which heater is cheapest", agent="planner")
+    town = remembered(api_client, "kn", "What city does the user live in?")
+    assert "Knysna" in town and "Kimberley" not in town
+    assert "pharmacist" in remembered(api_client, "kn", "What does the user do for work?")
+
+
+def test_set_42_and_43_what_is_no_change_replaces_nothing(api_client, talk):
+    """Session 46: "I'm now trying to write a card" and "I don't drink much these days … my wife Morag …" change nothing
+    said before; "moved up to 5th class" is no move; a hand that cannot take it is no dislike."""
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.working import corrections
+    talk("cv", "My husband Alan and I have a 2012 Swift Challenger caravan and we live in Ludlow. Where could we go in May?")
+    talk("cv", "Hello again. We're back from Wales. I'm now trying to write a thank-you card to the site warden.",
+         agent="planner")
+    assert "Swift Challenger" in remembered(api_client, "cv", "What caravan does the user own?")
+    talk("sh", "Good day. My wife and I are both retired shepherds, so we walk a good deal with the dog.")
+    talk("sh", "I'm after a recipe for sloe gin. I don't drink much these days, but my wife Morag likes a glass.",
+         agent="planner")
+    assert "shepherds" in remembered(api_client, "sh", "What did the user do for a living?")
+    assert "home" not in corrections.topics("Actually I've moved up to 5th class this year")
+    assert "home" in corrections.topics("we moved up to Inverness in May")
+    assert not [d for d in RuleBasedExtractor().extract_text("我不在饺子馆干了 手受不了 现在跑快递") if d.key.startswith("dislikes")]
+    assert [d.value for d in RuleBasedExtractor().extract_text("我受不了香菜的味道") if d.key.startswith("dislikes")]
+
+
+def test_set_43_names_said_of_the_household_and_names_that_did_not_stick(api_client, talk):
+    """Session 46: "shes called Wren btw" after "kid 2 starts year 3" names the user's child (not a coworker's baby);
+    "我家猫叫麦芽 不叫麻薯" and "Captain Flint didn't quite stick … he's Biscuit" rename the pet; "您好，请问“…”，…？" leaves
+    no greeting behind as a memory."""
+    talk("wren", "kid 2 starts year 3 in sept. need lunchbox ideas, she wont eat bread", "ok. shes called Wren btw")
+    assert "Wren" in remembered(api_client, "wren", "What is the name of the user's daughter?")
+    talk("priya", "my coworker is having a baby shower next week, gift ideas?", "shes called Priya")
+    assert not MemoryItem.objects.for_user("priya").current().filter(content__icontains="Priya").exists()
+    talk("mao", "我在岢岚开了个小超市 店里养了只橘猫叫麻糍 专门抓耗子的")
+    talk("mao", "上回我打错字了 我家猫叫麦穗 不叫麻糍 你记一下", agent="planner")
+    cat = remembered(api_client, "mao", "用户的猫叫什么名字？")
+    assert "麦穗" in cat and "麻糍" not in cat
+    talk("flint", "We've just adopted a retired greyhound from the rescue, a brindle boy of six, and we're calling him "
+                  "Captain Flint. My husband wanted Biscuit but I won out.")
+    talk("flint", "A small update: Captain Flint didn't quite stick. He wouldn't answer to it, so he's Biscuit after all.",
+         agent="planner")
+    dog = remembered(api_client, "flint", "What is the name of the user's dog?")
+    assert "Biscuit" in dog and "Captain Flint" not in dog
+    talk("poem", "您好，请问“床前明月光”的“床”，到底指的是睡觉的床还是井栏？")
+    assert not MemoryItem.objects.for_user("poem").current().exists()

@@ -45,10 +45,13 @@ def _listed(name: str) -> frozenset[str]:
 #: More places (``data/places_en.txt``: cities and towns people live in, "halifax", "glasgow", "fredericton"), read as
 #: whole words like the list above.
 EN_PLACES = EN_PLACES | _listed("places_en.txt")
-#: More Chinese places (``data/places_zh.txt``: prefecture-level cities, foreign cities): a value said to be a place
-#: ("在包头", "搬到赣州") is one; inside a sentence only as a whole word of its segmentation, since two characters are
-#: often part of other words ("海门" of "上海门店").
-ZH_MORE_PLACES = _listed("places_zh.txt")
+#: More Chinese places (``data/places_zh.txt``: prefecture-level cities, foreign cities; ``places_zh_counties.txt``:
+#: counties, county-level cities and districts, "淮滨", "晋江市", written by benchmarks' agentmemory_build_places): a
+#: value said to be a place ("在包头", "搬到赣州") is one; inside a sentence only as a whole word of its segmentation,
+#: since two characters are often part of other words ("海门" of "上海门店").
+ZH_MORE_PLACES = _listed("places_zh.txt") | _listed("places_zh_counties.txt")
+#: Their first two characters: a text with none of them names none (read before segmenting it).
+_ZH_MORE_HEADS = frozenset(p[:2] for p in ZH_MORE_PLACES if not p.isascii())
 
 #: Widely used technologies (languages, frameworks, databases, platforms), lower case.
 TECH = frozenset("""
@@ -92,7 +95,7 @@ def places_in(text: str) -> list[str]:
     """The cities, regions and countries of the word lists that ``text`` names, as the lists write them."""
     text = text or ""
     found = [p for p in ZH_PLACES if p in text and p not in _NOT_WHERE]
-    if any(p in text for p in ZH_MORE_PLACES if not p.isascii()):
+    if any(text[i:i + 2] in _ZH_MORE_HEADS for i in range(len(text) - 1)):
         # The longer list only as whole words of the segmented sentence: "大阪" of "现在改去大阪", not "海门" of "上海门店".
         from ...text.tokenize import _default_tokenizer
 
