@@ -211,7 +211,7 @@ _RETRACTING_CLAUSE = re.compile(
     r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|不叫(?!唤|醒|外卖|车|人|快递|滴滴|代驾|声|了)[\u4e00-\u9fffA-Za-z]{1,8}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
     r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|已经出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|算错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
-    rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped(?! (?:down|back|up) to\b)|ditched|gave up|used to|not\b.{0,20}\bbut|"
+    rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped(?! (?:down|back|up) to\b)|ditched|gave up|used to|not\b.{{0,20}}\bbut|"
     # Why a plan changed ("the venue double-booked us"): said of what changed, not a value taken back (the date may
     # move and the venue stay).
     rf"{_GIVING_UP}|double[- ]?booked (?:us|me)|fell (?:through|thru|apart)|didn'?t work out|cancell?ed on (?:us|me)|scrapped|cancell?(?:ed|ing)|traded (?:it |her |him )?in|(?:'s| is| was) gone(?! (?:up|down|to|through|by|from|off|over|for|into|with|back|out)\b)|(?:got|has been) (?:written off|totall?ed|stolen|repossessed)|(?-i:[A-Z])[\w-]+(?:'s| is) out of the picture|"
@@ -249,7 +249,7 @@ TOPICS: dict[str, re.Pattern] = {
     "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved(?! (?:up|down) (?:to |into )?(?:the )?(?:[\w-]+ )?(?:class|grade|year|level|form|std|standard|set|group)\b)|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
                        r"neighbou?rhood|based in|i'm in|im in|we're in(?! (?:trouble|love|luck|a |the |for |charge|touch|talks))|hometown|the move|(?:my|our) (?:old |new |own )?(?:house|home|place|condo))\b", _I),
     "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
-                        r"phd|masters?|studying|semester|quarter|class(?:es)?|(?<=\d(?:st|nd|rd|th) )std|campus|gpa|tuition|thesis|dissertation|electives?|"
+                        r"phd|masters?|studying|semester|quarter|class(?:es)?|(?<=\d(?:st|nd|rd|th) )(?:std|standard)|campus|gpa|tuition|thesis|dissertation|electives?|"
                         r"internships?|freshman|sophomore|"
                         r"professor)\b", _I),
     "travel": re.compile(r"旅行|旅游|出差|出国|机票|航班|签证|自驾游|度假|蜜月|徒步|\b(?:trip|travel\w*|vacation|holiday|flights?|flying|"
@@ -286,7 +286,7 @@ TOPICS: dict[str, re.Pattern] = {
     "car": re.compile(rf"{_CAR_ZH}|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
     "phone": re.compile(r"手机|iPhone|Mate ?\d|(?:华为|小米|三星|荣耀|OPPO|vivo|一加|红米|Redmi|OnePlus|Pixel|Galaxy)\s?(?:[A-Za-z]+\s?)?\d+|"
                        r"\b(?:(?:my|new|old|own) phone|iphone|android|pixel|galaxy|samsung|redmi|xiaomi|oneplus|oppo|vivo|realme|tecno|infinix|motorola|moto g\d*)\b", _I),
-    "device": re.compile(rf"{_CAR_ZH}|手机|电脑|笔记本|平板|华为|小米|苹果|三星|\b(?:car|(?:hard|usb|flash|thumb|external) drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
+    "device": re.compile(rf"{_CAR_ZH}|手机|电脑|笔记本|平板|华为|小米(?![粥饭椒辣面])|苹果(?![汁派干醋]|(?:很|挺|太)?(?:甜|好吃))|三星|\b(?:car|(?:hard|usb|flash|thumb|external) drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|口琴|琴弦|按弦|弹琴|练琴|琴(?=也|都|就|还)|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),
@@ -295,7 +295,7 @@ TOPICS: dict[str, re.Pattern] = {
                            r"nights?|weekends?)\b", _I),
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
                            r"mandarin|language)\b", _I),
-    "habit": re.compile(r"烟|酒(?!店|席|宴|会|楼)|戒|运动|跑步|夜跑|晨跑|游泳|骑行|瑜伽|健身|减肥|作息|羽毛球|篮球|足球|网球|乒乓|徒步|滑雪|攀岩|普拉提|半马|全马|马拉松|"
+    "habit": re.compile(r"烟|酒(?!店|席|宴|会|楼)|戒|运动|书法|毛笔字|练字|字帖|跑步|夜跑|晨跑|游泳|骑行|瑜伽|健身|减肥|作息|羽毛球|篮球|足球|网球|乒乓|徒步|滑雪|攀岩|普拉提|半马|全马|马拉松|"
                         r"冰球|击剑|滑冰|轮滑|排球|棒球|高尔夫|跆拳道|柔道|空手道|体操|舞蹈|芭蕾|射箭|"
                         r"\b(?:badminton|tennis|basketball|soccer|climbing|bouldering|hiking|skiing|pilates|crossfit|marathon|"
                         r"hockey|fencing|skat(?:e|es|ing)|lacrosse|volleyball|baseball|softball|rugby|golf|karate|judo|"
@@ -321,10 +321,10 @@ TOPICS: dict[str, re.Pattern] = {
 #: Words that say something changed or was wrong: with the classifier's judgement, what makes a message a
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
-    r"现在|新车提了|提了新车|提车了|新车到了|改成|改为|改了|改到|改在|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
+    r"现在|新车提了|提了新车|提车了|新车到了|改成|改为|改了|改到|改在|(?<![修批])改(?:吃|喝|练|学|用|去|打|跑|骑|开|坐|住|做|当|养|读|考|报)(?![卷错])|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
     r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
     rf"{_NO_LONGER_ZH}|"
-    r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now(?! (?:trying|wondering|looking (?:for|at|into)|thinking (?:about|of)|planning (?:a|the|to)|writing|asking|hoping|need|want)\b)|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
+    r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now(?! (?:trying|wondering|looking (?:for|at|into)|thinking (?:about|of)|planning (?:a|the|to)|asking|hoping)\b)|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|(?:(?<=\ba )|(?<=\bmy )|(?<=\bour )|(?<=\bthe )|(?<=\bgot )|(?<=\bstarted )|(?<=\bsomeone )|(?<=\bbrand-)|(?<=\bbrand ))new(?! (?:york|year|zealand|jersey|mexico|delhi|orleans|hampshire|england|brunswick|south wales)\b)|new (?:job|role|position|gig|place|flat|apartment|house|city|phone|car|boss|team|school|due date|date|deadline|address|number|plan)|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+|(?:the|our|my) (?:move|relocation) (?:up |down |over |back |out )?to)|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
@@ -713,7 +713,7 @@ _EN_NAMES = (
                        r"(?P<n>[A-Z][a-z][\w'-]*) now\b")),
     # "we just adopted a kitten …, she's a tabby, we named her Pickle": a pet named a clause or two after it was said
     # (or "…, and we're calling him Captain Flint": a name of two words, as written)
-    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.;!?]{{0,60}}?\b(?:we|i)(?:'ve| have|'re| are|'m| am)? (?:named|called|calling|naming) (?:her|him|it) (?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"
+    ("pet", re.compile(rf"\b(?:{EN_PETS}|pup)s?\b[^.;!?]{{0,60}}?\b(?:[Ww]e|[Ii])(?:'ve| have|'re| are|'m| am)? (?:named|called|calling|naming) (?:her|him|it) (?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"
                r"Today|Tonight|Yesterday)\b)(?P<n>[A-Z][\w'-]+(?: (?!I\b)[A-Z][\w'-]+)?)")),
 )
 _ZH_NAMES = (
@@ -740,6 +740,9 @@ def names(text: str) -> dict[str, str]:
             name = match.group("n").strip("'").lower()
             if len(name) >= 2 and name not in _NOT_NAMES and name not in EN_STOPWORDS and name not in _STOP:
                 found.setdefault(name, topic)
+    if _NAME_DROPPED_CUE_RE.search(text or ""):
+        for match in _NAME_INSTEAD_EN_RE.finditer(text or ""):
+            found.setdefault(match.group("n").lower(), "pet" if re.search(rf"\b(?:{EN_PETS}|pup)", text, _I) else "family")
     for match in _TITLE_RE.finditer(text or ""):
         found.setdefault((match.group("n") or match.group("m")).strip(), "venture")
     quoted = []
@@ -885,7 +888,15 @@ def with_swapped(text: str, swaps: dict[str, str]) -> str:
 
 def renames(text: str) -> bool:
     """Whether ``text`` gives something a new name ("改名叫可乐了", "she's officially called Pickles now")."""
-    return bool(_RENAMED_RE.search(text or "") or _NOW_NAMED_RE.search(text or ""))
+    return bool(_RENAMED_RE.search(text or "") or _NOW_NAMED_RE.search(text or "")
+                or (_NAME_DROPPED_CUE_RE.search(text or "") and _NAME_INSTEAD_RE.search(text or "")))
+
+
+#: Words that drop a name ("不叫麻薯", "Captain Flint didn't quite stick", "wouldn't answer to it").
+_NAME_DROPPED_CUE_RE = re.compile(r"不(?:再)?叫|\b(?:didn't|did not|never|doesn't) (?:quite |really |ever )?stick\b|"
+                                  r"\b(?:wouldn't|won't|doesn't|didn't|never) (?:answer|respond)(?:s|ed)? to\b", _I)
+#: The name said instead, after a name dropped: "so he's Biscuit after all".
+_NAME_INSTEAD_EN_RE = re.compile(r"\b(?:he|she|it)(?:'s| is) (?P<n>(?-i:[A-Z])[a-z]+(?: (?-i:[A-Z])[a-z]+)?) (?:now|after all|instead)\b", _I)
 
 
 def gone(text: str, known: dict[str, str]) -> set[str]:
@@ -912,14 +923,19 @@ def gone(text: str, known: dict[str, str]) -> set[str]:
                 n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I))
             or (topic == "pet" and re.search(_GIVEN_AWAY.format(
                      n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I))
-            or (not _IF_RE.search(text or "") and re.search(_NAME_DROPPED.format(
+            or (not _IF_RE.search(text or "") and (set(names(text or "")) - set(known) or _NAME_INSTEAD_RE.search(text or ""))
+                and re.search(_NAME_DROPPED.format(
                 n=rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)), text or "", _I)))}
 
 
 #: A name said not to be the one ("我家猫叫麦芽 不叫麻薯", "Captain Flint didn't quite stick", "he wouldn't answer to Duke");
 #: ``{n}`` the name.
-_NAME_DROPPED = (r"不(?:再)?叫{n}(?!的)|\b{n} (?:didn't|did not|never|doesn't|does not) (?:quite |really |ever )?stick\b|"
-                 r"\b(?:wouldn't|won't|doesn't|didn't|never) (?:answer|respond)(?:ed)? to {n}\b")
+_NAME_DROPPED = (r"不(?:再)?叫{n}(?=\s|$|[，,。！!~～了]|(?:叫|而是))|"
+                 r"\b{n} (?:didn't|did not|never|doesn't|does not) (?:quite |really |ever )?stick\b(?!\s+(?:to|with|around|by|at|out|together))|"
+                 r"\b(?:wouldn't|won't|doesn't|didn't|never) (?:answer|respond)(?:s|ed)? to {n}\b")
+#: A new name said beside it ("so he's Biscuit after all", "我家猫叫麦芽"): a name dropped only for another.
+_NAME_INSTEAD_RE = re.compile(r"\b(?:he|she|it)(?:'s| is) (?-i:[A-Z])[a-z]+(?: (?-i:[A-Z])[a-z]+)? (?:now|after all|instead)\b|"
+                              r"叫[\u4e00-\u9fff]{2,4}", _I)
 
 
 #: A pet given to someone else ("my aunt took pickle in", "we rehomed Bolt", "把豆豆送给我姑了"); ``{n}`` its name.

@@ -140,7 +140,7 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
-                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!计划)(?<!不敢)(?:跳槽|转行|改行)(?:过来|来|了)(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|终于|上个月|上周|刚)?(?:跳槽|换工作|换了工作|换了份工作)(?:了|啦|喽|成功)|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{0,6}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
+                         rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!计划)(?<!不敢)(?:跳槽|转行|改行)(?:过来|来|了)(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|终于|上个月|上周|刚){{0,2}}(?:跳槽|换工作|换了工作|换了份工作)(?:了|啦|喽|成功(?![率的]))|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{{0,6}}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
                          # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
                          r"(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|上个月|上周|去年|今年)?(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|"
                          r"店|站|队|中心|总部|分行|支行|医院|分公司|项目部|车间|工地|矿)(?:了|上班|工作)|"
@@ -308,8 +308,9 @@ _SAID_WRONG_RE = re.compile(r"说错|记错|搞错|写错|打错|弄错|看错|�
                             r"\b(?:i misspoke|i was wrong|my mistake|sorry,? (?:i )?made (?:a )?mistake|i made (?:a )?mistake (?:before|earlier|above)|(?:typed|wrote|got|said) (?:that|it) wrong|"
                             r"scratch that|i mis-?typed|typo|i meant to say|correction|ignore (?:that|what i said|my last)|"
                             # "Sorry I said 2nd std last time, I meant 3rd std"
-                            r"(?:sorry|oops|whoops|my bad),? i (?:told you|said|wrote|put)\b[^.;!?—]{0,30}?\b(?:earlier|before|last time)|"
-                            r"i said\b[^.;!?—]{1,30}?,? (?:but )?i meant|"
+                            r"(?:sorry|oops|whoops|my bad),? i (?:told you|said|wrote|put)\b[^.;!?—]{0,30}?\b(?:earlier|before|last time)"
+                            r"(?=,?\s*(?:[—–-]|$)|,?\s*(?:but|it'?s|he'?s|she'?s|they'?re|actually|i meant)\b)|"
+                            r"i said\b[^.;!?—]{1,30}?,? (?:but )?i meant(?!\s+(?:it|that|every)\b)|"
                             r"disregard (?:that|my last)|that'?s my old)\b|当我没说|忽略(?:刚才|上面|前面)|前面(?:那个|说的)不算",
                             re.IGNORECASE)
 #: How close an earlier episode must be to a correction that names no slot, to be the one it corrects.
@@ -455,7 +456,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                        or _NOW_WORKS_AT_RE.search(said_now)
                        # a new title the day the user reports for duty ("报到了 … 现在是钾肥车间的操作工")
                        or ("job_title" in slots and _REPORTED_RE.search(turn.content))) \
-            and turn.turn_id not in others \
+            and turn.turn_id not in others and not _asks_only(turn.content) \
             and not _HYPOTHETICAL_RE.search(turn.content) and not _JOB_WISHED_RE.search(turn.content)
         left_job = bool(_LEFT_JOB_RE.search(turn.content)) and turn.turn_id not in others and not new_job \
             and not _WISH_OR_THEIRS_RE.search(turn.content) and not _HYPOTHETICAL_RE.search(turn.content)
@@ -522,6 +523,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         transferred = bool(_TRANSFERRED_RE.search(turn.content)) and "job_title" not in slots
         if replaced and ((new_job and not left_job) or (not new_job and _PROMOTED_RE.search(turn.content))):
             replaced = _still_the_users_job(user_id, replaced, turn.content, new_job=new_job, transferred=transferred)
+            if named:
+                # (unless the message gives the title up by name: "我这边也不当店长了 公司调我去做区域督导")
+                replaced = tuple(dict.fromkeys([*replaced, *(
+                    pk for pk, content in MemoryItem.objects.for_user(user_id).current().filter(key="job_title")
+                    .values_list("pk", "content") if corrections.holds_any(content, named))]))
         # The episodes that said the value of a fact it replaces go too ("用户的饮食：生酮" takes "不过我最近在生酮 …").
         replaced = tuple(dict.fromkeys([*replaced, *_saying_their_values(user_id, replaced)]))
         if new_job and not {"employer", "job_title"} <= set(slots):
@@ -607,7 +613,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # One name for another ("对了猫现在叫汤圆了" of "我家猫年糕 橘猫 胖得很"): what held the old one says the new one.
             new_names = [n for n in corrections.names(turn.content) if n not in gone]
             if len(gone) == 1 and len(new_names) == 1 and known.get(next(iter(gone))) in ("pet", "family"):
-                swaps, renamed_only = {next(iter(gone)): new_names[0]}, True
+                # (the new name as the message writes it: "he's Biscuit after all", not the lower case names are kept in)
+                written = re.search(rf"(?<![\w-]){re.escape(new_names[0])}(?![\w-])", turn.content, re.IGNORECASE)
+                swaps, renamed_only = {next(iter(gone)): written.group(0) if written else new_names[0]}, True
         # An age or a grade said anew ("小葵其实是6岁 上的是大班", "he is in class 6 actually", "Lorcan's seven actually"): what
         # stays of the replaced statements says the new one where it said the one old value of that kind ("孩子 上大班 在柳州
         # 一家蒙氏幼儿园"), cut as ever for the rest ("… Scoil Bhríde" goes with the school changed).
@@ -856,9 +864,9 @@ def _newest_episodes(user_id: str, *, facts_too: bool = False) -> list[tuple[int
 
 #: Words of a move: "we moved to …", "relocated", "搬到/搬回/搬去…", "现在住…".
 _MOVED_RE = re.compile(r"搬(?:到|去|回|来|家到)?|现在住|\b(?:moved|relocated|shifted|moving back|now that (?:i'm|im|i am|we're|we are) "
-                       r"(?:living |based |settled )?in)\b", re.IGNORECASE)
+                       r"(?:living |based |settled )?in (?-i:[A-Z])(?![^.!?]{0,40}\bfor (?:a|an|the|work|my)\b))", re.IGNORECASE)
 #: A clause about where one comes from or goes, not where one lives: "I grew up in Leeds", "a trip to Crete".
-_NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|[去来][^，。！？\s]{0,8}玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|"
+_NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|[去来][^，。！？\s]{0,8}玩|度假|蜜月|婚礼|回国|\b(?:grew up|born|originally|conference|"
                            r"(?<!commute )(?<!commuting )(?<!drive it )(?<!drive in )from|trip|holiday|"
                            r"vacation|visit\w*|flight|fly\w*|honeymoon|wedding|going to|heading to|travel\w*|tour)\b",
                            re.IGNORECASE)
@@ -1518,12 +1526,12 @@ _FAMILY_BIRTHDAY = (r"我(?:妈妈?|爸爸?|老妈|老爸|老婆|老公|媳妇|�
                     r"\bmy (?:mom|mum|mother|dad|father|wife|husband|partner|son|daughter)'s (?:birthday|bday) is (?:on )?(?:the )?"
                     r"(?:\d{1,2}|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
 #: A grandchild's name ("孙子叫豆豆"): what the grandparent's assistant is asked later, not where the child lives.
-_GRANDCHILD_NAMED = (r"^\s*(?:我的?)?(?:孙子|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$|"
+_GRANDCHILD_NAMED = (r"^\s*(?:我的?)?(?:孙子(?!兵法)|孙女|外孙女?)叫[\u4e00-\u9fff]{1,3}\s*$|"
                      # "孙子浩浩放暑假要来住一个月": the grandchild named, coming to the user
-                     r"^\s*(?:[^，,。\s]{1,6}[，,]\s*)?(?:我的?)?(?:孙子|孙女|外孙女?)(?!叫|今年|明年|去年|今天|明天|下周|这周|周末|最近|也|都|还|在|要|又|就)"
+                     r"^\s*(?:[^，,。\s]{1,6}[，,]\s*)?(?:我的?)?(?:孙子(?!兵法)|孙女|外孙女?)(?!叫|今年|明年|去年|今天|明天|下周|这周|周末|最近|也|都|还|在|要|又|就)"
                      r"[\u4e00-\u9fff]{2}(?=放|要|来|过来|[，,\s])|"
                      # "这周休班带孙子石头去江边钓鱼": the grandchild named, taken out by the user
-                     r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:这周|周末|今天|明天|下周|休班|休息)*(?:我)?带(?:我家)?(?:孙子|孙女|外孙女?)"
+                     r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:这周|周末|今天|明天|下周|休班|休息)*(?:我)?带(?:我家)?(?:孙子(?!兵法)|孙女|外孙女?)"
                      r"(?!们|去|来|回|出|到|上|玩|一起|下楼|出门|天天|每天|明天|周末)[\u4e00-\u9fff]{2}(?:去|来|到|回)")
 #: A child, grandchild or partner of the user's named with their age ("my grandson Tyrese is 9", "partner Aroha turns 30
 #: next month", "儿子旦增6岁"): who is in the user's household, not that person's own news.
@@ -1738,9 +1746,11 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
 
 _SHORT_CJK_RE = re.compile(r"[\u4e00-\u9fff]{2,4}")
 #: A name given, with no word for whom: "shes called Wren", "his name is Bram", "names are Ottilie and Cass", "她叫朵朵".
-_NAMES_GIVEN_RE = re.compile(r"\b(?:s?he'?s|s?he is|hes|shes|they're|theyre|they are) (?:called|named) [A-Za-z][\w'-]+|"
-                             r"\b(?:his|her|their) names? (?:is|are|'s) [A-Za-z][\w'-]+|^\W*(?:(?:ok|oh|and|also|btw)\W+)*"
-                             r"names? (?:are|is|r) [A-Z][\w'-]+|(?:^|[\s，,。])(?:他|她|它)(?:叫|名字叫|大名叫|小名叫)[\u4e00-\u9fff]{2,4}",
+_NAMES_GIVEN_RE = re.compile(r"\b(?:s?he'?s|s?he is|hes|shes|they're|theyre|they are) (?:called|named) "
+                             r"(?!(?:in|me|us|him|her|them|off|out|back|up|after|for|it)\b)[A-Za-z][\w'-]+|"
+                             r"\b(?:his|her|their) names?(?: is| are|'s| r)\b ?[A-Za-z][\w'-]+|^\W*(?:(?:ok|oh|and|also|btw)\W+)*"
+                             r"names?(?: are| is|'s| r)\b (?-i:[A-Z])[\w'-]+|"
+                             r"(?:^|[\s，,。])(?:他|她|它)(?:叫(?![我你他她它咱人])|名字叫|大名叫|小名叫)[\u4e00-\u9fff]{2,4}",
                              re.IGNORECASE)
 #: Someone outside the household spoken of ("my coworker is having a baby shower"): a name after it is theirs.
 _SOMEONE_ELSE_SAID_RE = re.compile(
@@ -1748,7 +1758,7 @@ _SOMEONE_ELSE_SAID_RE = re.compile(
     rf"(?!儿子|女儿|闺女|孩子|孙子|孙女|外孙|老公|老婆|爱人)(?:{PERSON_ZH})", re.IGNORECASE)
 #: The user's child or pet spoken of in chat, with or without "my" ("kid 2 starts year 3", "twins turning 6", "我女儿").
 _HOUSEHOLD_SAID_RE = re.compile(rf"\b(?:kids?|kid \d|son|daughter|twins|baby|toddler|eldest|youngest|\d+ ?yo|"
-                                rf"(?:{EN_PETS})s?|pupp(?:y|ies)|kitten)\b|我家|儿子|女儿|闺女|孩子|宝宝|娃|孙子|孙女|外孙|{ZH_PETS}",
+                                rf"(?!lab\b)(?:{EN_PETS})s?|pupp(?:y|ies)|kitten)\b|我家|儿子|女儿|闺女|孩子|宝宝|娃|孙子|孙女|外孙|{ZH_PETS}",
                                 re.IGNORECASE)
 #: The user's own pet or child named in a sentence: a sentence led by "she"/"he" after it is still the user's news.
 _OWN_HOUSEHOLD_RE = re.compile(rf"(?:我家|我们家|我的|我)(?:{ZH_PETS}|儿子|女儿|孩子|宝宝|娃)|\b(?:my|our|we're adopting an?|we adopted an?|"
@@ -1855,7 +1865,7 @@ def _whole(message: str, whole_keep: float, model: disclosure.DisclosureModel) -
 
 
 #: A clause that begins as a question ("What does the 'budget' field actually control, …").
-_ASKS_RE = re.compile(r"\s*(?:请问|想问|问一下|问下|怎么|如何|为什么|为啥|哪|啥|什么|是不是|能不能|可不可以|有没有|\b(?:what|how|why|when|where|who|which|"
+_ASKS_RE = re.compile(r"\s*(?:请问|想问(?!题)|问一下|问下(?![来去])|怎么|如何|为什么|为啥|哪|啥|什么|是不是|能不能|可不可以|有没有|\b(?:what|how|why|when|where|who|which|"
                       r"whats|what's|can|could|should|would|is|are|do|does|did|any)\b)", re.IGNORECASE)
 
 
@@ -2486,7 +2496,7 @@ _REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(
 _UNMARKED_QUESTION_RE = re.compile(r"^\W*(?:(?:ok|so|and|also|btw|ha|haha|lol|nice|oh|(?:random|quick|silly|dumb|weird|serious) question)\W+)*(?:(?:whats|what's|what|who|where|when|why|"
                                    r"how|which)\b(?!')|为什么|为啥|有没有|是不是|怎么|"
                                    # "问找工作是不是得先搞定签证" (voice input, no mark): asking, as "请问…" is
-                                   r"请问|想问|问一下|问下|问问|问(?=[\u4e00-\u9fff][^，。！？\s]{0,12}(?:是不是|能不能|要不要|有没有|吗|什么|怎么)))",
+                                   r"请问|想问(?!题)|问一下|问下(?![来去])|问问|问(?![了过题候号])(?=[\u4e00-\u9fff][^，。！？\s]{0,12}(?:是不是|能不能|要不要|有没有|吗|什么|怎么)))",
                                    re.IGNORECASE)
 #: The user or their household in English: "I", "we", "my", "our dog".
 _ENGLISH_SELF_RE = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|my|me|mine|we|we're|we've|us)\b|"

@@ -47,7 +47,7 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "大舅|二舅|三舅|小舅|大姨|二姨|三姨|小姨|大伯|二伯|三叔|小叔|大姑|二姑|小姑|姑父|姨父|姨妈|婶婶|伯母|"
               "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|孙子|孙女|外孙|外孙女|鼓手|吉他手|贝斯手|键盘手|主唱|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐|"
-              "组员|队员|同门|舅|姨|叔|婶|姑(?!娘)")
+              "组员|队员|同门|前夫|前妻|舅|姨|叔|婶|姑(?![娘且息苏])")
 _PERSON_ZH = f"{_PERSON_ZH}|{ZH_CALLED_BY_SURNAME}"
 _PERSON_ZH_RE = re.compile(rf"(?<!全职)(?<!宝)(?<!新手)(?:{_PERSON_ZH})")  # "全职妈妈", "宝妈": the user's own role
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
@@ -187,7 +187,7 @@ def _other_person(clause: str) -> str:
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
 _SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?(?:之前的|以前的|原来的|前|老)?|"
-                                r"(?![我咱你您他她])[\u4e00-\u9fff]{2,3}的(?=[\u4e00-\u9fff])|(?-i:[A-Z][a-z]+)'s\s+|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
+                                r"(?![我咱你您他她])(?![\u4e00-\u9fff]{0,2}[岁读上刚级班生年月天周])[\u4e00-\u9fff]{2,3}的(?=[\u4e00-\u9fff])|(?-i:[A-Z][a-z]+)'s\s+|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
                                 rf"childhood|college|uni|work)\s+)?)?((?:女|男)?(?:{_PERSON_ZH})|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
@@ -196,7 +196,8 @@ _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建�
                          r"给我(?:买|换|送|寄|带)了?)|\s+(?:just |finally )?(?:gifted|bought|gave|sent|lent|got) me (?:an?|his|her|their|the) |"
                          r"\s+(?:says|said|told me|wants me|asked me|approved)\b", re.IGNORECASE)
 _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+|(?-i:[A-Z][a-z]+)'s\s+|"
-                                  r"(?![我咱你您])[\u4e00-\u9fff]{2,3}的", re.IGNORECASE)  # "王淑芬的儿子"
+                                  r"(?![我咱你您])(?![\u4e00-\u9fff]{0,2}[岁读上刚级班生年月天周])[\u4e00-\u9fff]{2,3}的",
+                                  re.IGNORECASE)  # "王淑芬的儿子", not "三岁的儿子"
 #: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
 _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|"
                               # "我有个大学室友阿杰…": someone the user has, then who they are
@@ -233,7 +234,11 @@ _GRANDCHILD_RE = re.compile(r"孙子|孙女|外孙女?|(?:grandson|granddaughter
 def _names_a_place(text: str) -> bool:
     from ..backends.extractors.lexicon import places_in  # (the word lists load with the extractor)
 
-    return bool(places_in(text)) or bool(re.search(r"\b(?:in|at|near) [A-Z][a-z]{2,}", text))
+    # where the child lives or studies, not a weekend outing or a month ("turns 5 in March")
+    lives = re.search(r"在([\u4e00-\u9fff]{2,8}?)(?:上学|读书|念书|读|上[小初高大幼一二三四五六]|住|工作|上班)", text)
+    return bool(lives and places_in(lives.group(1))) or bool(re.search(
+        r"\b(?:lives?|living|goes to school|studies|studying|works?|working|is at uni|at school) (?:in|at|near) (?-i:[A-Z])[a-z]{2,}",
+        text, re.IGNORECASE))
 
 
 #: Someone picked out of a group and then named ("one of the techs, Marisol, …", "another, Gareth, …").

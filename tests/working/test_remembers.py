@@ -2339,6 +2339,10 @@ def test_set_42_and_43_corrections_said_by_a_slip_a_switch_of_job_and_a_new_town
     town = remembered(api_client, "kn", "What city does the user live in?")
     assert "Knysna" in town and "Kimberley" not in town
     assert "pharmacist" in remembered(api_client, "kn", "What does the user do for work?")
+    talk("dd", "我在宿州一家超市当店长 想问问怎么排班")
+    talk("dd", "我这边也不当店长了 公司调我去做区域督导 管五家店 天天在外面跑", agent="planner")
+    job = remembered(api_client, "dd", "用户做什么工作？")
+    assert "督导" in job and "店长" not in job
 
 
 def test_set_42_and_43_what_is_no_change_replaces_nothing(api_client, talk):
@@ -2378,5 +2382,43 @@ def test_set_43_names_said_of_the_household_and_names_that_did_not_stick(api_cli
          agent="planner")
     dog = remembered(api_client, "flint", "What is the name of the user's dog?")
     assert "Biscuit" in dog and "Captain Flint" not in dog
+    assert "greyhound" in remembered(api_client, "flint", "What breed is the user's dog?")  # renamed, not replaced
     talk("poem", "您好，请问“床前明月光”的“床”，到底指的是睡觉的床还是井栏？")
     assert not MemoryItem.objects.for_user("poem").current().exists()
+
+
+def test_session_46_review_s_misreadings_are_not_read_so():
+    """Session 46's review: what the new rules matched beyond what they say."""
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import (
+        _MOVED_RE,
+        _NAMES_GIVEN_RE,
+        _SAID_WRONG_RE,
+        _UNMARKED_QUESTION_RE,
+        _users_new_job,
+    )
+    from agentmemory.working.grounding import about_another_person
+    for said in ("跳槽成功率高吗", "30岁了，跳槽成功的概率大吗"):
+        assert not _users_new_job(said), said
+    assert _users_new_job("上个月刚跳槽了") and _users_new_job("公司调我去上海做销售")
+    for said, known in (("he doesn't answer to Max when he's sniffing around", {"max": "pet"}),
+                        ("Maya didn't stick with piano", {"maya": "family"}), ("早上不叫豆豆起床 她能睡到中午", {"豆豆": "pet"})):
+        assert corrections.gone(said, known) == set(), said
+    for said in ("我姑且算是个程序员吧，在杭州做后端", "三岁的儿子最近老发烧", "读高三的女儿下周一模", "my grandson turns 5 in March",
+                 "我孙女今年五岁 平时是我带 周末去滨海公园玩"):
+        assert about_another_person(said) == "", said
+    assert about_another_person("我前夫在深圳开公司") == "前夫"
+    for said in ("sorry I said I'd call you before dinner, work ran late", "when I said I'd quit smoking, I meant it"):
+        assert not _SAID_WRONG_RE.search(said), said
+    for said in ("she's called in sick for tomorrow", "he's called me three times crying", "她叫我去接她 我请了假"):
+        assert not _NAMES_GIVEN_RE.search(said), said
+    assert _NAMES_GIVEN_RE.search("her name's Wren")
+    for said in ("问了医生说要不要手术还得等片子", "问题是老板根本不在乎有没有人加班"):
+        assert not _UNMARKED_QUESTION_RE.match(said), said
+    for said in ("now that I'm in Tokyo for the conference", "now that I'm in college"):
+        assert not _MOVED_RE.search(said), said
+    assert corrections.names("got a puppy, I named him Bolt") == {"bolt": "pet"}
+    assert corrections.signals_change("I now need a cane to walk")
+    assert [d.value for d in RuleBasedExtractor().extract_text("我胃受不了辣的") if d.key.startswith("dislikes")]
+    assert not [d for d in RuleBasedExtractor().extract_text("膝盖受不了爬楼梯") if d.key.startswith("dislikes")]

@@ -276,7 +276,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{ZC}{{1,20}})"), None),
     ("do_not_recommend", re.compile(rf"(?:含|有)?(?P<v>{ZC}{{1,10}}?)的?(?:都)?(?:别|不要)(?:再)?(?:给我)?推荐了?(?=[，。！？；,.!?;]|$)"), None),
     # (a body that cannot take it is no dislike: "手受不了 现在跑快递")
-    ("dislikes", re.compile(rf"(?:不(?:太|怎么|大)?喜欢|讨厌|不爱|(?<![手脚腰腿背胃眼头脖膝肩])受不了|反感)(?P<v>{ZC}{{1,20}})"), None),
+    ("dislikes", re.compile(rf"(?:不(?:太|怎么|大)?喜欢|讨厌|不爱|(?<![手脚腰腿背眼头脖膝肩])(?<!膝盖)(?<!脖子)(?<!眼睛)(?<!肩膀)(?<!颈椎)(?<!腰椎)受不了|反感)(?P<v>{ZC}{{1,20}})"), None),
     ("unlikes", re.compile(rf"(?:不再|已经不)(?:喜欢|爱|偏好)(?P<v>{ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"我(?:很|非常|比较|特别|最|更|也|一直|超|超级|真的|挺|蛮|好)?(?:喜欢|爱|偏好|倾向于)(?P<v>{ZC}{{1,20}})"), None),
     ("likes", re.compile(rf"(?:迷上了?|爱上了?|喜欢上了?|热衷于|沉迷于?|入坑了?)(?P<v>{ZC}{{1,20}})"), None),

@@ -234,8 +234,8 @@ def _clean_value(value: str, slot_key: str = "") -> str:
     value = re.sub(r"\s+(?:too|as well|anymore|any more|again|now|though|from now on|only)$", "", value, flags=re.IGNORECASE)
     if slot_key in ("likes", "dislikes", "do_not_recommend", "unlikes") and is_chinese(value):
         value = re.sub(r"^(?:的是|的|是)", "", value)
-        # a space between Chinese words ends a voice-typed clause: "受不了 现在跑快递" says nothing disliked after it
-        value = re.split(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", value, maxsplit=1)[0]
+        # a voice-typed clause after it is another statement: "受不了 现在跑快递" says nothing disliked
+        value = re.split(r"\s*(?=现在|但是|不过|所以|然后|我)", value, maxsplit=1)[0]
     if slot_key == "location":
         # "capitol hill and don't want to drive more than an hour": the place, not the next statement.
         value = re.split(r"\s+(?:and|but|so|which|where|because|cause|with|since|though|for)\b", value, maxsplit=1,
