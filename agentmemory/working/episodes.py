@@ -1098,7 +1098,8 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
 
 
 #: A clause about the name itself ("pepper didn't suit her", "名字我也记错了").
-_NAMING_RE = re.compile(r"名字|叫|\b(?:names?|named|call(?:ed|ing)?|suit(?:ed|s)?|renam\w*)\b", re.IGNORECASE)
+_NAMING_RE = re.compile(r"名字|叫|\b(?:names?|named|call(?:ed|ing)?|suit(?:ed|s)?|renam\w*|stick|stuck|answer\w*|respond\w*)\b",
+                        re.IGNORECASE)  # (a name that "didn't quite stick" goes with its clause)
 
 
 def _renamed(text: str, gone: set[str], new: dict[str, str]) -> str:

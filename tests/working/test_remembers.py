@@ -2381,7 +2381,7 @@ def test_set_43_names_said_of_the_household_and_names_that_did_not_stick(api_cli
     talk("flint", "A small update: Captain Flint didn't quite stick. He wouldn't answer to it, so he's Biscuit after all.",
          agent="planner")
     dog = remembered(api_client, "flint", "What is the name of the user's dog?")
-    assert "Biscuit" in dog and "Captain Flint" not in dog
+    assert "Biscuit" in dog and "Captain Flint" not in dog and "Biscuit didn't" not in dog
     assert "greyhound" in remembered(api_client, "flint", "What breed is the user's dog?")  # renamed, not replaced
     talk("poem", "您好，请问“床前明月光”的“床”，到底指的是睡觉的床还是井栏？")
     assert not MemoryItem.objects.for_user("poem").current().exists()
