@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 
 from ..backends.extractors.base import TurnText
+from ..backends.extractors.lexicon import places_in
 from ..backends.extractors.patterns import EN_TITLES, ZH_CALLED_BY_SURNAME
 from ..types import MemoryDraft
 
@@ -231,9 +232,7 @@ _HOUSEHOLD_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|对象|儿子|�
 _GRANDCHILD_RE = re.compile(r"孙子|孙女|外孙女?|(?:grandson|granddaughter|grandkid|grandchild)s?", re.IGNORECASE)
 
 
-def _names_a_place(text: str) -> bool:
-    from ..backends.extractors.lexicon import places_in  # (the word lists load with the extractor)
-
+def _says_where_they_live(text: str) -> bool:
     # where the child lives or studies, not a weekend outing or a month ("turns 5 in March")
     lives = re.search(r"在([\u4e00-\u9fff]{2,8}?)(?:上学|读书|念书|读|上[小初高大幼一二三四五六]|住|工作|上班)", text)
     return bool(lives and places_in(lives.group(1))) or bool(re.search(
@@ -337,7 +336,7 @@ def about_another_person(text: str) -> str:
     # where ("我孙女在上海上三年级") is theirs.
     if _HOUSEHOLD_RE.search(found.group(2)) and not _OTHERS_POSSESSOR_RE.fullmatch(found.group(1) or "") \
             and not (_PARTNER_RE.fullmatch(found.group(2)) and _THEIR_OWN_FACT_RE.match(first, found.end())) \
-            and not (_GRANDCHILD_RE.fullmatch(found.group(2)) and _names_a_place(text)):
+            and not (_GRANDCHILD_RE.fullmatch(found.group(2)) and _says_where_they_live(text)):
         return ""
     return found.group(2)
 
