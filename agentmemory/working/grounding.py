@@ -187,8 +187,10 @@ def _other_person(clause: str) -> str:
 
 
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
+#: Someone called by name and "的" ("王淑芬的儿子"), not an age or a stage of one's own child ("三岁的儿子", "读高三的女儿").
+_ZH_NAME_OF = r"(?![\u4e00-\u9fff]{0,2}[岁读上刚级班生年月天周])[\u4e00-\u9fff]{2,3}的"
 _SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?(?:之前的|以前的|原来的|前|老)?|"
-                                r"(?![我咱你您他她])(?![\u4e00-\u9fff]{0,2}[岁读上刚级班生年月天周])[\u4e00-\u9fff]{2,3}的(?=[\u4e00-\u9fff])|(?-i:[A-Z][a-z]+)'s\s+|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
+                                rf"(?![我咱你您他她]){_ZH_NAME_OF}(?=[\u4e00-\u9fff])|(?-i:[A-Z][a-z]+)'s\s+|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
                                 rf"childhood|college|uni|work)\s+)?)?((?:女|男)?(?:{_PERSON_ZH})|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
@@ -197,7 +199,7 @@ _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建�
                          r"给我(?:买|换|送|寄|带)了?)|\s+(?:just |finally )?(?:gifted|bought|gave|sent|lent|got) me (?:an?|his|her|their|the) |"
                          r"\s+(?:says|said|told me|wants me|asked me|approved)\b", re.IGNORECASE)
 _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+|(?-i:[A-Z][a-z]+)'s\s+|"
-                                  r"(?![我咱你您])(?![\u4e00-\u9fff]{0,2}[岁读上刚级班生年月天周])[\u4e00-\u9fff]{2,3}的",
+                                  rf"(?![我咱你您]){_ZH_NAME_OF}",
                                   re.IGNORECASE)  # "王淑芬的儿子", not "三岁的儿子"
 #: Who lives with the user: their news is the user's own household's ("我女儿下个月满6岁", "my partner and I").
 _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|个)?|而且|然后|另一个|"
