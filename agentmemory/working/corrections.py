@@ -208,7 +208,7 @@ _NO_LONGER_ZH = (r"(?<![赶跟吃睡看听找买搞受打关进停想说持等�
 _RETRACTING_CLAUSE = re.compile(
     # "我这边也不当店长了"; "上次说的艺考" (the old value named, before what became of it)
     rf"{_NO_LONGER_ZH}|"
-    r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|不叫(?!唤|醒|外卖|车|人|快递|滴滴|代驾|声|了)[\u4e00-\u9fffA-Za-z]{1,8}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
+    r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|(?:干|做|待|混)不下去了|不叫(?!唤|醒|外卖|车|人|快递|滴滴|代驾|声|了)[\u4e00-\u9fffA-Za-z]{1,8}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
     r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|已经出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|算错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped(?! (?:down|back|up) to\b)|ditched|gave up|used to|not\b.{{0,20}}\bbut|"
@@ -324,7 +324,8 @@ _CHANGE_RE = re.compile(
     r"现在|新车提了|提了新车|提车了|新车到了|改成|改为|改了|改到|改在|(?<![修批])改(?:吃|喝|练|学|用|去|打|跑|骑|开|坐|住|做|当|养|读|考|报)(?![卷错])|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|调到|转到|"
     r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
     rf"{_NO_LONGER_ZH}|"
-    r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now(?! (?:trying|wondering|looking (?:for|at|into)|thinking (?:about|of)|planning (?:a|the|to)|asking|hoping)\b)|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
+    r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now(?! (?:trying|wondering|looking (?:for|at|into)|thinking (?:about|of)|planning (?:a|the|to)|asking|hoping|"
+    r"(?:i|we) (?:need|want|wanna|gotta|have to)\b)\b)|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|(?:(?<=\ba )|(?<=\bmy )|(?<=\bour )|(?<=\bthe )|(?<=\bgot )|(?<=\bstarted )|(?<=\bsomeone )|(?<=\bbrand-)|(?<=\bbrand ))new(?! (?:york|year|zealand|jersey|mexico|delhi|orleans|hampshire|england|brunswick|south wales)\b)|new (?:job|role|position|gig|place|flat|apartment|house|city|phone|car|boss|team|school|due date|date|deadline|address|number|plan)|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+|(?:the|our|my) (?:move|relocation) (?:up |down |over |back |out )?to)|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"

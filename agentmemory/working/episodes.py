@@ -140,6 +140,8 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          # gig work taken up: "doing grubhub on an e-bike now"
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
+                         # "摄影助理干不下去了 转去做小红书运营", "跳去了一家做AI的初创"
+                         r"(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?:转去|跳去|转而|改去|转行去)(?:做|当|干|搞|了)(?!什么|啥)[\u4e00-\u9fff]{2,8}|"
                          rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!计划)(?<!不敢)(?:跳槽|转行|改行)(?:过来|来|了)(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|终于|上个月|上周|刚){{0,2}}(?:跳槽|换工作|换了工作|换了份工作)(?:了|啦|喽|成功(?![率的]))|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{{0,6}}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
                          # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
                          r"(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|上个月|上周|去年|今年)?(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|"
@@ -159,6 +161,16 @@ _NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转
 _NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前)(?:改|转)?在(?!家)[^，。！？!?]{0,14}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|驾校|"
                               rf"超市|餐厅|饭店|局|所|站|中心|银行|工作室|场|学校|幼儿园|集团|门店|仓库|车间|基地)(?:里)?(?:上班|(?:做|当)(?:{ZH_TITLES}|接待|调度|"
                               r"文员|导游|领班|帮厨|学徒|店长|主管))")
+#: Where the user works, said in English in the present ("i work the front desk at the hotel peter and paul", "I work as a
+#: dental hygienist at Medicover", "i bartend at a dive in the marigny"): the user's job now, whatever they said before; not
+#: a second one ("i also tutor at the library").
+_WORKS_AT_EN_RE = re.compile(r"\b(?:i|i'm|im)(?: now| currently| actually)? (?:work (?:at|for|as)|work the [\w -]{2,20}? (?:at|for)|"
+                             r"(?:bartend|lifeguard|waitress|nanny|tutor|teach|intern)(?:ing)? at) (?!home\b|it\b|the moment\b)", re.IGNORECASE)
+#: ...or in Chinese, at a workplace named by more than its kind ("俺在家门口超市理货 一个月两千八", "我在海底捞当服务员";
+#: not "我在公司上班").
+_WORKS_AT_ZH_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))我(?:就|现在|目前|平时)?在(?!家[里上办带待做干]|这|那|哪|公司|单位|厂里|店里)"
+                             rf"[\u4e00-\u9fffA-Za-z]{{2,10}}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|工地|驾校|超市|餐厅|饭店|银行|工作室|学校|"
+                             rf"幼儿园|集团|门店|仓库|车间|物流|快递|商场)里?(?:上班|打工|理货|收银|(?:做|当)(?:{ZH_TITLES}))")
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 #: (a trade's word too, "学徒", "柜员", "电工", not "会员", "打工"; and "天天在农行当柜员数钱" with no "我")
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当)|(?:^|(?<=[\s，,。！!]))(?:天天|每天|平时|一直|目前|之前)?在"
@@ -453,7 +465,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # (a run-on typed with no stop is read clause by clause: "…医生不让再长时间坐着开了现在在驾校当教练")
         said_now = " ".join(corrections.clauses(turn.content))
         new_job = bool(_users_new_job(turn.content) or (judged and _NOW_WORKS_RE.search(said_now))
-                       or _NOW_WORKS_AT_RE.search(said_now)
+                       or _NOW_WORKS_AT_RE.search(said_now) or _WORKS_AT_EN_RE.search(turn.content)
+                       or _WORKS_AT_ZH_RE.search(turn.content)
                        # a new title the day the user reports for duty ("报到了 … 现在是钾肥车间的操作工")
                        or ("job_title" in slots and _REPORTED_RE.search(turn.content))) \
             and turn.turn_id not in others and not _asks_only(turn.content) \
@@ -1379,7 +1392,7 @@ def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> l
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
         elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and not _TO_THE_ASSISTANT_RE.search(piece) and (
                 len(pieces[i - 1].strip()) <= 6 or len(piece.strip()) <= 6 or _repeats(piece, pieces[i - 1])
-                or _VERB_LED_RE.match(piece) or _THEY_SAY_RE.match(pieces[i - 1])):
+                or _VERB_LED_RE.match(piece) or _THEY_SAY_RE.match(pieces[i - 1]) or _ZH_GOES_ON_RE.match(piece)):
             # "我们组 小李 不吃香菜": what follows someone named alone is said of them; "…小美花生过敏 挺严重的": a
             # few words with no subject go on about them
             other = True
@@ -1387,6 +1400,9 @@ def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> l
     return out
 
 
+#: A Chinese clause with no subject, led by where or since when ("他儿子王建国从大连赶回来 在那边开出租的", "她叫林小棠 在长沙湘雅
+#: 做了五年护士"): after a clause about someone else, it goes on about them.
+_ZH_GOES_ON_RE = re.compile(r"^\s*(?:在|从|一直|已经|常年|天天|每天)(?![我咱])[\u4e00-\u9fff]")
 #: A piece addressed to the assistant ("以后回答直接给代码就行" after "导师很严"): the user's wish, not the one before's news.
 _TO_THE_ASSISTANT_RE = re.compile(r"回答|回复|回我|帮我|给我|你(?!们)|\b(?:you|your|reply|replies|answers?)\b", re.IGNORECASE)
 #: Someone else's word about themselves ("王阿姨说她白天去跳广场舞", "小雯说她养了只布偶"): their news, and so is what
@@ -1483,7 +1499,7 @@ _WISH_RE = re.compile(r"推荐|建议|\b(?:would be (?:cool|great|nice|good|help
 
 
 #: The user as a clause's subject: "我" (not "我妈", "我的…"), "I"/"we".
-_OWN_SUBJECT_RE = re.compile(r"(?<![帮给让叫问诉跟和替教带陪请])(?:我|咱)(?!妈|爸|的|们的|家的|哥|姐|弟|妹|老公|老婆|同事|朋友)|\b(?:i|i'm|im|i've|i'd|we|we're|we've)\b",
+_OWN_SUBJECT_RE = re.compile(r"(?<![帮给让叫问诉跟和替教带陪请托])(?:我|咱)(?!妈|爸|的|们的|家的|哥|姐|弟|妹|老公|老婆|同事|朋友)|\b(?:i|i'm|im|i've|i'd|we|we're|we've)\b",
                              re.IGNORECASE)
 
 
@@ -1594,6 +1610,12 @@ _LIFE_RE = re.compile(
     r"(?:^|(?<=[\s，,。！!]))(?:我们?|咱们?)(?:家)?(?:就)?在(?![^\s，,。]*(?:酒店|宾馆|站|你|他|她|门口))"
     r"[\u4e00-\u9fffA-Za-z]{2,8}?(?:边上|旁边|脚下|对面)(?=$|[\s，,。！!～~])|"
     r"\b(?:i|we)(?:'re|re| are|'m|m| am)? (?:now |currently |still )?(?:renting|living|based) (?:in|out of|near)\b|"
+    # where and as what the user works, said in chat ("i work the front desk at the hotel peter and paul", "i bartend at a
+    # dive in the marigny", "i lifeguard at the ymca")
+    r"\b(?:i|i've|ive|i have)(?: now| currently| still| just| also| actually)? (?:work|worked|been working|started working) "
+    r"(?:at|for|as|the|in|on|nights|weekends|part[- ]time|full[- ]time)\b(?! (?:it|this|that|them|home|out|the problem)\b)|"
+    r"\b(?:i|im|i'm)(?: now| currently| still| also)? (?:bartend|bartending|waitress|waitressing|lifeguard|lifeguarding|nanny|"
+    r"nannying|babysit|tutor|tutoring|volunteer|volunteering|intern|interning|freelance|freelancing|teach|teaching) (?:at|for|in|on)\b|"
     r"\b(?:we're|we are|i'm|im|i am|we live|i live) in (?:a|an|our|my) (?:[\w-]+ ){0,3}(?:flat|apartment|house|condo|"
     r"townhouse|studio|bungalow|duplex)\b|"
     r"\b(?:i'm|im|i am) (?:now |officially |happily )?(?:single|divorced|engaged|married|widowed|pregnant)\b|"
@@ -2514,12 +2536,15 @@ def _asks_the_world(message: str) -> bool:
     will humans actually get to Mars in our lifetime"). Chinese chat drops its subjects too often to read it so."""
     if is_chinese(message):
         return _asks_the_world_zh(message)
-    if _ENGLISH_SELF_RE.search(message) or corrections.topics(message):
+    if _ENGLISH_SELF_RE.search(_GENERIC_WE_RE.sub(" ", message)) or corrections.topics(message):
         return False
     sentences = [s.strip() for s in _sentences(message) if s.strip()]
     asked = [bool(_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s) or _LEADING_ASK_RE.match(s)
                   or _QUESTION_LEAD_ONLY_RE.match(s)) for s in sentences]
-    return any(asked) and all(a or len(set(keyword_tokens(s))) <= 1 for s, a in zip(sentences, asked, strict=True))
+    # (a remark on what was asked, with no one's life in it, goes with it: "why do we still do daylight saving time tho,
+    # it literally helps nobody")
+    return any(asked) and all(a or len(set(keyword_tokens(s))) <= 1 or any(asked[:i])
+                              for i, (s, a) in enumerate(zip(sentences, asked, strict=True)))
 
 
 def _asks_the_world_zh(message: str) -> bool:
@@ -2534,7 +2559,12 @@ def _asks_the_world_zh(message: str) -> bool:
 
 
 #: A sentence that only says a question follows ("random question,").
-_QUESTION_LEAD_ONLY_RE = re.compile(r"^\W*(?:ok\W+|so\W+)?(?:random|quick|silly|dumb|weird|serious) (?:question|q)\W*$", re.IGNORECASE)
+_QUESTION_LEAD_ONLY_RE = re.compile(r"^\W*(?:(?:ok|okay|so|back|here'?s)\W+)*(?:(?:w|with)\s+)?(?:another|one more|a|an)?\s*"
+                                    r"(?:random|quick|silly|dumb|weird|serious|stupid|odd|fun)?\s*(?:question|q)\W*$", re.IGNORECASE)
+#: "we" of everyone, in a question about the world ("why do we still do daylight saving time", "do we really only use 10%
+#: of our brains"): no one of the user's.
+_GENERIC_WE_RE = re.compile(r"^\W*(?:(?:so|ok|and|but|also|btw)\W+)*(?:why|how come|how|do|did|can|are|will) (?:do |did |are |can )?we\b"
+                            r"|\bour (?:brains?|bodies|ancestors)\b", re.IGNORECASE)
 #: Topics of news of the user's own, said with no subject ("确诊糖尿病了 为什么会这样", "房东要涨租800 太离谱了").
 _OWN_NEWS_TOPICS = frozenset({"health", "home", "work", "study", "body", "family", "date", "schedule", "travel"})
 #: The user or the household in Chinese ("我", "咱", "俺", "我家", "养了", a word of kin).
@@ -2543,7 +2573,9 @@ _ZH_HOUSEHOLD_RE = re.compile(rf"家里|养了|养的|(?:{corrections.ZH_KIN})|�
                               r"领导|老板|上班|工作|公司|单位")
 #: Why or what of the world: "为啥", "为什么", "到底多…", "是真的吗", "啥意思".
 _ZH_WORLD_ASKED_RE = re.compile(r"为啥|为什么|为何|到底(?:多|是|有|为|咋|怎么)|是真的吗|是不是真的|真的假的|(?:啥|什么)意思|怎么来的|咋来的|"
-                                r"哪个(?:更|比较)|谁(?:更|比较)")
+                                r"哪个(?:更|比较)|谁(?:更|比较)|"
+                                # what the future holds ("你们这人工智能以后是不是啥都能干了")
+                                r"(?:以后|将来|未来)(?:是不是|会不会|能不能)")
 #: Marvelling at news ("…带土回来了 太牛了吧", "这也太离谱了").
 _ZH_MARVEL_RE = re.compile(r"(?:太|真|好|也太)(?:牛|厉害|离谱|夸张|神奇)了?(?:吧|啊|呀)?(?:\s|[!！。~～]|$)|绝了(?:\s|[!！。]|$)")
 

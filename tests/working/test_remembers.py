@@ -2422,3 +2422,57 @@ def test_session_46_review_s_misreadings_are_not_read_so():
     assert corrections.signals_change("I now need a cane to walk")
     assert [d.value for d in RuleBasedExtractor().extract_text("我胃受不了辣的") if d.key.startswith("dislikes")]
     assert not [d for d in RuleBasedExtractor().extract_text("膝盖受不了爬楼梯") if d.key.startswith("dislikes")]
+
+
+def test_set_44_and_45_neighbours_friends_and_old_men_are_someone_else(api_client, talk):
+    """Session 47: "楼下李奶奶…", "帮同事改下简历 她叫…", "老爷子有痛风" and "俺老同学…托俺问问…" are someone else's news, and so
+    is a clause with no subject that goes on from them ("在武汉协和做了六年药剂师", "在那边跑货运的")."""
+    talk("nb", "楼下李奶奶高血压好多年了 儿子在杭州上班顾不上 托我问问 降压药饭前吃还是饭后吃",
+         "帮同事改下简历 她叫周晓雯 在武汉协和做了六年药剂师 想转去药企 这种跨度难不难",
+         "寿宴菜单帮着看看 老爷子有痛风 他儿子从青岛赶回来 在那边跑货运的 说要整十个菜",
+         "俺老同学在鹤岗种了五十亩大豆 托俺问问咋在网上卖")
+    assert not MemoryItem.objects.for_user("nb").current().exists()
+
+
+@pytest.mark.parametrize("messages", [
+    ("back w another dumb q, why do cats knead blankets", "why do we still tip at the counter tho, it literally makes no sense"),
+    ("你们这人工智能以后是不是能替人开车了 司机都得失业吧",),
+])
+def test_chat_questions_of_the_world_with_no_question_mark_store_nothing(talk, messages):
+    talk("wq", *messages)
+    assert not MemoryItem.objects.for_user("wq").current().exists()
+
+
+def test_a_job_said_in_chat_english_is_kept_and_replaces_the_one_before(api_client, talk):
+    """Session 47: "i work the night desk at the hotel indigo" is the user's job, kept whatever the classifier scored it,
+    and the job said before ("i bartend at a tiki bar") no longer shows."""
+    talk("fd", "need a cheap rum punch for a party, i bartend at a tiki bar in savannah lol")
+    talk("fd", "can u help me answer an angry email, i work the night desk at the hotel indigo and my boss wants it done today",
+         agent="planner")
+    job = remembered(api_client, "fd", "What is the user's job?")
+    assert "night desk" in job and "bartend" not in job
+
+
+def test_a_job_given_up_in_chinese_chat_words_goes_with_the_words_that_gave_it_up(api_client, talk):
+    """Session 47: "婚纱摄影助理干不下去了 转去做抖音剪辑" is a new job; neither the old job's episode nor the clause that gave it
+    up shows; "我在镇上的五金店里上班" is where the user works now."""
+    talk("ps", "我是做婚纱摄影助理的 天天扛灯扛到腰疼 有啥护腰的推荐")
+    talk("ps", "婚纱摄影助理干不下去了 转去做抖音剪辑 求几个好上手的剪辑软件", agent="planner")
+    job = remembered(api_client, "ps", "用户做什么工作？")
+    assert "抖音剪辑" in job and "摄影助理" not in job
+    talk("wj", "我在县城一家KTV当服务员 晚上上班 白天带娃")
+    talk("wj", "我在镇上的五金店里上班 一个月三千 孩子学费咋攒", agent="planner")
+    job = remembered(api_client, "wj", "用户在哪里上班？")
+    assert "五金店" in job and "KTV" not in job
+
+
+def test_session_47_rules_read_only_what_they_say():
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.working import corrections
+    from agentmemory.working.grounding import about_another_person
+    assert not [d for d in RuleBasedExtractor().extract_text("入职是2022年3月 毕业就进来了") if d.key.startswith("employer")]
+    assert [d.value for d in RuleBasedExtractor().extract_text("我入职了字节") if d.key.startswith("employer")] == ["字节"]
+    assert not corrections.signals_change("the stew slapped, now i need a dessert")
+    assert corrections.signals_change("I now need a cane to walk")
+    assert about_another_person("楼下王奶奶糖尿病十几年了") and about_another_person("帮朋友改下简历")
+    assert about_another_person("帮我改下简历 我在做运营") == ""

@@ -112,12 +112,12 @@ _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|�
               r"操作工|普工|电工|焊工|钳工|车工|机修工|装配工|管制员|书记员|安全员|化验员|调度员|技术员|检验员|质检员|仓管员|管理员|业务员|"
               r"讲解员|列车员|乘务员|安检员|统计员|资料员|施工员|监理|辅警|民警|消防员|飞行员|配送员|营业员|售货员|理货员")
 #: Someone called as Chinese speakers call colleagues and neighbours: by surname after 老/小/阿 ("老王是回族不吃猪肉",
-#: "小陈对花生过敏") or before a title ("王姐", "张总", "刘老师"); not a word that begins so ("小孙子", "老顾客",
+#: "小陈对花生过敏") or before a title ("王姐", "张总", "刘老师", a neighbour's "王奶奶"); not a word that begins so ("小孙子", "老顾客",
 #: "小程序": left out of the surnames or by the next character).
 _ZH_SURNAMES = ("王李张刘陈杨赵吴周徐孙朱胡郭何林罗郑梁谢宋唐许韩冯邓曹彭曾肖董袁潘蒋蔡余杜苏魏吕丁沈姚卢姜崔钟谭汪范廖贾夏韦邹孟"
                 "熊秦邱薛闫段侯陶黎贺郝龚邵严覃戴孔")
 ZH_CALLED_BY_SURNAME = (rf"(?:老|小|阿)[{_ZH_SURNAMES}](?![子女家师人病虾车们时学区说序务国同额法孩伙头气客户板公婆朋友样式])|"
-                        rf"[{_ZH_SURNAMES}](?:姐|哥|总|工|老师|师傅|阿姨|叔|姨|医生|经理|主任|大爷|大妈)")
+                        rf"[{_ZH_SURNAMES}](?:姐|哥|总|工|老师|师傅|阿姨|叔|姨|医生|经理|主任|大爷|大妈|奶奶|爷爷|大娘|大婶|婶|大叔|大哥|大姐|嫂|伯|老太)")
 _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|student|founder|consultant|researcher|nurse|"
               r"writer|artist|accountant|scientist|counselor|analyst|architect|director|lead|intern|editor|dev|"
               r"product owner|programmer|administrator|specialist|recruiter|professor|auditor|electrician|plumber|"
@@ -207,8 +207,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"(?:调到|派到|外派到|调去|派去)了?(?P<v>{ZC}{{2,8}}?)了?(?=[，。！？；,.!?;]|$)"), "@place"),
     ("employer", re.compile(rf"^\s*(?:我)?(?:现在|目前)?在(?P<v>{ZC}{{1,16}}(?:银行|公司|集团|大学|医院|中心|研究院|研究所|学院|科技|"
                             r"工作室|事务所|律所|厂|局|部门|团队))$"), None),
-    # (not how long ago: "入职第一周累瘫")
-    ("employer", re.compile(r"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?!第|[一二两三四五六七八九十几半\d]+个?(?:天|周|星期|月|年)|以来|以后|后|时|前|那天|的)"
+    # (not how long ago: "入职第一周累瘫"; nor when or what for: "入职是2021年7月", "入职体检要空腹吗")
+    ("employer", re.compile(r"(?:跳槽到了?|跳槽去了?|入职了?|加入了?)(?!第|[一二两三四五六七八九十几半\d]+个?(?:天|周|星期|月|年)|以来|以后|后|时|前|那天|的|"
+                            r"是|于|日期|时间|手续|材料|体检|证明|通知)"
                             r"(?P<v>[^，。！？；,.!?;\s]{1,20}?)(?:了|工作|上班)?(?=[，。！？；,.!?;\s]|$)"),
      None),
     ("employer", re.compile(rf"(?:^|我|(?<=[\s，,])|(?:^|[，,。！!～~\s])(?=现在|目前))(?:现在|目前)?在(?P<v>{ZC}{{1,15}}?)(?:做(?!了)|当|担任)\s?(?:{_ZW}{{0,8}}?(?:{_ZH_TITLES}|"
