@@ -1392,7 +1392,8 @@ def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> l
                                     and named_another((pieces[i - 1] + " " + piece).replace(",", " "), said))
         elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and not _TO_THE_ASSISTANT_RE.search(piece) and (
                 len(pieces[i - 1].strip()) <= 6 or len(piece.strip()) <= 6 or _repeats(piece, pieces[i - 1])
-                or _VERB_LED_RE.match(piece) or _THEY_SAY_RE.match(pieces[i - 1]) or _ZH_GOES_ON_RE.match(piece)):
+                or _VERB_LED_RE.match(piece) or _THEY_SAY_RE.match(pieces[i - 1]) or _ZH_GOES_ON_RE.match(piece)
+                or _APPOSITIVE_RE.match(piece)):
             # "我们组 小李 不吃香菜": what follows someone named alone is said of them; "…小美花生过敏 挺严重的": a
             # few words with no subject go on about them
             other = True
@@ -1411,7 +1412,12 @@ _THEY_SAY_RE = re.compile(r"^\s*(?![我咱])[\u4e00-\u9fff]{1,5}?(?:说|讲|告�
 #: An English clause with no subject, led by what someone did ("…, she's been at Lakeshore 31 years, started as a
 #: receptionist and ended up running claims"): after a clause about someone else, it goes on about them.
 _VERB_LED_RE = re.compile(r"^\s*(?:and\s+|then\s+)?(?:started|ended|retired|worked|works|lived|lives|loves|likes|hates|went|"
-                          r"became|spent|raised|runs|ran|teaches|taught|plays|played|studied|studies|grew up|moved)\b")
+                          r"became|spent|raised|runs|ran|teaches|taught|plays|played|studied|studies|grew up|moved|"
+                          # what someone did ("…Sophie's dog, a corgi called Pudding, stole Kenji's lunch")
+                          r"stole|took|ate|met|found|gave|told|bought|sold|won|lost|broke|fell|came|adopted|rescued|married|"
+                          r"graduated)\b")
+#: Who the one just spoken of is, said beside them ("Sophie's dog, a corgi called Pudding, …"): theirs too.
+_APPOSITIVE_RE = re.compile(r"^\s*(?:a|an|the)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:called|named)\b", re.IGNORECASE)
 
 
 def _repeats(piece: str, before: str) -> bool:
@@ -1471,7 +1477,7 @@ def _without_others(sentence: str, said: str = "") -> str:
     # "which"/"it" right after a clause about someone else goes on about what that clause said ("kemi's vegan and
     # dan's allergic to sesame, which rules out half my recipes"; "tomás got the interview!! it's on 4 june").
     for i in range(1, len(pieces)):
-        others[i] = others[i] or (others[i - 1] and bool(_REFERS_BACK_RE.match(pieces[i]) or (
+        others[i] = others[i] or (others[i - 1] and bool(_REFERS_BACK_RE.match(pieces[i]) or _APPOSITIVE_RE.match(pieces[i]) or (
             _VERB_LED_RE.match(pieces[i]) and not _FIRST_PERSON_RE.search(pieces[i]))))
     kept = [p for p, other in zip(pieces, others, strict=True) if not other or _FAMILY_FACT_RE.search(p)]
     if len(kept) == len(pieces):
@@ -1479,8 +1485,9 @@ def _without_others(sentence: str, said: str = "") -> str:
     rest = corrections.join_clauses(kept)
     # (whose someone is, "my coworker Darlene", is no word of the user's own)
     mine = _SOMEONE_OF_MINE_RE.sub("", rest)
+    # (nor a word or two of a request left over: "Add story:")
     if not rest or (not _FIRST_PERSON_RE.search(mine) and (_ASKING_RE.search(rest) or _WISH_RE.search(rest)
-                                                          or _HELP_ASKED_RE.match(rest))):
+                                                          or _HELP_ASKED_RE.match(rest) or len(set(keyword_tokens(rest))) <= 2)):
         return ""
     return rest
 
@@ -1606,6 +1613,9 @@ _LIFE_RE = re.compile(
     r"(?:都|会|还)?(?:跟|和)[\u4e00-\u9fff]{1,3}(?:一起)?(?:练|打|下)(?:羽毛球|乒乓球|网球|篮球|台球|太极|瑜伽|围棋|象棋)|"
     # a thing of the user's own, said as "that one of mine" ("我那台长城炮后斗…", "还有我那台Proton Saga冷气不够冷")
     r"我(?:家)?(?:那|这)(?:台|辆|部)(?!车子?[\s，,。]|电脑[\s，,。]|手机[\s，,。]|分|词|门|戏|剧)[\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9 ]{1,10}|"
+    # ...or a brand's thing ("我那个美的的空气炸锅才4.5L"): a make named, then what it is
+    r"我(?:家)?(?:那|这)个(?:[\u4e00-\u9fff]{2,4}|[A-Za-z][\w-]{1,15})的(?:电饭煲|空气炸锅|冰箱|洗衣机|烤箱|微波炉|扫地机|电脑|笔记本|平板|手机|"
+    r"相机|耳机|手表|自行车|电动车|摩托|吉他|钢琴|键盘)|"
     # where the user is, beside a landmark ("我们就在根河湿地边上 早上推窗就是湿地")
     r"(?:^|(?<=[\s，,。！!]))(?:我们?|咱们?)(?:家)?(?:就)?在(?![^\s，,。]*(?:酒店|宾馆|站|你|他|她|门口))"
     r"[\u4e00-\u9fffA-Za-z]{2,8}?(?:边上|旁边|脚下|对面)(?=$|[\s，,。！!～~])|"
