@@ -86,7 +86,8 @@ TRANSCRIPT_KEEP = 0.05
 _CLAUSE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|\s+[—–]\s+|(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])")
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$|真的假的\s*$")
 _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|(?:^|(?<=[,.;!?]\s))(?:(?:ok|so|and|but|like|now)\s+)?"
-                              r"(?:let'?s )?say (?:i|we|my|our)\b|\b(?:if i|if we|if my|if our|imagine|(?<!i )suppose (?:i|we|my|our|you|that|the)|what if|hypothetically|"
+                              r"(?:let'?s )?say (?:i|we|my|our)\b|\b(?:(?<!ok )(?<!okay )(?<!safe )(?<!fine )(?<!alright )(?<!bad )(?<!weird )"
+                              r"(?<!normal )(?<!possible )(?:if i|if we|if my|if our)|imagine|(?<!i )suppose (?:i|we|my|our|you|that|the)|what if|hypothetically|"
                               r"just curious)\b", re.IGNORECASE)
 #: A sentence that ends in a sigh is a passing mood ("财务又打回来了，唉，烦。"), not something to keep.
 _MOOD_END_RE = re.compile(r"(?:唉|哎|烦|烦死了?|累死了?|无语|郁闷|崩溃|\bugh|\bsigh|\bsmh)[\s，,。.!！~～…]*$", re.IGNORECASE)
@@ -141,7 +142,8 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?:doing|driving for|delivering for|riding for) (?:uber(?: ?eats)?|lyft|doordash|grubhub|deliveroo|"
                          r"instacart|menulog|grab|foodpanda|gojek)\b[^.!?]{0,30}?\bnow)\b|(?:现在|改|转行)(?:跑|送)(?:外卖|滴滴|快递|网约车)(?!的)|"
                          # "摄影助理干不下去了 转去做小红书运营", "跳去了一家做AI的初创"
-                         r"(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?:转去|跳去|转而|改去|转行去)(?:做|当|干|搞|了)(?!什么|啥)[\u4e00-\u9fff]{2,8}|"
+                         r"(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!犹豫)(?<!纠结)(?<!在想)(?<!要不要)(?<!该不该)(?<!是否)"
+                         r"(?:(?:转去|跳去|转行去)(?:做|当|干|搞)(?!什么|啥)[\u4e00-\u9fff]{2,8}|跳去了(?:一家|家))|"
                          rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!计划)(?<!不敢)(?:跳槽|转行|改行)(?:过来|来|了)(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|终于|上个月|上周|刚){{0,2}}(?:跳槽|换工作|换了工作|换了份工作)(?:了|啦|喽|成功(?![率的]))|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{{0,6}}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
                          # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
                          r"(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|上个月|上周|去年|今年)?(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|"
@@ -164,13 +166,17 @@ _NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目�
 #: Where the user works, said in English in the present ("i work the front desk at the hotel peter and paul", "I work as a
 #: dental hygienist at Medicover", "i bartend at a dive in the marigny"): the user's job now, whatever they said before; not
 #: a second one ("i also tutor at the library").
-_WORKS_AT_EN_RE = re.compile(r"\b(?:i|i'm|im)(?: now| currently| actually)? (?:work (?:at|for|as)|work the [\w -]{2,20}? (?:at|for)|"
-                             r"(?:bartend|lifeguard|waitress|nanny|tutor|teach|intern)(?:ing)? at) (?!home\b|it\b|the moment\b)", re.IGNORECASE)
+_WORKS_AT_EN_RE = re.compile(r"(?<!can )(?<!could )(?<!should )(?<!if )\b(?:i|i'm|im)(?: now| currently| actually)? "
+                             r"(?:work(?:ing)? (?:at|for) (?!(?:my|night|nights|home|the moment|it|myself|free|a competitor|"
+                             r"hours|least|most)\b|\d)(?:the |a |an )?[A-Za-z]|work(?:ing)? as (?:an? )?[A-Za-z]|"
+                             r"work the [\w -]{2,20}? (?:at|for) [A-Za-z]|(?:bartend|lifeguard|waitress)(?:ing)? at [A-Za-z])", re.IGNORECASE)
+#: ...unless it is one job beside another ("i work at Tesco part time on top of my nursing job").
+_SIDE_JOB_RE = re.compile(r"\b(?:on top of|on the side|side (?:job|gig|hustle)|second job|as well|also|too)\b|兼职|副业", re.IGNORECASE)
 #: ...or in Chinese, at a workplace named by more than its kind ("俺在家门口超市理货 一个月两千八", "我在海底捞当服务员";
 #: not "我在公司上班").
 _WORKS_AT_ZH_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))我(?:就|现在|目前|平时)?在(?!家[里上办带待做干]|这|那|哪|公司|单位|厂里|店里)"
                              rf"[\u4e00-\u9fffA-Za-z]{{2,10}}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|工地|驾校|超市|餐厅|饭店|银行|工作室|学校|"
-                             rf"幼儿园|集团|门店|仓库|车间|物流|快递|商场)里?(?:上班|打工|理货|收银|(?:做|当)(?:{ZH_TITLES}))")
+                             rf"幼儿园|集团|门店|仓库|车间|物流|快递|商场)里?(?:上班|打工|理货|收银(?!台)|(?:做|当)(?:{ZH_TITLES}))(?!的)")
 #: A clause that gives the user's job title ("我是健身教练", "I'm a senior auditor").
 #: (a trade's word too, "学徒", "柜员", "电工", not "会员", "打工"; and "天天在农行当柜员数钱" with no "我")
 _JOB_TITLE_SAID_RE = re.compile(rf"(?:我是|我在.{{0,10}}?(?:做|当)|(?:^|(?<=[\s，,。！!]))(?:天天|每天|平时|一直|目前|之前)?在"
@@ -465,8 +471,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # (a run-on typed with no stop is read clause by clause: "…医生不让再长时间坐着开了现在在驾校当教练")
         said_now = " ".join(corrections.clauses(turn.content))
         new_job = bool(_users_new_job(turn.content) or (judged and _NOW_WORKS_RE.search(said_now))
-                       or _NOW_WORKS_AT_RE.search(said_now) or _WORKS_AT_EN_RE.search(turn.content)
-                       or _WORKS_AT_ZH_RE.search(turn.content)
+                       or ((_WORKS_AT_EN_RE.search(turn.content) or _WORKS_AT_ZH_RE.search(turn.content))
+                           and not _SIDE_JOB_RE.search(turn.content)) or _NOW_WORKS_AT_RE.search(said_now)
                        # a new title the day the user reports for duty ("报到了 … 现在是钾肥车间的操作工")
                        or ("job_title" in slots and _REPORTED_RE.search(turn.content))) \
             and turn.turn_id not in others and not _asks_only(turn.content) \
@@ -1401,9 +1407,9 @@ def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> l
     return out
 
 
-#: A Chinese clause with no subject, led by where or since when ("他儿子王建国从大连赶回来 在那边开出租的", "她叫林小棠 在长沙湘雅
-#: 做了五年护士"): after a clause about someone else, it goes on about them.
-_ZH_GOES_ON_RE = re.compile(r"^\s*(?:在|从|一直|已经|常年|天天|每天)(?![我咱])[\u4e00-\u9fff]")
+#: A Chinese clause with no subject that says where one works, studies or lives ("他儿子王建国从大连赶回来 在那边开出租的",
+#: "她叫林小棠 在长沙湘雅做了五年护士"; not "一直在医院陪护"): after a clause about someone else, it goes on about them.
+_ZH_GOES_ON_RE = re.compile(r"^\s*(?:在|从)(?![我咱])[\u4e00-\u9fffA-Za-z]{1,8}?(?:当|做|干|开|上班|工作|读|上学|住|退休)")
 #: A piece addressed to the assistant ("以后回答直接给代码就行" after "导师很严"): the user's wish, not the one before's news.
 _TO_THE_ASSISTANT_RE = re.compile(r"回答|回复|回我|帮我|给我|你(?!们)|\b(?:you|your|reply|replies|answers?)\b", re.IGNORECASE)
 #: Someone else's word about themselves ("王阿姨说她白天去跳广场舞", "小雯说她养了只布偶"): their news, and so is what
@@ -1412,12 +1418,10 @@ _THEY_SAY_RE = re.compile(r"^\s*(?![我咱])[\u4e00-\u9fff]{1,5}?(?:说|讲|告�
 #: An English clause with no subject, led by what someone did ("…, she's been at Lakeshore 31 years, started as a
 #: receptionist and ended up running claims"): after a clause about someone else, it goes on about them.
 _VERB_LED_RE = re.compile(r"^\s*(?:and\s+|then\s+)?(?:started|ended|retired|worked|works|lived|lives|loves|likes|hates|went|"
-                          r"became|spent|raised|runs|ran|teaches|taught|plays|played|studied|studies|grew up|moved|"
-                          # what someone did ("…Sophie's dog, a corgi called Pudding, stole Kenji's lunch")
-                          r"stole|took|ate|met|found|gave|told|bought|sold|won|lost|broke|fell|came|adopted|rescued|married|"
-                          r"graduated)\b")
-#: Who the one just spoken of is, said beside them ("Sophie's dog, a corgi called Pudding, …"): theirs too.
-_APPOSITIVE_RE = re.compile(r"^\s*(?:a|an|the)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:called|named)\b", re.IGNORECASE)
+                          r"became|spent|raised|runs|ran|teaches|taught|plays|played|studied|studies|grew up|moved)\b")
+#: Who the one just spoken of is, said beside them ("Sophie's dog, a corgi called Pudding, stole Kenji's lunch"): theirs,
+#: and so is what follows it with no "I".
+_APPOSITIVE_RE = re.compile(r"^\s*(?:a|an)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:called|named)\s+(?-i:[A-Z])", re.IGNORECASE)
 
 
 def _repeats(piece: str, before: str) -> bool:
@@ -1477,8 +1481,9 @@ def _without_others(sentence: str, said: str = "") -> str:
     # "which"/"it" right after a clause about someone else goes on about what that clause said ("kemi's vegan and
     # dan's allergic to sesame, which rules out half my recipes"; "tomás got the interview!! it's on 4 june").
     for i in range(1, len(pieces)):
-        others[i] = others[i] or (others[i - 1] and bool(_REFERS_BACK_RE.match(pieces[i]) or _APPOSITIVE_RE.match(pieces[i]) or (
-            _VERB_LED_RE.match(pieces[i]) and not _FIRST_PERSON_RE.search(pieces[i]))))
+        others[i] = others[i] or (others[i - 1] and bool(_REFERS_BACK_RE.match(pieces[i]) or (
+            (_VERB_LED_RE.match(pieces[i]) or _APPOSITIVE_RE.match(pieces[i]) or _APPOSITIVE_RE.match(pieces[i - 1]))
+            and not _FIRST_PERSON_RE.search(pieces[i]))))
     kept = [p for p, other in zip(pieces, others, strict=True) if not other or _FAMILY_FACT_RE.search(p)]
     if len(kept) == len(pieces):
         return sentence
@@ -1486,12 +1491,14 @@ def _without_others(sentence: str, said: str = "") -> str:
     # (whose someone is, "my coworker Darlene", is no word of the user's own)
     mine = _SOMEONE_OF_MINE_RE.sub("", rest)
     # (nor a word or two of a request left over: "Add story:")
+    leftover = len(set(keyword_tokens(rest))) <= 2 and not _MYSELF_RE.search(rest) and not disclosure.life_words(rest)
     if not rest or (not _FIRST_PERSON_RE.search(mine) and (_ASKING_RE.search(rest) or _WISH_RE.search(rest)
-                                                          or _HELP_ASKED_RE.match(rest) or len(set(keyword_tokens(rest))) <= 2)):
+                                                          or _HELP_ASKED_RE.match(rest) or leftover)):
         return ""
     return rest
 
 
+_MYSELF_RE = re.compile(r"\bmyself\b|自己", re.IGNORECASE)
 #: Someone of the user's named ("my coworker Darlene", "我同事小王").
 _SOMEONE_OF_MINE_RE = re.compile(rf"\b(?:my|our) (?:[\w-]+ ){{0,2}}?(?:{PERSON_EN})s?\b|(?:我|我们)(?:的)?(?:{PERSON_ZH})",
                                  re.IGNORECASE)
@@ -1506,7 +1513,7 @@ _WISH_RE = re.compile(r"推荐|建议|\b(?:would be (?:cool|great|nice|good|help
 
 
 #: The user as a clause's subject: "我" (not "我妈", "我的…"), "I"/"we".
-_OWN_SUBJECT_RE = re.compile(r"(?<![帮给让叫问诉跟和替教带陪请托])(?:我|咱)(?!妈|爸|的|们的|家的|哥|姐|弟|妹|老公|老婆|同事|朋友)|\b(?:i|i'm|im|i've|i'd|we|we're|we've)\b",
+_OWN_SUBJECT_RE = re.compile(r"(?<![帮给让叫问诉跟和替教带陪请])(?<![^摩]托)(?<!^托)(?:我|咱)(?!妈|爸|的|们的|家的|哥|姐|弟|妹|老公|老婆|同事|朋友)|\b(?:i|i'm|im|i've|i'd|we|we're|we've)\b",
                              re.IGNORECASE)
 
 
@@ -2553,7 +2560,8 @@ def _asks_the_world(message: str) -> bool:
                   or _QUESTION_LEAD_ONLY_RE.match(s)) for s in sentences]
     # (a remark on what was asked, with no one's life in it, goes with it: "why do we still do daylight saving time tho,
     # it literally helps nobody")
-    return any(asked) and all(a or len(set(keyword_tokens(s))) <= 1 or any(asked[:i])
+    return any(asked) and all(a or len(set(keyword_tokens(s))) <= 1 or (_REMARK_RE.match(s) and any(
+        q and not _QUESTION_LEAD_ONLY_RE.match(p) for p, q in zip(sentences[:i], asked[:i], strict=True)))
                               for i, (s, a) in enumerate(zip(sentences, asked, strict=True)))
 
 
@@ -2573,8 +2581,10 @@ _QUESTION_LEAD_ONLY_RE = re.compile(r"^\W*(?:(?:ok|okay|so|back|here'?s)\W+)*(?:
                                     r"(?:random|quick|silly|dumb|weird|serious|stupid|odd|fun)?\s*(?:question|q)\W*$", re.IGNORECASE)
 #: "we" of everyone, in a question about the world ("why do we still do daylight saving time", "do we really only use 10%
 #: of our brains"): no one of the user's.
-_GENERIC_WE_RE = re.compile(r"^\W*(?:(?:so|ok|and|but|also|btw)\W+)*(?:why|how come|how|do|did|can|are|will) (?:do |did |are |can )?we\b"
-                            r"|\bour (?:brains?|bodies|ancestors)\b", re.IGNORECASE)
+_GENERIC_WE_RE = re.compile(r"^\W*(?:(?:so|ok|and|but|also|btw)\W+)*why do we (?=(?:still|even|say|call|celebrate|have|need|use|"
+                            r"dream|yawn|sneeze|get|cry|laugh)\b)|\bour (?:brains?|bodies|ancestors)\b", re.IGNORECASE)
+#: A remark on what was just asked ("it literally helps nobody"), led by what it is about.
+_REMARK_RE = re.compile(r"^\W*(?:it|it's|its|that|that's|this|they|which|seems|literally)\b", re.IGNORECASE)
 #: Topics of news of the user's own, said with no subject ("确诊糖尿病了 为什么会这样", "房东要涨租800 太离谱了").
 _OWN_NEWS_TOPICS = frozenset({"health", "home", "work", "study", "body", "family", "date", "schedule", "travel"})
 #: The user or the household in Chinese ("我", "咱", "俺", "我家", "养了", a word of kin).
@@ -2584,8 +2594,8 @@ _ZH_HOUSEHOLD_RE = re.compile(rf"家里|养了|养的|(?:{corrections.ZH_KIN})|�
 #: Why or what of the world: "为啥", "为什么", "到底多…", "是真的吗", "啥意思".
 _ZH_WORLD_ASKED_RE = re.compile(r"为啥|为什么|为何|到底(?:多|是|有|为|咋|怎么)|是真的吗|是不是真的|真的假的|(?:啥|什么)意思|怎么来的|咋来的|"
                                 r"哪个(?:更|比较)|谁(?:更|比较)|"
-                                # what the future holds ("你们这人工智能以后是不是啥都能干了")
-                                r"(?:以后|将来|未来)(?:是不是|会不会|能不能)")
+                                # the assistant's kind asked about ("你们这人工智能以后是不是啥都能干了")
+                                r"你们(?:这|这些)?(?:人工智能|AI|ai|机器人)")
 #: Marvelling at news ("…带土回来了 太牛了吧", "这也太离谱了").
 _ZH_MARVEL_RE = re.compile(r"(?:太|真|好|也太)(?:牛|厉害|离谱|夸张|神奇)了?(?:吧|啊|呀)?(?:\s|[!！。~～]|$)|绝了(?:\s|[!！。]|$)")
 

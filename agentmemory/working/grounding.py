@@ -48,7 +48,7 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "大舅|二舅|三舅|小舅|大姨|二姨|三姨|小姨|大伯|二伯|三叔|小叔|大姑|二姑|小姑|姑父|姨父|姨妈|婶婶|伯母|"
               "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|孙子|孙女|外孙|外孙女|鼓手|吉他手|贝斯手|键盘手|主唱|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐|"
-              "组员|队员|同门|前夫|前妻|舅|姨|叔|婶|姑(?![娘且息苏])|老爷子|老太太")
+              "组员|队员|同门|前夫|前妻|舅|姨|叔|婶|姑(?![娘且息苏])|老爷子")
 _PERSON_ZH = f"{_PERSON_ZH}|{ZH_CALLED_BY_SURNAME}"
 _PERSON_ZH_RE = re.compile(rf"(?<!全职)(?<!宝)(?<!新手)(?:{_PERSON_ZH})")  # "全职妈妈", "宝妈": the user's own role
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's
@@ -214,7 +214,7 @@ _LEADING_LINK_RE = re.compile(r"^(?:还有(?:一个|个|位)?|另外(?:一个|�
                               # "asking for my Tatay Ernesto, …", "帮我妈问一下": whom the question is for
                               r"(?:(?:i'm |im )?asking (?:for|on behalf of)|(?:a )?(?:question|q) for|on behalf of)\s+|(?:帮|替)(?=我)|"
                               # "帮朋友改下简历 她叫林小棠…": the friend's résumé, and what follows is hers
-                              r"(?:帮|替)(?=(?:朋友|同事|同学|闺蜜|哥们|室友|邻居|表姐|表哥|表妹|表弟|亲戚|客户)[^们])|"
+                              r"(?:帮|替)(?=(?:朋友|同事|同学|闺蜜|哥们|室友|邻居|表姐|表哥|表妹|表弟|亲戚|客户)(?:改|写|问|查|看|打听|咨询|找|挑|选|想))|"
                               r"\b(?:(?:ok|okay|yes|yeah|yep|oh|so|well|haha|lol)\s+)*(?:and|also|plus|oh and|ok|okay|yes|yeah|yep|so|well)\s+)",
                               re.IGNORECASE)
 #: The user's partner, whose job and health are their own (what they share with the user is the user's news).

@@ -2432,6 +2432,10 @@ def test_set_44_and_45_neighbours_friends_and_old_men_are_someone_else(api_clien
          "寿宴菜单帮着看看 老爷子有痛风 他儿子从青岛赶回来 在那边跑货运的 说要整十个菜",
          "俺老同学在鹤岗种了五十亩大豆 托俺问问咋在网上卖")
     assert not MemoryItem.objects.for_user("nb").current().exists()
+    talk("nb2", "My best friend Tomasz is getting married in Gdansk to Lena, she is a nurse from Lodz. He asked me to write "
+                "a speech, can you help?",
+         "Add to the speech: they met because Lena's cat, a ragdoll called Mochi, ran into Tomasz's flat in Sopot.")
+    assert not MemoryItem.objects.for_user("nb2").current().exists()
 
 
 @pytest.mark.parametrize("messages", [
@@ -2472,7 +2476,50 @@ def test_session_47_rules_read_only_what_they_say():
     from agentmemory.working.grounding import about_another_person
     assert not [d for d in RuleBasedExtractor().extract_text("入职是2022年3月 毕业就进来了") if d.key.startswith("employer")]
     assert [d.value for d in RuleBasedExtractor().extract_text("我入职了字节") if d.key.startswith("employer")] == ["字节"]
-    assert not corrections.signals_change("the stew slapped, now i need a dessert")
     assert corrections.signals_change("I now need a cane to walk")
     assert about_another_person("楼下王奶奶糖尿病十几年了") and about_another_person("帮朋友改下简历")
     assert about_another_person("帮我改下简历 我在做运营") == ""
+
+
+def test_session_47_review_s_misreadings_are_not_read_so():
+    """Session 47's review: what the new rules matched beyond what they say."""
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import (
+        _OWN_SUBJECT_RE,
+        _SIDE_JOB_RE,
+        _WORKS_AT_EN_RE,
+        _WORKS_AT_ZH_RE,
+        _asks_the_world,
+        _users_new_job,
+        _without_others,
+    )
+    from agentmemory.working.grounding import about_another_person
+
+    def new_job(said: str) -> bool:
+        return bool(((_WORKS_AT_EN_RE.search(said) or _WORKS_AT_ZH_RE.search(said)) and not _SIDE_JOB_RE.search(said))
+                    or _users_new_job(said))
+    for said in ("i work at my desk all day and my lower back is killing me", "i work at night so i sleep till 2pm",
+                 "i work for 10 hours straight most days", "can i work for a competitor after i quit",
+                 "i work at Tesco part time on top of my nursing job", "I tutor at the library on saturdays",
+                 "我在平安银行上班的同学说房贷利率又降了", "我在沃尔玛超市收银台排队 顺便问下今天吃啥", "儿子下学期转去了实验小学",
+                 "原计划去云南 后来改去了三亚玩", "体检改去做了无痛胃镜", "在犹豫转去做产品还是继续写代码"):
+        assert not new_job(said), said
+    for said in ("I work as a dental hygienist at Medicover", "i'm working at Costco now", "我在家门口超市理货 一个月两千八",
+                 "跳去了一家做AI的初创"):
+        assert new_job(said), said
+    for said in ("帮朋友搬家 把腰闪了 现在走路都疼", "帮邻居遛狗 结果被咬了一口", "我一个老太太 学用智能手机太难了 今年72了"):
+        assert about_another_person(said) == "", said
+    for said, kept in (("我爸上周做了心脏搭桥手术 一直在医院陪护 晚上睡折叠床", "一直在医院陪护"),
+                       ("my mom had a fall on tuesday, took the rest of the week off to look after her", "took the rest"),
+                       ("my sister is staying with us this week, the school called and my son has a fever", "fever"),
+                       ("my sister is vegan, celiac myself", "celiac myself")):
+        assert kept in _without_others(said, said), said
+    for said in ("猫刚做完绝育 以后会不会变胖", "random question. just got diagnosed with celiac",
+                 "what's the best sci-fi series ever. just finished the expanse, all 9 books, obsessed",
+                 "why do we always end up fighting about chores", "how come we never get invited to the neighbours bbq"):
+        assert not _asks_the_world(said), said
+    assert corrections.signals_change("now i have to inject insulin twice a day")
+    for said in ("我的理想30岁之前买房", "入职培训第三天了", "入职资料要准备哪些", "入职满一年了", "入职报到要带什么", "入职offer发了"):
+        assert not [d for d in RuleBasedExtractor().extract_text(said) if d.key.split(":")[0] in ("car", "employer")], said
+    assert _OWN_SUBJECT_RE.search("骑摩托我上班只要二十分钟") and not _OWN_SUBJECT_RE.search("托我问问咋起号")
