@@ -208,7 +208,11 @@ _NO_LONGER_ZH = (r"(?<![赶跟吃睡看听找买搞受打关进停想说持等�
 _RETRACTING_CLAUSE = re.compile(
     # "我这边也不当店长了"; "上次说的艺考" (the old value named, before what became of it)
     rf"{_NO_LONGER_ZH}|"
-    r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|(?:干|做|待|混)不下去了|不叫(?!唤|醒|外卖|车|人|快递|滴滴|代驾|声|了)[\u4e00-\u9fffA-Za-z]{1,8}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
+    r"不(?:再)?(?:当|干|跑)[\u4e00-\u9fff]{1,6}了|(?:干|做|待|混)不下去了|"
+    # the old value was someone else's ("鸡蛋过敏那是她表哥", "12 May is my sister birthday", "1.84 is my brother height")
+    r"那是(?:我|她|他)的?(?:哥哥?|姐姐?|弟弟?|妹妹?|表哥|表姐|表弟|表妹|堂哥|堂姐|妈妈?|爸爸?|老公|老婆|朋友|同事)|"
+    r"(?i:\b(?:is|was) (?:actually )?my (?:sister|brother|mom|mum|dad|wife|husband|son|daughter|friend|partner|cousin)(?:'s|s)? "
+    r"(?:birthday|bday|height|age|weight|number|address|phone|car|job)\b)|不叫(?!唤|醒|外卖|车|人|快递|滴滴|代驾|声|了)[\u4e00-\u9fffA-Za-z]{1,8}了|^\s*(?:上次|之前|上回|前面)(?:说|提)的[\u4e00-\u9fffA-Za-z]{1,8}\s*$|"
     rf"(?:{_KEPT_UP})(?:也|就)?(?:已经|早就)?停(?:掉)?了|"
     r"去世|泡汤|没戏了|(?:客户|项目|会议?|活动|行程|计划|单子|订单|航班|展会|面试|演出)(?:也|就)?取消了|之前一直|原来用的|(?:去|考|办|买|搬|报|申)不(?:成|了)了|过世|寿终正寝|去了[喵汪]星|走了|不在了|已经不|不再|不(?:打算|准备|想)?(?:去|考|报|买|办|搬|申|跳|弹|练|游|跑|玩|学|养|打|画|唱|追|上|弄|搞|当)了|转掉了|转让了|卖掉了|退掉了|注销了|已经出手了|别叫我|别再|不能再|暂时别|别[打跑吃喝玩练弹学]了|以前|之前在|之前用|原来在|分手|不在.{0,12}了|放弃了|没事|说错|记错|写错|搞错|算错|不对|(?<!是)不是|离开|辞职|辞了|卖了|卖掉|"
     rf"\b(?:passed away|we lost|put \w+ (?:down|to sleep)|rainbow bridge|no longer|no more|any ?more|any longer|left{_NOT_A_SIDE}|quit|sold|dropped(?! (?:down|back|up) to\b)|ditched|gave up|used to|not\b.{{0,20}}\bbut|"
@@ -483,6 +487,9 @@ _WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该|能不
 _RETIRED_RE = re.compile(r"退休(?:前|以前|之前)|\bbefore (?:i |I )?retir(?:ed|ing)\b", _I)
 #: A retracting clause that also says the new value ("we dropped keto for Mediterranean", "改学吉他") is kept.
 _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|改名叫|改叫|推到|推迟到|延到|延期到|挪到|提前到|"
+                           # what the user gave up is how they eat now ("from this month no more meat for me", "酒戒了")
+                           r"戒了|戒掉了|\bno more (?:red )?(?:meat|alcohol|booze|sugar|coffee|dairy|gluten|pork|beef|fish|"
+                           r"smoking|cigarettes|drinking)\b|"
                            r"(?:当|做)(?:起了?)?全职|全职(?:妈妈|爸爸|太太|宝妈|奶爸)|家庭主[妇夫]|\bstay[- ]at[- ]home\b|\b(?:switched to|moved to|for(?! (?:me|us|now|good|a while)\b)|"
                            r"renam\w* (?:him|her|it|them|\w+ to)|new name)\b", _I)
 #: A day said as month and day ("oct 2", "sept 14th"): one old value, not a word and a number.

@@ -2479,6 +2479,12 @@ def test_session_47_rules_read_only_what_they_say():
     assert corrections.signals_change("I now need a cane to walk")
     assert about_another_person("楼下王奶奶糖尿病十几年了") and about_another_person("帮朋友改下简历")
     assert about_another_person("帮我改下简历 我在做运营") == ""
+    # the old value said to be someone else's goes from the correction's own words
+    assert corrections.without_retractions("wait sorry, 12 May is my sister birthday, mine is 21 May") == \
+        "wait sorry, mine is 21 May"
+    assert "鸡蛋" not in corrections.without_retractions("我说岔了 不是鸡蛋 是牛奶过敏 鸡蛋过敏那是她表哥")
+    assert "no more meat" in corrections.without_retractions(
+        "my cholesterol is high, so from this month no more meat for me, enough protein as a vegetarian?")
 
 
 def test_session_47_review_s_misreadings_are_not_read_so():
