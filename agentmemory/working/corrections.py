@@ -464,7 +464,8 @@ def without_retractions(text: str) -> str:
     text = _without_old_values(text)
     parts = clauses(text)
     # A clause that retracts nothing by name and names a place says where the user is now ("辞职打包把东西全寄回长沙了").
-    kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c) or _RETIRED_RE.search(c)
+    kept = [c for c in parts if not _RETRACTING_CLAUSE.search(c) or _NEW_VALUE_RE.search(c) or _GIVEN_UP_RE.search(c)
+            or _RETIRED_RE.search(c)
             or _WISHED_RE.search(c)
             or (not retracted_terms(c) and places_in(c) and not _THIRD_PERSON_RE.search(c))]
     # What the user does since, said after the retraction in the same clause ("since the Hilux got written off by a roo
@@ -486,10 +487,11 @@ _WISHED_RE = re.compile(r"(?:想|打算|准备|考虑|要不要|该不该|能不
 #: the user's own history, no value taken back.
 _RETIRED_RE = re.compile(r"退休(?:前|以前|之前)|\bbefore (?:i |I )?retir(?:ed|ing)\b", _I)
 #: A retracting clause that also says the new value ("we dropped keto for Mediterranean", "改学吉他") is kept.
+#: What the user gave up is how they live now ("from this month no more meat for me", "酒戒了"): kept in the correction's
+#: own words (it says what changed only beside the new value: "可乐也戒了" does not make "我是左后卫" an old mention).
+_GIVEN_UP_RE = re.compile(r"戒了|戒掉了|\bno more (?:red )?(?:meat|alcohol|booze|sugar|coffee|dairy|gluten|pork|beef|fish|"
+                          r"smoking|cigarettes|drinking)\b", _I)
 _NEW_VALUE_RE = re.compile(r"换成|改成|改学|改喝|改用|换到|转到|搬到|改名叫|改叫|推到|推迟到|延到|延期到|挪到|提前到|"
-                           # what the user gave up is how they eat now ("from this month no more meat for me", "酒戒了")
-                           r"戒了|戒掉了|\bno more (?:red )?(?:meat|alcohol|booze|sugar|coffee|dairy|gluten|pork|beef|fish|"
-                           r"smoking|cigarettes|drinking)\b|"
                            r"(?:当|做)(?:起了?)?全职|全职(?:妈妈|爸爸|太太|宝妈|奶爸)|家庭主[妇夫]|\bstay[- ]at[- ]home\b|\b(?:switched to|moved to|for(?! (?:me|us|now|good|a while)\b)|"
                            r"renam\w* (?:him|her|it|them|\w+ to)|new name)\b", _I)
 #: A day said as month and day ("oct 2", "sept 14th"): one old value, not a word and a number.
