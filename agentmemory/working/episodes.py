@@ -172,8 +172,8 @@ _WORKS_AT_EN_RE = re.compile(r"(?<!can )(?<!could )(?<!should )(?<!if )\b(?:i|i'
                              r"work the [\w -]{2,20}? (?:at|for) [A-Za-z]|(?:bartend|lifeguard|waitress)(?:ing)? at [A-Za-z])", re.IGNORECASE)
 #: ...unless it is one job beside another ("i work at Tesco part time on top of my nursing job").
 _SIDE_JOB_RE = re.compile(r"\b(?:on top of|on the side|side (?:job|gig|hustle)|second job|as well|also|too)\b|兼职|副业", re.IGNORECASE)
-#: ...or in Chinese, at a workplace named by more than its kind ("俺在家门口超市理货 一个月两千八", "我在海底捞当服务员";
-#: not "我在公司上班").
+#: ...or in Chinese, at a workplace named by more than its kind ("俺在家门口超市理货 一个月两千八", "我在镇上的五金店里上班";
+#: not "我在公司上班"; a brand with no word of its kind, "我在海底捞当服务员", is not read so).
 _WORKS_AT_ZH_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))我(?:就|现在|目前|平时)?在(?!家[里上办带待做干]|这|那|哪|公司|单位|厂里|店里)"
                              rf"[\u4e00-\u9fffA-Za-z]{{2,10}}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|工地|驾校|超市|餐厅|饭店|银行|工作室|学校|"
                              rf"幼儿园|集团|门店|仓库|车间|物流|快递|商场)里?(?:上班|打工|理货|收银(?!台)|(?:做|当)(?:{ZH_TITLES}))(?!的)")

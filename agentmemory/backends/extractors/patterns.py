@@ -325,7 +325,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("car", re.compile(rf"(?:开(?:我|我家|咱家)的?|我(?:那|这|的那|的这)辆(?:二手的?|新的?|老的?)?)(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9\u4e00-\u9fff]{{0,4}}?)"
                        rf"(?=去|来|回|上|跑|扛|还|能|都|也|了|[\s，,。！!？?]|$)"), None),
     ("car", re.compile(rf"(?:新|刚)(?:提|买|换)的(?:车是?)?(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9]{{0,6}})"), None),
-    # "我的理想L6后排放平能睡俩人吗", "我那台坦克300": a make and its model, said as the user's
+    # "我的理想L6后排放平能睡俩人吗", "我那台宝马X3": a make and a model code with a letter, said as the user's (not "我的理想30岁…")
     ("car", re.compile(rf"我(?:的|那台|这台|那辆|这辆)(?P<v>(?:{CAR_MAKES_ZH})\s?[A-Za-z]{{1,3}}\d{{0,4}}[A-Za-z]{{0,4}})(?![A-Za-z0-9])"), None),
     # Said with no subject at a clause's start, a car make named: "刚提了理想L6😎", "终于入了辆比亚迪海豹".
     ("car", re.compile(rf"(?:^|[，,。！!～~\s])(?:刚刚?|新|终于|已经|上周|昨天|现在|进货|上班|平时|通勤|拉货|送货|跑车)?(?:提了|入了|买了|换了|提车|开的是|开着)(?:一辆|辆|台|一台)?"
