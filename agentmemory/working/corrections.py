@@ -676,6 +676,9 @@ def without_old_mentions(text: str, replaced: list[str], new_values: Sequence[st
 #: my 2014 civic?" before "we finally got a Tesla").
 SLOT_VALUE_TOPICS: dict[str, str] = {"car": "car", "commute": "commute", "phone": "phone"}
 
+#: No topic of TOPICS's: what a correction that says a date of a birthday speaks of (episodes.corrected_items).
+BIRTHDAY_TOPIC = "birthday"
+
 #: The topics each slot speaks of: a correction of that topic replaces the slot facts heard in the same message
 #: as the episode it replaces ("i bike to work" -> the commute slot, with its episode); of a slot whose values add
 #: up, only when that message told one value of it (episodes.py).
@@ -685,7 +688,7 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
     "company_focus": frozenset({"work", "venture"}), "tech_stack": frozenset({"work", "venture"}),
     "commute": frozenset({"commute"}), "name": frozenset({"name"}), "partner": frozenset({"family"}),  # see PARTNER_SAID_RE
     "car": frozenset({"car"}), "phone": frozenset({"phone"}), "education": frozenset({"study"}), "budget": frozenset({"money"}),
-    "birthday": frozenset({"family", "name"}), "reply_style": frozenset(),
+    "birthday": frozenset({"family", "name", BIRTHDAY_TOPIC}), "reply_style": frozenset(),
     # Slots whose values add up: replaced when a correction of their topic is closest to them in meaning, or with
     # the episode of a message that told one value of them.
     "child": frozenset({"family", "study", "age"}), "pet": frozenset({"pet", "age"}), "project": frozenset({"venture", "deadline"}),

@@ -452,8 +452,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             known.update(corrections.names(turn.content))
         # What it speaks of: its words, and the names the user gave ("Mochi's actually 6" speaks of a pet).
         # (not of whoever put the user right: "its actually nov 8, my wife anitha corrected me" is a date's)
-        about = sorted(corrections.topics(_PUT_RIGHT_BY_RE.sub(" ", turn.content))
-                       | corrections.named_topics(turn.content, known))
+        about = _with_birthday(sorted(corrections.topics(_PUT_RIGHT_BY_RE.sub(" ", turn.content))
+                                      | corrections.named_topics(turn.content, known)), turn.content)
         # The classifier's judgement of the whole, or of a piece that says something changed ("ok so I was wrong
         # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
         # (the whole judged so with no word of change, when it scarcely discloses, is no correction: "儿子旦增6岁 幼儿园让画
@@ -768,7 +768,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             text = corrections.without_old_mentions(text, old_texts, values_of.get(turn.turn_id, []), sorted(old),
                                                     # (and what it says instead: "it's june 14th not the 4th")
                                                     still_true=[r.content for r in rest] + titles
-                                                    + corrections.said_instead(turn.content))
+                                                    + corrections.said_instead(turn.content) + _new_job_said(
+                                                        turn.content, new_job and not left_job))
         if corrects and (replaced or earlier):
             text = _without_replaced_values(text, old_texts)
         if replaced:
@@ -789,6 +790,21 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         ))
         drafted.append((vector, episodes[-1]))
     return [*drafts, *episodes, *remainders]
+
+
+def _new_job_said(message: str, new_job: bool) -> list[str]:
+    """Of a new job, the clauses that say what it is: their words are what changed, even those the old job's statement
+    shared ("I got a new job, not in clinic like before — I'm dental hygienist at Medicover" of "I am dental assistant
+    … in private clinic")."""
+    if not new_job:
+        return []
+    return [c for c in corrections.clauses(message) if (_JOB_TITLE_SAID_RE.search(c) or _WORKS_AT_EN_RE.search(c)
+                                                         or _WORKS_AT_ZH_RE.search(c) or _NOW_WORKS_AT_RE.search(c))
+            and not corrections.retracted_terms(c) and not _NOT_LIKE_BEFORE_RE.search(c)]
+
+
+#: A clause that says what the user no longer does ("not in clinic like before", "不在诊所了").
+_NOT_LIKE_BEFORE_RE = re.compile(r"(?:not|no longer|anymore)|不再|不在|不干|不做|不当", re.IGNORECASE)
 
 
 def _pieces_scored(keep: np.ndarray, clause: np.ndarray, parts: list[list[str]], split: bool) -> np.ndarray:
@@ -1996,6 +2012,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     same = episodes.filter(_any_of("topics", about)) if about else episodes
     # (a partner fact only when the correction says who the partner is: corrections.PARTNER_SAID_RE)
     unsaid = frozenset() if corrections.PARTNER_SAID_RE.search(text) else frozenset({"partner"})
+    about = _with_birthday(about, text)
     of_topic = [slot for slot, kinds in corrections.SLOT_TOPICS.items() if kinds & set(about) and slot not in unsaid]
     if of_topic:
         facts = current.exclude(type=MemoryItem.Type.EPISODE)
@@ -2025,6 +2042,20 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
             return [closest[1], *_their_slot_facts(current, [closest[1]], about, unsaid)]
     return []
+
+
+#: A birthday named: a date said with it may be the user's birthday's.
+_BIRTHDAY_SAID_RE = re.compile(r"生日(?!会|派对|宴|聚会|蛋糕|礼物|趴)|\b(?:birthday|bday|b-day)\b(?! (?:party|parties|dinner|"
+                               r"cake|present|gift|card|bash|celebration))", re.IGNORECASE)
+
+
+def _with_birthday(about: list[str], text: str) -> list[str]:
+    """``about`` with the birthday's topic when ``text`` says a date of a birthday ("wait sorry, 12 May is my sister
+    birthday, mine is 21 May", "哦不对 5月12号是我妹生日 我的是5月21号"): a correction of it replaces the birthday fact and
+    what said the old date (not any date moved: "the party moved to the 15th" leaves "my birthday is 12 May")."""
+    if "date" in about and corrections.BIRTHDAY_TOPIC not in about and _BIRTHDAY_SAID_RE.search(text):
+        return sorted([*about, corrections.BIRTHDAY_TOPIC])
+    return about
 
 
 #: Words of a move, in the clause that says it.
@@ -2350,9 +2381,21 @@ _DATE_SAID_RE = re.compile(rf"(?:\b(?:on|for|to|by|in) (?:the )?|(?:定在|改�
                            re.IGNORECASE)
 
 
-def _undated(sentence: str) -> str:
-    """``sentence`` without its calendar dates, or "" when little else remains."""
-    left = re.sub(r"\s+(?=[,.;!?])", "", re.sub(r"\s{2,}", " ", _DATE_SAID_RE.sub("", sentence))).strip()
+def _undated(sentence: str, birthday: bool = False) -> str:
+    """``sentence`` without its calendar dates, or "" when little else remains. A birthday's date is another's than a
+    plan's: of a sentence of several clauses, a correction of a ``birthday`` takes the clauses that say one and leaves
+    the others whole; any other takes the dates of the others ("my birthday is 12 May and my son's party is on the 14th"
+    keeps "my birthday is 12 May" after "the party moved to the 15th", "my son's party is on the 14th" after "my
+    birthday is actually the 21st")."""
+    clauses = corrections.clauses(sentence)
+    if len(clauses) < 2 or not any(_BIRTHDAY_SAID_RE.search(c) for c in clauses):
+        left = _DATE_SAID_RE.sub("", sentence)
+    elif birthday:
+        left = corrections.join_clauses([c for c in clauses if not _BIRTHDAY_SAID_RE.search(c)])
+    else:
+        left = corrections.join_clauses([c if _BIRTHDAY_SAID_RE.search(c) else re.sub(
+            r"\b(?:is|'s|are|was)\s*$", "", _DATE_SAID_RE.sub("", c).rstrip()) for c in clauses])
+    left = re.sub(r"\s+(?=[,.;!?])", "", re.sub(r"\s{2,}", " ", left)).strip()
     return left if len(keyword_tokens(left)) >= 3 and left != sentence.strip() else ""
 
 
@@ -2654,7 +2697,8 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
             kept.append(sentence)
             continue
         if "date" in replaced and not corrections.holds_any(sentence, old) and \
-                corrections.topics(sentence) & replaced <= _DATED and (undated := _undated(sentence)):
+                corrections.topics(sentence) & replaced <= _DATED and (
+                    undated := _undated(sentence, birthday=corrections.BIRTHDAY_TOPIC in replaced)):
             # A date moved ("the wedding is now October 5th"): what else the sentence said stays, without its date
             # ("I'm getting married at a winery in Napa").
             kept.append(undated)
@@ -2707,9 +2751,14 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                 and not any(where.group(0) in k for k in kept):
             kept.append(where.group(0))  # "We're in Leslieville" of "We're in Leslieville and thinking of a party at home"
     if restated and dropped:
-        # Of a value the correction says anew (a grade, an age, a date, an amount), the old one does not stay.
+        # Of a value the correction says anew (a grade, an age, a date, an amount), the old one does not stay (but a
+        # birthday's date, unless the correction says a birthday: "my birthday is 12 May" of "… and my son's party is
+        # on the 14th" when "the party moved to the 15th").
+        birthday = corrections.BIRTHDAY_TOPIC in replaced
         kept = [k for piece in kept for c in _TOPIC_SPLIT.split(piece) if c.strip()
-                for k in ([c] if not any(kind.search(c) for kind in restated) else [] if moved else _where_worked(c, restated))]
+                for k in ([c] if not any(kind.search(c) for kind in restated if not (
+                    kind is corrections.TOPICS["date"] and birthday != bool(_BIRTHDAY_SAID_RE.search(c))))
+                          else [] if moved else _where_worked(c, restated))]
     # A question stays in the replaced message's history, not in what it told ("can you help me tidy up my headline?").
     kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])
             if c.strip() and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c)))

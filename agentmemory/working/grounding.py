@@ -459,10 +459,13 @@ _NAME_LED_RE = re.compile(r"^\W*(?:(?:and|but|so|also|plus|oh|btw|update|news|an
                           # what they say of themselves: "Kwesi says they want to move to Kumasi"
                           r"\s+(?:says|said|thinks|reckons|told me) (?:that )?(?:they|he|she|his|her|their)\b)",
                           re.IGNORECASE)
-#: Words after a relation word that are no name ("my friend from work", "my colleagues are …").
+#: Words after a relation word that are no name ("my friend from work", "my colleagues are …"; written with no "'s":
+#: "12 May is my sister birthday, mine is 21 May").
 _NO_NAME = frozenset("""is are was were has have had who whom whose that which and or from at in on of for with to the a an
 just also said says told asked wants wanted will would can could got gets and but so this these those there here all both
-today tonight now yesterday tomorrow again too though tho lol haha btw rn still always never really finally""".split())
+today tonight now yesterday tomorrow again too though tho lol haha btw rn still always never really finally
+mine yours ours hers theirs me my his her their birthday bday anniversary wedding party house place home car name age
+job work phone kids kid son daughter husband wife boyfriend girlfriend dog cat""".split())
 
 
 @functools.lru_cache(maxsize=32)
