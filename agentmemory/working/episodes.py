@@ -804,7 +804,7 @@ def _new_job_said(message: str, new_job: bool) -> list[str]:
 
 
 #: A clause that says what the user no longer does ("not in clinic like before", "不在诊所了").
-_NOT_LIKE_BEFORE_RE = re.compile(r"(?:not|no longer|anymore)|不再|不在|不干|不做|不当", re.IGNORECASE)
+_NOT_LIKE_BEFORE_RE = re.compile(r"\b(?:not|no longer|anymore)\b|不再|不在|不干|不做|不当", re.IGNORECASE)
 
 
 def _pieces_scored(keep: np.ndarray, clause: np.ndarray, parts: list[list[str]], split: bool) -> np.ndarray:
@@ -1500,6 +1500,10 @@ def _without_others(sentence: str, said: str = "") -> str:
         others[i] = others[i] or (others[i - 1] and bool(_REFERS_BACK_RE.match(pieces[i]) or (
             (_VERB_LED_RE.match(pieces[i]) or _APPOSITIVE_RE.match(pieces[i]) or _APPOSITIVE_RE.match(pieces[i - 1]))
             and not _FIRST_PERSON_RE.search(pieces[i]))))
+    # "but i dont want her out there at 6am w a dead car" after "she was a mail carrier …": the user's care for them,
+    # no fact of the user's.
+    others = [other or (any(others[:i]) and bool(_CARE_FOR_THEM_RE.match(p)))
+              for i, (p, other) in enumerate(zip(pieces, others, strict=True))]
     kept = [p for p, other in zip(pieces, others, strict=True) if not other or _FAMILY_FACT_RE.search(p)]
     if len(kept) == len(pieces):
         return sentence
@@ -1515,6 +1519,9 @@ def _without_others(sentence: str, said: str = "") -> str:
 
 
 _MYSELF_RE = re.compile(r"\bmyself\b|自己", re.IGNORECASE)
+#: The user's wish or worry for the one spoken of ("i dont want her out there …", "i worry about him driving").
+_CARE_FOR_THEM_RE = re.compile(r"^\W*(?:(?:but|and|so|tbh|honestly)\s+)*i(?:'d| would)? (?:(?:don't|dont|do not|really|just) )?"
+                               r"(?:want|need|worry about|hate|hate to see|wish) (?:her|him|them)\b", re.IGNORECASE)
 #: Someone of the user's named ("my coworker Darlene", "我同事小王").
 _SOMEONE_OF_MINE_RE = re.compile(rf"\b(?:my|our) (?:[\w-]+ ){{0,2}}?(?:{PERSON_EN})s?\b|(?:我|我们)(?:的)?(?:{PERSON_ZH})",
                                  re.IGNORECASE)
@@ -1560,7 +1567,7 @@ def own_clauses(pieces: Sequence[str], scores: Sequence[float], said: str) -> li
             for c in corrections.clauses(p)
             if ((_user_subject(c) and not about_another_person(c)) or _FAMILY_FACT_RE.search(c))
             and not _QUESTION_RE.search(c) and not _ASKS_RE.match(c)
-            and not _HYPOTHETICAL_RE.search(c) and not _MEANT_TO_RE.search(c)]
+            and not _HYPOTHETICAL_RE.search(c) and not _MEANT_TO_RE.search(c) and not _CARE_FOR_THEM_RE.match(c)]
 
 
 #: A birthday of the user's household ("我妈10月3号生日", "my mom's birthday is oct 3"): the user's calendar, kept from a
@@ -2021,6 +2028,10 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
             facts = facts.exclude(content__iregex=_ALLERGY_SQL)
         same = same | facts.filter(functools.reduce(operator.or_, (Q(key=slot) | Q(key__startswith=f"{slot}:")
                                                                    for slot in of_topic)))
+    if set(about) <= {"health"} and _INTOLERANCE_RE.search(text) and not _DIET_SAID_RE.search(text):
+        # An allergy or an intolerance told ("update … now i need a dessert but im lactose intolerant") corrects what was
+        # said of one, not a diet ("im vegetarian" stays).
+        same = same.filter(content__iregex=_INTOLERANCE_SQL)
     # The whole message, then its pieces that say something changed. A correction that says a date moves a dated
     # plan first ("now doing the Portuguese route from Porto instead, and pushing it to September because of Margaux's
     # work" moves the Camino in May, not the walks with Margaux).
@@ -2065,6 +2076,9 @@ _TAKEN_ALONG_TOPICS = frozenset({"car", "phone", "device", "pet", "music"})
 #: An allergy, in the message and (as SQL) in a slot fact.
 _ALLERGY_RE = re.compile(r"过敏|\ballerg", re.IGNORECASE)
 _ALLERGY_SQL = r"过敏|allerg"
+#: An allergy or an intolerance, in the message and (as SQL) in what it may correct.
+_INTOLERANCE_RE = re.compile(r"过敏|不耐受|乳糖|麸质|\b(?:allerg\w*|intoleran\w*|celiac|coeliac)\b", re.IGNORECASE)
+_INTOLERANCE_SQL = r"过敏|不耐受|乳糖|麸质|allerg|intoleran|celiac|coeliac"
 #: Words of a diet ("改成吃素了", "went vegan", "quit keto").
 _DIET_SAID_RE = re.compile(r"吃素|素食|全素|纯素|饮食|吃肉|无肉|荤|生酮|减脂|节食|断食|\b(?:diet|vegan|vegetarian|veggie|keto|paleo|"
                            r"carnivore|pescatarian|plant[- ]based|meat)\b", re.IGNORECASE)

@@ -2529,3 +2529,33 @@ def test_session_47_review_s_misreadings_are_not_read_so():
     for said in ("我的理想30岁之前买房", "入职培训第三天了", "入职资料要准备哪些", "入职满一年了", "入职报到要带什么", "入职offer发了"):
         assert not [d for d in RuleBasedExtractor().extract_text(said) if d.key.split(":")[0] in ("car", "employer")], said
     assert _OWN_SUBJECT_RE.search("骑摩托我上班只要二十分钟") and not _OWN_SUBJECT_RE.search("托我问问咋起号")
+
+
+def test_a_birthday_said_to_be_a_sister_s_gives_the_user_s_own_and_no_other(api_client, talk):
+    """Session 48: "wait sorry, 12 May is my sister birthday, mine is 21 May" keeps "mine is 21 May" (it was stored as
+    "wait sorry": "mine" was read as a sister's name) and the birthday fact said before goes, in both languages; a date
+    moved that says no birthday leaves it."""
+    talk("bd", "my birthday is 12 May, what should I do for it")
+    talk("bd", "wait sorry, 12 May is my sister birthday, mine is 21 May. plan a small dinner?", agent="planner")
+    told = remembered(api_client, "bd", "When is the user's birthday?")
+    assert "21 May" in told and "12 May" not in told
+    assert current("bd", "birthday") == []
+    talk("bz", "我生日是5月12号 帮我想想怎么过")
+    talk("bz", "哦不对 5月12号是我妹生日 我的是5月21号 帮我订个餐厅", agent="planner")
+    told = remembered(api_client, "bz", "用户的生日是哪天？")
+    assert "5月21号" in told and "5月12号" not in told
+    talk("bp", "my birthday is 12 May and my son's party is on the 14th")
+    talk("bp", "the party moved to the 15th, can you redo the invite", agent="planner")
+    told = remembered(api_client, "bp", "When is the user's birthday?")
+    assert "12 May" in told and "the 15th" in told and "14th" not in told
+
+
+def test_a_new_job_said_after_a_dash_keeps_the_words_it_shares_with_the_old_one(api_client, talk):
+    """Session 48: "I got a new job, not in clinic like before — I'm dental hygienist at Medicover" kept only "I got a new
+    job": "dental" was a word of the old job's too."""
+    talk("dh", "Hello, can you help me make my CV better? I am dental assistant since 6 years in private clinic in "
+               "Gdańsk Oliwa, I want apply to a bigger clinic.")
+    talk("dh", "Hi again! The CV worked 🙂 I got a new job, not in clinic like before — I'm dental hygienist at Medicover "
+               "in Wrzeszcz, they paid my course. Can you help me write thank-you email to my old boss?", agent="planner")
+    job = remembered(api_client, "dh", "What is the user's job?")
+    assert "dental hygienist at Medicover" in job and "dental assistant" not in job

@@ -91,7 +91,9 @@ _SELF_START_RE = re.compile(r"^\W*(?:(?:嗯|哦|对了|其实|另外|还有|不�
 #: An English clause with no subject of its own ("work at Alibaba" after "I live in Shanghai and"): the
 #: previous clause's subject, with "I" put back so the patterns read it.
 _BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?P<verb>work|live|am|have|own|drive|use|play|study|moved|"
-                           r"started|joined|got|love|like|hate|teach|run)\b(?! \d| about\b| maybe\b| a (?:few|couple)\b| any\b| (?:you|u|ya)\b)",
+                           r"started|joined|got|love|like|hate|teach|run)\b(?! \d| about\b| maybe\b| a (?:few|couple)\b| any\b| (?:you|u|ya)\b|"
+                           # chat's filler "like" before an amount: "i only have an instant pot and like one sad pan"
+                           r"(?<=like)(?= (?:one|two|three|four|five|ten|half|literally|so|super|really|barely|zero|none|no)\b))",
                            re.IGNORECASE)
 
 
