@@ -332,7 +332,9 @@ _CHANGE_RE = re.compile(
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|(?:(?<=\ba )|(?<=\bmy )|(?<=\bour )|(?<=\bthe )|(?<=\bgot )|(?<=\bstarted )|(?<=\bsomeone )|(?<=\bbrand-)|(?<=\bbrand ))new(?! (?:york|year|zealand|jersey|mexico|delhi|orleans|hampshire|england|brunswick|south wales)\b)|new (?:job|role|position|gig|place|flat|apartment|house|city|phone|car|boss|team|school|due date|date|deadline|address|number|plan)|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+|(?:the|our|my) (?:move|relocation) (?:up |down |over |back |out )?to)|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
-    r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b", _I)
+    r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b|"
+    # a number said anew, led by where it went ("Down to 87kg, so 85's in sight")
+    r"(?:^|(?<=[.!?]\s))\W*(?:down|up) to (?=[$£€]?\d)", _I)
 
 
 def signals_change(text: str) -> bool:
@@ -739,7 +741,8 @@ _ZH_NAMES = (
     ("venture", re.compile(rf"(?:{_ZH_VENTURES}){_ZH_NAMING}[《“\"「]?(?P<n>{_ZC}{{2,12}})"), True),
 )
 #: A name in quotes after a word of naming is the whole quoted phrase ("店名改成“橘里橘气”了"), not its first word.
-_ZH_QUOTED_NAME = re.compile(rf"(?P<k>{ZH_PETS}|{ZH_KIN}|{_ZH_VENTURES}){_ZH_NAMING}[《“\"「](?P<n>[^》”\"」，。！？]{{2,12}})[》”\"」]")
+#: (a name in quotes right after what it names is one too: "我家猫“团子”今年12岁了", "一只小土狗，叫“馒头”")
+_ZH_QUOTED_NAME = re.compile(rf"(?P<k>{ZH_PETS}|{ZH_KIN}|{_ZH_VENTURES})(?:[，,]?\s*{_ZH_NAMING})?[《“\"「](?P<n>[^》”\"」，。！？]{{2,12}})[》”\"」]")
 _TITLE_RE = re.compile(r"《(?P<n>[^》]{1,20})》|「(?P<m>[^」]{1,20})」")
 _NOT_NAMES = frozenset("""the a an and is was has had who that this but so with from for because when while""".split())
 

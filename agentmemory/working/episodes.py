@@ -39,7 +39,14 @@ from ..backends import get_embedder
 from ..backends.extractors.base import BOOKKEEPING_TAGS, TurnText, is_chinese
 from ..backends.extractors.context_tags import context_tags
 from ..backends.extractors.lexicon import places_in
-from ..backends.extractors.patterns import EN_PETS, EN_TITLES, ZH_PETS, ZH_TITLES
+from ..backends.extractors.patterns import (
+    COMMUTE_SAID_RE,
+    EN_PETS,
+    EN_TITLES,
+    WORKMATE_AT_RE,
+    ZH_PETS,
+    ZH_TITLES,
+)
 from ..memory.guard import instruction_signals
 from ..models import MemoryItem, Turn
 from ..models.fields import exact_cosine_distance
@@ -84,7 +91,10 @@ TRANSCRIPT_KEEP = 0.05
 #: Where a clause of a long sentence ends: a comma, a semicolon, a dash (the comma stays with its clause), or a
 #: space between two Chinese characters, which chat uses as a comma ("我儿子上初一 数学跟不上").
 _CLAUSE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|\s+[—–]\s+|(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])")
-_QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$|真的假的\s*$")
+_QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$|真的假的\s*$|"
+                          # a yes-or-no question with no "?" ("自我介绍要不要写英文版嘛", "这样写行不行")
+                          r"(?:要不要|该不该|能不能|可不可以|有没有|是不是|会不会|用不用|需不需要|行不行|好不好|对不对)"
+                          r"[^，,。！!？?\s]{0,12}?(?:嘛|呢|啊|呀|哇)?\s*[。.]?$")
 _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|(?:^|(?<=[,.;!?]\s))(?:(?:ok|so|and|but|like|now)\s+)?"
                               r"(?:let'?s )?say (?:i|we|my|our)\b|\b(?:(?<!ok )(?<!okay )(?<!safe )(?<!fine )(?<!alright )(?<!bad )(?<!weird )"
                               r"(?<!normal )(?<!possible )(?:if i|if we|if my|if our)|imagine|(?<!i )suppose (?:i|we|my|our|you|that|the)|what if|hypothetically|"
@@ -116,7 +126,9 @@ _VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换
 #: Words that say the user has begun a new job.
 _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|考上了?[\u4e00-\u9fff]{2,10}?(?:员|师|警|官)了|正式上岗|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|终于|上个月|上周|去年)?(?:换工作了|换了(?:个|份)?工作(?!群|室|电脑|手机|服|的))|"
                          r"(?<!never )(?<!n't )(?:\bi(?:'ve| have)? (?:just |finally |recently |also )?|(?:^|(?<=[,.;!]\s)))"
-                         r"(?:moved|changed|switched) jobs\b|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
+                         r"(?:moved|changed|switched) jobs\b|"
+                         # "自从入咗Shopee做产品设计" (Cantonese, read as "入了"): a company joined, and what the user does there
+                         r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入了(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
                          r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
                          r"bridesmaid|groomsman|volunteer|member|guest|runner|blogger|mentor|foster|landlord)\b)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
@@ -125,6 +137,10 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"landed (?:a|an|the|that) (?:[\w-]+ ){0,3}(?:job|position|role|gig)(?! (?:offer|interview))|"
                          # on one's own now: the employer goes, the trade stays ("went freelance in january")
                          r"(?:went|gone|going) (?:freelance|self-employed|solo)|"
+                         # a new employer's orientation ("orientation on the med-surg floor at AdventHealth is brutal")
+                         r"(?<!his )(?<!her )(?<!their )\borientation (?:week |day )?(?:on|at|for) (?:the |my )?(?:[\w-]+ ){0,3}?at (?=(?-i:[A-Z]))|"
+                         # "gone out on my own, trading as Hargreaves Heating", "set up on my own"
+                         r"(?<!he's )(?<!she's )(?:went|gone|going|set up|started (?:up )?) (?:out )?on my own\b|\btrading as (?=(?-i:[A-Z]))|"
                          # a trade begun: "finally started my electrical apprenticeship"
                          r"(?:started|starting|began) (?:my |an? )(?:(?!his\b|her\b|their\b)[\w-]+ ){0,2}(?:apprenticeship|traineeship|"
                          r"residency)(?! application)|"
@@ -276,6 +292,8 @@ def _users_new_job(text: str) -> bool:
     return any(not _THEIR_JOB_LEAD_RE.search(text[max(0, m.start() - 30):m.start()]) for m in _NEW_JOB_RE.finditer(text))
 
 
+#: Work taken out on one's own ("went freelance", "gone out on my own, trading as …"): the trade goes on.
+_ON_ONES_OWN_RE = re.compile(r"\b(?:freelance|self-employed|on my own|trading as|my own business|自己干|单干|自己开)", re.IGNORECASE)
 #: Someone else, right before the words of a new job: theirs.
 _THEIR_JOB_LEAD_RE = re.compile(r"(?:\b(?:wife|husband|partner|hubby|missus|boyfriend|girlfriend|fianc[eé]e?|son|daughter|mum|mom|"
                                 r"dad|sister|brother|friend|mate|he|she|they)(?:'s)?|老婆|老公|对象|男朋友|女朋友|儿子|女儿|闺女|我妈|"
@@ -302,6 +320,9 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           # "现在不给人打工了", "我已经不在风电场了" (a workplace's word, not "不在家了")
                           r"(?:已经|早就|现在|再也)?不(?:给人|给别人|替人|帮人)打工了|(?:已经|早就|再也)不打工了|"
                           r"我(?:已经|早就|现在)?不在(?!家|商场|机场|广场|球场|停车场|菜市场|现场)[\u4e00-\u9fff]{1,8}?(?:场|厂|所|局|公司|单位|店|矿|队)了|"
+                          # a job given up in British words ("Packed in British Gas last month", "jacked in the bank job")
+                          r"(?<!he )(?<!she )(?<!they )\b(?:packed|jacked|chucked) in (?:my |the )?(?!(?:smoking|drinking|the fags|"
+                          r"booze|running|gym)\b)[\w&'-]+|\bhanded in my notice\b|"
                           # "i'm not at the courthouse anymore", "i'm no longer with Deloitte"; a business closed ("i closed it")
                           r"\b(?:i'm|im|i am) (?:not (?:at|working at|working for) (?!(?:the |my )?(?:home|school|hospital|gym|desk|party|"
                           r"beach|airport|station|mall|park|pub|bar|doctor'?s|dentist|house|table|computer)\b)(?:the |my )?[\w&'-]+(?: [\w&'-]+)? any ?more|"
@@ -413,9 +434,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     said_by = {t.turn_id: t.content for t in messages}
     said_before = {t.turn_id: said for t, said in zip(messages, before, strict=True)}
     drafts, episodes, at = [d for d in slot_drafts if (d.turn_id not in others or _in_own_clause(
-                                d, said_by.get(d.turn_id, ""), said_before.get(d.turn_id, "")))
+                                d, said_by.get(d.turn_id, ""), said_before.get(d.turn_id, ""))
+                                or _workplace_of_workmate(d, said_by.get(d.turn_id, "")))
                             and not _HYPOTHETICAL_RE.search(d.content)
-                            and not _told_of_another(d, said_by.get(d.turn_id, ""))], [], 0
+                            and (not _told_of_another(d, said_by.get(d.turn_id, ""))
+                                 or _workplace_of_workmate(d, said_by.get(d.turn_id, "")))], [], 0
     # An amount said anew for the budget the user gave ("…控制在1000块"): the budget slot's new value.
     drafts += amounts.budget_drafts(user_id, messages, drafts, others)
     # The slots each message filled, of the drafts that stay (not a condition's, not someone else's).
@@ -554,8 +577,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # a job left ("上个月离职了 现在在家备考"): its title too (a new job often keeps the title: "still sre").
             # (and a new job said as what the user does there now, "现在在滑雪场的酒店做接待", its title too;
             # or one left for work of the user's own, "现在不给人打工了 自己盘了个小店卖奶茶")
+            # (not a trade taken out on one's own: "Packed in British Gas … gone out on my own" is still the gas engineer)
             retires_title = left_job or (bool(_NOW_WORKS_AT_RE.search(said_now) or (
-                _LEFT_JOB_RE.search(turn.content) and not _WISH_OR_THEIRS_RE.search(turn.content))) and not transferred)
+                _LEFT_JOB_RE.search(turn.content) and not _WISH_OR_THEIRS_RE.search(turn.content))) and not transferred
+                and not _ON_ONES_OWN_RE.search(turn.content))
             # (and what the old company made: "The user's company is in marine paint" beside "now i'm at Kestrel Bioplastics")
             retired = [k for k in ("employer", *(("company_industry", "company_focus") if not transferred
                                                   and "转岗" not in turn.content else ()),
@@ -573,6 +598,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         moved_to = (_moved_to(turn.content, values_of.get(turn.turn_id, [])) if "location" in slots
                     else _arrived_at(turn.content) if judged or new_job or corrections.signals_change(turn.content) else set()) \
             if turn.turn_id not in others else set()
+        if not moved_to and "location" in slots and turn.turn_id not in others and _HOME_SAID_RE.search(turn.content) \
+                and "travel" not in about and not _FOR_A_WHILE_RE.search(turn.content) \
+                and not _HYPOTHETICAL_RE.search(turn.content):
+            # Where the user goes to work from, said as a matter of course ("从仓山开车过去上班"): where they live now, though
+            # no word says they moved ("我们家住在鼓楼" goes).
+            moved_to = {str(v).lower() for v in values_of.get(turn.turn_id, []) if str(v).strip()}
         lived_in: set[str] = set()
         if moved_to:
             # A move ("we moved to Midrand …", "我搬回扬州了"): the statements of where the user lived or worked before
@@ -807,6 +838,18 @@ def _new_job_said(message: str, new_job: bool) -> list[str]:
 _NOT_LIKE_BEFORE_RE = re.compile(r"\b(?:not|no longer|anymore)\b|不再|不在|不干|不做|不当", re.IGNORECASE)
 
 
+def _workplace_of_workmate(draft: MemoryDraft, message: str) -> bool:
+    """Whether an employer draft was read from who the user works with there ("My manager at Analog Devices has everyone
+    doing a step challenge"), or a commute from the way itself in a message where the user speaks of themselves ("…, and
+    with the drive from Ballincollig up to Limerick and back eating two hours a day I'm struggling"): the user's, though
+    the message is about the manager."""
+    if draft.key == "commute":
+        found = COMMUTE_SAID_RE.search(message)
+        return found is not None and str(draft.value) == found.group("v") and bool(_OWN_SUBJECT_RE.search(message))
+    found = WORKMATE_AT_RE.search(message) if draft.key == "employer" else None
+    return found is not None and str(draft.value) == found.group("v").strip()
+
+
 def _pieces_scored(keep: np.ndarray, clause: np.ndarray, parts: list[list[str]], split: bool) -> np.ndarray:
     """The keep scores with each piece of a message of several read as a clause (``DisclosureModel.
     clause_probabilities``), not as a message: "在昆山电子厂上夜班" of "在昆山电子厂上夜班 白天睡不着 有啥办法能睡好点" scores
@@ -994,12 +1037,18 @@ def _places_of(text: str) -> set[str]:
     """The places ``text`` names, in lower case: the word lists' and, in English, a capitalised name after "in"."""
     return {p.lower() for p in places_in(text)} | {m.group("p").lower() for m in _IN_PLACE_RE.finditer(text)
                                                    if m.group("p").split()[0] not in _NOT_PLACE_WORDS} | {
-        m.group("p") for m in _LIVE_AT_ZH_RE.finditer(text)}
+        m.group("p") or m.group("q") for m in _LIVE_AT_ZH_RE.finditer(text)}
 
 
-#: Where the user lives in Chinese chat, as written, which the word lists may not know ("我住伍家岗 离车站近").
-_LIVE_AT_ZH_RE = re.compile(r"(?:我|我们|我家)(?:现在|目前)?(?:住在?|家在)(?P<p>[\u4e00-\u9fff]{1,3}(?:区|县|镇|村|岗|路|街|城|湾|庄|坪|"
-                            r"坝|园|苑|门|桥|口|山|湖|港|州|市))(?=[\s，,。！!]|这边|那边|附近|$)")
+#: Where the user lives in Chinese chat, as written, which the word lists may not know ("我住伍家岗 离车站近", "我们家住在
+#: 鼓楼，离医院骑车一刻钟").
+_LIVE_AT_ZH_RE = re.compile(r"(?:我|我们|我家|我们家)(?:现在|目前)?(?:住在?|家在)(?:(?P<p>[\u4e00-\u9fff]{1,3}(?:区|县|镇|村|岗|路|街|城|湾|庄|坪|"
+                            r"坝|园|苑|门|桥|口|山|湖|港|州|市))(?=[\s，,。！!]|这边|那边|附近|$)|"
+                            r"(?<=住在|家在)(?!宿舍|公司|单位|家里|学校|附近|这边|那边|楼上|楼下|老家|市区|郊区|城里|乡下|村里|一楼|顶楼)"
+                            r"(?P<q>[\u4e00-\u9fff]{2,3})(?=[，,。！!]))")
+#: A commute said from where one sets out ("从仓山开车过去上班", "每天从番禺开车去天河上班").
+_HOME_SAID_RE = re.compile(r"从[\u4e00-\u9fff]{2,4}?(?:家里|这边|那边)?(?:坐|搭|骑|开)[\u4e00-\u9fff\d]{0,6}?(?:去|过去|到)?"
+                           r"[\u4e00-\u9fff]{0,6}?(?:上班|上学)")
 
 
 #: Capitalised words after "in" that name no place ("in March", "in English").
@@ -1366,7 +1415,10 @@ _TOPIC_SPLIT = re.compile(rf"{_REMAINDER_SPLIT.pattern}|"
                           r"英尺|厘米|毫升|分钟|欧元|英镑)")
 #: What else the user does, said after "and" ("I'm a park ranger in the Cairngorms | and drive a Lada Niva …").
 _AND_DOES_SPLIT = re.compile(r"\s+(?=and (?:drive|drives|own|owns|work|works|live|lives|have|has|run|runs|ride|rides|use|uses|"
-                             r"play|plays|teach|teaches|study|studies)\b)", re.IGNORECASE)
+                             r"play|plays|teach|teaches|study|studies|studying|training|raising|"
+                             # ...or what else is the user's ("… with British Gas round Leeds | and my ACS reassessment is due …")
+                             r"(?:my|our) (?!(?:wife|husband|partner|boss|manager|team|company|firm|employer|job|work|office|"
+                             r"shop|business|clients?|customers?)\b)[\w-]+)\b)", re.IGNORECASE)
 
 
 def _remainder_pieces(sentence: str) -> list[str]:
@@ -1415,7 +1467,7 @@ def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> l
         elif not other and i and out[-1] and not _FIRST_PERSON_RE.search(piece) and not _TO_THE_ASSISTANT_RE.search(piece) and (
                 len(pieces[i - 1].strip()) <= 6 or len(piece.strip()) <= 6 or _repeats(piece, pieces[i - 1])
                 or _VERB_LED_RE.match(piece) or _THEY_SAY_RE.match(pieces[i - 1]) or _ZH_GOES_ON_RE.match(piece)
-                or _APPOSITIVE_RE.match(piece)):
+                or _ZH_CHAIN_RE.match(piece) or _APPOSITIVE_RE.match(piece)):
             # "我们组 小李 不吃香菜": what follows someone named alone is said of them; "…小美花生过敏 挺严重的": a
             # few words with no subject go on about them
             other = True
@@ -1423,6 +1475,10 @@ def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> l
     return out
 
 
+#: A Chinese clause that goes on with the subject before it, led by when or how often ("他特别爱钓鱼，每年国庆都要去千岛湖，还有个
+#: 5岁的孙子叫豆豆"): after a clause about someone else, it goes on about them.
+#: (not "一直在医院陪护" after "我爸上周做了心脏搭桥手术": the one who stays there is the user)
+_ZH_CHAIN_RE = re.compile(r"^\s*(?:每年|每周|每个月|每次|平时|经常|总是|还有个|还有一个|特别(?:爱|喜欢))(?![我咱])")
 #: A Chinese clause with no subject that says where one works, studies or lives ("他儿子王建国从大连赶回来 在那边开出租的",
 #: "她叫林小棠 在长沙湘雅做了五年护士"; not "一直在医院陪护"): after a clause about someone else, it goes on about them.
 _ZH_GOES_ON_RE = re.compile(r"^\s*(?:在|从)(?![我咱])[\u4e00-\u9fffA-Za-z]{1,8}?(?:当|做|干|开|上班|工作|读|上学|住|退休)")
@@ -1692,6 +1748,9 @@ _LIFE_RE = re.compile(
     r"我(?:自己)?(?:会|在)(?:弹|拉|吹|打)(?:钢琴|吉他|小提琴|大提琴|古筝|二胡|琵琶|尤克里里|架子鼓|萨克斯|长笛|电子琴|鼓)|"
     r"\bi (?:can )?play (?:the )?(?:cello|violin|viola|guitar|piano|drums|ukulele|flute|clarinet|saxophone|sax|trumpet|"
     r"trombone|harp|banjo|mandolin|accordion|oboe|bassoon|euphonium)\b|"
+    # how the user gets to work ("明天还得挤昌平线一个半小时去上班", "每天坐班车去上班")
+    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:每天|天天|明天|平时|早上)?(?:都|还)?(?:得|要)?(?:挤|坐|搭|倒)(?!过|了|着)"
+    r"[\u4e00-\u9fffA-Za-z\d]{0,6}?(?:号线|线|地铁|公交|班车|高铁|城铁|轻轨)[\u4e00-\u9fff\d]{0,8}?(?:去|来)?(?:上班|上学)|"
     # the user's own pet named ("还有我家狗旺财", "我们家的猫叫年糕")
     rf"我(?:家|们家)?的?(?:{ZH_PETS})(?:叫|名叫)?(?!{ZH_PETS}|[子叫不没最今昨明天也都还又就很太特真总老一是在有要会能的了跟和被把这那好可越每"
     rf"掉拆生吃咬跑睡挠抓舔吐拉病怕喜爱咳发])(?:[\u4e00-\u9fff]{{2,3}}(?=\s|[，,])|[\u4e00-\u9fff]{{2}}(?=最近|这两天|这几天|老是|总是|一直|今天))",
@@ -2470,7 +2529,10 @@ def _where_worked(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
     if (found := _IN_TOWN_RE.match(clause)) is None:
         # "I'm a pit boss at the casino on the riverfront in Dubuque": the town, as the user's own words say it
         town = next((m.group(1) for m in _EN_IN_TOWN_RE.finditer(clause)
-                     if places_in(m.group(1)) == [m.group(1)] or not _NOT_A_TOWN_RE.match(m.group(1))), "")
+                     if places_in(m.group(1)) == [m.group(1)] or not _NOT_A_TOWN_RE.match(m.group(1))), "") or next(
+            # (in chat's lower case, a town the word lists know: "im a CNA at a nursing home in orlando")
+            (w for m in re.finditer(r"\b(?:in|out in|here in|based in) ([a-z][\w'-]*(?: [a-z][\w'-]*)?)", clause)
+             for w in (m.group(1), m.group(1).split()[0]) if places_in(w) == [w]), "")
         return [f"I'm in {town}"] if town and not _HAN_RE.search(clause) else []
     town = next((found.group(1)[:n] for n in range(2, len(found.group(1)) + 1)
                  if places_in(found.group(1)[:n]) == [found.group(1)[:n]]), "")
@@ -2600,8 +2662,10 @@ _ENGLISH_SELF_RE = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|my|me|mine|we|we're|w
                               r"\bour (?!(?:lifetimes?|time|times|generation|world|planet|country|society|species|era|days)\b)",
                               re.IGNORECASE)
 _LEADING_ASK_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey|random question|quick question)[\s,]*)*(?:did|do|does|is|are|was|"
-                             r"were|will|would|can|could|should|have|has)\s+(?:you|u|anyone|anybody|it|there|they|he|she|"
-                             r"people|humans|we)\b", re.IGNORECASE)
+                             r"were|will|would|can|could|should|have|has)\s+(?:(?:you|u|anyone|anybody|it|there|they|he|she|"
+                             r"people|humans|we)\b|"
+                             # an either-or ("is chicago deep dish actually pizza or a casserole")
+                             r"[\w' -]{2,40}? or (?:an? |the )?[\w' -]{2,30}$)", re.IGNORECASE)
 
 
 def _asks_the_world(message: str) -> bool:
@@ -2627,15 +2691,19 @@ def _asks_the_world_zh(message: str) -> bool:
     我/咱/俺, no word of kin or a household, no keeping of a pet ("问个问题 为啥网上那些猫都那么喜欢钻纸箱…", "关羽的青龙偃月刀
     到底多重", "嫦娥六号从月球背面带土回来了 太牛了吧"). Chinese chat drops its subject, so a question alone is not enough
     ("在昆山电子厂上夜班 白天睡不着 有啥办法" is the user's night shift): it must ask why, or marvel."""
-    if _ZH_SELF_RE.search(message) or _ZH_HOUSEHOLD_RE.search(message) or _LIFE_RE.search(message) \
+    # ("给我讲哈规则": "me" of a request is no one's life)
+    if _ZH_SELF_RE.search(_ASKED_OF_ME_RE.sub("", message)) or _ZH_HOUSEHOLD_RE.search(message) or _LIFE_RE.search(message) \
             or corrections.topics(message) & _OWN_NEWS_TOPICS:
         return False
     return bool(_ZH_WORLD_ASKED_RE.search(message) or _ZH_MARVEL_RE.search(message))
 
 
+#: "me" as what a request is made for ("给我讲哈规则", "帮我查查").
+_ASKED_OF_ME_RE = re.compile(r"(?:给|帮|告诉|教|跟)我(?=讲|说|查|看|解释|介绍|科普|推荐|想|算|写|翻译|列)")
 #: A sentence that only says a question follows ("random question,").
-_QUESTION_LEAD_ONLY_RE = re.compile(r"^\W*(?:(?:ok|okay|so|back|here'?s)\W+)*(?:(?:w|with)\s+)?(?:another|one more|a|an)?\s*"
-                                    r"(?:random|quick|silly|dumb|weird|serious|stupid|odd|fun)?\s*(?:question|q)\W*$", re.IGNORECASE)
+_QUESTION_LEAD_ONLY_RE = re.compile(r"^\W*(?:(?:ok|okay|so|back|here'?s)\W+)*(?:(?:(?:w|with)\s+)?(?:another|one more|a|an)?\s*"
+                                    r"(?:random|quick|silly|dumb|weird|serious|stupid|odd|fun)?\s*(?:question|q)|"
+                                    r"settle (?:this|a debate|an argument)|hot take|real talk|be honest)\W*$", re.IGNORECASE)
 #: "we" of everyone, in a question about the world ("why do we still do daylight saving time", "do we really only use 10%
 #: of our brains"): no one of the user's.
 _GENERIC_WE_RE = re.compile(r"^\W*(?:(?:so|ok|and|but|also|btw)\W+)*why do we (?=(?:still|even|say|call|celebrate|have|need|use|"
@@ -2651,6 +2719,9 @@ _ZH_HOUSEHOLD_RE = re.compile(rf"家里|养了|养的|(?:{corrections.ZH_KIN})|�
 #: Why or what of the world: "为啥", "为什么", "到底多…", "是真的吗", "啥意思".
 _ZH_WORLD_ASKED_RE = re.compile(r"为啥|为什么|为何|到底(?:多|是|有|为|咋|怎么)|是真的吗|是不是真的|真的假的|(?:啥|什么)意思|怎么来的|咋来的|"
                                 r"哪个(?:更|比较)|谁(?:更|比较)|"
+                                # "A跟B有啥子区别", "五仁月饼到底好不好吃，你站哪一边"
+                                r"(?:跟|和|与)[\u4e00-\u9fffA-Za-z]{1,8}?有(?:啥子?|什么|哪些|啥)(?:区别|不同|差别)|"
+                                r"到底(?P<a>[\u4e00-\u9fff])不(?P=a)|你站哪(?:一)?边|你(?:怎么看|咋看|支持哪)|"
                                 # the assistant's kind asked about ("你们这人工智能以后是不是啥都能干了")
                                 r"你们(?:这|这些)?(?:人工智能|AI|ai|机器人)")
 #: Marvelling at news ("…带土回来了 太牛了吧", "这也太离谱了").

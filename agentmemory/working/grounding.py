@@ -57,7 +57,10 @@ _OUTSIDE_EN = (r"buddy|pal|(?<=my )mate|(?<=best )mate|(?<=our )mate|work ?mate|
                r"(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|in-laws|ex|"
                # the family as other Englishes name it ("my mam", "my nan", "my Tatay Ernesto", "my ate Marites")
                r"grandad|granddad|grandparents?|parents|auntie|aunty|amma|appa|ammi|abbu|"
-               r"(?:(?<=my )|(?<=our ))(?:mam|mammy|nan|nana|nanna|gran|granny|tatay|nanay|lola|lolo|tita|tito|kuya|ate|ninang|ninong)")
+               r"(?:(?<=my )|(?<=our ))(?:mam|mammy|nan|nana|nanna|gran|granny|tatay|nanay|lola|lolo|tita|tito|kuya|ate|ninang|ninong)|"
+               # ...and in a few words of Spanish ("mi prima Daniela just moved to Phoenix")
+               r"(?<=mi )(?:prima|primo|tía|tia|tío|tio|vecina|vecino|amiga|amigo|comadre|compadre|cuñada|cuñado|suegra|suegro|"
+               r"abuela|abuelo|hermana|hermano|sobrina|sobrino|jefa|jefe)")
 _PERSON_EN = (r"sister|brother|sis|bro|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|fiancée?|son|"
               r"daughter|cousin|aunt|uncle|friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|"
               rf"grandma|grandpa|grandmother|grandfather|grandson|granddaughter|grandkid|grandchild|niece|nephew|classmate|teammate|"
@@ -67,7 +70,9 @@ _PERSON_EN_RE = re.compile(rf"\b({_PERSON_EN})s?\b", re.IGNORECASE)
 PERSON_EN, PERSON_ZH = _PERSON_EN, _PERSON_ZH
 #: "I"/"我" as the subject of a clause: "我" not followed by a relation word or 的 ("我表姐", "我的同事" are
 #: about someone else), "I"/"we" in English.
-_SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!(?:一个?|个|那个|有个)?(?:之前的|以前的|原来的|前|老)?(?:{_PERSON_ZH})|的|们的|家的|们(?:{_PERSON_ZH}))")  # "我们组长…" is the team lead
+#: Where the user knew someone from, between "我" and who they are ("我大学时的室友小雯", "我老家的邻居").
+_KNEW_FROM = r"(?:(?:大学|高中|初中|小学|中学|研究生|读研|读书|老家|上家公司|前公司|原单位|以前单位|以前公司)(?:时|时候|那会儿?)?的?)?"
+_SELF_ZH_RE = re.compile(rf"(?:我|咱)(?!(?:一个?|个|那个|有个)?(?:之前的|以前的|原来的|前|老)?{_KNEW_FROM}(?:{_PERSON_ZH})|的|们的|家的|们(?:{_PERSON_ZH}))")  # "我们组长…" is the team lead
 _SELF_EN_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|we|we're|we've)\b", re.IGNORECASE)
 _NEGATION_RE = re.compile(
     r"不|没|别|无法|受不了|戒了|讨厌|过敏|忌口|"
@@ -189,9 +194,10 @@ def _other_person(clause: str) -> str:
 #: A clause whose subject is another person: it begins with the relation word (after "my"/"我的").
 #: Someone called by name and "的" ("王淑芬的儿子"), not an age or a stage of one's own child ("三岁的儿子", "读高三的女儿").
 _ZH_NAME_OF = r"(?![\u4e00-\u9fff]{0,2}[岁读上刚级班生年月天周])[\u4e00-\u9fff]{2,3}的"
-_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?(?:之前的|以前的|原来的|前|老)?|"
-                                rf"(?![我咱你您他她]){_ZH_NAME_OF}(?=[\u4e00-\u9fff])|(?-i:[A-Z][a-z]+)'s\s+|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the))\s+(?:(?:best|old|close|good|dear|oldest|"
-                                rf"childhood|college|uni|work)\s+)?)?((?:女|男)?(?:{_PERSON_ZH})|"
+_SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱)(?:一个?|个|那个|有个)?(?:之前的|以前的|原来的|前|老)?"
+                                rf"{_KNEW_FROM}|"
+                                rf"(?![我咱你您他她]){_ZH_NAME_OF}(?=[\u4e00-\u9fff])|(?-i:[A-Z][a-z]+)'s\s+|(?:my|our|his|her|their|one|an?|another|one of (?:my|our|the)|mi)\s+(?:(?:best|old|close|good|dear|oldest|"
+                                rf"childhood|college|uni|work|next[- ]door|upstairs|downstairs|elderly|former|lovely)\s+)?)?((?:女|男)?(?:{_PERSON_ZH})|"
                                 rf"(?:{_PERSON_EN}|kid)s?\b)", re.IGNORECASE)
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
 _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建议|让我|叫我|要我|通知|告诉我|跟我说|批了|同意|要求(?![很太挺高严特])|规定|"
@@ -259,6 +265,14 @@ _PARENT_OF_RE = re.compile(r"^\s*(?:i'm |im |i am |just )?an? (?:single |proud |
                            r"grandma|grandpa|grandmother|grandfather|nan|gran) of (?:\d+|one|two|three|four|five|six)\b",
                            re.IGNORECASE)
 #: A reply's first words, before what it says ("yes many", "ok", "好的", "对的").
+#: A few words that lead in what follows, ended by a colon ("可以再加点细节：他特别爱钓鱼…", "Update: …"; not a time, "10:30").
+_LEAD_IN_RE = re.compile(r"^\s*[^：:，,。！？!?\n]{0,11}[^：:，,。！？!?\n\d][：:]\s*")
+#: Someone the user knows from somewhere, named by what they are ("A woman at work, Priya, …", "this guy from my gym").
+_SOMEONE_FROM_RE = re.compile(r"^\W*(?:(?:so|and|also|oh|ok|okay)\W+)*(?:a|an|this|one|the) (?:old |young |older |lovely )?"
+                              r"(?P<w>woman|man|guy|girl|lady|bloke|fella|chap|lad|lass|gal|dude|person|couple|family|kid|"
+                              r"colleague|coworker|co-worker|friend|nurse|teacher|mum|mom|dad) (?:at|from|in|on|across|down|up) "
+                              r"(?:my |our |the )?(?:work|office|job|church|gym|school|uni|team|ward|street|road|building|club|choir|"
+                              r"block|estate|floor|department|dept)\b", re.IGNORECASE)
 _ANSWER_FIRST_RE = re.compile(r"^(?:yes|yeah|yep|yup|ok|okay|sure|no|nope|nah|right|true|haha|lol|thanks|cheers|good|great|nice|cool|"
                               r"hi|hello|hey|heya|hiya|howya|howdy|morning|evening|yo|g'day|kia ora|你好|您好|在吗|"
                               r"perfect|fair|awesome|lovely|嗯+|好的?|对的?|是的|"
@@ -308,7 +322,7 @@ def about_another_person(text: str) -> str:
     """The person a message or sentence is about when it is not the user, or "": its first clause begins with a
     relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
     …"). A clause with no subject is the speaker's own (Chinese and chat English drop the "I")."""
-    parts = [c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()]
+    parts = [c.strip() for c in _FIRST_CLAUSE_RE.split(_LEAD_IN_RE.sub("", text)) if c and c.strip()]
     while len(parts) > 1 and (_ANSWER_FIRST_RE.match(parts[0]) or _CALLING_RE.match(parts[0])
                               or _NEW_TOPIC_RE.match(parts[0])):
         parts = parts[1:]  # "yes many 😅 father in law is diabetic": the answer's word, then whom it is about
@@ -322,6 +336,9 @@ def about_another_person(text: str) -> str:
     newcomer = _NEWCOMER_RE.match(parts[0] if parts else "")
     if newcomer is not None:
         return newcomer.group("w")  # "我们部门新来了个同事小敏 从丹东调过来的": the newcomer's news
+    someone = _SOMEONE_FROM_RE.match(first)
+    if someone is not None and not _REPORTS_RE.match(first, someone.end()):
+        return someone.group("w")  # "A woman at work, Priya, is leaving after eight years …"
     member = _TEAM_MEMBER_RE.match(first)
     if member is not None and not (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first[member.end():]):
         return member.group("n") or member.group("m")  # "bastian on our team is having his first kid", "我们组的Ken辞职了"
@@ -369,7 +386,7 @@ def pronoun_about_another(text: str, said_before: str) -> str:
     """The person a clause led by "he"/"she" ("she also doesn't do spicy food", "他老婆也是我们公司的") is about when
     that is not the user's household, or "": the person last named before it, in the same session (``said_before``).
     A "he" after "my son" is the user's news; after "my coworker", not."""
-    first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(text) if c and c.strip()), "")
+    first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(_LEAD_IN_RE.sub("", text)) if c and c.strip()), "")
     led = _PRONOUN_LED_RE.match(first)
     if not led or _WITH_ME_RE.search(first):
         return ""  # not led by "he"/"she", or "他和我…", "she and I …": the user too
@@ -378,10 +395,31 @@ def pronoun_about_another(text: str, said_before: str) -> str:
     last_other = max(((m.start(), m.group(0)) for pattern in (_PERSON_ZH_RE, _PERSON_EN_RE)
                       for m in pattern.finditer(said_before) if not _HOUSEHOLD_MENTION_RE.fullmatch(m.group(0))),
                      default=(-1, ""))
-    # "her husband", "their son", "她老公": someone else's household, not the user's.
-    last_own = max((m.start() for m in _HOUSEHOLD_MENTION_RE.finditer(said_before)
-                    if not _OTHERS_OWN_RE.search(said_before[max(0, m.start() - 8):m.start()])), default=-1)
+    # "her husband", "their son", "她老公": someone else's household, not the user's; nor "wife" again after "his wife"
+    # ("he lives in tampa w his wife and 2 kids, wife Sunita is vegetarian"), nor one in a clause said of him or her
+    # ("退休后他要和爱人搬去三亚住").
+    theirs: set[str] = set()
+    last_own = -1
+    for m in _HOUSEHOLD_MENTION_RE.finditer(said_before):
+        word, before = m.group(0).lower(), said_before[max(0, m.start() - 8):m.start()]
+        clause = said_before[_clause_start(said_before, m.start()):m.start()]
+        if _OTHERS_OWN_RE.search(before) or (not _MINE_BEFORE_RE.search(before)
+                                             and (word in theirs or _SOMEONE_BEFORE_RE.search(clause))):
+            theirs.add(word)
+        else:
+            last_own = m.start()
     return last_other[1] if last_other[0] > last_own else ""
+
+
+#: "my"/"我" right before a word of the household: the user's own.
+_MINE_BEFORE_RE = re.compile(r"(?:我|咱)(?:的|家的?|们家的?)?\s*$|\b(?:my|our)\s+(?:[\w-]+\s+)?$", re.IGNORECASE)
+#: Someone else as a clause's subject ("他要和爱人…", "he lives … w his wife").
+_SOMEONE_BEFORE_RE = re.compile(r"他|她|\b(?:he|she|they|he's|she's|hes|shes)\b", re.IGNORECASE)
+
+
+def _clause_start(text: str, at: int) -> int:
+    """Where the clause holding ``text[at]`` begins (after the last stop, comma or line before it)."""
+    return max(text.rfind(c, 0, at) for c in "，,。.！!？?；;\n") + 1
 
 
 #: A clause whose subject is someone named ("Priyanka is vegan", "and Marcus has a sesame allergy").

@@ -2298,7 +2298,7 @@ def test_session_45_second_review_s_misreadings_are_not_read_so():
 def test_voice_typed_first_person_is_read_as_the_users_own(api_client, talk):
     """Session 46: "俺"/"咱" are "我" (voice-typed and northern Chinese); what the user says with them is the user's,
     and their corrections win as any other's."""
-    from agentmemory.text.pronouns import standard_first_person
+    from agentmemory.text.dialect import standard_first_person
     assert standard_first_person("俺们村 咱家狗 咱们走") == "我们村 我家狗 我们走"
     talk("yan", "俺在商城县一家米线店当帮厨 天天切菜切到手疼 有啥法子", "咱家狗叫旺财 三岁了 最近老掉毛")
     talk("yan", "跟你说个事 俺不在米线店干了 现在跑中通快递", agent="planner")
@@ -2559,3 +2559,31 @@ def test_a_new_job_said_after_a_dash_keeps_the_words_it_shares_with_the_old_one(
                "in Wrzeszcz, they paid my course. Can you help me write thank-you email to my old boss?", agent="planner")
     job = remembered(api_client, "dh", "What is the user's job?")
     assert "dental hygienist at Medicover" in job and "dental assistant" not in job
+
+
+def test_an_intolerance_told_later_leaves_the_diet_and_the_rest_of_what_was_said(api_client, talk):
+    """Session 48: "update … now i need a dessert but im lactose intolerant" replaced "im vegetarian" (a diet of one value
+    at a time) and the message that named the boyfriend."""
+    talk("lt", "need a dinner idea for my bf idris's bday, its nov 9 and hes turning 27. im vegetarian but he isnt so "
+               "smth we can both eat ideally")
+    talk("lt", "update the bourguignon slapped 🕯️ now i need a dessert but im lactose intolerant so no heavy cream pls, "
+               "oat milk is fine", agent="planner")
+    diet = remembered(api_client, "lt", "What diet does the user follow?")
+    assert "vegetarian" in diet and "lactose intolerant" in diet
+    assert current("lt", "diet") == ["vegetarian"]
+
+
+def test_session_48_rules_read_only_what_they_say():
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.working.episodes import _without_others
+    from agentmemory.working.grounding import others_named
+    # chat's filler "like" is no liking; "and like hiking" still is
+    assert not RuleBasedExtractor().extract_text("but i only have an instant pot and like one sad pan in my apartment")
+    assert [d.key for d in RuleBasedExtractor().extract_text("I live in Shanghai and like hiking")] == \
+        ["location", "likes:hiking"]
+    # the user's care for someone just spoken of is theirs, not a fact of the user's
+    assert _without_others("my neighbor lucinda is in her 70s, she was a mail carrier for 30 yrs so shes tough but i "
+                           "dont want her out there at 6am w a dead car.") == ""
+    # a relation word with no "'s" before a common word names no one
+    assert "mine" not in others_named("12 May is my sister birthday, mine is 21 May")
+    assert others_named("my friends kemi and dan are coming") == {"kemi", "dan"}

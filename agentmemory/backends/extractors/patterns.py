@@ -130,7 +130,7 @@ _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|studen
               r"longshoreman|stevedore|miner|machinist|fitter|rigger|scaffolder|roofer|landscaper|gardener|janitor|"
               r"nanny|tutor|lecturer|instructor|translator|interpreter|journalist|reporter|photographer|sommelier|"
               r"bartender|waiter|waitress|"
-              r"PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP|head of [a-z-]+(?: [a-z-]+)?")
+              r"PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP|CNA|RN|LPN|EMT|CPA|HCA|PCA|head of [a-z-]+(?: [a-z-]+)?")
 _DIET_STYLES = r"低碳水|生酮|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
 _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|paleo|low[- ]carb|plant[- ]based|"
                    r"low[- ]sodium|low[- ]fat|low[- ]sugar|mediterranean|carnivore|"
@@ -138,6 +138,18 @@ _EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|paleo|low[- ]carb|plant[-
 #: A diet that replaces the previous one (one value at a time); allergies, intolerances, what a faith rules out
 #: ("lactose intolerant", "gluten-free", "halal", "清真") and dislikes add up ("im vegetarian" stays beside them).
 DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者)?$", re.IGNORECASE)
+#: Where the user works, said by who they work with there ("My manager at Analog Devices has everyone doing …"): read from
+#: the whole sentence, whose subject is that person (not "my husband's manager at Google").
+WORKMATE_AT_RE = re.compile(r"(?<!'s )\b(?i:my) (?i:manager|boss|supervisor|team lead|line manager|coworkers?|co-workers?|colleagues?|"
+                            r"team|employee discount|work badge|shift lead) (?:at|over at|down at) "
+                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})")
+#: How the user gets to work, said as the way itself ("with the drive from Ballincollig up to Limerick and back eating two
+#: hours a day", "my train into Waterloo was cancelled again"): read from the whole sentence.
+COMMUTE_SAID_RE = re.compile(r"(?<!'s )\b(?:the|my|our) (?:daily |morning |long )?(?P<v>(?P<way>drive|cycle|bike ride|walk|train|bus|"
+                             r"tube|ferry|train ride|bus ride) (?:in |up |down |over |back |home )?(?:from|to|into) "
+                             r"(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|work\b|the office\b|the site\b)"
+                             # (and where to, from where: "the drive from Ballincollig up to Limerick")
+                             r"(?: (?:up |down |over |across )?(?:to|into) [A-Z][\w'-]*(?: [A-Z][\w'-]*)?)?)")
 #: The job titles the patterns read (working/episodes.py reads a title said, to retire it with the job).
 ZH_TITLES, EN_TITLES = _ZH_TITLES, _EN_TITLES
 
@@ -165,7 +177,7 @@ CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米S
 #: Phone makes and lines ("我的Mate 60", "入手了iPhone 15 Pro", "my iphone 12", "switched to a Pixel").
 PHONE_MAKES = (r"华为|小米|苹果|三星|荣耀|OPPO|oppo|vivo|一加|红米|魅族|诺基亚|iPhone|iphone|Mate|Pixel|pixel|Galaxy|galaxy|"
                r"Redmi|OnePlus|oneplus|Xiaomi|Huawei|Samsung|samsung|Motorola|moto")
-_PHONE_MODEL = r"(?:\s?(?:\d+[A-Za-z]*|Pro|pro|Max|max|Plus|plus|mini|Ultra|ultra|Fold\d*|fold\d*|Flip\d*|flip\d*|SE|se|XL|xl|[A-Za-z]\d+[A-Za-z0-9]*))*"
+_PHONE_MODEL = r"(?:\s?(?:\d+[A-Za-z]*|Pro|pro|Max|max|Plus|plus|mini|Ultra|ultra|Mate|mate|Pura|pura|nova|Nova|Note|note|Reno|reno|Find|find|Magic|magic|Fold\d*|fold\d*|Flip\d*|flip\d*|SE|se|XL|xl|[A-Za-z]\d+[A-Za-z0-9]*))*"
 _EN_NUMBER = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)"
 _EN_DATE = (r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|"
             r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{1,2}/\d{1,2})")
@@ -335,8 +347,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # "我这边现在是伦敦时间了": the user's time zone, and where they are (rules.py reads the place from it).
     ("timezone", re.compile(r"(?:我这边|我这里|我们这边|我)(?:现在|目前|已经)?(?:是|用的?是?|按|在)?(?P<v>[\u4e00-\u9fff]{2,5}?)时间"),
      "@place"),
-    ("phone", re.compile(rf"(?:我的|我用的是?|我在用|换了|换成了?|换到|入手了?|入了|买了|新买的|刚换的)(?:一台|台|部|个)?(?:新的?)?"
-                         rf"(?P<v>(?:{PHONE_MAKES}){_PHONE_MODEL})(?:手机)?"), None),
+    ("phone", re.compile(rf"(?:我的|我用的是?|我在用|换了|换成了?|换到|入手了?|入了|买了|新买的|刚换的|我(?:这|那)(?=台|部|个))(?:一台|台|部|个)?(?:新的?)?"
+                         rf"(?P<v>(?:{PHONE_MAKES}){_PHONE_MODEL})(?!\s?(?:手环|手表|电视|音箱|平板|笔记本|电脑|耳机|路由器|扫地机|"
+                         rf"空调|冰箱|洗衣机|汽车|SU7|YU7|Watch|watch|Pad|pad|Buds|buds|Band|band))(?:手机)?"), None),
     ("car", re.compile(rf"(?:我们家|咱家|我家|我们|我|家里)(?:的车)?(?:新|刚|终于|已经|现在)?(?:买了|换了|提了|开的是|开着|换成了?|提车了?)(?:一辆|辆|台|一台)?"
                        rf"(?P<v>(?:{CAR_MAKES_ZH}){ZC}{{0,6}}?)(?=了|[，。！？；,.!?;]|$)"), None),
     ("instrument", re.compile(r"我(?:会|在学|学了|一直在)?(?:弹|拉|吹|打)(?P<v>钢琴|吉他|古筝|古琴|小提琴|大提琴|尤克里里|架子鼓|二胡|长笛|萨克斯|琵琶|贝斯)"), None),
@@ -378,6 +391,15 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("employer", re.compile(r"(?:^|\bI(?:'ve| have)? |\bive |[!.,;]\s*)been (?:at|with) (?P<v>(?!the\b|a\b|an\b|my\b|our\b|home\b|it\b|"
                             r"this\b|that\b|work\b|school\b|uni\b)[A-Za-z][\w&.'-]*)(?: [a-z]+)? for (?:\d+|a few|several|many|"
                             r"two|three|four|five|six|seven|eight|nine|ten)\+? (?:years?|yrs?|months?)\b", re.IGNORECASE), None),
+    # Where the user works, said by what they do for it ("I do tech support for Apple out at Hollyhill"); by who they work
+    # with there, see WORKMATE_AT_RE.
+    ("employer", re.compile(r"\bI (?:now |currently |still )?do (?i:tech support|IT support|support|IT|admin|contract work|consulting|"
+                            r"marketing|sales|accounts|payroll|design|dev work|engineering|research|QA|security|ops|HR|recruiting|"
+                            r"customer service|logistics|deliveries)(?: work)? for (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2})"),
+     None),
+    # ...or by its orientation ("orientation on the med-surg floor at AdventHealth is brutal").
+    ("employer", re.compile(r"(?<!his )(?<!her )\b(?i:orientation) (?:week |day )?(?:on|at|for) (?:the |my )?(?:[\w-]+ ){0,3}?at "
+                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2})"), None),
     # A new job's start, the company named: "first day at Duolingo is the 3rd", "I start at Canva on Monday".
     ("employer", re.compile(r"\b(?:[Ff]irst (?:day|week) at|I (?:start|begin) at|[Ss]tarting at) (?!\w+day\b|(?:Jan|Feb|Mar|"
                             r"Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b|Noon\b|Midnight\b)(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2})"), None),

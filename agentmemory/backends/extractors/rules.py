@@ -20,6 +20,7 @@ from .patterns import (
     BUDGET_CUE_RE,
     CAR_MAKES_EN,
     CAR_MAKES_ZH,
+    COMMUTE_SAID_RE,
     CORRECTION_RE,
     DIET_STYLE_RE,
     EMPTY_VALUES,
@@ -29,6 +30,7 @@ from .patterns import (
     PHONE_MAKES,
     REMEMBER_PREFIX_RE,
     REMEMBER_RE,
+    WORKMATE_AT_RE,
     ZH_CALLED_BY_SURNAME,
     ZH_MONEY_RE,
     ZH_RETRACT,
@@ -216,8 +218,14 @@ _SELF_LED_ZH_RE = re.compile(r"(?:我|咱)(?!的)(?!(?:老婆|老公|媳妇|对�
 _WITH_ME_ZH_RE = re.compile(r"(?:我|咱)们?(?:和|跟|与|带着?|陪)|(?:和|跟|与)我")
 #: Words of going to work or school, and a way of getting there said as a piece of its own.
 _TO_WORK_ZH_RE = re.compile(r"上班|上下班|通勤|上学")
-_RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:现在|每天|平时|一般)?(?:都)?(?P<v>(?:坐|搭|骑|开)(?:地铁|公交|轻轨|电驴|电动车|"
-                         r"小电驴|自行车|单车|共享单车|班车|摩托|车)[\d号线]{0,4})(?:上下班|上班|通勤|上学)?(?=[\s，,。！!]|$)")
+_RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:现在|每天|平时|一般)?(?:都)?"
+                         # from where ("每天从番禺开车去天河上班", "从仓山开车过去上班"): where the user lives
+                         r"(?:从(?P<home>[\u4e00-\u9fff]{2,4}?)(?:家里|这边|那边)?)?"
+                         r"(?P<v>(?:坐|搭|骑|开)(?:地铁|公交|轻轨|电驴|电动车|"
+                         r"小电驴|自行车|单车|共享单车|班车|摩托|车)[\d号线]{0,4})(?:(?:去|过去|到)[\u4e00-\u9fff]{0,6}?)?(?:上下班|上班|通勤|上学)?"
+                         r"(?=[\s，,。！!]|$)")
+#: What a commute may start from that is no place the user lives ("从家里", "从公司", "从学校那边").
+_NOT_A_HOME_RE = re.compile(r"家|里|边|公司|单位|学校|宿舍|小区|地铁|车站|机场|医院|这|那|哪|早|晚|今|明|昨")
 #: Something given up for something else: "ditched my Pixel for", "traded the Leaf in for", "swapped our Corolla for".
 _SWAPPED_FOR_RE = re.compile(r"\b(?:ditched|dropped|swapped|swapped out|traded|replaced|sold) (?:my|our|the) (?:old )?"
                              r"(?!(?:mom|mum|dad|kids?|son|daughter|wife|husband|partner)\b)"
@@ -465,8 +473,12 @@ class RuleBasedExtractor(Extractor):
                     if add(slot_key, value, clause):
                         clause_slots.add(slot_key)
                         break
-        if not asking:
-            self._sentence_fallbacks(sentence, add, taken, correction)
+        # (of a question, its clauses that are not themselves the question: "每天从番禺开车去天河上班，路上要一个多小时，…，
+        # 有没有办法利用通勤时间学点东西？")
+        told = sentence if not asking else ("，" if zh else ", ").join(
+            c.strip() for c, _ in _clauses(sentence) if not _QUESTION_RE.search(c))
+        if told.strip():
+            self._sentence_fallbacks(told, add, taken, correction)
         zone = next((d for d in out if d.key == "timezone"), None)
         if zone is not None and "location" not in taken:
             place = re.sub(r"\s*(?:time|时间)$", "", str(zone.value), flags=re.IGNORECASE)
@@ -499,6 +511,15 @@ class RuleBasedExtractor(Extractor):
             found = _RIDE_ZH_RE.search(sentence)
             if found and not _about_someone_else(sentence, found.start()) and not _KIN_ZH_RE.search(sentence[:found.start()]):
                 add("commute", found.group("v"))
+                home = found.group("home") or ""
+                if home and "location" not in taken and (is_place(home) or (
+                        len(home) <= 3 and not _NOT_A_HOME_RE.search(home))):
+                    add("location", home)  # (a district the word lists lack: "番禺", "仓山")
+        if "commute" not in taken and (found := COMMUTE_SAID_RE.search(sentence)) \
+                and not _about_someone_else(sentence, found.start()):
+            add("commute", found.group("v"))
+        if "employer" not in taken and (found := WORKMATE_AT_RE.search(sentence)) and not is_place(found.group("v")):
+            add("employer", _clean_value(found.group("v"), "employer"))
         if "employer" not in taken and _JOB_CHANGE_RE.search(sentence):
             # "我跳槽了，现在在京东物流": where the user works now, said without a verb.
             found = (re.search(r"(?:现在|目前)(?:在|去了|到了)(?P<v>[^，。！？；,.!?;\s]{2,12}?)(?:了|工作|上班)?(?=[，。！？；,.!?;\s]|$)",
