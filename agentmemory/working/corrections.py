@@ -334,7 +334,8 @@ _CHANGE_RE = re.compile(
     r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
     r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b|"
     # a number said anew, led by where it went ("Down to 87kg, so 85's in sight")
-    r"(?:^|(?<=[.!?]\s))\W*(?:down|up) to (?=[$£€]?\d)", _I)
+    r"(?:^|(?<=[.!?]\s))\W*(?:down|up) to (?=[$£€]?\d[\d.,]*\s?(?:kg|kgs|kilos|lbs|pounds|stone|st|k|%|grand|hours|hrs|"
+    r"miles|km)\b)", _I)
 
 
 def signals_change(text: str) -> bool:

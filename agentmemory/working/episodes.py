@@ -93,7 +93,7 @@ TRANSCRIPT_KEEP = 0.05
 _CLAUSE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|\s+[—–]\s+|(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])")
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗\s*[。.]?$|真的假的\s*$|"
                           # a yes-or-no question with no "?" ("自我介绍要不要写英文版嘛", "这样写行不行")
-                          r"(?:要不要|该不该|能不能|可不可以|有没有|是不是|会不会|用不用|需不需要|行不行|好不好|对不对)"
+                          r"(?:要不要|该不该|用不用|需不需要)"
                           r"[^，,。！!？?\s]{0,12}?(?:嘛|呢|啊|呀|哇)?\s*[。.]?$")
 _HYPOTHETICAL_RE = re.compile(r"如果|假如|假设|(?<![主只就还])要是|万一|随便问问|随便聊聊|闲聊|(?:^|(?<=[,.;!?]\s))(?:(?:ok|so|and|but|like|now)\s+)?"
                               r"(?:let'?s )?say (?:i|we|my|our)\b|\b(?:(?<!ok )(?<!okay )(?<!safe )(?<!fine )(?<!alright )(?<!bad )(?<!weird )"
@@ -128,7 +128,7 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?<!never )(?<!n't )(?:\bi(?:'ve| have)? (?:just |finally |recently |also )?|(?:^|(?<=[,.;!]\s)))"
                          r"(?:moved|changed|switched) jobs\b|"
                          # "自从入咗Shopee做产品设计" (Cantonese, read as "入了"): a company joined, and what the user does there
-                         r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入了(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
+                         r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入(?:了|咗)(?![台个部只款件双套把支辆块瓶盒包])(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
                          r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
                          r"bridesmaid|groomsman|volunteer|member|guest|runner|blogger|mentor|foster|landlord)\b)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
@@ -138,9 +138,11 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          # on one's own now: the employer goes, the trade stays ("went freelance in january")
                          r"(?:went|gone|going) (?:freelance|self-employed|solo)|"
                          # a new employer's orientation ("orientation on the med-surg floor at AdventHealth is brutal")
-                         r"(?<!his )(?<!her )(?<!their )\borientation (?:week |day )?(?:on|at|for) (?:the |my )?(?:[\w-]+ ){0,3}?at (?=(?-i:[A-Z]))|"
+                         r"(?:(?:^|(?<=[.!?]\s))\W*|\b(?:my|new[- ]hire|work) )orientation (?:week |day )?(?:on|at|for) (?:the |my )?"
+                         r"(?:[\w-]+ ){0,3}?at (?=(?-i:[A-Z]))|"
                          # "gone out on my own, trading as Hargreaves Heating", "set up on my own"
-                         r"(?<!he's )(?<!she's )(?:went|gone|going|set up|started (?:up )?) (?:out )?on my own\b|\btrading as (?=(?-i:[A-Z]))|"
+                         r"(?<!he's )(?<!she's )(?:went|gone|going|set up|started (?:up )?) out on my own\b|\bset up on my own\b|"
+                         r"\btrading as (?=(?-i:[A-Z]))|"
                          # a trade begun: "finally started my electrical apprenticeship"
                          r"(?:started|starting|began) (?:my |an? )(?:(?!his\b|her\b|their\b)[\w-]+ ){0,2}(?:apprenticeship|traineeship|"
                          r"residency)(?! application)|"
@@ -258,7 +260,9 @@ _SAID_BEFORE_RE = re.compile(r"^\W*(?:(?:hey|ok|okay|so|oh|and|but|also|quick th
                              r"^\s*(?:我们?|咱们?)?(?:以前|之前|原来|过去)(?:是|都|也|一直)?(?:住|在|开|用|租)|"
                              r"^\W*(?:(?:and|but|so)\s+)?(?:i|we) used to\b", re.IGNORECASE)
 #: ...unless it goes on to say what is true now ("I told you the wrong date 🤦 her birthday is the 12th of March").
-_TRUE_NOW_RE = re.compile(r"\b(?:is|it's|its|are|actually|really|now|correct|i'm|im|we're|due)\b|其实|现在|应该|是", re.IGNORECASE)
+#: (not "我是" of the old statement itself: "上次说我是2006年参加工作")
+_TRUE_NOW_RE = re.compile(r"\b(?:is|it's|its|are|actually|really|now|correct|i'm|im|we're|due)\b|其实|现在|应该|(?<![我你他她])是",
+                          re.IGNORECASE)
 _SAID_PIECE_RE = re.compile(r"(?<=[,，;；])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
@@ -321,8 +325,8 @@ _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也
                           r"(?:已经|早就|现在|再也)?不(?:给人|给别人|替人|帮人)打工了|(?:已经|早就|再也)不打工了|"
                           r"我(?:已经|早就|现在)?不在(?!家|商场|机场|广场|球场|停车场|菜市场|现场)[\u4e00-\u9fff]{1,8}?(?:场|厂|所|局|公司|单位|店|矿|队)了|"
                           # a job given up in British words ("Packed in British Gas last month", "jacked in the bank job")
-                          r"(?<!he )(?<!she )(?<!they )\b(?:packed|jacked|chucked) in (?:my |the )?(?!(?:smoking|drinking|the fags|"
-                          r"booze|running|gym)\b)[\w&'-]+|\bhanded in my notice\b|"
+                          r"(?<!he )(?<!she )(?<!they )\b(?:packed|jacked|chucked) in (?:my |the )?(?:job|work|notice|(?-i:[A-Z])[\w&'-]+)|"
+                          r"\bhanded in my notice\b|"
                           # "i'm not at the courthouse anymore", "i'm no longer with Deloitte"; a business closed ("i closed it")
                           r"\b(?:i'm|im|i am) (?:not (?:at|working at|working for) (?!(?:the |my )?(?:home|school|hospital|gym|desk|party|"
                           r"beach|airport|station|mall|park|pub|bar|doctor'?s|dentist|house|table|computer)\b)(?:the |my )?[\w&'-]+(?: [\w&'-]+)? any ?more|"
@@ -1047,8 +1051,8 @@ _LIVE_AT_ZH_RE = re.compile(r"(?:我|我们|我家|我们家)(?:现在|目前)?(
                             r"(?<=住在|家在)(?!宿舍|公司|单位|家里|学校|附近|这边|那边|楼上|楼下|老家|市区|郊区|城里|乡下|村里|一楼|顶楼)"
                             r"(?P<q>[\u4e00-\u9fff]{2,3})(?=[，,。！!]))")
 #: A commute said from where one sets out ("从仓山开车过去上班", "每天从番禺开车去天河上班").
-_HOME_SAID_RE = re.compile(r"从[\u4e00-\u9fff]{2,4}?(?:家里|这边|那边)?(?:坐|搭|骑|开)[\u4e00-\u9fff\d]{0,6}?(?:去|过去|到)?"
-                           r"[\u4e00-\u9fff]{0,6}?(?:上班|上学)")
+_HOME_SAID_RE = re.compile(r"从[\u4e00-\u9fff]{2,4}?(?:家里|这边|那边)?(?:坐|搭|骑|开|揸)[\u4e00-\u9fff\d]{0,6}?(?:去|过去|到)?"
+                           r"[\u4e00-\u9fff]{0,6}?(?:上班|上学|返工)")
 
 
 #: Capitalised words after "in" that name no place ("in March", "in English").
@@ -1247,8 +1251,12 @@ _AGE_IN_WORDS_RE = re.compile(r"\b(?:[Hh]e|[Ss]he|(?-i:[A-Z])[a-z]+|son|daughter
                               r"(?:only |just |now |nearly |almost |actually )?"
                               r"(?P<n>(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
                               r"sixteen|seventeen))\b(?=\s*(?:$|[,.;!?…]|years? old\b|(?i:and|actually|now|in|this|last|next|but|so)\b))")
-#: Kinds of value one says anew in place of the last: an age, a school grade.
-_SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4])
+#: A year, or a month of a year, something began or happened ("我是2006年参加工作的" corrected to "准确的是2005年7月", "since
+#: 2019").
+_YEAR_RE = re.compile(r"(?<![\d.])(?:19|20)\d{2}\s*年(?:\s*\d{1,2}\s*月(?!\s*\d{1,2}\s*[日号]))?|\b(?:in|since) (?:19|20)\d{2}\b",
+                      re.IGNORECASE)
+#: Kinds of value one says anew in place of the last: an age, a school grade, a year.
+_SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4], _YEAR_RE)
 
 
 def _without_kinds(text: str, kinds: Sequence[re.Pattern]) -> str:
@@ -1478,7 +1486,7 @@ def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> l
 #: A Chinese clause that goes on with the subject before it, led by when or how often ("他特别爱钓鱼，每年国庆都要去千岛湖，还有个
 #: 5岁的孙子叫豆豆"): after a clause about someone else, it goes on about them.
 #: (not "一直在医院陪护" after "我爸上周做了心脏搭桥手术": the one who stays there is the user)
-_ZH_CHAIN_RE = re.compile(r"^\s*(?:每年|每周|每个月|每次|平时|经常|总是|还有个|还有一个|特别(?:爱|喜欢))(?![我咱])")
+_ZH_CHAIN_RE = re.compile(r"^\s*(?:每年|每周|每个月|每次|经常|总是|还有个|还有一个)(?![我咱])")
 #: A Chinese clause with no subject that says where one works, studies or lives ("他儿子王建国从大连赶回来 在那边开出租的",
 #: "她叫林小棠 在长沙湘雅做了五年护士"; not "一直在医院陪护"): after a clause about someone else, it goes on about them.
 _ZH_GOES_ON_RE = re.compile(r"^\s*(?:在|从)(?![我咱])[\u4e00-\u9fffA-Za-z]{1,8}?(?:当|做|干|开|上班|工作|读|上学|住|退休)")
@@ -2115,8 +2123,9 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
 
 
 #: A birthday named: a date said with it may be the user's birthday's.
-_BIRTHDAY_SAID_RE = re.compile(r"生日(?!会|派对|宴|聚会|蛋糕|礼物|趴)|\b(?:birthday|bday|b-day)\b(?! (?:party|parties|dinner|"
-                               r"cake|present|gift|card|bash|celebration))", re.IGNORECASE)
+_BIRTHDAY_SAID_RE = re.compile(r"生日(?!会|派对|宴|聚会|蛋糕|礼物|趴|旅行|旅游|饭|餐|出游|活动|惊喜)|\b(?:birthday|bday|b-day)\b(?! (?:party|"
+                               r"parties|dinner|lunch|drinks|cake|present|gift|card|bash|celebration|trip|weekend|getaway|"
+                               r"holiday|plans?|surprise|brunch|night|meal))", re.IGNORECASE)
 
 
 def _with_birthday(about: list[str], text: str) -> list[str]:
@@ -2529,10 +2538,7 @@ def _where_worked(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
     if (found := _IN_TOWN_RE.match(clause)) is None:
         # "I'm a pit boss at the casino on the riverfront in Dubuque": the town, as the user's own words say it
         town = next((m.group(1) for m in _EN_IN_TOWN_RE.finditer(clause)
-                     if places_in(m.group(1)) == [m.group(1)] or not _NOT_A_TOWN_RE.match(m.group(1))), "") or next(
-            # (in chat's lower case, a town the word lists know: "im a CNA at a nursing home in orlando")
-            (w for m in re.finditer(r"\b(?:in|out in|here in|based in) ([a-z][\w'-]*(?: [a-z][\w'-]*)?)", clause)
-             for w in (m.group(1), m.group(1).split()[0]) if places_in(w) == [w]), "")
+                     if places_in(m.group(1)) == [m.group(1)] or not _NOT_A_TOWN_RE.match(m.group(1))), "")
         return [f"I'm in {town}"] if town and not _HAN_RE.search(clause) else []
     town = next((found.group(1)[:n] for n in range(2, len(found.group(1)) + 1)
                  if places_in(found.group(1)[:n]) == [found.group(1)[:n]]), "")
@@ -2663,9 +2669,12 @@ _ENGLISH_SELF_RE = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|my|me|mine|we|we're|w
                               re.IGNORECASE)
 _LEADING_ASK_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey|random question|quick question)[\s,]*)*(?:did|do|does|is|are|was|"
                              r"were|will|would|can|could|should|have|has)\s+(?:(?:you|u|anyone|anybody|it|there|they|he|she|"
-                             r"people|humans|we)\b|"
-                             # an either-or ("is chicago deep dish actually pizza or a casserole")
-                             r"[\w' -]{2,40}? or (?:an? |the )?[\w' -]{2,30}$)", re.IGNORECASE)
+                             r"people|humans|we)\b)", re.IGNORECASE)
+#: An either-or asked with no mark ("is chicago deep dish actually pizza or a casserole"; not "Did marketing at Unilever for
+#: 6 years or so").
+_EITHER_OR_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey)[\s,]*)*(?:is|are|does|do|should|would|can|could)\s+"
+                           r"[\w' -]{2,40}? or (?!(?:so|something|two|whatever|more|less|thereabouts)\b)(?:an? |the )?[\w' -]{2,30}$",
+                           re.IGNORECASE)
 
 
 def _asks_the_world(message: str) -> bool:
@@ -2678,7 +2687,7 @@ def _asks_the_world(message: str) -> bool:
         return False
     sentences = [s.strip() for s in _sentences(message) if s.strip()]
     asked = [bool(_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s) or _LEADING_ASK_RE.match(s)
-                  or _QUESTION_LEAD_ONLY_RE.match(s)) for s in sentences]
+                  or _EITHER_OR_RE.match(s) or _QUESTION_LEAD_ONLY_RE.match(s)) for s in sentences]
     # (a remark on what was asked, with no one's life in it, goes with it: "why do we still do daylight saving time tho,
     # it literally helps nobody")
     return any(asked) and all(a or len(set(keyword_tokens(s))) <= 1 or (_REMARK_RE.match(s) and any(
@@ -2842,7 +2851,7 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         birthday = corrections.BIRTHDAY_TOPIC in replaced
         kept = [k for piece in kept for c in _TOPIC_SPLIT.split(piece) if c.strip()
                 for k in ([c] if not any(kind.search(c) for kind in restated if not (
-                    kind is corrections.TOPICS["date"] and birthday != bool(_BIRTHDAY_SAID_RE.search(c))))
+                    kind is corrections.TOPICS["date"] and not birthday and _BIRTHDAY_SAID_RE.search(c)))
                           else [] if moved else _where_worked(c, restated))]
     # A question stays in the replaced message's history, not in what it told ("can you help me tidy up my headline?").
     kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])

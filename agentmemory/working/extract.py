@@ -83,7 +83,7 @@ def session_tags(session: Session) -> dict[str, str]:
 
 
 def _turn_texts(session: Session, turns) -> list[TurnText]:
-    """The turns as the extractors read them: a user's "俺"/"咱" as "我", Cantonese "喺" as "在" (text/dialect.py); the
+    """The turns as the extractors read them: a user's "俺"/"咱" as "我", Shanghainese "阿拉" as "我们" (text/dialect.py); the
     stored turns keep their words."""
     return [TurnText(seq=t.seq, role=t.role, turn_id=t.pk, session_id=str(session.pk),
                      content=standard_chinese(t.content) if t.role == "user" else t.content,

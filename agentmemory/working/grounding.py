@@ -267,6 +267,18 @@ _PARENT_OF_RE = re.compile(r"^\s*(?:i'm |im |i am |just )?an? (?:single |proud |
 #: A reply's first words, before what it says ("yes many", "ok", "好的", "对的").
 #: A few words that lead in what follows, ended by a colon ("可以再加点细节：他特别爱钓鱼…", "Update: …"; not a time, "10:30").
 _LEAD_IN_RE = re.compile(r"^\s*[^：:，,。！？!?\n]{0,11}[^：:，,。！？!?\n\d][：:]\s*")
+def _without_lead_in(text: str) -> str:
+    """``text`` without a few words that lead it in, unless they name who it is about ("我妹的好消息：入职了…", "Sis update:
+    she quit …")."""
+    lead = _LEAD_IN_RE.match(text)
+    if lead is None or _PERSON_ZH_RE.search(lead.group(0)) or _PERSON_EN_RE.search(lead.group(0)) \
+            or re.search(r"\b(?:sis|bro|mum|mom|dad|hubby|wifey)\b", lead.group(0), re.IGNORECASE):
+        return text
+    return text[lead.end():]
+
+
+#: The user with them ("A friend from uni and I just moved …", "我和…"): the user's news too.
+_THEY_AND_I_RE = re.compile(r"\b(?:and|&) (?:i|me|myself)\b|和我|跟我", re.IGNORECASE)
 #: Someone the user knows from somewhere, named by what they are ("A woman at work, Priya, …", "this guy from my gym").
 _SOMEONE_FROM_RE = re.compile(r"^\W*(?:(?:so|and|also|oh|ok|okay)\W+)*(?:a|an|this|one|the) (?:old |young |older |lovely )?"
                               r"(?P<w>woman|man|guy|girl|lady|bloke|fella|chap|lad|lass|gal|dude|person|couple|family|kid|"
@@ -322,7 +334,7 @@ def about_another_person(text: str) -> str:
     """The person a message or sentence is about when it is not the user, or "": its first clause begins with a
     relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
     …"). A clause with no subject is the speaker's own (Chinese and chat English drop the "I")."""
-    parts = [c.strip() for c in _FIRST_CLAUSE_RE.split(_LEAD_IN_RE.sub("", text)) if c and c.strip()]
+    parts = [c.strip() for c in _FIRST_CLAUSE_RE.split(_without_lead_in(text)) if c and c.strip()]
     while len(parts) > 1 and (_ANSWER_FIRST_RE.match(parts[0]) or _CALLING_RE.match(parts[0])
                               or _NEW_TOPIC_RE.match(parts[0])):
         parts = parts[1:]  # "yes many 😅 father in law is diabetic": the answer's word, then whom it is about
@@ -337,7 +349,7 @@ def about_another_person(text: str) -> str:
     if newcomer is not None:
         return newcomer.group("w")  # "我们部门新来了个同事小敏 从丹东调过来的": the newcomer's news
     someone = _SOMEONE_FROM_RE.match(first)
-    if someone is not None and not _REPORTS_RE.match(first, someone.end()):
+    if someone is not None and not _REPORTS_RE.match(first, someone.end()) and not _THEY_AND_I_RE.search(first):
         return someone.group("w")  # "A woman at work, Priya, is leaving after eight years …"
     member = _TEAM_MEMBER_RE.match(first)
     if member is not None and not (_SELF_ZH_RE if _CJK_RE.search(first) else _SELF_EN_RE).search(first[member.end():]):
@@ -386,7 +398,7 @@ def pronoun_about_another(text: str, said_before: str) -> str:
     """The person a clause led by "he"/"she" ("she also doesn't do spicy food", "他老婆也是我们公司的") is about when
     that is not the user's household, or "": the person last named before it, in the same session (``said_before``).
     A "he" after "my son" is the user's news; after "my coworker", not."""
-    first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(_LEAD_IN_RE.sub("", text)) if c and c.strip()), "")
+    first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(_without_lead_in(text)) if c and c.strip()), "")
     led = _PRONOUN_LED_RE.match(first)
     if not led or _WITH_ME_RE.search(first):
         return ""  # not led by "he"/"she", or "他和我…", "she and I …": the user too
@@ -503,7 +515,7 @@ _NO_NAME = frozenset("""is are was were has have had who whom whose that which a
 just also said says told asked wants wanted will would can could got gets and but so this these those there here all both
 today tonight now yesterday tomorrow again too though tho lol haha btw rn still always never really finally
 mine yours ours hers theirs me my his her their birthday bday anniversary wedding party house place home car name age
-job work phone kids kid son daughter husband wife boyfriend girlfriend dog cat""".split())
+job work phone""".split())
 
 
 @functools.lru_cache(maxsize=32)

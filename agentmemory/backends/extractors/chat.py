@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from ...text.dialect import cantonese_as_mandarin
 from ...text.lexicon import lexicon
 from .patterns import EN_PETS
 
@@ -107,28 +108,8 @@ def _stems(word: str) -> list[str]:
     return []
 
 
-#: Words only Cantonese writes: a sentence holding one is read in Mandarin by the Chinese patterns.
-_CANTONESE_RE = re.compile(r"喺|咗|嘅|唔(?:系|係|好|该|該|使|知|得)|而家|佢|冇|乜嘢|點解|嚟|琴日|屋企|做緊|做紧|係咪|系咪|嗰|啲|噉|諗|谂|"
-                           r"(?:我|你|佢|都|就|生日)[系係](?!统|列|数|里|主任|统)")
-#: Cantonese words and their Mandarin (longest first where one holds another).
-_CANTONESE = (
-    ("唔係", "不是"), ("唔系", "不是"), ("而家", "现在"), ("宜家", "现在"), ("琴日", "昨天"), ("聽日", "明天"), ("听日", "明天"),
-    ("屋企", "家"), ("乜嘢", "什么"), ("點解", "为什么"), ("點解", "为什么"), ("講錯", "说错"), ("讲错", "说错"),
-    ("做緊", "在做"), ("做紧", "在做"), ("係咪", "是不是"), ("系咪", "是不是"), ("冇", "没有"), ("喺", "在"), ("咗", "了"),
-    ("嘅", "的"), ("唔", "不"), ("佢哋", "他们"), ("佢", "他"), ("咩", "什么"), ("嚟", "来"), ("嗰", "那"), ("啲", "些"),
-    ("諗", "想"), ("谂", "想"), ("睇", "看"),
-)
-#: "系"/"係" as Cantonese "是": after a subject or "都"/"就"/"唔", not in a Mandarin word ("系统", "计算机系", "关系").
-_CANTONESE_IS_RE = re.compile(r"(?<=[我你佢他她都就唔日])[系係](?!统|列|数|里|主任)")
-
-
 def chat_chinese(sentence: str) -> str:
     """``sentence`` as the Chinese patterns expect it: a Cantonese sentence ("我而家喺银河酒店做前台", "我生日系3月18号")
-    read in Mandarin ("我现在在银河酒店做前台", "我生日是3月18号"); any other as typed (the memory keeps the words as
-    typed)."""
-    if not _CANTONESE_RE.search(sentence):
-        return sentence
-    sentence = _CANTONESE_IS_RE.sub("是", sentence)
-    for cantonese, mandarin in _CANTONESE:
-        sentence = sentence.replace(cantonese, mandarin)
-    return sentence
+    read in Mandarin ("我现在在银河酒店做前台", "我生日是3月18号", text/dialect.py); any other as typed (the memory keeps the
+    words as typed)."""
+    return cantonese_as_mandarin(sentence)

@@ -131,25 +131,37 @@ _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|studen
               r"nanny|tutor|lecturer|instructor|translator|interpreter|journalist|reporter|photographer|sommelier|"
               r"bartender|waiter|waitress|"
               r"PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP|CNA|RN|LPN|EMT|CPA|HCA|PCA|head of [a-z-]+(?: [a-z-]+)?")
-_DIET_STYLES = r"低碳水|生酮|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
-_EN_DIET_STYLES = (r"vegetarian|vegan|pescatarian|keto|paleo|low[- ]carb|plant[- ]based|"
-                   r"low[- ]sodium|low[- ]fat|low[- ]sugar|mediterranean|carnivore|"
-                   r"intermittent fasting|whole30")
+_ONE_DIET_ZH = r"低碳水|生酮|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
+_ONE_DIET_EN = (r"vegetarian|vegan|pescatarian|keto|paleo|low[- ]carb|plant[- ]based|"
+                r"low[- ]sodium|low[- ]fat|low[- ]sugar|mediterranean|carnivore|"
+                r"intermittent fasting|whole30")
+#: What the patterns read as a diet: a diet, and what adds up beside one (an intolerance, what a faith rules out).
+_DIET_STYLES = rf"清真|无麸质|{_ONE_DIET_ZH}"
+_EN_DIET_STYLES = rf"{_ONE_DIET_EN}|gluten[- ]free|dairy[- ]free|lactose intolerant|halal|kosher"
 #: A diet that replaces the previous one (one value at a time); allergies, intolerances, what a faith rules out
 #: ("lactose intolerant", "gluten-free", "halal", "清真") and dislikes add up ("im vegetarian" stays beside them).
-DIET_STYLE_RE = re.compile(rf"^(?:{_DIET_STYLES}|{_EN_DIET_STYLES})(?:饮食|者)?$", re.IGNORECASE)
+DIET_STYLE_RE = re.compile(rf"^(?:{_ONE_DIET_ZH}|{_ONE_DIET_EN})(?:饮食|者)?$", re.IGNORECASE)
 #: Where the user works, said by who they work with there ("My manager at Analog Devices has everyone doing …"): read from
 #: the whole sentence, whose subject is that person (not "my husband's manager at Google").
-WORKMATE_AT_RE = re.compile(r"(?<!'s )\b(?i:my) (?i:manager|boss|supervisor|team lead|line manager|coworkers?|co-workers?|colleagues?|"
-                            r"team|employee discount|work badge|shift lead) (?:at|over at|down at) "
-                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})")
+#: (the user's workmate as who does something, at a sentence's or a clause's start: not "I already miss my coworkers at
+#: Amazon", "had lunch with my team at Chipotle")
+WORKMATE_AT_RE = re.compile(r"(?:^|[.!?,;]\s*|\b(?i:and|but|so|because|cause|bc|cuz|also|plus) )\W*(?i:my) "
+                            r"(?i:manager|boss|supervisor|team lead|line manager|coworkers?|co-workers?|colleagues?|"
+                            r"employee discount|work badge|shift lead) (?:at|over at|down at) "
+                            r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+                            r"Christmas|Easter|Thanksgiving|Halloween|Diwali|Eid)\b)"
+                            r"(?P<v>[A-Z][\w&.'-]*(?: (?!I\b)[A-Z][\w&.'-]*){0,3})")
 #: How the user gets to work, said as the way itself ("with the drive from Ballincollig up to Limerick and back eating two
 #: hours a day", "my train into Waterloo was cancelled again"): read from the whole sentence.
-COMMUTE_SAID_RE = re.compile(r"(?<!'s )\b(?:the|my|our) (?:daily |morning |long )?(?P<v>(?P<way>drive|cycle|bike ride|walk|train|bus|"
-                             r"tube|ferry|train ride|bus ride) (?:in |up |down |over |back |home )?(?:from|to|into) "
-                             r"(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|work\b|the office\b|the site\b)"
+#: (a way to work, or one said to be made daily: not "our train from Paris to Lyon was cancelled", "the drive home from
+#: Mum's took ages")
+COMMUTE_SAID_RE = re.compile(r"\b(?i:the|my|our) (?=(?:daily |morning |long )?(?:drive|cycle|bike|walk|train|bus|tube|ferry) )"
+                             r"(?=[^?]{0,200}?\b(?i:work|the office|a day|every day|each day|daily|each way|every morning|"
+                             r"most days|commute)\b)(?:daily |morning |long )?(?P<v>(?P<way>drive|cycle|bike ride|walk|train|bus|"
+                             r"tube|ferry|train ride|bus ride) (?:in |up |down |over |back )?(?:from|to|into) "
+                             r"(?:(?!I\b)[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)?|work\b|the office\b|the site\b)"
                              # (and where to, from where: "the drive from Ballincollig up to Limerick")
-                             r"(?: (?:up |down |over |across )?(?:to|into) [A-Z][\w'-]*(?: [A-Z][\w'-]*)?)?)")
+                             r"(?: (?:up |down |over |across )?(?:to|into) (?!I\b)[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)?)?)")
 #: The job titles the patterns read (working/episodes.py reads a title said, to retire it with the job).
 ZH_TITLES, EN_TITLES = _ZH_TITLES, _EN_TITLES
 
@@ -347,7 +359,10 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # "我这边现在是伦敦时间了": the user's time zone, and where they are (rules.py reads the place from it).
     ("timezone", re.compile(r"(?:我这边|我这里|我们这边|我)(?:现在|目前|已经)?(?:是|用的?是?|按|在)?(?P<v>[\u4e00-\u9fff]{2,5}?)时间"),
      "@place"),
-    ("phone", re.compile(rf"(?:我的|我用的是?|我在用|换了|换成了?|换到|入手了?|入了|买了|新买的|刚换的|我(?:这|那)(?=台|部|个))(?:一台|台|部|个)?(?:新的?)?"
+    # ("我这台Mate 60": "this one of mine" with a model number, not "我那个华为的同事", "我那个苹果还没吃完")
+    ("phone", re.compile(rf"我(?:这|那)(?:台|部)(?P<v>(?:{PHONE_MAKES})\s?(?:[A-Za-z]+\s?)?\d+[A-Za-z]*(?:\s?(?:Pro|pro|Max|max|Plus|plus|"
+                         rf"Ultra|ultra|mini))*)(?![\dA-Za-z])"), None),
+    ("phone", re.compile(rf"(?:我的|我用的是?|我在用|换了|换成了?|换到|入手了?|入了|买了|新买的|刚换的)(?:一台|台|部|个)?(?:新的?)?"
                          rf"(?P<v>(?:{PHONE_MAKES}){_PHONE_MODEL})(?!\s?(?:手环|手表|电视|音箱|平板|笔记本|电脑|耳机|路由器|扫地机|"
                          rf"空调|冰箱|洗衣机|汽车|SU7|YU7|Watch|watch|Pad|pad|Buds|buds|Band|band))(?:手机)?"), None),
     ("car", re.compile(rf"(?:我们家|咱家|我家|我们|我|家里)(?:的车)?(?:新|刚|终于|已经|现在)?(?:买了|换了|提了|开的是|开着|换成了?|提车了?)(?:一辆|辆|台|一台)?"
@@ -393,10 +408,11 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"two|three|four|five|six|seven|eight|nine|ten)\+? (?:years?|yrs?|months?)\b", re.IGNORECASE), None),
     # Where the user works, said by what they do for it ("I do tech support for Apple out at Hollyhill"); by who they work
     # with there, see WORKMATE_AT_RE.
-    ("employer", re.compile(r"\bI (?:now |currently |still )?do (?i:tech support|IT support|support|IT|admin|contract work|consulting|"
-                            r"marketing|sales|accounts|payroll|design|dev work|engineering|research|QA|security|ops|HR|recruiting|"
-                            r"customer service|logistics|deliveries)(?: work)? for (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2})"),
-     None),
+    ("employer", re.compile(r"(?<!weekends )(?<!sundays )(?<!saturdays )\bI (?:now |currently |still )?do (?i:tech support|IT support|"
+                            r"support|IT|contract work|consulting|marketing|sales|accounts|payroll|design|dev work|engineering|"
+                            r"research|QA|security|ops|HR|recruiting|customer service)(?: work)? for "
+                            r"(?P<v>[A-Z][\w&.'-]*(?: (?!I\b)[A-Z][\w&.'-]*){0,2})(?! (?:on (?:the side|weekends|sundays|saturdays)|"
+                            r"as a (?:volunteer|side)))"), None),
     # ...or by its orientation ("orientation on the med-surg floor at AdventHealth is brutal").
     ("employer", re.compile(r"(?<!his )(?<!her )\b(?i:orientation) (?:week |day )?(?:on|at|for) (?:the |my )?(?:[\w-]+ ){0,3}?at "
                             r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,2})"), None),

@@ -220,12 +220,13 @@ _WITH_ME_ZH_RE = re.compile(r"(?:我|咱)们?(?:和|跟|与|带着?|陪)|(?:和|
 _TO_WORK_ZH_RE = re.compile(r"上班|上下班|通勤|上学")
 _RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:现在|每天|平时|一般)?(?:都)?"
                          # from where ("每天从番禺开车去天河上班", "从仓山开车过去上班"): where the user lives
-                         r"(?:从(?P<home>[\u4e00-\u9fff]{2,4}?)(?:家里|这边|那边)?)?"
+                         r"(?:从(?P<home>[\u4e00-\u9fff]{2,4}?)(?:家里|这边|那边)?)?(?P<pre>[\u4e00-\u9fff]{0,5}?(?:改成|换成|改))?"
                          r"(?P<v>(?:坐|搭|骑|开)(?:地铁|公交|轻轨|电驴|电动车|"
                          r"小电驴|自行车|单车|共享单车|班车|摩托|车)[\d号线]{0,4})(?:(?:去|过去|到)[\u4e00-\u9fff]{0,6}?)?(?:上下班|上班|通勤|上学)?"
                          r"(?=[\s，,。！!]|$)")
 #: What a commute may start from that is no place the user lives ("从家里", "从公司", "从学校那边").
-_NOT_A_HOME_RE = re.compile(r"家|里|边|公司|单位|学校|宿舍|小区|地铁|车站|机场|医院|这|那|哪|早|晚|今|明|昨")
+_NOT_A_HOME_RE = re.compile(r"家|里|边|公司|单位|学校|宿舍|小区|地铁|车站|机场|医院|酒店|宾馆|健身|房|这|那|哪|早|晚|今|明|昨|"
+                            r"周|星期|礼拜|起|下|上|年|月|天|号|现在")
 #: Something given up for something else: "ditched my Pixel for", "traded the Leaf in for", "swapped our Corolla for".
 _SWAPPED_FOR_RE = re.compile(r"\b(?:ditched|dropped|swapped|swapped out|traded|replaced|sold) (?:my|our|the) (?:old )?"
                              r"(?!(?:mom|mum|dad|kids?|son|daughter|wife|husband|partner)\b)"
@@ -506,10 +507,16 @@ class RuleBasedExtractor(Extractor):
             named = re.search(r"(?:应该是|其实是|正确的是|改成|改为)\s*(?P<v>[\u4e00-\u9fff·]{2,4}?)(?=[，。！？；,.!?;\s]|$)", sentence)
             if named:
                 add("name", named.group("v"))
-        if "commute" not in taken and _TO_WORK_ZH_RE.search(sentence):
+        found = _RIDE_ZH_RE.search(sentence) if "commute" not in taken else None
+        # (or a way changed to, "干脆不开了改坐地铁")
+        if found and (_TO_WORK_ZH_RE.search(sentence) or found.group("pre")):
             # "现在在广州海关上班 住天河 坐地铁", "上下班坐公交": how the user gets to work, said in its own piece
-            found = _RIDE_ZH_RE.search(sentence)
-            if found and not _about_someone_else(sentence, found.start()) and not _KIN_ZH_RE.search(sentence[:found.start()]):
+            # (not someone else's, named before it in its clause or the clause before: "老公上班 开车", but "搬去温江跟爸妈住，…
+            # 改坐地铁" is the user's)
+            before = sentence[:found.start()]
+            if found.group("pre"):
+                before = re.split(r"[，,。；;]", before)[-1] + found.group("pre")
+            if not _about_someone_else(sentence, found.start()) and not _KIN_ZH_RE.search(before):
                 add("commute", found.group("v"))
                 home = found.group("home") or ""
                 if home and "location" not in taken and (is_place(home) or (
