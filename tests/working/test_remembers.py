@@ -2684,3 +2684,53 @@ def test_session_48_second_rules_read_only_what_they_say():
     assert _users_new_job("自从入了Shopee做产品设计 每日六点半就下班")
     for said in ("is it better to rent or buy in my situation", "给我讲讲我家猫为啥老吐", "我在纠结 iPhone跟小米有啥区别"):
         assert not _asks_the_world(said), said
+
+
+def test_session_48_review_s_misreadings_are_not_read_so():
+    """Session 48's review: each new rule read something it should not; these stay read as they are."""
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.text.dialect import standard_chinese
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import _BIRTHDAY_SAID_RE, _LEFT_JOB_RE, _asks_the_world, _users_new_job
+    from agentmemory.working.grounding import about_another_person, named_another
+
+    def slots(said: str) -> list[tuple[str, str]]:
+        return [(d.key, d.value) for d in RuleBasedExtractor().extract_text(said)]
+    # a lead-in that names who the message is about is no lead-in; "and I" is the user too
+    assert about_another_person("我妹的好消息：入职了，在字节做运营") and about_another_person("Sis update: she quit her job at Deloitte")
+    assert about_another_person("A friend from uni and I just moved into a flat in Leeds") == ""
+    # a job given up, a business of one's own, a company joined, an orientation: only in those words
+    for said in ("The tube was packed in the morning", "I went on my own to the gig last night.", "刚入了台咖啡机做拿铁",
+                 "Parent orientation for the kindergarten at Lincoln Elementary is tonight.",
+                 "Taking my son to orientation for freshmen at Purdue tomorrow."):
+        assert not _users_new_job(said) and not _LEFT_JOB_RE.search(said), said
+    # a time or a hotel is no home a commute starts from
+    assert slots("车限号，从周三坐地铁上班") == [("commute", "坐地铁")]
+    assert ("location", "酒店") not in slots("这周出差，每天从酒店坐地铁去上班")
+    # 伊 only in Shanghainese; names and lambs stay
+    for said in ("我女儿叫王伊涵", "我开的是现代伊兰特", "我在阿拉巴马读书", "我家羊咩咩好可爱"):
+        assert standard_chinese(said) == said
+    # a "Cat" is a name
+    assert named_another("Cat just started at Google", "my coworker Cat is leaving Tesco.") == "Cat"
+    # workmates at a place one only visits, or left; a commute that is a trip; a question's clause
+    for said in ("I left Amazon in March and I already miss my coworkers at Amazon", "Had lunch with my team at Chipotle today.",
+                 "our train from Paris to Lyon was cancelled", "the ferry to Calais, is it worth it?",
+                 "我那个华为的同事说这个很好用", "我那个苹果还没吃完", "On weekends I do deliveries for Uber Eats."):
+        assert slots(said) == [], said
+    assert slots("My boss at Google I think hates me.") == [("employer", "Google")]
+    # "… or so" is no either-or question; "up to 3 people" no change; a birthday trip no birthday
+    assert not _asks_the_world("Did marketing at Unilever for 6 years or so")
+    assert not corrections.signals_change("Up to 3 people can join the tour.")
+    assert not _BIRTHDAY_SAID_RE.search("My birthday trip to Rome got pushed to June 3rd")
+    assert not _BIRTHDAY_SAID_RE.search("生日旅行改到6月3号了")
+
+
+def test_a_year_said_anew_is_written_over_the_old_one(api_client, talk):
+    """Session 48: "上次说我是2006年参加工作…准确的是2005年7月" rewrites the statement that said 2006 (it had taken the user's
+    workplace with it), and the correction's own words do not repeat the old year."""
+    talk("yr", "我在河北邢台下面一个县的农业农村局工作，今年准备报市里的公务员遴选。我是2006年参加工作的，一直在基层。")
+    talk("yr", "上次说我是2006年参加工作，我翻了一下档案，准确的是2005年7月，工作年限要改一下，帮我把总结开头那段重新写一遍。",
+         agent="planner")
+    told = remembered(api_client, "yr", "用户是什么时候参加工作的？")
+    assert "2005年7月" in told and "2006" not in told
+    assert "农业农村局" in remembered(api_client, "yr", "用户在什么单位工作？")
