@@ -2675,6 +2675,9 @@ def test_session_48_second_rules_read_only_what_they_say():
     assert slots("每天从番禺开车去天河上班，路上要一个多小时，有没有办法利用通勤时间学点东西？") == \
         [("commute", "开车"), ("location", "番禺")]
     assert slots("从家里开车去上班要半小时") == [("commute", "开车")]
+    # a chat space ends the employer of "我在…上班" (the new user's try)
+    assert slots("我在深圳南山做UI设计 每日开车上班") == [("location", "深圳南山"), ("commute", "开车")]
+    assert slots("我在Shopee Singapore上班") == [("employer", "Shopee Singapore")]
     assert slots("我这台Mate 60能不能设置成自动连蓝牙") == [("phone", "Mate 60")]
     assert slots("我这个小米手环怎么连") == [] and slots("my husband's manager at Google is nice") == []
     assert ("employer", "Analog Devices") in slots("My manager at Analog Devices has everyone doing a step challenge")

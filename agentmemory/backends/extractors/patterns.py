@@ -220,7 +220,10 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("company_industry", re.compile(rf"^(?:现在|目前)?主要(?:做|从事|经营)(?P<v>{ZC}{{2,20}}?)(?:的|业务|行业|生意)?(?=[，。！？；,.!?;]|$)"),
      None),
     ("company_focus", re.compile(rf"主打(?P<v>{ZC}{{1,20}})"), None),
-    ("employer", re.compile(rf"(?:^|我)(?:现在|目前|已经|也|还)?(?:在|于)(?P<v>{ZC}{{1,20}}?)(?:工作|上班|任职|实习)"), None),
+    # (chat's space is a comma: not "深圳南山做UI设计 每日开车" of "我在深圳南山做UI设计 每日开车上班"; a space between Latin words
+    # is the name's own, "在Shopee Singapore上班")
+    ("employer", re.compile(rf"(?:^|我)(?:现在|目前|已经|也|还)?(?:在|于)(?P<v>(?:(?!\s){ZC}|(?<=[A-Za-z])\s(?=[A-Za-z])){{1,20}}?)"
+                            rf"(?:工作|上班|任职|实习)"), None),
     # "回国了 现在在深圳一家规划院上班": a chat piece of its own that says where the user works now.
     ("employer", re.compile(r"(?:(?<=\s)|^)(?:现在|目前)(?:在|于)(?![找努加外地家路车忙赶写做学在公单])(?P<v>[^，。！？；,.!?;\s]{2,20}?)"
                             r"(?:工作|上班|任职)(?=\s|$|了)"), None),

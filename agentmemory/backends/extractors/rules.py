@@ -218,7 +218,7 @@ _SELF_LED_ZH_RE = re.compile(r"(?:我|咱)(?!的)(?!(?:老婆|老公|媳妇|对�
 _WITH_ME_ZH_RE = re.compile(r"(?:我|咱)们?(?:和|跟|与|带着?|陪)|(?:和|跟|与)我")
 #: Words of going to work or school, and a way of getting there said as a piece of its own.
 _TO_WORK_ZH_RE = re.compile(r"上班|上下班|通勤|上学")
-_RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:现在|每天|平时|一般)?(?:都)?"
+_RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:现在|每天|每日|平时|一般)?(?:都)?"
                          # from where ("每天从番禺开车去天河上班", "从仓山开车过去上班"): where the user lives
                          r"(?:从(?P<home>[\u4e00-\u9fff]{2,4}?)(?:家里|这边|那边)?)?(?P<pre>[\u4e00-\u9fff]{0,5}?(?:改成|换成|改))?"
                          r"(?P<v>(?:坐|搭|骑|开)(?:地铁|公交|轻轨|电驴|电动车|"
