@@ -2441,6 +2441,10 @@ def test_set_44_and_45_neighbours_friends_and_old_men_are_someone_else(api_clien
 @pytest.mark.parametrize("messages", [
     ("back w another dumb q, why do cats knead blankets", "why do we still tip at the counter tho, it literally makes no sense"),
     ("你们这人工智能以后是不是能替人开车了 司机都得失业吧",),
+    # sets 46 and 47 (session 48)
+    ("ok settle this, is chicago deep dish actually pizza or a casserole", "lmao fair. tell me a pizza joke"),
+    ("血战到底跟推倒胡有啥子区别 给我讲哈规则",),
+    ("快中秋了，办公室里又在争论五仁月饼到底好不好吃，你站哪一边？",),
 ])
 def test_chat_questions_of_the_world_with_no_question_mark_store_nothing(talk, messages):
     talk("wq", *messages)
@@ -2626,16 +2630,6 @@ def test_set_46_and_47_others_as_people_name_them_are_someone_else(api_client, t
     for user in ("o1", "o2", "o3", "o4", "o5", "o6", "o7"):
         assert not MemoryItem.objects.for_user(user).current().exists(), \
             list(MemoryItem.objects.for_user(user).current().values_list("content", flat=True))
-
-
-@pytest.mark.parametrize("messages", [
-    ("ok settle this, is chicago deep dish actually pizza or a casserole", "lmao fair. tell me a pizza joke"),
-    ("血战到底跟推倒胡有啥子区别 给我讲哈规则",),
-    ("快中秋了，办公室里又在争论五仁月饼到底好不好吃，你站哪一边？",),
-])
-def test_set_46_and_47_questions_of_the_world_store_nothing(talk, messages):
-    talk("sw", *messages)
-    assert not MemoryItem.objects.for_user("sw").current().exists()
 
 
 def test_set_46_and_47_what_is_said_in_passing_replaces_what_was_said_before(api_client, talk):
