@@ -84,14 +84,20 @@ _SICHUANESE = ((re.compile(r"啥子"), "什么"), (re.compile(r"咋个"), "怎�
 _CANTONESE_PRONOUNS_RE = re.compile(r"佢哋|我哋|你哋|佢")
 
 
-def standard_chinese(text: str) -> str:
+def written_in_shanghainese(text: str) -> bool:
+    """Whether ``text`` writes Shanghainese ("阿拉", "侬", a question's "伐")."""
+    return bool(_SHANGHAINESE_RE.search(text or ""))
+
+
+def standard_chinese(text: str, shanghainese: bool = False) -> str:
     """``text`` with the regional pronouns above read as standard Mandarin ("俺", "阿拉", Shanghainese "伊", Cantonese "佢"
     and "我哋", "囡囡"), and Sichuanese "啥子"/"咋个"; anything else unchanged. A Cantonese message keeps its other words (what
     the memory keeps is what the user typed, "揸小巴", "戒咗"); the slot patterns read it whole in Mandarin
     (:func:`cantonese_as_mandarin`, through ``backends/extractors/chat.py``), as do the episode rules that need its
-    grammar (a new job, "入咗Shopee")."""
+    grammar (a new job, "入咗Shopee"). ``shanghainese``: the session is written in Shanghainese, so this message's "伊"
+    is a pronoun though it writes no other Shanghainese word ("还有伊养了只柯基叫布丁" after "阿拉同事小方 伊生病住院了")."""
     text = _FIRST_PERSON_RE.sub(lambda m: "我们" if m.group(2) else "我", text or "")
-    shanghainese = bool(_SHANGHAINESE_RE.search(text))
+    shanghainese = shanghainese or written_in_shanghainese(text)
     if shanghainese:
         for pattern, standard in _SHANGHAINESE:
             text = pattern.sub(standard, text)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from ..backends.extractors.lexicon import places_in
 from ..backends.extractors.patterns import CAR_MAKES_EN, CAR_MAKES_ZH, EN_PETS, ZH_PETS
 from ..text import keyword_tokens
+from ..text.dialect import cantonese_as_mandarin
 from ..text.tokenize import EN_STOPWORDS
 
 _I = re.IGNORECASE
@@ -340,7 +341,8 @@ _CHANGE_RE = re.compile(
 
 def signals_change(text: str) -> bool:
     """Whether ``text`` says that something changed or was wrong (a lexical cue, or a value it retracts)."""
-    return bool(_CHANGE_RE.search(text or "")) or bool(retracted_terms(text))
+    read = cantonese_as_mandarin(text or "")  # "搬咗去", "换咗"
+    return bool(_CHANGE_RE.search(read)) or bool(retracted_terms(text))
 
 
 def clauses(text: str) -> list[str]:
@@ -832,7 +834,7 @@ def named_topics(text: str, known: dict[str, str]) -> set[str]:
 
 
 #: A pet or someone of the household gone, said of their name ("豆豆上个月走了…", "Rocco passed last week").
-_GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|前几天|前天|昨天|去年|今年|最近|已经|也|终于|还是|突然|前阵子|前段时间|[春夏秋冬]天|年初|"
+_GONE_AFTER_NAME = (r"(?:\s*(?:上个月|上周|上个礼拜|上礼拜|上个星期|前几天|前天|昨天|去年|今年|最近|已经|也|终于|还是|突然|前阵子|前段时间|[春夏秋冬]天|年初|"
                     r"年底|月初|月底|那天|(?:\d+|[一二三四五六七八九十两])个?(?:月|周|天|年)前))*\s*(?:走了|没了|不在了|去世|过世|(?:老|病)?死了|丢了|"
                     r"离开了?我们|去了[喵汪]星|寿终正寝)|\s+(?:passed|died|is gone|has passed|crossed the rainbow bridge)\b")
 
@@ -919,7 +921,8 @@ def gone(text: str, known: dict[str, str]) -> set[str]:
     """The ``known`` names that ``text`` retires: of a pet or someone of the household said to be gone ("走了" of a
     pet is not "he left"), or any name mentioned in a message that says it was renamed ("we ended up renaming him
     waffles, he never responded to duke anyway")."""
-    if _RENAMED_RE.search(text or "") or _NOW_NAMED_RE.search(text or ""):
+    text = cantonese_as_mandarin(text or "")  # "芝士上个礼拜走咗" is "走了"
+    if _RENAMED_RE.search(text) or _NOW_NAMED_RE.search(text):
         renamed = {name for name in known if _said_in(name, text)}
         if renamed:
             return renamed

@@ -51,6 +51,7 @@ from ..memory.guard import instruction_signals
 from ..models import MemoryItem, Turn
 from ..models.fields import exact_cosine_distance
 from ..text import keyword_tokens, split_sentences
+from ..text.dialect import cantonese_as_mandarin
 from ..types import MemoryDraft
 from . import amounts, corrections, disclosure
 from .grounding import (
@@ -955,7 +956,8 @@ _NOT_LIVED_RE = re.compile(r"老家|出生|长大|出差|旅游|旅行|[去来][
 
 
 def _moved_to(message: str, new_values: Sequence[str]) -> set[str]:
-    """The places a message says the user moved to ("we moved to Midrand to be closer to my mom"), or none."""
+    """The places a message says the user moved to ("we moved to Midrand to be closer to my mom", "搬咗去珠海香洲"), or none."""
+    message = cantonese_as_mandarin(message)
     if not any(_MOVED_RE.search(c) and not _QUESTION_RE.search(c) and not _HYPOTHETICAL_RE.search(c)
                for c in corrections.clauses(message)) or _FOR_A_WHILE_RE.search(message):
         return set()
@@ -1020,8 +1022,8 @@ _PLANNED_RE = re.compile(r"下个?月|下周|明年|过几天|过段时间|以�
 
 def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
     """Whether an episode says in a clause of the user's own that they live or work in another place than the ones
-    moved to ("I teach Grade 4 at a primary school in Centurion", "我退休了住自贡")."""
-    for clause in corrections.clauses(content):
+    moved to ("I teach Grade 4 at a primary school in Centurion", "我退休了住自贡", "我喺深圳南山租紧个单间")."""
+    for clause in corrections.clauses(cantonese_as_mandarin(content)):
         places = _places_of(clause)
         if places and not places & moved_to and not any(p in m or m in p for p in places for m in moved_to) \
                 and (_FIRST_PERSON_RE.search(clause) or _CJK_CLAUSE_RE.match(clause) or _LIVING_IN_RE.search(clause)) \

@@ -24,7 +24,7 @@ from ..exceptions import BackendError, ExtractionBusy, InvalidInput
 from ..memory.embed import embedded_together
 from ..models import ExtractionRun, Session, Turn
 from ..redact import redact, redact_json
-from ..text.dialect import standard_chinese
+from ..text.dialect import standard_chinese, written_in_shanghainese
 from ..timestamps import iso
 from ..types import MemoryDraft, WriteResult
 from ..usage import llm_usage
@@ -83,10 +83,12 @@ def session_tags(session: Session) -> dict[str, str]:
 
 
 def _turn_texts(session: Session, turns) -> list[TurnText]:
-    """The turns as the extractors read them: a user's "俺"/"咱" as "我", Shanghainese "阿拉" as "我们" (text/dialect.py); the
-    stored turns keep their words."""
+    """The turns as the extractors read them: a user's "俺"/"咱" as "我", Shanghainese "阿拉" as "我们" (text/dialect.py; a
+    session the user writes in Shanghainese is read so in every turn); the stored turns keep their words."""
+    turns = list(turns)
+    shanghainese = any(t.role == "user" and written_in_shanghainese(t.content) for t in turns)
     return [TurnText(seq=t.seq, role=t.role, turn_id=t.pk, session_id=str(session.pk),
-                     content=standard_chinese(t.content) if t.role == "user" else t.content,
+                     content=standard_chinese(t.content, shanghainese) if t.role == "user" else t.content,
                      agent_id=session.agent_id, said_at=t.created_at) for t in turns]
 
 

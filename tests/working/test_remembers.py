@@ -2731,3 +2731,18 @@ def test_a_year_said_anew_is_written_over_the_old_one(api_client, talk):
     told = remembered(api_client, "yr", "用户是什么时候参加工作的？")
     assert "2005年7月" in told and "2006" not in told
     assert "农业农村局" in remembered(api_client, "yr", "用户在什么单位工作？")
+
+
+def test_a_session_in_shanghainese_and_a_move_and_a_pet_gone_in_cantonese(api_client, talk):
+    """Session 48: "伊" in a later message of a session written in Shanghainese is still the colleague; Cantonese "芝士上个礼拜
+    走咗" retires the hamster and "搬咗去珠海香洲同老公一齐住" is a move to 珠海香洲, whose old home goes."""
+    talk("sh", "阿拉同事小方 伊生病住院了 甲状腺手术 在瑞金医院 想帮伊写张卡片",
+         "还有伊养了只柯基叫布丁 住院这段时间是伊老公在溜 卡片里可以提一句布丁等伊回去 哈哈")
+    assert not MemoryItem.objects.for_user("sh").current().exists()
+    talk("ct", "帮我睇下份租约有冇坑 我喺深圳南山租紧个单间 月租四千二", "仲有我养咗只仓鼠叫芝士 合同写咗唔准养宠物 仓鼠都算咩")
+    talk("ct", "芝士上个礼拜走咗😢 两岁几 都算寿终正寝 我想养只虎皮鹦鹉 谂住叫阿福 新手要准备啲咩", agent="planner")
+    talk("ct", "我最后冇续租南山嗰间 搬咗去珠海香洲同老公一齐住 离公司远咗好多 帮我睇下点样返深圳最快")
+    pet = remembered(api_client, "ct", "用户的宠物叫什么名字？")
+    assert "阿福" in pet and "芝士" not in pet
+    home = remembered(api_client, "ct", "用户现在住在哪里？")
+    assert "珠海香洲" in home and "南山租紧" not in home

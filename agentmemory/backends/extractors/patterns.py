@@ -256,7 +256,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"住(?:在)?(?P<w>[\u4e00-\u9fff]{2,4}?)(?:这边|那边|这块|附近))(?=\s|$)"), "@place"),
     ("location", re.compile(rf"搬来了?(?P<v>{ZC}{{2,6}}?)(?=才|以后|之后|后|了|的|这边|那边|[，,。！!？?\s]|$|"
                             r"[一两二三四五六七八九十几半\d]+个?(?:月|年|周|天|星期))"), "@place"),
-    ("location", re.compile(rf"(?:搬到了?|搬去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}})"), None),
+    # (the place alone: "搬咗去珠海香洲同老公一齐住" is "珠海香洲")
+    ("location", re.compile(rf"(?:搬到了?|搬了?去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}}?)(?=(?:同|跟|和|与)[\u4e00-\u9fff]{{1,3}}?(?:一齐|一起)?住|"
+                            rf"住|\s|$|[，。！？；,.!?;])"), None),
     # "我搬回扬州了": a known place moved back to (not someone else's move helped with, nor one planned)
     ("location", re.compile(r"(?<![帮替想要])(?<!打算|准备|计划|考虑)搬回(?:到|了)?(?P<v>[\u4e00-\u9fff]{2,3}?)(?=了|住|来|去|[，,。！!\s]|$)"),
      "@place"),
