@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 
 _FIRST_PERSON_RE = re.compile(r"(俺|咱)(们)?")
-#: "阿拉" (not a name that begins so: 阿拉伯, 阿拉斯加, 阿拉善, 阿拉丁, 阿拉蕾), "我哋".
-_WE_RE = re.compile(r"阿拉(?!伯|斯加|善|丁|蕾|木图|比卡|贡|山口|巴马|尔|法特|米|瓜)|我哋")
+#: Shanghainese "阿拉" (not a name that begins so: 阿拉伯, 阿拉斯加, 阿拉善, 阿拉丁, 阿拉巴马 …).
+_ALA = r"阿拉(?!伯|斯加|善|丁|蕾|木图|比卡|贡|山口|巴马|尔|法特|米|瓜)"
+#: "阿拉", Cantonese "我哋": "我们".
+_WE_RE = re.compile(rf"{_ALA}|我哋")
 #: Shanghainese "伊" as a pronoun (not a word or a name it begins or ends: 伊朗, 伊利, 伊犁, 伊斯兰, 木乃伊, 伊始, 伊藤,
 #: 伊面 …), and its plurals.
 _THIRD_PERSON_RE = re.compile(r"(?<![木乃那奥克塞维比阿努卡达沙拉泰海安])伊(?!朗|利|犁|斯|拉克|春|人|始|藤|面|丽莎|甸|宁|川|通|万|"
@@ -72,7 +74,7 @@ def cantonese_as_mandarin(text: str) -> str:
 
 
 #: Shanghainese, in a message that writes it: "侬" for "你", "伐" for "吗" at a question's end.
-_SHANGHAINESE_RE = re.compile(r"阿拉(?!伯|斯加|善|丁|蕾|木图|比卡|贡|山口|巴马|尔|法特|米|瓜)|侬|伐(?=\s*[?？。!！~～]|\s*$)")
+_SHANGHAINESE_RE = re.compile(rf"{_ALA}|侬|伐(?=\s*[?？。!！~～]|\s*$)")
 _SHANGHAINESE = ((re.compile(r"侬"), "你"), (re.compile(r"伐(?=\s*[?？。!！~～]|\s*$|\s)"), "吗"))
 #: Wu Chinese "囡囡" for the user's daughter ("阿拉囡囡今年八岁", "囡囡叫小满"), not someone else's ("她家囡囡").
 _DAUGHTER_RE = re.compile(r"(?<![你他她伊佢]家)(?<![你他她伊佢])囡囡")
@@ -111,7 +113,3 @@ def standard_chinese(text: str, shanghainese: bool = False) -> str:
     for pattern, standard in _SICHUANESE:
         text = pattern.sub(standard, text)
     return text
-
-
-#: The name the first form of this module gave it (it read only "俺" and "咱").
-standard_first_person = standard_chinese

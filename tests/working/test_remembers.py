@@ -2298,8 +2298,8 @@ def test_session_45_second_review_s_misreadings_are_not_read_so():
 def test_voice_typed_first_person_is_read_as_the_users_own(api_client, talk):
     """Session 46: "俺"/"咱" are "我" (voice-typed and northern Chinese); what the user says with them is the user's,
     and their corrections win as any other's."""
-    from agentmemory.text.dialect import standard_first_person
-    assert standard_first_person("俺们村 咱家狗 咱们走") == "我们村 我家狗 我们走"
+    from agentmemory.text.dialect import standard_chinese
+    assert standard_chinese("俺们村 咱家狗 咱们走") == "我们村 我家狗 我们走"
     talk("yan", "俺在商城县一家米线店当帮厨 天天切菜切到手疼 有啥法子", "咱家狗叫旺财 三岁了 最近老掉毛")
     talk("yan", "跟你说个事 俺不在米线店干了 现在跑中通快递", agent="planner")
     job = remembered(api_client, "yan", "用户现在做什么工作？")
