@@ -290,8 +290,8 @@ TOPICS: dict[str, re.Pattern] = {
                          r"pregnan\w*)\b", _I),
     "car": re.compile(rf"{_CAR_ZH}|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
     "phone": re.compile(r"手机|iPhone|Mate ?\d|(?:华为|小米|三星|荣耀|OPPO|vivo|一加|红米|Redmi|OnePlus|Pixel|Galaxy)\s?(?:[A-Za-z]+\s?)?\d+|"
-                       r"\b(?:(?:my|new|old|own) phone|iphone|android|pixel|galaxy|samsung|redmi|xiaomi|oneplus|oppo|vivo|realme|tecno|infinix|motorola|moto g\d*)\b", _I),
-    "device": re.compile(rf"{_CAR_ZH}|手机|电脑|笔记本|平板|华为|小米(?![粥饭椒辣面])|苹果(?![汁派干醋]|(?:很|挺|太)?(?:甜|好吃))|三星|\b(?:car|(?:hard|usb|flash|thumb|external) drive|phone|iphone|android|laptop|macbook|pc|console|ps5|xbox|"
+                       r"\b(?:(?:my|new|old|own) phone|iphone|(?<!do )android(?! (?:dev|developer|engineer|apps?|studio|sdk|team|work)\b)|pixel|galaxy|samsung|redmi|xiaomi|oneplus|oppo|vivo|realme|tecno|infinix|motorola|moto g\d*)\b", _I),
+    "device": re.compile(rf"{_CAR_ZH}|手机|电脑|笔记本|平板|华为|小米(?![粥饭椒辣面])|苹果(?![汁派干醋]|(?:很|挺|太)?(?:甜|好吃))|三星|\b(?:car|(?:hard|usb|flash|thumb|external) drive|phone|iphone|(?<!do )android(?! (?:dev|developer|engineer|apps?|studio|sdk|team|work)\b)|laptop|macbook|pc|console|ps5|xbox|"
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
     "music": re.compile(r"钢琴|吉他|小提琴|大提琴|古筝|二胡|尤克里里|架子鼓|乐器|贝斯|萨克斯|口琴|琴弦|按弦|弹琴|练琴|琴(?=也|都|就|还)|\b(?:piano|guitar|violin|cello|"
                         r"drums?|ukulele|bass|saxophone|instrument|flute)\b", _I),

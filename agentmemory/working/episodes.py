@@ -129,7 +129,7 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?<!never )(?<!n't )(?:\bi(?:'ve| have)? (?:just |finally |recently |also )?|(?:^|(?<=[,.;!]\s)))"
                          r"(?:moved|changed|switched) jobs\b|"
                          # "自从入咗Shopee做产品设计" (Cantonese, read as "入了"): a company joined, and what the user does there
-                         r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入(?:了|咗)(?![台个部只款件双套把支辆块瓶盒包])(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
+                         r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入(?:了|咗)(?![台个部只款件双套把支辆块瓶盒包])(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:(?<!bc )(?<!because )(?<!cause )(?<!cuz )(?<!since )(?<!since the )(?<!with the )new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
                          r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
                          r"bridesmaid|groomsman|volunteer|member|guest|runner|blogger|mentor|foster|landlord)\b)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
@@ -211,6 +211,14 @@ _PUT_RIGHT_BY_RE = re.compile(r"\b(?:my |our )?[\w'-]+(?: [\w'-]+)? (?:corrected
                               r"(?:我)?(?:老婆|老公|媳妇|对象|我妈|我爸|女儿|儿子|闺女)(?:刚|才)?(?:提醒|纠正)(?:了)?我", re.IGNORECASE)
 #: What was said in an earlier conversation, named so ("上次我说", "上回跟你说的", "last time i said").
 _LAST_TIME_RE = re.compile(r"上次|上回|前几天(?:跟你)?说|之前跟你说|\b(?:last time|the other day) i (?:said|told|mentioned)\b", re.IGNORECASE)
+#: A reason given for a change, after what changed ("… to April bc new job is a lot", "改到周五了 因为新工作太忙"): no topic
+#: of the change.
+_REASON_RE = re.compile(r"(?<=\w)[\s,]+(?:bc|b/c|because|cause|cuz|coz|since)\b(?! (?:\d|last|then)\b)[^.!?]*|[，,\s]因为[^。！？!?]*", re.IGNORECASE)
+#: A clause that says something stays as it was ("still at Shopify", "same team same desk", "还是远程那份工", "还是前端"):
+#: what it names did not change.
+_STILL_RE = re.compile(r"(?:^|(?<=[,;.!?]))\s*(?:(?:and|but|so)\s+)?(?:(?:i'm|im|i am|we're|we are)\s+)?(?:still|same)\b[^,;.!?]*|"
+                       r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:还是|还在|依然|仍然|照样|照旧)(?!(?:不|没|想|要|觉得|说|会))[^\s，,。！？!?]*",
+                       re.IGNORECASE)
 #: A message led by "that one" ("那只仓鼠…", "那条狗…", "that dog…"): of what was just spoken of.
 _THAT_ONE_RE = re.compile(rf"(?:对了|还有|哦)?\s*(?:那|这)(?:只|条)(?:{ZH_PETS})|那位|that (?:dog|cat|hamster|puppy|kitten)\b",
                           re.IGNORECASE)
@@ -228,6 +236,9 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            rf"做(?:{ZH_TITLES}|采购|财务|行政|人事|客服|HR|hr)|跑(?:外卖|饿了么|美团|滴滴|快递|网约车|货拉拉))|"
                            r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?|teach|taught) (?:[\w-]+ ){0,2}?(?:at|for|as|in (?=[A-Z]))|"
                            r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
+                           # "I do android at a small agency (Tapwell, 8 ppl, Denver)": what the user does at a kind of firm
+                           r"\b(?i:I) (?:\w+ )?(?i:do|did) (?:[\w-]+ ){1,2}(?i:at|for) (?i:an?|the) (?:[\w-]+ ){0,2}(?i:agency|firm|startup|"
+                           r"company|studio|consultancy|bank|hospital|clinic|lab|shop|store)\b|"
                            # "… after tax as a teller at Wells Fargo", "我现在在互助青稞酒厂酿酒": a title or trade, and where
                            rf"\b(?i:as an?) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) (?=[A-Z])|"
                            r"我(?:一直|现在|目前)?在[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:厂|公司|车间|医院|学校|酒店|饭店|工地|矿|局|站|店|景区|"
@@ -482,6 +493,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # (not of whoever put the user right: "its actually nov 8, my wife anitha corrected me" is a date's)
         about = _with_birthday(sorted(corrections.topics(_PUT_RIGHT_BY_RE.sub(" ", turn.content))
                                       | corrections.named_topics(turn.content, known)), turn.content)
+        # What it changed is guessed among its topics, not among those of a reason it gives ("pushed the LSAT to April bc
+        # new job is a lot" is the exam's date, not the job).
+        # (nor among what it says stays as it was: "moved to Halifax last month, still at Shopify", "搬回重庆老家了 … 还是远程那份工")
+        unchanged = _STILL_RE.sub(" ", _REASON_RE.sub(" ", turn.content))
+        reasoned = set(about) - set(_with_birthday(sorted(corrections.topics(unchanged)
+                                                          | corrections.named_topics(turn.content, known)), turn.content)) \
+            if unchanged != turn.content else set()
         # The classifier's judgement of the whole, or of a piece that says something changed ("ok so I was wrong
         # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
         # (the whole judged so with no word of change, when it scarcely discloses, is no correction: "儿子旦增6岁 幼儿园让画
@@ -502,7 +520,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                        or ((_WORKS_AT_EN_RE.search(turn.content) or _WORKS_AT_ZH_RE.search(turn.content))
                            and not _SIDE_JOB_RE.search(turn.content)) or _NOW_WORKS_AT_RE.search(said_now)
                        # a new title the day the user reports for duty ("报到了 … 现在是钾肥车间的操作工")
-                       or ("job_title" in slots and _REPORTED_RE.search(turn.content))) \
+                       or ("job_title" in slots and _REPORTED_RE.search(turn.content))
+                       # an employer said in a message judged a correction, not the one the user has ("we got acquired,
+                       # I'm technically at Ramsey Digital now" beside "I do android at a small agency (Tapwell, …)")
+                       or (judged and "employer" in slots and _another_employer(user_id, values_of.get(turn.turn_id, [])))) \
             and turn.turn_id not in others and not _asks_only(turn.content) \
             and not _HYPOTHETICAL_RE.search(turn.content) and not _JOB_WISHED_RE.search(turn.content)
         left_job = bool(_LEFT_JOB_RE.search(turn.content)) and turn.turn_id not in others and not new_job \
@@ -530,7 +551,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # value retracted by name finds the message that said it ("oh wait, it's 4,700 not 5,100").
         named = corrections.retracted_terms(turn.content) | gone
         # (not what it says was said last time: "对了上次我说生日八月二十是记岔了", "还有上次打错字了 是40口网箱")
-        earlier = (_corrected_earlier(drafted, [vector, *changing], about, named, guess=judged or of_topic)
+        earlier = (_corrected_earlier(drafted, [vector, *changing], [t for t in about if t not in reasoned], named, guess=judged or of_topic)
                    if (judged or of_topic or named) and (_TAKES_BACK_RE.search(turn.content) or gone)
                    and not _LAST_TIME_RE.search(turn.content) else [])
         if not earlier and refills and turn.turn_id not in others:
@@ -554,6 +575,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         changed_too = {t for c in corrections.clauses(turn.content) if corrections.signals_change(c) and not _MOVE_SAID_RE.search(c)
                        for t in corrections.topics(c)} if moving else set()
         guessed_about = [t for t in about if t not in _TAKEN_ALONG_TOPICS or t in changed_too] if moving else about
+        guessed_about = [t for t in guessed_about if t not in reasoned or (t == "work" and new_job)]
         if not (judged or of_topic or new_job or gone or moving):
             # A change said only by a word ("I don't drink much myself these days …, but my wife Eirlys …"): the guess
             # is made among the topics of the clauses that say it, not of the whole message ("my wife" is no change).
@@ -631,7 +653,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         # so "儿子乐乐17了" stays)
         # (a name gone beside a slot said anew, "Naledi and I broke up … picked up a secondhand VW Polo": both)
         by_name = corrections.named_topics(turn.content, known) - corrections.topics(turn.content)
-        said_topics = sorted({*(t for t in about if t not in by_name), *_fact_topics(user_id, replaced)})
+        said_topics = sorted({*(t for t in about if t not in by_name and (t not in reasoned or (t == "work" and new_job))),
+                              *_fact_topics(user_id, replaced)})
         names_only = bool(gone)
         kept_of = () if renamed else sorted({*_gone_topics(turn.content, gone, known), *(said_topics if refills else ())}) \
             if gone else said_topics
@@ -826,6 +849,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         ))
         drafted.append((vector, episodes[-1]))
     return [*drafts, *episodes, *remainders]
+
+
+def _another_employer(user_id: str, values: Sequence[str]) -> bool:
+    """Whether none of ``values`` (a message's slot values) is an employer the user has now."""
+    current = {str(v).lower() for v in MemoryItem.objects.for_user(user_id).current().filter(key="employer")
+               .values_list("value", flat=True)}
+    return not any(str(v).lower() in current for v in values)
 
 
 def _new_job_said(message: str, new_job: bool) -> list[str]:
@@ -1165,7 +1195,7 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                            # pay in thousands ("I make about 85k a year", "base is 110k now"), not a 10k run
                            r"\b\d+(?:\.\d+)?k (?:a|per|/) ?(?:year|yr|annum)\b|\b(?:base|salary|pay|make|earn|making|earning|"
                            r"paid)(?: is| of| about| around| like)* \$?\d+(?:\.\d+)?k\b", re.IGNORECASE),
-                re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![A-Za-z])[Nn][1-5](?![\w])|"
+                re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![科钻调考])(?:研[一二三]|博[一二三四五六])(?![\u4e00-\u9fff]{2})|(?<![A-Za-z])[Nn][1-5](?![\w])|"
                            r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
                            r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
                            r"\b\d{1,2}(?:st|nd|rd|th) (?:std|standard)\b|"  # "in 3rd std" (India)
@@ -1184,6 +1214,9 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"(?:客人|宾客|来宾|人数)[^，。！？\d]{0,6}\d+\s?(?:个|位|人|桌)?|\d+\s?(?:个|位)?(?:客人|宾客|来宾)|\d+\s?桌|"
                            r"请\d+\s?个?人|\b\d+\s+(?:guests|people|ppl|attendees)\b|"
                            r"\b(?:guest list|guest count|headcount)\b[^.,;!?]{0,30}?\b\d{2,4}\b", re.IGNORECASE),
+                # a shift ("调去day shift了" beside "做night shift 的", "moved to nights")
+                re.compile(r"\b(?:night|day|morning|evening|graveyard|swing|early|late|overnight) shifts?\b|(?<![一二三四五六七八九十\d])(?:大|小)?"
+                           r"(?:夜班|白班|早班|晚班)", re.IGNORECASE),
                 corrections.COUNT_RE)
 
 
@@ -1257,6 +1290,8 @@ _AGE_IN_WORDS_RE = re.compile(r"\b(?:[Hh]e|[Ss]he|(?-i:[A-Z])[a-z]+|son|daughter
 #: 2019").
 _YEAR_RE = re.compile(r"(?<![\d.])(?:19|20)\d{2}\s*年(?:\s*\d{1,2}\s*月(?!\s*\d{1,2}\s*[日号]))?|\b(?:in|since) (?:19|20)\d{2}\b",
                       re.IGNORECASE)
+#: Kinds of value one holds one of at a time, whoever else is closer in meaning: a school year, a shift.
+_REGRADED_KINDS = (_VALUE_KINDS[4], _VALUE_KINDS[-2])
 #: Kinds of value one says anew in place of the last: an age, a school grade, a year.
 _SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4], _YEAR_RE)
 
@@ -1761,6 +1796,11 @@ _LIFE_RE = re.compile(
     # how the user gets to work ("明天还得挤昌平线一个半小时去上班", "每天坐班车去上班")
     r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:每天|天天|明天|平时|早上)?(?:都|还)?(?:得|要)?(?:挤|坐|搭|倒)(?!过|了|着)"
     r"[\u4e00-\u9fffA-Za-z\d]{0,6}?(?:号线|线|地铁|公交|班车|高铁|城铁|轻轨)[\u4e00-\u9fff\d]{0,8}?(?:去|来)?(?:上班|上学)|"
+    # a stage of study said as what the user is now ("研三了 同济土木", "浙大cs研二 导师巨push"), a thesis of the user's own
+    r"(?:^|(?<=[\s，,。！!])|(?<=[A-Za-z]))(?:我)?(?:今年|现在|已经)?(?:研[一二三]|博[一二三四五六])(?:了|啦)?(?=$|[\s，,。！!])|"
+    r"(?:^|(?<=[\s，,。！!]))(?:我的?)?毕业论文(?:在|是)?(?:写|做|研究)(?!完|好|不|了)[\u4e00-\u9fffA-Za-z]{2,10}|"
+    # a pet taken in ("最后领养了只狸花 叫大王")
+    rf"(?:^|(?<=[\s，,。！!]))(?:我|我们)?(?:最后|刚|终于|上周|前几天|去年)?(?:领养|收养|捡|养)了(?:一)?只[\u4e00-\u9fff]{{0,4}}(?:{ZH_PETS})|"
     # the user's own pet named ("还有我家狗旺财", "我们家的猫叫年糕")
     rf"我(?:家|们家)?的?(?:{ZH_PETS})(?:叫|名叫)?(?!{ZH_PETS}|[子叫不没最今昨明天也都还又就很太特真总老一是在有要会能的了跟和被把这那好可越每"
     rf"掉拆生吃咬跑睡挠抓舔吐拉病怕喜爱咳发])(?:[\u4e00-\u9fff]{{2,3}}(?=\s|[，,])|[\u4e00-\u9fff]{{2}}(?=最近|这两天|这几天|老是|总是|一直|今天))",
@@ -2072,6 +2112,10 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
                     .exclude(pk__in=ids).values_list("pk", "value") if new and not set(value.get("places") or ()) & new]
         if ids:
             return ids
+    if guess and not found and (regraded := _held_otherwise(episodes, text)):
+        # A school year or a shift said anew ("纠正一下 我上次打错了 是研二", "moved to days"): the one statement that gave
+        # another of that kind, of the same people, is what it corrects, whatever else is closer in meaning.
+        return [regraded, *_their_slot_facts(current, [regraded], about, frozenset({"partner"}))]
     if not guess or (replaceable and set(replaceable) <= _STYLE_SLOTS):
         # How the user wants answers ("以后直接给书名就行") corrects an earlier wish of that kind, nothing else.
         return []
@@ -2122,6 +2166,23 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
             return [closest[1], *_their_slot_facts(current, [closest[1]], about, unsaid)]
     return []
+
+
+def _held_otherwise(episodes, text: str) -> int | None:
+    """The one episode of ``episodes`` that says another school year or shift than the one ``text`` says (of no one
+    the episode does not speak of), or None."""
+    for kind in _REGRADED_KINDS:
+        said = [(m.group(0).lower(), clause) for clause in corrections.clauses(text) for m in kind.finditer(clause)]
+        if len({value for value, _ in said}) != 1:
+            continue
+        value, clause = said[0]
+        kin = [k.group(0).lower() for k in _KIN_IN_CLAUSE_RE.finditer(clause)]
+        holding = [pk for pk, content in episodes.values_list("pk", "content")
+                   if (others := {m.group(0).lower() for m in kind.finditer(content)}) and value not in others
+                   and all(k in content.lower() for k in kin)]
+        if len(holding) == 1:
+            return holding[0]
+    return None
 
 
 #: A birthday named: a date said with it may be the user's birthday's.
@@ -2660,11 +2721,16 @@ _REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(
 
 
 #: A question asked with no mark ("whats the tallest mountain in Canada btw", "为啥切洋葱会流眼泪"): a wh-word first.
-_UNMARKED_QUESTION_RE = re.compile(r"^\W*(?:(?:ok|so|and|also|btw|ha|haha|lol|nice|oh|(?:random|quick|silly|dumb|weird|serious) question)\W+)*(?:(?:whats|what's|what|who|where|when|why|"
+_UNMARKED_QUESTION_RE = re.compile(r"^\W*(?:(?:ok|so|and|also|btw|ha|haha|lol|nice|oh|(?:random|quick|silly|dumb|weird|serious) (?:question|q))\W+)*(?:(?:whats|what's|what|who|where|when|why|"
                                    r"how|which)\b(?!')|为什么|为啥|有没有|是不是|怎么|"
                                    # "问找工作是不是得先搞定签证" (voice input, no mark): asking, as "请问…" is
                                    r"请问|想问(?!题)|问一下|问下(?![来去])|问问|问(?![了过题候号])(?=[\u4e00-\u9fff][^，。！？\s]{0,12}(?:是不是|能不能|要不要|有没有|吗|什么|怎么)))",
                                    re.IGNORECASE)
+#: A verb first, as a question asked with no mark puts it ("does pineapple belong on pizza").
+_VERB_FIRST_RE = re.compile(r"^\W*(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have)\b", re.IGNORECASE)
+#: A question said to come, then asked with a verb first and no mark ("ok serious question, does pineapple belong on pizza.").
+_LEAD_THEN_ASK_RE = re.compile(r"^\W*(?:(?:ok|okay|so|and|also|btw|hey)\W+)*(?:random|quick|silly|dumb|weird|serious|honest|real|"
+                               r"stupid|odd|fun|genuine) (?:question|q)\W+" + _VERB_FIRST_RE.pattern[4:], re.IGNORECASE)
 #: The user or their household in English: "I", "we", "my", "our dog".
 _ENGLISH_SELF_RE = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|my|me|mine|we|we're|we've|us)\b|"
                               r"\bour (?!(?:lifetimes?|time|times|generation|world|planet|country|society|species|era|days)\b)",
@@ -2674,8 +2740,8 @@ _LEADING_ASK_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey|random quest
                              r"people|humans|we)\b)", re.IGNORECASE)
 #: An either-or asked with no mark ("is chicago deep dish actually pizza or a casserole"; not "Did marketing at Unilever for
 #: 6 years or so").
-_EITHER_OR_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey)[\s,]*)*(?:is|are|does|do|should|would|can|could)\s+"
-                           r"[\w' -]{2,40}? or (?!(?:so|something|two|whatever|more|less|thereabouts)\b)(?:an? |the )?[\w' -]{2,30}$",
+_EITHER_OR_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey)[\s,]*)*(?:is|are|was|were|does|do|did|should|would|can|could|will)\s+"
+                           r"[\w' -]{2,40}? or (?!(?:so|something|two|whatever|more|less|thereabouts)\b)(?:an? |the )?[\w' -]{2,30}[.?!]?$",
                            re.IGNORECASE)
 
 
@@ -2685,11 +2751,16 @@ def _asks_the_world(message: str) -> bool:
     will humans actually get to Mars in our lifetime"). Chinese chat drops its subjects too often to read it so."""
     if is_chinese(message):
         return _asks_the_world_zh(message)
-    if _ENGLISH_SELF_RE.search(_GENERIC_WE_RE.sub(" ", message)) or corrections.topics(message):
+    # (a topic of a life is no one's in a question said to come or an either-or: "ok serious question, does pineapple
+    # belong on pizza.", "was Y2K actually overblown or did the remediation work")
+    if _ENGLISH_SELF_RE.search(_GENERIC_WE_RE.sub(" ", message)) or (corrections.topics(message) and not (
+            _LEAD_THEN_ASK_RE.match(message) or _EITHER_OR_RE.match(message.strip()))):
         return False
     sentences = [s.strip() for s in _sentences(message) if s.strip()]
-    asked = [bool(_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s) or _LEADING_ASK_RE.match(s)
-                  or _EITHER_OR_RE.match(s) or _QUESTION_LEAD_ONLY_RE.match(s)) for s in sentences]
+    asked = [bool(_QUESTION_RE.search(s) or _UNMARKED_QUESTION_RE.match(s) or _LEADING_ASK_RE.match(s) or _LEAD_THEN_ASK_RE.match(s)
+                  or _EITHER_OR_RE.match(s) or _QUESTION_LEAD_ONLY_RE.match(s)
+                  or (i > 0 and _QUESTION_LEAD_ONLY_RE.match(sentences[i - 1]) and _VERB_FIRST_RE.match(s)))
+             for i, s in enumerate(sentences)]
     # (a remark on what was asked, with no one's life in it, goes with it: "why do we still do daylight saving time tho,
     # it literally helps nobody")
     return any(asked) and all(a or len(set(keyword_tokens(s))) <= 1 or (_REMARK_RE.match(s) and any(
@@ -2739,6 +2810,8 @@ _ZH_WORLD_ASKED_RE = re.compile(r"为啥|为什么|为何|到底(?:多|是|有|�
 _ZH_MARVEL_RE = re.compile(r"(?:太|真|好|也太)(?:牛|厉害|离谱|夸张|神奇)了?(?:吧|啊|呀)?(?:\s|[!！。~～]|$)|绝了(?:\s|[!！。]|$)")
 
 
+#: What one does at a company named in capitals ("staff eng at Shopify").
+_AT_COMPANY_RE = re.compile(r"^\W*(?:\w+:\s*)?(?:[\w-]+ ){1,3}at (?-i:[A-Z])[\w&.'-]+\W*$", re.IGNORECASE)
 #: A trade said as what the user is, in English ("hi i'm a cooper", "im a mosaic restorer").
 _TRADE_SAID_EN_RE = re.compile(r"\b(?:i'm|im|i am) an? (?:[\w-]+ )?[\w-]+(?:er|or|ist|ian|man|woman|wright|smith|maker|keeper)\b",
                                re.IGNORECASE)
@@ -2833,8 +2906,10 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
                       or (old and not moved and c == said and not topics & replaced and _USERS_OWN_RE.match(c)
                           and (_JOB_TITLE_SAID_RE.search(c) or _TRADE_SAID_EN_RE.search(c))
                           and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2)
-                      # (nor, of a move, a trade said that names no place: "hi i'm a cooper")
-                      or (moved and c == said and not topics and not places_in(c) and bool(_TRADE_SAID_EN_RE.search(c))))
+                      # (nor, of a move, a trade said that names no place: "hi i'm a cooper"; or a company: "context: staff
+                      # eng at Shopify" of "… based in Ottawa")
+                      or (moved and c == said and not topics and not places_in(c) and not _IN_PLACE_RE.search(c)
+                          and bool(_TRADE_SAID_EN_RE.search(c) or _AT_COMPANY_RE.search(c))))
                  and not _MOOD_END_RE.search(c)
                  and not ("health" in replaced and _EATS_RE.search(c))]  # a diet changed: "每天鸡胸肉吃到想吐" goes
         if _WORK_SAID_RE in restated and not moved:

@@ -499,15 +499,21 @@ _OTHERS_NAMED_RE = re.compile(rf"\b(?:my|our)\s+(?:(?:best|old|close|good|two|ne
                               r"\bone of (?:the|my|our) [a-z]+s,\s+(?P<c>(?-i:[A-Z])[a-z]+)\b|"
                               r"(?-i:\b(?P<d>[A-Z][a-z]{2,}),?\s+(?:our|my)\s+(?:[a-z]+\s+)?(?:nurse|manager|boss|receptionist|"
                               r"teacher|coach|neighbou?r|landlord|landlady|colleague|coworker|friend|vet|doctor|admin|lead|supervisor|"
-                              r"intern|tech|assistant|cleaner|nanny|babysitter)\b)",
+                              r"intern|tech|assistant|cleaner|nanny|babysitter)\b)|"
+                              # in Chinese chat with an English name ("我有个client Mr Tan, 在Raub种榴莲的")
+                              r"(?:我有个|我有一个|我的|我们的?)(?:client|客户|朋友|同事|邻居|同学|老板|boss|colleague|friend|室友|学生)\s?"
+                              r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Uncle|Auntie|Aunty)\.?\s)?(?P<e>(?-i:[A-Z])[a-z]+)",
                               re.IGNORECASE)
 #: A clause led by a name and what it does or is: "kemi's vegan", "and dan's a paramedic", "update: tomás got …".
-_NAME_LED_RE = re.compile(r"^\W*(?:(?:and|but|so|also|plus|oh|btw|update|news|anyway|ok|okay)\W+)*(?P<name>[^\W\d_][\w-]+)" + _APPOSITION +
+_NAME_LED_RE = re.compile(r"^\W*(?:(?:and|but|so|also|plus|oh|btw|update|news|anyway|ok|okay)\W+)*"
+                          r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Uncle|Auntie|Aunty)\.?\s+)?(?P<name>[^\W\d_][\w-]+)" + _APPOSITION +
+                          # what they said, in Chinese chat ("Mr Tan 说园那边开车去KL要2个钟")
+                          r"(?:\s?(?:说|讲|觉得|问我|想要?)|"
                           r"(?:'s\b|\s+(?:is|was|has|had|got|gets|just|also|still|now|will|would|can|can't|cannot|could|does|"
                           r"doesn't|did|didn't|isn't|wasn't|won't|works|worked|lives|lived|moved|moves|starts|started|"
                           r"wants|needs|loves|likes|hates|eats|drinks|prefers|plays|studies|teaches|runs|owns|only)\b|"
                           # what they say of themselves: "Kwesi says they want to move to Kumasi"
-                          r"\s+(?:says|said|thinks|reckons|told me) (?:that )?(?:they|he|she|his|her|their)\b)",
+                          r"\s+(?:says|said|thinks|reckons|told me) (?:that )?(?:they|he|she|his|her|their)\b))",
                           re.IGNORECASE)
 #: Words after a relation word that are no name ("my friend from work", "my colleagues are …"; written with no "'s":
 #: "12 May is my sister birthday, mine is 21 May").
@@ -522,7 +528,7 @@ job work phone""".split())
 def others_named(said: str) -> frozenset[str]:
     """The names, in lower case, that ``said`` gives to people outside the user's household (cached: every clause of
     a message asks with the same session text)."""
-    return frozenset(name.lower() for m in _OTHERS_NAMED_RE.finditer(said) for name in m.group("a", "b", "c", "d")
+    return frozenset(name.lower() for m in _OTHERS_NAMED_RE.finditer(said) for name in m.group("a", "b", "c", "d", "e")
                      if name and name.lower() not in _NO_NAME)
 
 

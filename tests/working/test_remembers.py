@@ -2746,3 +2746,84 @@ def test_a_session_in_shanghainese_and_a_move_and_a_pet_gone_in_cantonese(api_cl
     assert "阿福" in pet and "芝士" not in pet
     home = remembered(api_client, "ct", "用户现在住在哪里？")
     assert "珠海香洲" in home and "南山租紧" not in home
+
+
+def test_set_48_and_49_what_is_said_in_passing_replaces_what_was_said_before(api_client, talk):
+    """Session 49: implied changes a pattern reads: a workplace said by a new manager or mentor there ("我在全联的新主管",
+    "my new manager at Fonterra"), a company one is "technically at" now, a title at a company said with no "I", an
+    offer taken ("接了米哈游的"), a move home ("搬回重庆老家了"), a new phone said as "新手机…" or "swapped to …", a birthday
+    put right when the first said the date before the word."""
+    talk("s1", "帮我想想怎么跟客户解释基金亏损 我在国泰世华当理专 这个月被客诉两次了")
+    talk("s1", "欸 我在全联的新主管要我下礼拜交一份季度销售简报 PPT怎么排比较清楚", agent="planner")
+    work = remembered(api_client, "s1", "用户在哪里工作？")
+    assert "全联" in work and "国泰世华" not in work
+    talk("s2", "I do android at a small agency (Tapwell, 8 ppl). I daily a Pixel 7 so I'll test there first.")
+    talk("s2", "also we got acquired, I'm technically at Ramsey Digital now, same team same desk lol. redo my email "
+               "signature", "edit: swapped to a Galaxy S24 as my daily. any One UI quirks?", agent="planner")
+    work = remembered(api_client, "s2", "Where does the user work?")
+    assert "Ramsey Digital" in work and "Tapwell" not in work
+    phone = remembered(api_client, "s2", "What phone does the user use?")
+    assert "Galaxy S24" in phone and "Pixel 7" not in phone
+    talk("s3", "毕业季 拿了网易游戏的offer 广州 游戏策划 帮回个接受offer的邮件")
+    talk("s3", "改主意了 接了米哈游的 上海 还是策划", agent="planner")
+    work = remembered(api_client, "s3", "用户在哪家公司工作？")
+    assert "米哈游" in work and "网易" not in work
+    talk("s4", "远程两年了 给上海一家游戏公司做数据分析 人在成都高新区 效率越来越低")
+    talk("s4", "已经搬回重庆老家了 房租省了一大半 还是远程那份工", agent="planner")
+    home = remembered(api_client, "s4", "用户现在住在哪个城市？")
+    assert "重庆" in home and "成都" not in home
+    talk("s5", "用的iPhone12 电池不行了 刷题一会就没电")
+    talk("s5", "新手机mate60 怎么把微信聊天记录导过来", agent="planner")
+    phone = remembered(api_client, "s5", "用户用什么手机？")
+    assert "mate60" in phone and "iPhone12" not in phone
+    talk("s6", "hi 我7月23生日 想在家里搞个小party 大概15个人", "我住Tanjung Bungah 的condo 可以用楼下BBQ pit")
+    talk("s6", "欸 我上次打错了 我生日是7月25 啦 BBQ pit已经book好那天了", agent="planner")
+    birthday = remembered(api_client, "s6", "用户的生日是哪天？")
+    assert "7月25" in birthday and "7月23" not in birthday
+    assert "Tanjung Bungah" in remembered(api_client, "s6", "用户住在哪里？")
+
+
+def test_a_reason_given_for_a_change_is_not_what_changed(api_client, talk):
+    """Session 49: "also pushed the LSAT to April bc new job is a lot" moves the exam, not the job said the message
+    before; "since 6 years" is how long, not a reason."""
+    talk("r1", "I'm a paralegal at Brandt Lowe LLP. also LSAT prep book recs? I'm sitting it in January")
+    talk("r1", "so I quit the law firm job lol. now an investigator at the Sacramento County Public Defender.",
+         "also pushed the LSAT to April bc new job is a lot", agent="planner")
+    work = remembered(api_client, "r1", "Where does the user work?")
+    assert "Sacramento County Public Defender" in work and "Brandt Lowe" not in work
+    lsat = remembered(api_client, "r1", "When is the user taking the LSAT?")
+    assert "April" in lsat and "January" not in lsat
+
+
+def test_session_49_rules_read_only_what_they_say():
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.working.episodes import _asks_the_world
+    from agentmemory.working.grounding import named_another
+
+    def slots(text: str) -> dict[str, str]:
+        return {d.key.split(":")[0]: str(d.value) for d in RuleBasedExtractor().extract_text(text)}
+
+    assert slots("拿了字节的offer 已经提离职了 下个月base北京") == {"employer": "字节", "location": "北京"}
+    for weighed in ("拿了腾讯的offer 要不要去", "拿了两个offer 纠结", "接了孩子的 回家", "人在外地出差 帮我订酒店",
+                    "我在公司的领导让我加班", "用的小米手环", "my husband has been working at Google for 3 years"):
+        assert not slots(weighed), weighed
+    assert slots("好 我最近都搭公车上班 从家里到门市20分") == {"commute": "搭公车"}
+    assert slots("欸 我现在从汐止骑机车去公司才15分钟") == {"commute": "骑机车", "location": "汐止"}
+    assert slots("ok 3/14 我生日 想请同事喝 8杯大概多少") == {"birthday": "3/14"}
+    assert slots("另外我的猫 Oreo 最近一直吐") == {"pet": "猫 Oreo"}
+    assert slots("Floss will be coming, she's our border collie.") == {"pet": "border collie Floss"}
+    assert slots("Sarah is coming too, she's my sister") == {}
+    assert slots("my gf Kayla says i should bring a copy") == {"partner": "gf Kayla"}
+    assert slots("we traded it in on a 2020 Honda CR-V")["car"] == "Honda CR-V"
+    assert slots("frontend dev at Wayfair (Boston office), react + ts.")["employer"] == "Wayfair"
+    assert slots("been working at Yarmouth Regional for 3 weeks now") == {"employer": "Yarmouth Regional"}
+    # small talk with a question said to come, or an either-or with no mark
+    for asked in ("random q, why are they called jandals", "ok serious question, does pineapple belong on pizza.",
+                  "was Y2K actually overblown or did the remediation work"):
+        assert _asks_the_world(asked), asked
+    for told in ("quick q. is my dog ok", "was at Google for 3 years or 4", "Did marketing at Unilever for 6 years or so"):
+        assert not _asks_the_world(told), told
+    # a client introduced by an English name in Chinese chat, then what they said
+    said = "我有个client Mr Tan, 在Raub种榴莲的, 我是做freelance web 的\n"
+    assert named_another("Mr Tan 说园那边开车去KL要2个钟, 想做delivery 到KL", said) == "Tan"
+    assert named_another("Tan 说的对", "") == ""

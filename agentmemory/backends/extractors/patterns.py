@@ -110,7 +110,7 @@ _ZH_TITLES = (r"[\u4e00-\u9fff]{1,4}师|策划|制作人|编剧|导演|主播|�
               r"分析师|产品经理|架构师|开发|组长|主管|总监|负责人|专员|实习生|顾问|编辑|记者|厨师|店长|博士生|研究生|测试|助理|文员|合伙人|教练|导购|"
               r"财务|人事|HR|行政|理赔|核保|精算|出纳|市场营销|市场|用户增长|增长|客服|采购|法务|风控|审计|数据分析|投研|翻译|公关|招聘|供应链|质检|售前|售后|商务|BD|柜员|收银员|保安|(?<!老)司机|快递员|外卖员|保险代理|店员|服务员|保洁|护工|前台|荷官|骑手|保姆|月嫂|"
               r"操作工|普工|电工|焊工|钳工|车工|机修工|装配工|管制员|书记员|安全员|化验员|调度员|技术员|检验员|质检员|仓管员|管理员|业务员|"
-              r"讲解员|列车员|乘务员|安检员|统计员|资料员|施工员|监理|辅警|民警|消防员|飞行员|配送员|营业员|售货员|理货员")
+              r"讲解员|列车员|乘务员|安检员|统计员|资料员|施工员|监理|辅警|民警|消防员|飞行员|配送员|营业员|售货员|理货员|理专|理财专员|私行|客户经理|行研|研究员")
 #: Someone called as Chinese speakers call colleagues and neighbours: by surname after 老/小/阿 ("老王是回族不吃猪肉",
 #: "小陈对花生过敏") or before a title ("王姐", "张总", "刘老师", a neighbour's "王奶奶"); not a word that begins so ("小孙子", "老顾客",
 #: "小程序": left out of the surnames or by the next character).
@@ -129,7 +129,7 @@ _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|studen
               r"adjuster|paralegal|hygienist|optometrist|radiographer|sonographer|phlebotomist|pilot|dispatcher|"
               r"longshoreman|stevedore|miner|machinist|fitter|rigger|scaffolder|roofer|landscaper|gardener|janitor|"
               r"nanny|tutor|lecturer|instructor|translator|interpreter|journalist|reporter|photographer|sommelier|"
-              r"bartender|waiter|waitress|"
+              r"bartender|waiter|waitress|investigator|detective|"
               r"PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP|CNA|RN|LPN|EMT|CPA|HCA|PCA|head of [a-z-]+(?: [a-z-]+)?")
 _ONE_DIET_ZH = r"低碳水|生酮|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
 _ONE_DIET_EN = (r"vegetarian|vegan|pescatarian|keto|paleo|low[- ]carb|plant[- ]based|"
@@ -146,7 +146,7 @@ DIET_STYLE_RE = re.compile(rf"^(?:{_ONE_DIET_ZH}|{_ONE_DIET_EN})(?:饮食|者)?$
 #: (the user's workmate as who does something, at a sentence's or a clause's start: not "I already miss my coworkers at
 #: Amazon", "had lunch with my team at Chipotle")
 WORKMATE_AT_RE = re.compile(r"(?:^|[.!?,;]\s*|\b(?i:and|but|so|because|cause|bc|cuz|also|plus) )\W*(?i:my) "
-                            r"(?i:manager|boss|supervisor|team lead|line manager|coworkers?|co-workers?|colleagues?|"
+                            r"(?:(?i:new|current) )?(?i:manager|boss|supervisor|team lead|line manager|coworkers?|co-workers?|colleagues?|"
                             r"employee discount|work badge|shift lead) (?:at|over at|down at) "
                             r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
                             r"Christmas|Easter|Thanksgiving|Halloween|Diwali|Eid)\b)"
@@ -174,6 +174,10 @@ EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|geck
             r"dachshund|sausage dog|pug|shih tzu|chihuahua|schnauzer|rottweiler|german shepherd|shepherd|bulldog|frenchie|"
             r"cavoodle|cockapoo|labradoodle|goldendoodle|doodle|maltese|samoyed|shiba|pomeranian|staffy|mutt|tortie|"
             r"ragdoll|siamese|maine coon|sphynx|budgie|cockatiel|tortoise|chinchilla|goldfish|axolotl|bearded dragon")
+#: A pet named first and its kind said after ("Floss will be coming, she's our border collie"): read from the whole
+#: sentence, as "border collie Floss".
+NAMED_PET_RE = re.compile(rf"^\W*(?P<n>[A-Z][a-z]{{2,12}})(?:\s+[\w']+){{1,5}}?,?\s+(?i:she's|he's|she is|he is) (?i:our|my) "
+                          rf"(?P<v>(?i:{EN_PETS}))\b")
 #: Car makes and models people name their car by ("my 2014 civic", "we finally got a Tesla", "换了小鹏G6").
 CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
                 r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|(?:(?<=vw )|(?<=volkswagen ))golf|(?<=my )golf(?! (?:swing|game|lessons?|clubs?|course|bag|handicap|buddies|trip|shoes))|jetta|kia|hyundai|"
@@ -228,6 +232,16 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("employer", re.compile(r"(?:(?<=\s)|^)(?:现在|目前)(?:在|于)(?![找努加外地家路车忙赶写做学在公单])(?P<v>[^，。！？；,.!?;\s]{2,20}?)"
                             r"(?:工作|上班|任职)(?=\s|$|了)"), None),
     ("employer", re.compile(rf"我是(?P<v>{ZC}{{2,15}}?)的{ZC}{{0,6}}?(?:{_ZH_TITLES})"), None),
+    # An offer taken ("拿了字节的offer 已经提离职了", "改主意了 接了米哈游的 上海"): where the user works next (not one weighed:
+    # "拿了两个offer 纠结去哪个", "拿了腾讯的offer 要不要去").
+    ("employer", re.compile(r"(?:拿了|拿到了?|接了|接受了|签了)(?P<v>(?![一两二三四五六七八九十几\d]|孩子|老公|老婆|儿子|女儿|他|她|朋友|同事)[\u4e00-\u9fffA-Za-z&]{2,10}?)的"
+                            r"(?:offer|Offer|OFFER)?(?=[\s，,。！!]|$|offer|Offer|OFFER)"
+                            r"(?![^。！？?]{0,30}(?:要不要|该不该|纠结|犹豫|选哪|去不去|还没(?:想|决定)))"), None),
+    # Where the user works, said by who they work with there ("我在全联的新主管要我下礼拜交…", "美团这边mentor让我两周内熟悉…"):
+    # a company named, not a kind of place ("我在公司的领导", "医院这边的主管").
+    ("employer", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:欸|诶|哎|对了)?\s*(?:我在(?P<v>(?!公司|单位|厂|店|学校|医院|这|那|家)"
+                            r"[\u4e00-\u9fffA-Za-z&]{2,10}?)的|(?P<w>(?!公司|单位|厂|店|学校|医院|这|那|家)[\u4e00-\u9fffA-Za-z&]{2,8}?)"
+                            r"这边的?)(?:新)?(?:主管|老板|领导|上司|经理|组长|店长|leader|mentor|Leader|Mentor|同事)"), None),
     ("location", re.compile(rf"^\s*(?:我|我们)(?:现在|目前|人)?在(?P<v>{ZC}{{2,8}})$"), "@place"),
     # "我退休前是老师 现在在青岛 天天钓鱼": a chat piece of its own (spaces for commas) that says where the user is now.
     ("location", re.compile(r"(?:^|(?<=\s))(?:现在|目前)(?:人)?在(?P<v>[\u4e00-\u9fff]{2,3}?)(?=\s|$)"
@@ -260,8 +274,12 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"(?:搬到了?|搬了?去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}}?)(?=(?:同|跟|和|与)[\u4e00-\u9fff]{{1,3}}?(?:一齐|一起)?住|"
                             rf"住|\s|$|[，。！？；,.!?;])"), None),
     # "我搬回扬州了": a known place moved back to (not someone else's move helped with, nor one planned)
-    ("location", re.compile(r"(?<![帮替想要])(?<!打算|准备|计划|考虑)搬回(?:到|了)?(?P<v>[\u4e00-\u9fff]{2,3}?)(?=了|住|来|去|[，,。！!\s]|$)"),
+    # ("已经搬回重庆老家了", "搬回老家重庆了": home again is where one lives now)
+    ("location", re.compile(r"(?<![帮替想要])(?<!打算|准备|计划|考虑)搬回(?:到|了)?(?:老家)?(?P<v>[\u4e00-\u9fff]{2,3}?)(?=老家|了|住|来|去|[，,。！!\s]|$)"),
      "@place"),
+    # "人在成都高新区", "base北京": a chat piece of its own that gives where the user is, at a known place (not "人在外地出差")
+    ("location", re.compile(r"(?:^|(?<=[\s，,]))(?:现在|目前|下个?月|下周|明年|之后)?(?:人在|base在?\s?)(?P<v>[\u4e00-\u9fff]{2,3}?)(?=[\u4e00-\u9fff]{0,4}(?:区|县|镇)?(?:\s|[，,。！!]|$))"
+                            r"(?![^，,。！!]{0,6}(?:出差|开会|度假|旅游|旅行|转机|玩|培训))"), "@place"),
     # "人也搬上海了", "坐标北京望京": a known place moved to, or given as where one is
     ("location", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:去年|今年|前年|上个月|刚|人|我|我们)?(?:也|都|已经)?搬(?![家走出进回到去来])"
                             r"(?P<v>[\u4e00-\u9fff]{2,3}?)了"), "@place"),
@@ -322,6 +340,10 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("event", re.compile(rf"(?P<v>我(?:们)?(?:刚|刚刚|上周|昨天|上个月|今年|去年|前几天)?(?:去了|参加了|搬家到|买了|入职了|加入了|完成了|拿到了|生了|结婚了|毕业了|升职了|换了工作){ZC}{{0,30}})"), None),
     ("birthday", re.compile(rf"我(?:的)?生日(?:其实|应该|本来|现在|实际上)?(?:是|在)?(?P<v>{_ZH_DATE})"), None),
     # "对了 生日是3月21": a piece led by 生日 (not "我妈生日是…": someone named before it)
+    # the date between ("hi 我7月23生日 想在家里搞个小party")
+    ("birthday", re.compile(r"我(?:的)?(?P<v>[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}[日号]?)\s?(?:是|过)?生日"), None),
+    # the date first ("ok 3/14 我生日 想请同事喝", "11.3我生日")
+    ("birthday", re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:(?i:ok|okay)\s?|好\s?|对了\s?)?(?P<v>{_ZH_DATE})\s?(?:是)?我(?:的)?生日"), None),
     ("birthday", re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:对了|其实|哦|噢)?\s*生日(?:其实|应该|本来|实际上)?(?:是|在)(?P<v>{_ZH_DATE})"), None),
     # A shop of one's own in a town ("在自贡开了个小铺子 主要卖自家做的冷吃兔"): where the user is, and what it sells.
     ("location", re.compile(r"(?:^|[\s，,。！!]|我|现在|目前|如今)在(?P<v>[\u4e00-\u9fff]{2,4}?)(?:古城|古镇|老城|市区|郊区|乡下|这边|那边)?"
@@ -334,6 +356,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在|已经|都|也)*(?P<v>[1-9]\d|[二三四五六七八九]?十[一二三四五六七八九]?)岁"), None),
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在)(?:已经|都)?(?P<v>[1-9]\d)(?:了|岁)"), None),
     ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|一只|只)?(?P<v>{ZC}{{0,4}}(?:{ZH_PETS})(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{{1,6}})"), None),
+    # A pet named in Latin letters after its kind, a breed in English too ("另外我的猫 Oreo 最近一直吐", "我家那只golden叫Lucky")
+    ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|只)?\s?(?P<v>(?:{ZH_PETS}|(?i:{EN_PETS}|golden))\s?"
+                       rf"(?:叫|名叫|名字叫)?\s?[A-Z][A-Za-z]{{1,10}})(?![A-Za-z])"), None),
     ("pet", re.compile(rf"(?:我|我家|家里)(?:新|刚)?养了(?P<v>(?:一|两|三|[0-9])?(?:只|条|个)?{ZC}{{0,4}}(?:{ZH_PETS})(?:，?(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{{1,6}})?)"), None),
     # "儿子8岁，…": Chinese drops the "我" before the household's own.
     ("child", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:儿子|女儿|孩子|闺女|宝宝|大宝|二宝|娃)(?:今年|现在|才|刚)?(?:其实)?(?:是)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)))"), None),
@@ -370,6 +395,10 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("phone", re.compile(rf"(?:我的|我用的是?|我在用|换了|换成了?|换到|入手了?|入了|买了|新买的|刚换的)(?:一台|台|部|个)?(?:新的?)?"
                          rf"(?P<v>(?:{PHONE_MAKES}){_PHONE_MODEL})(?!\s?(?:手环|手表|电视|音箱|平板|笔记本|电脑|耳机|路由器|扫地机|"
                          rf"空调|冰箱|洗衣机|汽车|SU7|YU7|Watch|watch|Pad|pad|Buds|buds|Band|band))(?:手机)?"), None),
+    # ("新手机mate60 怎么把微信聊天记录从苹果导过来", "用的iPhone12 电池不行了": chat drops the "我")
+    ("phone", re.compile(rf"(?:新手机(?:是|换成了?)?|手机换成了?|(?:^|(?<=[\s，,]))用的是?)\s?(?P<v>(?:{PHONE_MAKES}|mate){_PHONE_MODEL})"
+                         rf"(?<=\d|[A-Za-z])(?!\s?(?:手环|手表|电视|音箱|平板|笔记本|电脑|耳机|路由器|扫地机|空调|冰箱|洗衣机|汽车|SU7|YU7|"
+                         rf"Watch|watch|Pad|pad|Buds|buds|Band|band))"), None),
     ("car", re.compile(rf"(?:我们家|咱家|我家|我们|我|家里)(?:的车)?(?:新|刚|终于|已经|现在)?(?:买了|换了|提了|开的是|开着|换成了?|提车了?)(?:一辆|辆|台|一台)?"
                        rf"(?P<v>(?:{CAR_MAKES_ZH}){ZC}{{0,6}}?)(?=了|[，。！？；,.!?;]|$)"), None),
     ("instrument", re.compile(r"我(?:会|在学|学了|一直在)?(?:弹|拉|吹|打)(?P<v>钢琴|吉他|古筝|古琴|小提琴|大提琴|尤克里里|架子鼓|二胡|长笛|萨克斯|琵琶|贝斯)"), None),
@@ -439,10 +468,18 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                              rf"director|designer))?)\b", _I), None),
     # A clause that is only a title at a company ("started my new job monday!! financial analyst at Shopify."):
     # the user's own, as chat drops the "I'm".
+    # (a parenthesis after the company goes with it: "frontend dev at Wayfair (Boston office)"; "the" before a company
+    # named in capitals: "now an investigator at the Sacramento County Public Defender.")
     ("job_title", re.compile(rf"^\W*(?:now |currently )?(?:an? )?(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})) (?:at|for|with) "
-                             rf"[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}}\W*$", _I), None),
+                             rf"(?:the )?[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}}(?:\s*\([^()]{{1,40}}\))?\W*$", _I), None),
     ("employer", re.compile(rf"^\W*(?:now |currently )?(?:an? )?(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES}) (?:at|for|with) "
-                            rf"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}})\W*$"), None),
+                            rf"(?:(?i:the) )?(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}})(?:\s*\([^()]{{1,40}}\))?\W*$"), None),
+    # Years or weeks at a company, with no "I" ("been working at Yarmouth Regional for 3 weeks now"), or a company the
+    # user is at "technically" or "officially" now ("we got acquired, I'm technically at Ramsey Digital now").
+    ("employer", re.compile(r"(?:^|[!.,;]\s*|\bI(?:'ve| have)? |\bive )been working (?:at|for) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"
+                            r"(?= for \w+ (?i:years?|yrs?|months?|weeks?|days?)\b)"), None),
+    ("employer", re.compile(r"\b(?:I(?:'m| am)|(?i:im)) (?i:technically|officially) (?:at|with|part of) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
+     None),
     ("company_industry", re.compile(rf"\b(?:our|my) company (?:is in|does|makes|sells|builds|is an?|works in) (?P<v>{_EC}{{1,40}})", _I), None),
     ("company_industry", re.compile(rf"\bwe(?:'re| are) (?:now |basically |essentially |officially |\w+ly )*an? (?P<v>{_EC}{{1,30}}?) "
                                     rf"(?:company|brand|startup|business|firm|shop)\b", _I), None),
@@ -592,11 +629,14 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                          rf"{_EN_NUMBER}(?: years? old| months? old| months)?)\b", _I), None),
     ("child", re.compile(rf"\bmy (?P<v>{_EN_NUMBER}[- ](?:year|month)[- ]old (?:son|daughter|kid|baby|boy|girl|twins))\b", _I), None),
     # A child named ("a party idea for my daughter Rosalie, she's 6"): the name, as written.
-    ("child", re.compile(r"\b(?i:my) (?P<v>(?i:son|daughter|stepson|stepdaughter|boy|girl) [A-Z][a-z][\w'-]*)"), None),
-    ("partner", re.compile(r"\b(?i:my) (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse),? [A-Z][\w'-]*)"), None),
+    ("child", re.compile(r"\b(?i:my) (?P<v>(?i:son|daughter|stepson|stepdaughter|boy|girl|grandson|granddaughter|grandkid|"
+                         r"grandbaby) [A-Z][a-z][\w'-]*)"), None),
+    ("partner", re.compile(r"\b(?i:my) (?P<v>(?i:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse|gf|bf|hubby|missus|"
+                           r"wifey),? [A-Z][\w'-]*)"), None),
+
     ("car", re.compile(r"\bI (?:drive|own|just bought|bought) an? (?P<v>(?:\d{4} )?(?:[A-Z][\w-]*)(?: [\w-]+){0,2}?)(?= to\b| for\b|$|[,.;!?])"), None),
     ("car", re.compile(r"\bmy car is an? (?P<v>[\w-]+(?: [\w-]+){0,2})", _I), None),
-    ("phone", re.compile(r"\b(?:my|(?:got|getting|bought|buying|ordered|picked up|went with|grabbed) (?:a|an|the)|switched (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|"
+    ("phone", re.compile(r"\b(?:my|(?:got|getting|bought|buying|ordered|picked up|went with|grabbed) (?:a|an|the)|(?:switched|swapped) (?:over )?to (?:a|an|the)?|bought (?:a|an|the)|using (?:a|an)|i daily (?:a|an|the)|"
                          r"upgraded to (?:a|an|the)?|on (?:a|an)) ?(?:new |used )?(?P<v>(?:iphone|pixel|galaxy|samsung|oneplus|"
                          r"motorola|moto|fairphone|xiaomi|redmi|huawei|xperia|nokia|realme)(?: (?:\d+\w*|pro|max|plus|mini|ultra|fold\d*|flip\d*|se|xl|"
                          r"[a-z]\d+\w*))*)\b(?!\s+(?:scooter|vacuum|robot|router|watch|band|tv|tablet|pad|buds|earbuds|laptop|"
@@ -606,7 +646,7 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
                          r"xperia|nokia|realme)(?: (?:\d+\w*|pro|max|plus|mini|ultra|se|xl|[a-z]\d+\w*))*) (?:i|we) (?:just )?"
                          r"(?:got|bought|picked up|ordered)\b(?!\s+(?:my|her|him|them|us|for)\b)", _I), None),
     ("car", re.compile(rf"(?:(?:\b(?:I|we) |^\W*(?:so |ok |and |update\W* )?)(?:\w+ly |just |finally |now )?(?:got|bought|leased|drive|own|picked up|switched to|"
-                       rf"ended up (?:getting|buying|going with|with))|\btraded (?:it |(?:the |my |our )?[\w-]+ )?in for) "
+                       rf"ended up (?:getting|buying|going with|with))|\btraded (?:it |(?:the |my |our )?[\w-]+ )?in (?:for|on)) "
                        rf"(?:a|an|our|my|the) (?:new |used |(?!(?:{CAR_MAKES_EN})\b)\w+ )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?:[Mm]odel )?[\w-]+)?)\b", _I), None),
     ("car", re.compile(rf"\bmy (?:old |new |trusty )?(?P<v>(?:\d{{4}} )?(?:{CAR_MAKES_EN})(?: (?!is\b|was\b)[\w-]+)?)\b", _I), None),
     ("instrument", re.compile(r"\bI (?:play|am learning|'m learning|started learning|learn) (?:the )?(?P<v>piano|guitar|violin|cello|"

@@ -27,6 +27,7 @@ from .patterns import (
     EN_MONEY_RE,
     EN_RETRACT,
     EN_RULES,
+    NAMED_PET_RE,
     PHONE_MAKES,
     REMEMBER_PREFIX_RE,
     REMEMBER_RE,
@@ -92,7 +93,7 @@ _SELF_START_RE = re.compile(r"^\W*(?:(?:嗯|哦|对了|其实|另外|还有|不�
                             re.IGNORECASE)
 #: An English clause with no subject of its own ("work at Alibaba" after "I live in Shanghai and"): the
 #: previous clause's subject, with "I" put back so the patterns read it.
-_BARE_VERB_RE = re.compile(r"^\s*(?:also |now |currently |just )?(?P<verb>work|live|am|have|own|drive|use|play|study|moved|"
+_BARE_VERB_RE = re.compile(r"^\s*(?:(?:update|edit|correction|btw|ok|so)\s?[:,-]?\s+)?(?:also |now |currently |just )?(?P<verb>work|live|am|have|own|drive|use|play|study|moved|"
                            r"started|joined|got|love|like|hate|teach|run)\b(?! \d| about\b| maybe\b| a (?:few|couple)\b| any\b| (?:you|u|ya)\b|"
                            # chat's filler "like" before an amount: "i only have an instant pot and like one sad pan"
                            r"(?<=like)(?= (?:one|two|three|four|five|ten|half|literally|so|super|really|barely|zero|none|no)\b))",
@@ -189,7 +190,10 @@ _AND_NEXT_RE = re.compile(
 #: 在医院做行政": what follows her name is hers; "我女儿5岁 我在腾讯上班": the user's own again).
 _CLAUSE_SPLIT_RE = re.compile(
     r"[，；;～]|,(?!\d)|\s+[—–-]+\s+(?=(?:turns out|I|I'm|I've|we|we're|my|our|it's)\b)|[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*|"
-    r"(?<=[\u4e00-\u9fff])\s+(?=[我咱他她])")
+    r"(?<=[\u4e00-\u9fff])\s+(?=[我咱他她])|"
+    # a stop chat follows with no capital ("… onto my Keychron K2. salvageable?"), not an abbreviation's ("e.g. ")
+    r"(?<=[A-Za-z0-9]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)"
+    r"(?<!\bMrs\.)(?<!\bno\.)\s+(?=[a-z])")
 
 
 def _clauses(sentence: str) -> list[tuple[str, bool]]:
@@ -217,13 +221,15 @@ _SELF_LED_ZH_RE = re.compile(r"(?:我|咱)(?!的)(?!(?:老婆|老公|媳妇|对�
 #: The user with them ("我和老公搬到杭州了"): the user's news too.
 _WITH_ME_ZH_RE = re.compile(r"(?:我|咱)们?(?:和|跟|与|带着?|陪)|(?:和|跟|与)我")
 #: Words of going to work or school, and a way of getting there said as a piece of its own.
-_TO_WORK_ZH_RE = re.compile(r"上班|上下班|通勤|上学")
-_RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:现在|每天|每日|平时|一般)?(?:都)?"
+_TO_WORK_ZH_RE = re.compile(r"上班|上下班|通勤|上学|[去到](?:公司|单位)")
+_RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:我)?(?:最近|现在|每天|每日|平时|一般){0,2}(?:都)?"
                          # from where ("每天从番禺开车去天河上班", "从仓山开车过去上班"): where the user lives
                          r"(?:从(?P<home>[\u4e00-\u9fff]{2,4}?)(?:家里|这边|那边)?)?(?P<pre>[\u4e00-\u9fff]{0,5}?(?:改成|换成|改))?"
-                         r"(?P<v>(?:坐|搭|骑|开)(?:地铁|公交|轻轨|电驴|电动车|"
-                         r"小电驴|自行车|单车|共享单车|班车|摩托|车)[\d号线]{0,4})(?:(?:去|过去|到)[\u4e00-\u9fff]{0,6}?)?(?:上下班|上班|通勤|上学)?"
-                         r"(?=[\s，,。！!]|$)")
+                         # (Taiwan's 公车/机车/捷运, a Gogoro scooter, Singapore's MRT and 巴士)
+                         r"(?P<v>(?:坐|搭|骑|开)(?:地铁|公交|公车|轻轨|捷运|巴士|MRT|mrt|电驴|电动车|电单车|"
+                         r"小电驴|自行车|单车|共享单车|班车|摩托车?|机车|Gogoro|gogoro|车)[\d号线]{0,4})(?:(?:去|过去|到)[\u4e00-\u9fff]{0,6}?)?(?:上下班|上班|通勤|上学)?"
+                         # (how long it takes may follow: "从汐止骑机车去公司才15分钟")
+                         r"(?=[\s，,。！!]|$|(?<=公司|单位)(?:才|要|只要|大概|差不多|将近)?[\d一二三四五六七八九十半])")
 #: What a commute may start from that is no place the user lives ("从家里", "从公司", "从学校那边").
 _NOT_A_HOME_RE = re.compile(r"家|里|边|公司|单位|学校|宿舍|小区|地铁|车站|机场|医院|酒店|宾馆|健身|房|这|那|哪|早|晚|今|明|昨|"
                             r"周|星期|礼拜|起|下|上|年|月|天|号|现在")
@@ -439,7 +445,7 @@ class RuleBasedExtractor(Extractor):
             if family_only and not _OWN_FAMILY_RE.search(clause):
                 continue
             if not zh and (bare := _BARE_VERB_RE.match(clause)) and (after_and or bare.group("verb").lower() != "like"):
-                clause = "I " + clause.lstrip()
+                clause = "I " + clause[bare.start("verb"):]  # ("update: moved to Halifax last month" too)
             clause, found = _take_retractions(clause, ZH_RETRACT if zh else EN_RETRACT)
             retracted.extend(found)
             clause_slots: set[str] = set()
@@ -525,6 +531,8 @@ class RuleBasedExtractor(Extractor):
         if "commute" not in taken and (found := COMMUTE_SAID_RE.search(sentence)) \
                 and not _about_someone_else(sentence, found.start()):
             add("commute", found.group("v"))
+        if "pet" not in taken and (found := NAMED_PET_RE.search(sentence)):
+            add("pet", f"{found.group('v')} {found.group('n')}")
         if "employer" not in taken and (found := WORKMATE_AT_RE.search(sentence)) and not is_place(found.group("v")):
             add("employer", _clean_value(found.group("v"), "employer"))
         if "employer" not in taken and _JOB_CHANGE_RE.search(sentence):
