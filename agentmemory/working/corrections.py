@@ -600,7 +600,10 @@ COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n
                       r"apprentices)\b|"
                       # a family's children in words ("three kids under ten", "we're four kids now"), not "25 kids" of a class
                       r"(?:^|(?<=[,.;!?])\s*|\b(?:we have|i have|we've got|i've got|we're|we are|now|with|of|mum of|mom of|dad of|"
-                      r"mother of|father of|raising|got) )(?P<w>two|three|four|five|six|seven|eight|nine|ten) (?P<c>kids|children)\b",
+                      r"mother of|father of|raising|got) )(?P<w>two|three|four|five|six|seven|eight|nine|ten) (?P<c>kids|children)\b|"
+                      # guests, as a number of them or a count said ("~90 guests", "guest count is now 120", "宾客120位")
+                      r"(?<![\d.])(?P<g>\d{2,4})\s?(?:guests|wedding guests)\b|\b(?:guest count|guest list|headcount)(?: is| was)?(?: now| up to|"
+                      r" down to| at)?\s+~?(?P<h>\d{2,4})\b",
                       re.IGNORECASE)
 
 
@@ -608,9 +611,10 @@ def counts(text: str) -> dict[str, set[str]]:
     """The numbers ``text`` gives of each thing counted ({"亩": {"40", "120"}})."""
     out: dict[str, set[str]] = {}
     for m in COUNT_RE.finditer(text):
-        unit = "口" if m.group("k") else "kids" if m.group("c") else \
+        unit = "口" if m.group("k") else "kids" if m.group("c") else "guests" if m.group("g") or m.group("h") else \
             (m.group("u") or m.group("v")).lower().removeprefix("个").removeprefix("名").removesuffix("骆驼")
-        out.setdefault(unit, set()).add(_as_number((m.group("n") or m.group("m") or m.group("k") or m.group("w")).lower()))
+        out.setdefault(unit, set()).add(_as_number((m.group("n") or m.group("m") or m.group("k") or m.group("w")
+                                                    or m.group("g") or m.group("h")).lower()))
     return out
 
 
@@ -710,7 +714,7 @@ PARTNER_SAID_RE = re.compile(r"老公|老婆|丈夫|妻子|爱人|媳妇|对象|
 
 #: A name the user's words give to a pet, a child or partner, or a project: later, the name alone says what a
 #: message speaks of ("Mochi's actually 6" of the cat in "my cat Mochi is 4", "豆豆上个月走了" of "我家狗豆豆").
-EN_KIN = r"son|daughter|kid|baby|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|gf|bf|hubby|missus"
+EN_KIN = r"son|daughter|kid|baby|grandson|granddaughter|grandkid|stepson|stepdaughter|husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|gf|bf|hubby|missus"
 _EN_VENTURES = r"project|app|game|startup|podcast|channel|newsletter|shop|store|band|blog|brand|business|book|novel"
 ZH_KIN = r"儿子|女儿|闺女|孩子|宝宝|老公|老婆|男朋友|女朋友|对象"
 _ZH_VENTURES = r"项目|游戏|小程序|网店|店|公众号|账号|频道|播客|品牌|工作室|乐队|小说"
@@ -739,6 +743,10 @@ _ZH_NAMES = (
     # (a space only before 叫: "对了猫也改名了 叫壶底")
     ("pet", re.compile(rf"(?:{ZH_PETS})(?:[^，。！？,.!?\s]|\s(?=叫)){{0,8}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
     ("family", re.compile(rf"(?:{ZH_KIN})[^，。！？,.!?\s]{{0,6}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
+    # a child named right after the word ("儿子豆豆5岁", "女儿小满上大班"): a name doubled or led by 小/阿
+    ("family", re.compile(r"(?:儿子|女儿|闺女|大宝|二宝|孙子|孙女|外孙女?)(?P<n>(?P<twice>[\u4e00-\u9fff])(?P=twice)|[小阿]"
+                          r"(?!学|时|区|孩|朋友|姐|妹|弟|哥|家|年|班|些|会)[\u4e00-\u9fff])"
+                          r"(?=\d|[一二三四五六七八九十两]+岁|今年|现在|刚|上|读|在|[\s，,。！!]|$)"), True),
     # "领养了一只小橘猫 大概三个月 先叫它咪咪吧": the pet named a few words later.
     ("pet", re.compile(rf"(?:{ZH_PETS})[^。！？!?]{{0,16}}?(?:叫它|叫他|叫她|给它取名叫?|给它起名叫?|取名叫?|起名叫?)(?P<n>{_ZC}{{2,8}})"), True),
     ("venture", re.compile(rf"(?:{_ZH_VENTURES}){_ZH_NAMING}[《“\"「]?(?P<n>{_ZC}{{2,12}})"), True),

@@ -686,6 +686,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             elsewhere = not left_job and bool(places_in(turn.content))
             restated.append(_WORKED_ELSEWHERE_RE if elsewhere else _WORK_SAID_RE)
         swaps = corrections.swapped_values(turn.content) if turn.turn_id not in others else {}
+        if not swaps and turn.turn_id not in others:
+            # A child or a pet of the user's named with a new age ("豆豆上周刚过完6岁生日" beside "儿子豆豆5岁"): what said the
+            # old one says the new one.
+            swaps = _aged_anew(user_id, turn.content, known)
+        aged = bool(swaps) and not corrections.swapped_values(turn.content)
         renamed_only = False  # (a rename's swap rewrites only what it replaced: "可乐" is a pet's name and a drink)
         if renamed and not swaps:
             # One name for another ("对了猫现在叫汤圆了" of "我家猫年糕 橘猫 胖得很"): what held the old one says the new one.
@@ -756,7 +761,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                 # 我在上海工作一年就回去两次" keeps "我在上海工作一年就回去两次").
                 chosen = own_clauses(sentences, [float(keep[first + i]) for i in range(len(sentences))]
                                      if len(sentences) > 1 else [], before[number] + turn.content)
-            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or new_job
+            if not chosen and turn.turn_id not in others and (turn.turn_id in slots_of or gone or new_job or aged
                                                               or (corrections.parted(turn.content)
                                                                   and not _HYPOTHETICAL_RE.search(turn.content)) or (
                     (replaced or earlier or new_value_said) and (judged or of_topic)
@@ -1526,7 +1531,7 @@ def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> l
 _ZH_CHAIN_RE = re.compile(r"^\s*(?:每年|每周|每个月|每次|经常|总是|还有个|还有一个)(?![我咱])")
 #: A Chinese clause with no subject that says where one works, studies or lives ("他儿子王建国从大连赶回来 在那边开出租的",
 #: "她叫林小棠 在长沙湘雅做了五年护士"; not "一直在医院陪护"): after a clause about someone else, it goes on about them.
-_ZH_GOES_ON_RE = re.compile(r"^\s*(?:在|从)(?![我咱])[\u4e00-\u9fffA-Za-z]{1,8}?(?:当|做|干|开|上班|工作|读|上学|住|退休)")
+_ZH_GOES_ON_RE = re.compile(r"^\s*(?:在|从)(?![我咱])[\u4e00-\u9fffA-Za-z]{1,8}?(?:当|做|干|开|上班|工作|读|上学|住|退休|种|养|卖)")
 #: A piece addressed to the assistant ("以后回答直接给代码就行" after "导师很严"): the user's wish, not the one before's news.
 _TO_THE_ASSISTANT_RE = re.compile(r"回答|回复|回我|帮我|给我|你(?!们)|\b(?:you|your|reply|replies|answers?)\b", re.IGNORECASE)
 #: Someone else's word about themselves ("王阿姨说她白天去跳广场舞", "小雯说她养了只布偶"): their news, and so is what
@@ -2166,6 +2171,37 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
             return [closest[1], *_their_slot_facts(current, [closest[1]], about, unsaid)]
     return []
+
+
+#: A name and the age said of it ("豆豆上周刚过完6岁生日", "儿子豆豆5岁", "Lily is 5", "Lily turned 6").
+_NAME_AGED_ZH = r"{name}[^，,。！？!?\s\d]{{0,6}}?(?P<n>\d{{1,2}})岁"
+_NAME_AGED_EN = r"\b{name}(?:'s| is| turned| just turned| turns| is now| is turning)\s(?P<n>\d{{1,2}})\b(?! (?:months?|weeks?|days?)\b)"
+
+
+def _aged_anew(user_id: str, message: str, known: dict[str, str]) -> dict[str, str]:
+    """For each child or pet of the user's that ``message`` names with one age, the words of a current memory that
+    gave it another age and those words with the new one ("豆豆5岁" -> "豆豆6岁", "lily 5" -> "6", as
+    corrections.with_swapped reads them); none where the age is the same."""
+    swaps: dict[str, str] = {}
+    for name, kind in known.items():
+        if kind not in ("family", "pet"):
+            continue
+        pattern = (_NAME_AGED_EN if name.isascii() else _NAME_AGED_ZH).format(name=re.escape(name))
+        said = {m.group("n") for m in re.finditer(pattern, message, re.IGNORECASE)}
+        if len(said) != 1:
+            continue
+        new = next(iter(said))
+        for content in MemoryItem.objects.for_user(user_id).current().filter(content__icontains=name) \
+                .values_list("content", flat=True):
+            for m in re.finditer(pattern, content, re.IGNORECASE):
+                if m.group("n") != new:
+                    # (English as corrections.with_swapped takes a number said of its subject: "lily 5" -> "6")
+                    old = m.group(0)
+                    if name.isascii():
+                        swaps[f"{name.lower()} {m.group('n')}"] = new
+                    else:
+                        swaps[old] = old[:m.start("n") - m.start()] + new + old[m.end("n") - m.start():]
+    return swaps
 
 
 def _held_otherwise(episodes, text: str) -> int | None:

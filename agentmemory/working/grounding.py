@@ -48,7 +48,9 @@ _PERSON_ZH = ("表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|姐姐|�
               "大舅|二舅|三舅|小舅|大姨|二姨|三姨|小姨|大伯|二伯|三叔|小叔|大姑|二姑|小姑|姑父|姨父|姨妈|婶婶|伯母|"
               "徒弟|学徒|师傅|老乡|发小|网友|租客|学生|病人|患者|孙子|孙女|外孙|外孙女|鼓手|吉他手|贝斯手|键盘手|主唱|"
               "婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|客户|组长|主管|经理|总监|房东|导师|教练|队友|实习生|新人|新同事|下属|合伙人|学长|学姐|学弟|学妹|师兄|师姐|"
-              "组员|队员|同门|前夫|前妻|舅|姨|叔|婶|姑(?![娘且息苏])|老爷子")
+              "组员|队员|同门|前夫|前妻|舅|姨|叔|婶|姑(?![娘且息苏])|老爷子|"
+              # English words for them in Chinese chat ("我有个client Mr Tan", "我们leader说…")
+              "client|boss|leader|mentor|colleague|roommate|bestie|buddy")
 _PERSON_ZH = f"{_PERSON_ZH}|{ZH_CALLED_BY_SURNAME}"
 _PERSON_ZH_RE = re.compile(rf"(?<!全职)(?<!宝)(?<!新手)(?:{_PERSON_ZH})")  # "全职妈妈", "宝妈": the user's own role
 #: More people with lives of their own, as the Chinese list has 哥们 and 闺蜜. Not the roles that act on the user's

@@ -2827,3 +2827,65 @@ def test_session_49_rules_read_only_what_they_say():
     said = "我有个client Mr Tan, 在Raub种榴莲的, 我是做freelance web 的\n"
     assert named_another("Mr Tan 说园那边开车去KL要2个钟, 想做delivery 到KL", said) == "Tan"
     assert named_another("Tan 说的对", "") == ""
+
+
+def test_an_age_or_a_school_year_said_anew_rewrites_what_said_the_old_one(api_client, talk):
+    """Session 49: a child named with a new age ("豆豆上周刚过完6岁生日", "Lily just turned 6") rewrites what gave the old
+    one; a school year put right ("纠正一下 我上次打错了 是研二") rewrites the one statement that gave another, whatever
+    else is closer in meaning."""
+    talk("a1", "儿子豆豆5岁 周末想带他去深圳湾骑车 要准备啥")
+    talk("a1", "豆豆上周刚过完6岁生日 想报游泳班 福田这边有推荐吗", agent="planner")
+    age = remembered(api_client, "a1", "用户的孩子多大了？")
+    assert "6岁" in age and "5岁" not in age
+    talk("a2", "ok done. my granddaughter Lily is 5 and she's the one filling it with selfies")
+    talk("a2", "Lily just turned 6 last week, what app makes a slideshow?", agent="planner")
+    age = remembered(api_client, "a2", "How old is the user's granddaughter?")
+    assert "Lily is 6" in age and "Lily is 5" not in age
+    talk("a3", "研三了 同济土木 毕业论文写桥梁健康监测", "导师想让我读博 但我更想去上海城建院 稳定点")
+    talk("a3", "纠正一下 我上次打错了 是研二 明年才毕业", agent="planner")
+    year = remembered(api_client, "a3", "用户现在读几年级？")
+    assert "研二" in year and "研三" not in year
+    assert "桥梁健康监测" in remembered(api_client, "a3", "用户的毕业论文研究什么？")
+
+
+def test_a_move_keeps_what_it_says_stays(api_client, talk):
+    """Session 49: "update: moved to Halifax last month, still at Shopify" replaces Ottawa, not the job said beside it;
+    a pet named beside a question after a stop with no capital is kept; "Prof." ends no sentence."""
+    talk("m1", "context: staff eng at Shopify, remote, based in Ottawa. need a design doc template",
+         "also my cat Pixel just knocked coffee onto my Keychron K2. salvageable?")
+    talk("m1", "update: moved to Halifax last month, still at Shopify. decent coworking downtown?", agent="planner")
+    home = remembered(api_client, "m1", "Which city does the user live in?")
+    assert "Halifax" in home and "Ottawa" not in home
+    assert "Shopify" in remembered(api_client, "m1", "What is the user's role?")
+    assert "Pixel" in remembered(api_client, "m1", "What pet does the user have?")
+    talk("m2", "hi — 3rd yr PhD at Edinburgh, supervisor is Prof. Mirela Haddad. thesis is on code-switching")
+    assert "Mirela Haddad" in remembered(api_client, "m2", "Who is the user's supervisor?")
+
+
+def test_session_49_second_rules_read_only_what_they_say():
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.working import corrections
+    from agentmemory.working.episodes import _without_others
+
+    def slots(text: str) -> dict[str, str]:
+        return {d.key.split(":")[0]: str(d.value) for d in RuleBasedExtractor().extract_text(text)}
+
+    # "here in …": where the user is, not on a trip
+    assert slots("its been raining 9 days straight here in seattle lol")["location"].lower() == "seattle"
+    for away in ("here in Paris for the week, museums?", "we're on vacation, here in Rome", "my sister says it's cold here in Oslo"):
+        assert "location" not in slots(away), away
+    # a walk to the office with no article is a way to work; a walk to the park is not
+    assert slots("I barely drive now, walk to the Jump office from West Loop is 10 min")["commute"] == "walk to the Jump office"
+    assert "commute" not in slots("I walk to the park with my dog")
+    # a bare "moved" after an update's label is the user's move
+    assert slots("update: moved to Halifax last month, still at Shopify.") == {"location": "Halifax"}
+    # guests counted either way
+    assert corrections.counts("guest count is now 120 because her parents invited half of Chennai") == {"guests": {"120"}}
+    assert corrections.counts("wedding is 2025, ~90 guests, venue is a barn") == {"guests": {"90"}}
+    # a child named right after the word; not a doubled word that is none
+    assert corrections.names("儿子豆豆5岁 周末想带他去深圳湾骑车") == {"豆豆": "family"}
+    assert corrections.names("儿子天天哭") == {}
+    # a client introduced in Chinese chat with an English word, and what they do, are someone else's
+    assert _without_others("我有个client Mr Tan, 在Raub种榴莲的 Musang King, 我是做freelance web 的") == "我是做freelance web 的"
+    assert _without_others("我有个客户老陈, 在从化种荔枝的, 我是做网站的") == "我是做网站的"
+    assert _without_others("我在从化种荔枝的, 想做个网站卖荔枝") == "我在从化种荔枝的, 想做个网站卖荔枝"

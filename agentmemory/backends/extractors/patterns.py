@@ -151,15 +151,21 @@ WORKMATE_AT_RE = re.compile(r"(?:^|[.!?,;]\s*|\b(?i:and|but|so|because|cause|bc|
                             r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
                             r"Christmas|Easter|Thanksgiving|Halloween|Diwali|Eid)\b)"
                             r"(?P<v>[A-Z][\w&.'-]*(?: (?!I\b)[A-Z][\w&.'-]*){0,3})")
+#: Where the user is, said as "here in …" ("its been raining 9 days straight here in seattle lol"): read from the whole
+#: sentence, a known place, not on a trip or a stay ("here in Paris for the week", "on vacation, here in Rome").
+HERE_IN_RE = re.compile(r"^(?![^.!?]*\b(?i:trip|vacation|holiday|visiting|visit|honeymoon|hotel|airbnb|hostel|conference|"
+                        r"for the (?:week|weekend)|this week|tour|layover|passing through)\b)[^.!?]*?\b(?i:here|back home) in "
+                        r"(?P<v>[A-Za-z][a-z]+(?: [A-Z][a-z]+)?)\b")
 #: How the user gets to work, said as the way itself ("with the drive from Ballincollig up to Limerick and back eating two
 #: hours a day", "my train into Waterloo was cancelled again"): read from the whole sentence.
 #: (a way to work, or one said to be made daily: not "our train from Paris to Lyon was cancelled", "the drive home from
 #: Mum's took ages")
-COMMUTE_SAID_RE = re.compile(r"\b(?i:the|my|our) (?=(?:daily |morning |long )?(?:drive|cycle|bike|walk|train|bus|tube|ferry) )"
-                             r"(?=[^?]{0,200}?\b(?i:work|the office|a day|every day|each day|daily|each way|every morning|"
+COMMUTE_SAID_RE = re.compile(r"(?:\b(?i:the|my|our) |(?:^|(?<=,\s)|\b(?i:now|so|and) )(?=walk to ))"
+                             r"(?=(?:daily |morning |long )?(?:drive|cycle|bike|walk|train|bus|tube|ferry) )"
+                             r"(?=[^?]{0,200}?\b(?i:work|the office|office|a day|every day|each day|daily|each way|every morning|"
                              r"most days|commute)\b)(?:daily |morning |long )?(?P<v>(?P<way>drive|cycle|bike ride|walk|train|bus|"
                              r"tube|ferry|train ride|bus ride) (?:in |up |down |over |back )?(?:from|to|into) "
-                             r"(?:(?!I\b)[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)?|work\b|the office\b|the site\b)"
+                             r"(?:(?!I\b)[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)?|work\b|the (?:(?!I\b)[A-Z][\w'-]* )?office\b|the site\b)"
                              # (and where to, from where: "the drive from Ballincollig up to Limerick")
                              r"(?: (?:up |down |over |across )?(?:to|into) (?!I\b)[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)?)?)")
 #: The job titles the patterns read (working/episodes.py reads a title said, to retire it with the job).

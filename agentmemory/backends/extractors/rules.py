@@ -27,6 +27,7 @@ from .patterns import (
     EN_MONEY_RE,
     EN_RETRACT,
     EN_RULES,
+    HERE_IN_RE,
     NAMED_PET_RE,
     PHONE_MAKES,
     REMEMBER_PREFIX_RE,
@@ -531,6 +532,9 @@ class RuleBasedExtractor(Extractor):
         if "commute" not in taken and (found := COMMUTE_SAID_RE.search(sentence)) \
                 and not _about_someone_else(sentence, found.start()):
             add("commute", found.group("v"))
+        if "location" not in taken and (found := HERE_IN_RE.search(sentence)) and is_place(found.group("v")) \
+                and not _about_someone_else(sentence, found.start("v")):
+            add("location", _clean_value(found.group("v"), "location"))
         if "pet" not in taken and (found := NAMED_PET_RE.search(sentence)):
             add("pet", f"{found.group('v')} {found.group('n')}")
         if "employer" not in taken and (found := WORKMATE_AT_RE.search(sentence)) and not is_place(found.group("v")):
