@@ -602,7 +602,8 @@ COUNT_RE = re.compile(r"(?<![\d一二两三四五六七八九十俩仨第])(?P<n
                       r"(?:^|(?<=[,.;!?])\s*|\b(?:we have|i have|we've got|i've got|we're|we are|now|with|of|mum of|mom of|dad of|"
                       r"mother of|father of|raising|got) )(?P<w>two|three|four|five|six|seven|eight|nine|ten) (?P<c>kids|children)\b|"
                       # guests, as a number of them or a count said ("~90 guests", "guest count is now 120", "宾客120位")
-                      r"(?<![\d.])(?P<g>\d{2,4})\s?(?:guests|wedding guests)\b|\b(?:guest count|guest list|headcount)(?: is| was)?(?: now| up to|"
+                      r"(?:(?<=~)|(?<=about )|(?<=around )|(?<=roughly )|(?<=inviting )|(?<=invite )|(?<=expecting )|(?<=having )|"
+                      r"(?<=have )|(?<=with )|(?<=, )|^)(?P<g>\d{2,4})\s?(?:guests|wedding guests)\b|\b(?:guest count|guest list)(?: is| was)?(?: now| up to|"
                       r" down to| at)?\s+~?(?P<h>\d{2,4})\b",
                       re.IGNORECASE)
 
@@ -744,7 +745,8 @@ _ZH_NAMES = (
     ("pet", re.compile(rf"(?:{ZH_PETS})(?:[^，。！？,.!?\s]|\s(?=叫)){{0,8}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
     ("family", re.compile(rf"(?:{ZH_KIN})[^，。！？,.!?\s]{{0,6}}?{_ZH_NAMING}(?P<n>{_ZC}{{2,8}})"), True),
     # a child named right after the word ("儿子豆豆5岁", "女儿小满上大班"): a name doubled or led by 小/阿
-    ("family", re.compile(r"(?:儿子|女儿|闺女|大宝|二宝|孙子|孙女|外孙女?)(?P<n>(?P<twice>[\u4e00-\u9fff])(?P=twice)|[小阿]"
+    ("family", re.compile(r"(?:儿子|女儿|闺女|大宝|二宝|孙子|孙女|外孙女?)(?P<n>(?!天天|常常|偷偷|慢慢|刚刚|悄悄|好好|渐渐|明明|白白|早早|乖乖|往往|"
+                          r"默默|紧紧|轻轻|每每|时时|处处|天天|哈哈|多多|稍稍|暂暂)(?P<twice>[\u4e00-\u9fff])(?P=twice)|[小阿]"
                           r"(?!学|时|区|孩|朋友|姐|妹|弟|哥|家|年|班|些|会)[\u4e00-\u9fff])"
                           r"(?=\d|[一二三四五六七八九十两]+岁|今年|现在|刚|上|读|在|[\s，,。！!]|$)"), True),
     # "领养了一只小橘猫 大概三个月 先叫它咪咪吧": the pet named a few words later.

@@ -129,7 +129,7 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?<!never )(?<!n't )(?:\bi(?:'ve| have)? (?:just |finally |recently |also )?|(?:^|(?<=[,.;!]\s)))"
                          r"(?:moved|changed|switched) jobs\b|"
                          # "自从入咗Shopee做产品设计" (Cantonese, read as "入了"): a company joined, and what the user does there
-                         r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入(?:了|咗)(?![台个部只款件双套把支辆块瓶盒包])(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:(?<!bc )(?<!because )(?<!cause )(?<!cuz )(?<!since )(?<!since the )(?<!with the )new job|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
+                         r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入(?:了|咗)(?![台个部只款件双套把支辆块瓶盒包])(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:(?<!bc )(?<!because )(?<!cause )(?<!cuz )(?<!since )(?<!since the )(?<!with the )new job|new job(?= (?:at|with|in|starts?|started|begins?|as)\b)|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
                          r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
                          r"bridesmaid|groomsman|volunteer|member|guest|runner|blogger|mentor|foster|landlord)\b)|"
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
@@ -213,11 +213,14 @@ _PUT_RIGHT_BY_RE = re.compile(r"\b(?:my |our )?[\w'-]+(?: [\w'-]+)? (?:corrected
 _LAST_TIME_RE = re.compile(r"上次|上回|前几天(?:跟你)?说|之前跟你说|\b(?:last time|the other day) i (?:said|told|mentioned)\b", re.IGNORECASE)
 #: A reason given for a change, after what changed ("… to April bc new job is a lot", "改到周五了 因为新工作太忙"): no topic
 #: of the change.
-_REASON_RE = re.compile(r"(?<=\w)[\s,]+(?:bc|b/c|because|cause|cuz|coz|since)\b(?! (?:\d|last|then)\b)[^.!?]*|[，,\s]因为[^。！？!?]*", re.IGNORECASE)
+_REASON_RE = re.compile(r"(?<=\w)[\s,]+(?:bc|b/c|because|cause|cuz|coz)\b[^.!?,;]*|[，,\s]因为[^。！？!?，,；;\s]*", re.IGNORECASE)
 #: A clause that says something stays as it was ("still at Shopify", "same team same desk", "还是远程那份工", "还是前端"):
 #: what it names did not change.
-_STILL_RE = re.compile(r"(?:^|(?<=[,;.!?]))\s*(?:(?:and|but|so)\s+)?(?:(?:i'm|im|i am|we're|we are)\s+)?(?:still|same)\b[^,;.!?]*|"
-                       r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:还是|还在|依然|仍然|照样|照旧)(?!(?:不|没|想|要|觉得|说|会))[^\s，,。！？!?]*",
+_STILL_RE = re.compile(r"(?:^|(?<=[,;.!?]))\s*(?:(?:and|but|so)\s+)?(?:(?:i'm|im|i am|we're|we are)\s+)?"
+                       r"(?:still (?:at|with|working (?:at|for)|in|doing|on the|a|an)\b|same (?:team|job|role|desk|company|boss|office)\b)"
+                       r"[^,;.!?]*?(?=\s+(?:so|and|but|because|bc)\b|[,;.!?]|$)|"
+                       r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:还是|还在|依然|仍然|照样|照旧)(?!把|改|换|决定|去|搬|要|得|想|觉得|不|没|会|说)"
+                       r"[^\s，,。！？!?]{1,6}(?=$|[\s，,。！？!?])",
                        re.IGNORECASE)
 #: A message led by "that one" ("那只仓鼠…", "那条狗…", "that dog…"): of what was just spoken of.
 _THAT_ONE_RE = re.compile(rf"(?:对了|还有|哦)?\s*(?:那|这)(?:只|条)(?:{ZH_PETS})|那位|that (?:dog|cat|hamster|puppy|kitten)\b",
@@ -1531,7 +1534,7 @@ def _of_others(pieces: Sequence[str], said: str, *, pronouns: bool = False) -> l
 _ZH_CHAIN_RE = re.compile(r"^\s*(?:每年|每周|每个月|每次|经常|总是|还有个|还有一个)(?![我咱])")
 #: A Chinese clause with no subject that says where one works, studies or lives ("他儿子王建国从大连赶回来 在那边开出租的",
 #: "她叫林小棠 在长沙湘雅做了五年护士"; not "一直在医院陪护"): after a clause about someone else, it goes on about them.
-_ZH_GOES_ON_RE = re.compile(r"^\s*(?:在|从)(?![我咱])[\u4e00-\u9fffA-Za-z]{1,8}?(?:当|做|干|开|上班|工作|读|上学|住|退休|种|养|卖)")
+_ZH_GOES_ON_RE = re.compile(r"^\s*(?:在|从)(?![我咱]|家|宿舍|屋里|阳台|老家)[\u4e00-\u9fffA-Za-z]{1,8}?(?:当|做|干|开|上班|工作|读|上学|住|退休|种|养|卖)")
 #: A piece addressed to the assistant ("以后回答直接给代码就行" after "导师很严"): the user's wish, not the one before's news.
 _TO_THE_ASSISTANT_RE = re.compile(r"回答|回复|回我|帮我|给我|你(?!们)|\b(?:you|your|reply|replies|answers?)\b", re.IGNORECASE)
 #: Someone else's word about themselves ("王阿姨说她白天去跳广场舞", "小雯说她养了只布偶"): their news, and so is what
@@ -1804,6 +1807,11 @@ _LIFE_RE = re.compile(
     # a stage of study said as what the user is now ("研三了 同济土木", "浙大cs研二 导师巨push"), a thesis of the user's own
     r"(?:^|(?<=[\s，,。！!])|(?<=[A-Za-z]))(?:我)?(?:今年|现在|已经)?(?:研[一二三]|博[一二三四五六])(?:了|啦)?(?=$|[\s，,。！!])|"
     r"(?:^|(?<=[\s，,。！!]))(?:我的?)?毕业论文(?:在|是)?(?:写|做|研究)(?!完|好|不|了)[\u4e00-\u9fffA-Za-z]{2,10}|"
+    # the user's body said in figures ("175 现在82kg 目标75", "我现在82kg", "身高170"): not someone else's, led by no one
+    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前|体重|已经)?(?:卡在|减到|瘦到|胖到)?\d{2,3}(?:\.\d)?\s?(?:kg|KG|公斤|斤)(?=$|[\s，,。！!]|了|啦)|"
+    r"(?:^|(?<=[\s，,。！!]))(?:我)?身高\s?1\d{2}|"
+    # an internship or a post ahead at a company ("暑假去百度实习 做大模型对齐")
+    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:暑假|寒假|下个?月|明年|今年|下学期)(?:要|会|准备)?去(?!哪|玩|旅游|旅行)[\u4e00-\u9fffA-Za-z]{2,8}?实习|"
     # a pet taken in ("最后领养了只狸花 叫大王")
     rf"(?:^|(?<=[\s，,。！!]))(?:我|我们)?(?:最后|刚|终于|上周|前几天|去年)?(?:领养|收养|捡|养)了(?:一)?只[\u4e00-\u9fff]{{0,4}}(?:{ZH_PETS})|"
     # the user's own pet named ("还有我家狗旺财", "我们家的猫叫年糕")
@@ -1812,10 +1820,17 @@ _LIFE_RE = re.compile(
     re.IGNORECASE)
 
 
+#: Where the user comes from, in Chinese chat ("我成都人 无辣不欢", "我是东北人"): a place the word lists know.
+_HOMETOWN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))我(?:是|系)?(?P<p>[\u4e00-\u9fff]{2,3}?)人(?=$|[\s，,。！!]|哈|啊|呀|嘛|啦)")
+
+
 def _states_life(sentence: str) -> bool:
-    """Whether ``sentence`` states where or how the user lives in so many words (``_LIFE_RE``), not as a question or a
-    supposition; or asks about a condition of the user's own, named first (``_CONDITION_ASKED_RE``)."""
-    return ((bool(_LIFE_RE.search(sentence)) and not _QUESTION_RE.search(sentence)) or _of_own_condition(sentence)
+    """Whether ``sentence`` states where or how the user lives in so many words (``_LIFE_RE``), or where they come from
+    (``_HOMETOWN_ZH_RE``), not as a question or a supposition; or asks about a condition of the user's own, named first
+    (``_CONDITION_ASKED_RE``)."""
+    return ((bool(_LIFE_RE.search(sentence) or ((hometown := _HOMETOWN_ZH_RE.search(sentence)) and (
+        places_in(hometown.group("p")) or hometown.group("p") in ("东北", "广东", "江浙", "本地", "北方", "南方"))))
+             and not _QUESTION_RE.search(sentence)) or _of_own_condition(sentence)
             or bool(_OWN_NAMED_ASKED_RE.search(sentence))) \
         and not _HYPOTHETICAL_RE.search(sentence) and not _MEANT_TO_RE.search(sentence)
 
@@ -2117,20 +2132,21 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
                     .exclude(pk__in=ids).values_list("pk", "value") if new and not set(value.get("places") or ()) & new]
         if ids:
             return ids
-    if guess and not found and (regraded := _held_otherwise(episodes, text)):
+    if guess and not named and (regraded := _held_otherwise(episodes, text)):
         # A school year or a shift said anew ("纠正一下 我上次打错了 是研二", "moved to days"): the one statement that gave
-        # another of that kind, of the same people, is what it corrects, whatever else is closer in meaning.
-        return [regraded, *_their_slot_facts(current, [regraded], about, frozenset({"partner"}))]
+        # another of that kind, of the same people, is one it corrects, whatever else is closer in meaning (and what else
+        # it changes is guessed as ever: "wedding's now 6 Sept … Also I got my band 6!").
+        found = [regraded, *_their_slot_facts(current, [regraded], about, frozenset({"partner"}))]
     if not guess or (replaceable and set(replaceable) <= _STYLE_SLOTS):
         # How the user wants answers ("以后直接给书名就行") corrects an earlier wish of that kind, nothing else.
-        return []
+        return found
     if replaceable and not about and not _SAID_WRONG_RE.search(text):
         # A new value of a slot with nothing that held it ("我退休前是老师 现在在青岛" where only "前年查出2型糖尿病" was
         # said): no episode of no topic is its old value, however close in meaning.
-        return []
+        return found
     bundled = disclosure.bundled_model_name()
     if get_embedder().model_name != bundled:
-        return []  # stored vectors of another model than the classifier's
+        return found  # stored vectors of another model than the classifier's
     # Of the same topic, else (a topic the vocabulary does not know: "现在改学吉他") any episode, closer still.
     # A slot fact of a slot of that topic is a candidate too: a short message is often kept as its slot fact
     # alone ("用户在美团工作", "The user's project: The Sunday Byte").
@@ -2154,9 +2170,9 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     # plan first ("now doing the Portuguese route from Porto instead, and pushing it to September because of Margaux's
     # work" moves the Camino in May, not the walks with Margaux).
     dated = same.filter(_any_of("topics", ["date"])) if "date" in about else same.none()
-    best = _nearest(dated.filter(embedding_model=bundled).exclude(embedding=None), vectors)
+    best = _nearest(dated.filter(embedding_model=bundled).exclude(embedding=None).exclude(pk__in=found), vectors)
     if best is None or best[0] < (min_cosine if about else NO_TOPIC_MIN_COSINE):
-        best = _nearest(same.filter(embedding_model=bundled).exclude(embedding=None), vectors)
+        best = _nearest(same.filter(embedding_model=bundled).exclude(embedding=None).exclude(pk__in=found), vectors)
     if best is not None and best[0] >= (min_cosine if about else NO_TOPIC_MIN_COSINE):
         return list(dict.fromkeys([*found, best[1], *_their_slot_facts(current, [best[1]], about, unsaid)]))
     if found:
@@ -2167,15 +2183,17 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
         # ("还是不出国了…现在在准备考公" is travel, what it corrects study), so any episode this close in meaning, as
         # for a correction of no known topic. Not for a thing of its own kind (a phone, a car, a pet) never said
         # before: "我手机换了 … 现在用的vivo X100" is no correction of "我在鸣沙山那边牵骆驼的".
-        closest = _nearest(episodes.filter(embedding_model=bundled).exclude(embedding=None), vectors)
+        closest = _nearest(episodes.filter(embedding_model=bundled).exclude(embedding=None).exclude(pk__in=found), vectors)
         if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
-            return [closest[1], *_their_slot_facts(current, [closest[1]], about, unsaid)]
-    return []
+            return [*found, closest[1], *_their_slot_facts(current, [closest[1]], about, unsaid)]
+    return found
 
 
 #: A name and the age said of it ("豆豆上周刚过完6岁生日", "儿子豆豆5岁", "Lily is 5", "Lily turned 6").
-_NAME_AGED_ZH = r"{name}[^，,。！？!?\s\d]{{0,6}}?(?P<n>\d{{1,2}})岁"
-_NAME_AGED_EN = r"\b{name}(?:'s| is| turned| just turned| turns| is now| is turning)\s(?P<n>\d{{1,2}})\b(?! (?:months?|weeks?|days?)\b)"
+_NAME_AGED_ZH = r"{name}(?:今年|现在|已经|刚刚?|上周|上个月|前天|昨天|都|也|就|才|过完|满|过了|马上|快)*(?P<n>\d{{1,2}})(?:周)?岁"
+_NAME_AGED_EN = (r"\b{name}(?:'s| is| turned| just turned| turns| is now| is turning)\s(?P<n>\d{{1,2}})"
+                 r"(?=\s*(?:$|[,.;!?…]|years? old\b|yo\b|now\b|and\b|but\b|so\b|last\b|this\b|next\b|on\b|today\b|yesterday\b|"
+                 r"lol\b|btw\b|already\b|actually\b))")
 
 
 def _aged_anew(user_id: str, message: str, known: dict[str, str]) -> dict[str, str]:
@@ -2776,7 +2794,10 @@ _LEADING_ASK_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey|random quest
                              r"people|humans|we)\b)", re.IGNORECASE)
 #: An either-or asked with no mark ("is chicago deep dish actually pizza or a casserole"; not "Did marketing at Unilever for
 #: 6 years or so").
-_EITHER_OR_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey)[\s,]*)*(?:is|are|was|were|does|do|did|should|would|can|could|will)\s+"
+_EITHER_OR_RE = re.compile(r"^\W*(?:(?:ok|so|and|but|also|btw|hey)[\s,]*)*(?:(?:is|are|does|do|should|would|can|could|will)\s+"
+                           # (was/were/did only when what follows "or" asks too: "was Y2K actually overblown or did the
+                           # remediation work", not "Was a nurse at St Marys for 10 years or 11")
+                           r"|(?:was|were|did)\s+(?=[\w' -]{2,40}? or (?:did|was|were|is|are|does|do|has|have)\b))"
                            r"[\w' -]{2,40}? or (?!(?:so|something|two|whatever|more|less|thereabouts)\b)(?:an? |the )?[\w' -]{2,30}[.?!]?$",
                            re.IGNORECASE)
 

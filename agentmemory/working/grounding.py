@@ -510,7 +510,7 @@ _OTHERS_NAMED_RE = re.compile(rf"\b(?:my|our)\s+(?:(?:best|old|close|good|two|ne
 _NAME_LED_RE = re.compile(r"^\W*(?:(?:and|but|so|also|plus|oh|btw|update|news|anyway|ok|okay)\W+)*"
                           r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Uncle|Auntie|Aunty)\.?\s+)?(?P<name>[^\W\d_][\w-]+)" + _APPOSITION +
                           # what they said, in Chinese chat ("Mr Tan 说园那边开车去KL要2个钟")
-                          r"(?:\s?(?:说|讲|觉得|问我|想要?)|"
+                          r"(?:\s?(?:说|讲|觉得)(?!我|让我|叫我|要我)|\s?想要?|"
                           r"(?:'s\b|\s+(?:is|was|has|had|got|gets|just|also|still|now|will|would|can|can't|cannot|could|does|"
                           r"doesn't|did|didn't|isn't|wasn't|won't|works|worked|lives|lived|moved|moves|starts|started|"
                           r"wants|needs|loves|likes|hates|eats|drinks|prefers|plays|studies|teaches|runs|owns|only)\b|"

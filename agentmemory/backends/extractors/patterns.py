@@ -129,7 +129,7 @@ _EN_TITLES = (r"engineer|developer|manager|designer|doctor|teacher|lawyer|studen
               r"adjuster|paralegal|hygienist|optometrist|radiographer|sonographer|phlebotomist|pilot|dispatcher|"
               r"longshoreman|stevedore|miner|machinist|fitter|rigger|scaffolder|roofer|landscaper|gardener|janitor|"
               r"nanny|tutor|lecturer|instructor|translator|interpreter|journalist|reporter|photographer|sommelier|"
-              r"bartender|waiter|waitress|investigator|detective|"
+              r"bartender|waiter|waitress|investigator|"
               r"PM|SWE|SRE|QA|CTO|CEO|CFO|COO|VP|CNA|RN|LPN|EMT|CPA|HCA|PCA|head of [a-z-]+(?: [a-z-]+)?")
 _ONE_DIET_ZH = r"低碳水|生酮|清淡|低脂|低糖|低盐|地中海|轻断食|纯素|全素|严格素食|蛋奶素|鱼素|蛋素|奶素|半素|素食(?:者)?|吃素"
 _ONE_DIET_EN = (r"vegetarian|vegan|pescatarian|keto|paleo|low[- ]carb|plant[- ]based|"
@@ -151,18 +151,19 @@ WORKMATE_AT_RE = re.compile(r"(?:^|[.!?,;]\s*|\b(?i:and|but|so|because|cause|bc|
                             r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
                             r"Christmas|Easter|Thanksgiving|Halloween|Diwali|Eid)\b)"
                             r"(?P<v>[A-Z][\w&.'-]*(?: (?!I\b)[A-Z][\w&.'-]*){0,3})")
-#: Where the user is, said as "here in …" ("its been raining 9 days straight here in seattle lol"): read from the whole
-#: sentence, a known place, not on a trip or a stay ("here in Paris for the week", "on vacation, here in Rome").
-HERE_IN_RE = re.compile(r"^(?![^.!?]*\b(?i:trip|vacation|holiday|visiting|visit|honeymoon|hotel|airbnb|hostel|conference|"
-                        r"for the (?:week|weekend)|this week|tour|layover|passing through)\b)[^.!?]*?\b(?i:here|back home) in "
-                        r"(?P<v>[A-Za-z][a-z]+(?: [A-Z][a-z]+)?)\b")
+#: A company the user is "technically" or "officially" at now, said of a firm bought or merged ("also we got acquired, I'm
+#: technically at Ramsey Digital now, same team same desk lol"): read from the whole sentence (not "I'm technically at
+#: Disneyland right now", "im officially at Heathrow").
+ACQUIRED_AT_RE = re.compile(r"^(?=[^.!?]*\b(?i:acquired|acquisition|bought out|merged|merger|rebranded|same team|same desk|same job|"
+                            r"on paper|payroll)\b)[^.!?]*?\b(?:I(?:'m| am)|(?i:im)) (?i:technically|officially|now) (?:at|with|part of) "
+                            r"(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})")
 #: How the user gets to work, said as the way itself ("with the drive from Ballincollig up to Limerick and back eating two
 #: hours a day", "my train into Waterloo was cancelled again"): read from the whole sentence.
 #: (a way to work, or one said to be made daily: not "our train from Paris to Lyon was cancelled", "the drive home from
 #: Mum's took ages")
 COMMUTE_SAID_RE = re.compile(r"(?:\b(?i:the|my|our) |(?:^|(?<=,\s)|\b(?i:now|so|and) )(?=walk to ))"
                              r"(?=(?:daily |morning |long )?(?:drive|cycle|bike|walk|train|bus|tube|ferry) )"
-                             r"(?=[^?]{0,200}?\b(?i:work|the office|office|a day|every day|each day|daily|each way|every morning|"
+                             r"(?=[^?]{0,200}?\b(?i:work|the office|the (?-i:[A-Z])\w+ office|a day|every day|each day|daily|each way|every morning|"
                              r"most days|commute)\b)(?:daily |morning |long )?(?P<v>(?P<way>drive|cycle|bike ride|walk|train|bus|"
                              r"tube|ferry|train ride|bus ride) (?:in |up |down |over |back )?(?:from|to|into) "
                              r"(?:(?!I\b)[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)?|work\b|the (?:(?!I\b)[A-Z][\w'-]* )?office\b|the site\b)"
@@ -182,8 +183,8 @@ EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|geck
             r"ragdoll|siamese|maine coon|sphynx|budgie|cockatiel|tortoise|chinchilla|goldfish|axolotl|bearded dragon")
 #: A pet named first and its kind said after ("Floss will be coming, she's our border collie"): read from the whole
 #: sentence, as "border collie Floss".
-NAMED_PET_RE = re.compile(rf"^\W*(?P<n>[A-Z][a-z]{{2,12}})(?:\s+[\w']+){{1,5}}?,?\s+(?i:she's|he's|she is|he is) (?i:our|my) "
-                          rf"(?P<v>(?i:{EN_PETS}))\b")
+NAMED_PET_RE = re.compile(rf"^\W*(?!(?:This|That|Meet|Here|Say|Our|My|The|He|She|It|They)\b)(?P<n>[A-Z][a-z]{{2,12}})(?:\s+[\w']+){{1,5}}?,?\s+"
+                          rf"(?i:she's|he's|she is|he is) (?i:our|my) (?P<v>(?i:{EN_PETS}))(?=\s*(?:$|[,.;!?]|and\b|so\b|who\b|lol\b))")
 #: Car makes and models people name their car by ("my 2014 civic", "we finally got a Tesla", "换了小鹏G6").
 CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
                 r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|(?:(?<=vw )|(?<=volkswagen ))golf|(?<=my )golf(?! (?:swing|game|lessons?|clubs?|course|bag|handicap|buddies|trip|shoes))|jetta|kia|hyundai|"
@@ -238,16 +239,18 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("employer", re.compile(r"(?:(?<=\s)|^)(?:现在|目前)(?:在|于)(?![找努加外地家路车忙赶写做学在公单])(?P<v>[^，。！？；,.!?;\s]{2,20}?)"
                             r"(?:工作|上班|任职)(?=\s|$|了)"), None),
     ("employer", re.compile(rf"我是(?P<v>{ZC}{{2,15}}?)的{ZC}{{0,6}}?(?:{_ZH_TITLES})"), None),
-    # An offer taken ("拿了字节的offer 已经提离职了", "改主意了 接了米哈游的 上海"): where the user works next (not one weighed:
-    # "拿了两个offer 纠结去哪个", "拿了腾讯的offer 要不要去").
-    ("employer", re.compile(r"(?:拿了|拿到了?|接了|接受了|签了)(?P<v>(?![一两二三四五六七八九十几\d]|孩子|老公|老婆|儿子|女儿|他|她|朋友|同事)[\u4e00-\u9fffA-Za-z&]{2,10}?)的"
-                            r"(?:offer|Offer|OFFER)?(?=[\s，,。！!]|$|offer|Offer|OFFER)"
-                            r"(?![^。！？?]{0,30}(?:要不要|该不该|纠结|犹豫|选哪|去不去|还没(?:想|决定)))"), None),
+    # An offer taken, at a piece's start ("拿了字节的offer 已经提离职了", "改主意了 接了米哈游的 上海"): where the user works next
+    # (not someone else's, "我弟拿了腾讯的offer"; nor one weighed, lost or turned down: "拿了腾讯的offer 要不要去", "被毁约了")
+    ("employer", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:已经|刚|终于|最后)?(?:(?:拿了|拿到了?|接了|接受了|签了)(?P<v>(?![一两二三四五六七八九十几\d])"
+                            r"[\u4e00-\u9fffA-Za-z&]{2,10}?)的\s?(?:offer|Offer|OFFER)|(?<=改主意了\s)接了(?P<w>[\u4e00-\u9fffA-Za-z&]{2,10}?)的"
+                            r"(?=[\s，,。！!]|$))(?![^。！？?]{0,30}(?:要不要|该不该|纠结|犹豫|选哪|去不去|还没(?:想|决定)|毁约|黄了|拒了|拒绝|"
+                            r"没去|还是留|最后还是|算了))"), None),
     # Where the user works, said by who they work with there ("我在全联的新主管要我下礼拜交…", "美团这边mentor让我两周内熟悉…"):
-    # a company named, not a kind of place ("我在公司的领导", "医院这边的主管").
-    ("employer", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:欸|诶|哎|对了)?\s*(?:我在(?P<v>(?!公司|单位|厂|店|学校|医院|这|那|家)"
-                            r"[\u4e00-\u9fffA-Za-z&]{2,10}?)的|(?P<w>(?!公司|单位|厂|店|学校|医院|这|那|家)[\u4e00-\u9fffA-Za-z&]{2,8}?)"
-                            r"这边的?)(?:新)?(?:主管|老板|领导|上司|经理|组长|店长|leader|mentor|Leader|Mentor|同事)"), None),
+    # a company named, not a kind of place or a former one ("我在公司的领导", "我在上家公司的领导", "我在上海的同事": @org)
+    ("employer", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:欸|诶|哎|对了)?\s*(?:我在(?P<v>(?!公司|单位|厂|店|学校|医院|这|那|家|上家|前|老东家|原|之前|"
+                            r"以前|实习)[\u4e00-\u9fffA-Za-z&]{2,10}?)的(?:新)?(?:主管|老板|领导|上司|经理|组长|店长|leader|mentor|Leader|Mentor|"
+                            r"同事)|(?P<w>(?!公司|单位|甲方|乙方|物业|我们|你们|他们|咱们|这|那)[\u4e00-\u9fffA-Za-z&]{2,8}?)这边的?(?:新)?"
+                            r"(?:leader|mentor|Leader|Mentor))"), "@org"),
     ("location", re.compile(rf"^\s*(?:我|我们)(?:现在|目前|人)?在(?P<v>{ZC}{{2,8}})$"), "@place"),
     # "我退休前是老师 现在在青岛 天天钓鱼": a chat piece of its own (spaces for commas) that says where the user is now.
     ("location", re.compile(r"(?:^|(?<=\s))(?:现在|目前)(?:人)?在(?P<v>[\u4e00-\u9fff]{2,3}?)(?=\s|$)"
@@ -281,10 +284,10 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             rf"住|\s|$|[，。！？；,.!?;])"), None),
     # "我搬回扬州了": a known place moved back to (not someone else's move helped with, nor one planned)
     # ("已经搬回重庆老家了", "搬回老家重庆了": home again is where one lives now)
-    ("location", re.compile(r"(?<![帮替想要])(?<!打算|准备|计划|考虑)搬回(?:到|了)?(?:老家)?(?P<v>[\u4e00-\u9fff]{2,3}?)(?=老家|了|住|来|去|[，,。！!\s]|$)"),
+    ("location", re.compile(r"(?<![帮替想要])(?<!打算|准备|计划|考虑|明年|以后|年底|过年)(?<!下个月|下半年)搬回(?:到|了)?(?:老家)?(?P<v>[\u4e00-\u9fff]{2,3}?)(?=老家|了|住|来|去|[，,。！!\s]|$)"),
      "@place"),
     # "人在成都高新区", "base北京": a chat piece of its own that gives where the user is, at a known place (not "人在外地出差")
-    ("location", re.compile(r"(?:^|(?<=[\s，,]))(?:现在|目前|下个?月|下周|明年|之后)?(?:人在|base在?\s?)(?P<v>[\u4e00-\u9fff]{2,3}?)(?=[\u4e00-\u9fff]{0,4}(?:区|县|镇)?(?:\s|[，,。！!]|$))"
+    ("location", re.compile(r"(?:^|(?<=[\s，,]))(?:(?:现在|目前)?人在|(?:现在|目前|下个?月|明年|之后)?base在?\s?)(?P<v>[\u4e00-\u9fff]{2,3}?)(?=[\u4e00-\u9fff]{0,4}(?:区|县|镇)?(?:\s|[，,。！!]|$))"
                             r"(?![^，,。！!]{0,6}(?:出差|开会|度假|旅游|旅行|转机|玩|培训))"), "@place"),
     # "人也搬上海了", "坐标北京望京": a known place moved to, or given as where one is
     ("location", re.compile(r"(?:^|(?<=[\s，,。！!]))(?:去年|今年|前年|上个月|刚|人|我|我们)?(?:也|都|已经)?搬(?![家走出进回到去来])"
@@ -307,8 +310,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("budget", re.compile(rf"预算(?:一个月|每个?月|一年|每年|一周|每周|一晚|每晚|一天|每天|一个人|每人|人均)?[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,8}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
     # the language of the answers ("以后你回答我都用英文吧", "还是用中文回我吧"): the language alone, not what follows it
-    ("reply_style", re.compile(r"(?:回答|回复|(?<![妈爸他她])回)我?(?:都|就|请|要|还是)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))"), None),
-    ("reply_style", re.compile(r"(?<![妈爸他她们])(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?回(?:我|复我|答我)(?!的)"), None),
+    ("reply_style", re.compile(r"(?:回答|回复|(?<![妈爸他她])回)我?(?:都|就|请|要|还是)?(?P<v>用(?:中文|华语|华文|国语|普通话|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))"), None),
+    ("reply_style", re.compile(r"(?<![妈爸他她们])(?P<v>用(?:中文|华语|华文|国语|普通话|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?回(?:我|复我|答我)(?!的)"), None),
     # (the wish ends at a space before other words: "以后回答都简短点 我在地铁上看" is "简短点")
     ("reply_style", re.compile(r"(?:以后|今后|往后|之后|请|希望你?)(?:你的?)?(?:回答|回复)(?:都|时|要|请|的时候)?(?P<v>[^，。！？；、,.!?;:\n：\s]{2,20})"), None),
     ("reply_style", re.compile(r"(?:回答|回复)(?:要|请)?(?P<v>简洁|简短|详细|用中文|用英文)"), None),
@@ -317,7 +320,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # "你说话简单点别太长 我眼神不好"
     ("reply_style", re.compile(r"(?<!这题)(?<!这个)(?<!这段)(?<!这句)(?:你|跟我)(?:说话|讲话|回答|回复)(?:都|就|请|要)?(?P<v>(?:简单|简短|简洁|短|通俗|直白)(?:一)?(?:点|些)"
                                r"(?:\s?别太长)?)"), None),
-    ("reply_style", re.compile(r"(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?(?:回答|回复|交流|沟通|跟我说|写)"),
+    ("reply_style", re.compile(r"(?P<v>用(?:中文|华语|华文|国语|普通话|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?(?:回答|回复|交流|沟通|跟我说|写)"),
      None),
     ("reply_style", re.compile(r"(?:跟我|和我|对我)(?:说话|聊天|交流|沟通)(?:都|请|要)?(?P<v>用(?:中文|英文|英语|日语|日文|粤语|繁体中文|简体中文))"),
      None),
@@ -349,7 +352,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # the date between ("hi 我7月23生日 想在家里搞个小party")
     ("birthday", re.compile(r"我(?:的)?(?P<v>[0-9０-９一二三四五六七八九十]{1,3}月[0-9０-９一二三四五六七八九十]{1,3}[日号]?)\s?(?:是|过)?生日"), None),
     # the date first ("ok 3/14 我生日 想请同事喝", "11.3我生日")
-    ("birthday", re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:(?i:ok|okay)\s?|好\s?|对了\s?)?(?P<v>{_ZH_DATE})\s?(?:是)?我(?:的)?生日"), None),
+    ("birthday", re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:(?i:ok|okay)\s?|好\s?|对了\s?)?(?P<v>{_ZH_DATE})\s?(?:是)?我(?:的)?生日(?!还是|吗|吧|来着|呢)"), None),
     ("birthday", re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:对了|其实|哦|噢)?\s*生日(?:其实|应该|本来|实际上)?(?:是|在)(?P<v>{_ZH_DATE})"), None),
     # A shop of one's own in a town ("在自贡开了个小铺子 主要卖自家做的冷吃兔"): where the user is, and what it sells.
     ("location", re.compile(r"(?:^|[\s，,。！!]|我|现在|目前|如今)在(?P<v>[\u4e00-\u9fff]{2,4}?)(?:古城|古镇|老城|市区|郊区|乡下|这边|那边)?"
@@ -364,7 +367,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|一只|只)?(?P<v>{ZC}{{0,4}}(?:{ZH_PETS})(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{{1,6}})"), None),
     # A pet named in Latin letters after its kind, a breed in English too ("另外我的猫 Oreo 最近一直吐", "我家那只golden叫Lucky")
     ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|只)?\s?(?P<v>(?:{ZH_PETS}|(?i:{EN_PETS}|golden))\s?"
-                       rf"(?:叫|名叫|名字叫)?\s?[A-Z][A-Za-z]{{1,10}})(?![A-Za-z])"), None),
+                       rf"(?:叫|名叫|名字叫)?\s?[A-Z][a-z]{{1,10}})(?![A-Za-z]|的)"), None),
     ("pet", re.compile(rf"(?:我|我家|家里)(?:新|刚)?养了(?P<v>(?:一|两|三|[0-9])?(?:只|条|个)?{ZC}{{0,4}}(?:{ZH_PETS})(?:，?(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{{1,6}})?)"), None),
     # "儿子8岁，…": Chinese drops the "我" before the household's own.
     ("child", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:儿子|女儿|孩子|闺女|宝宝|大宝|二宝|娃)(?:今年|现在|才|刚)?(?:其实)?(?:是)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)))"), None),
@@ -402,8 +405,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                          rf"(?P<v>(?:{PHONE_MAKES}){_PHONE_MODEL})(?!\s?(?:手环|手表|电视|音箱|平板|笔记本|电脑|耳机|路由器|扫地机|"
                          rf"空调|冰箱|洗衣机|汽车|SU7|YU7|Watch|watch|Pad|pad|Buds|buds|Band|band))(?:手机)?"), None),
     # ("新手机mate60 怎么把微信聊天记录从苹果导过来", "用的iPhone12 电池不行了": chat drops the "我")
-    ("phone", re.compile(rf"(?:新手机(?:是|换成了?)?|手机换成了?|(?:^|(?<=[\s，,]))用的是?)\s?(?P<v>(?:{PHONE_MAKES}|mate){_PHONE_MODEL})"
-                         rf"(?<=\d|[A-Za-z])(?!\s?(?:手环|手表|电视|音箱|平板|笔记本|电脑|耳机|路由器|扫地机|空调|冰箱|洗衣机|汽车|SU7|YU7|"
+    # (not one bought for someone, nor one still being chosen: "给我妈买的新手机是小米14", "用的是小米14还是iPhone15好")
+    ("phone", re.compile(rf"(?<!买的)(?:新手机(?:是|换成了?)?|手机换成了?|(?:^|(?<=[\s，,]))用的是?)\s?(?P<v>(?:{PHONE_MAKES}|mate){_PHONE_MODEL})"
+                         rf"(?<=\d|[A-Za-z])(?![^，,。！？!?\s]{{0,12}}还是)(?!\s?(?:手环|手表|电视|音箱|平板|笔记本|电脑|耳机|路由器|扫地机|空调|冰箱|洗衣机|汽车|SU7|YU7|"
                          rf"Watch|watch|Pad|pad|Buds|buds|Band|band))"), None),
     ("car", re.compile(rf"(?:我们家|咱家|我家|我们|我|家里)(?:的车)?(?:新|刚|终于|已经|现在)?(?:买了|换了|提了|开的是|开着|换成了?|提车了?)(?:一辆|辆|台|一台)?"
                        rf"(?P<v>(?:{CAR_MAKES_ZH}){ZC}{{0,6}}?)(?=了|[，。！？；,.!?;]|$)"), None),
@@ -477,15 +481,15 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # (a parenthesis after the company goes with it: "frontend dev at Wayfair (Boston office)"; "the" before a company
     # named in capitals: "now an investigator at the Sacramento County Public Defender.")
     ("job_title", re.compile(rf"^\W*(?:now |currently )?(?:an? )?(?P<v>(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES})) (?:at|for|with) "
-                             rf"(?:the )?[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}}(?:\s*\([^()]{{1,40}}\))?\W*$", _I), None),
+                             rf"(?:the )?[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}}(?:\s*\((?![^()]*\d{{4}})[^()]{{1,40}}\))?\W*$", _I), None),
     ("employer", re.compile(rf"^\W*(?:now |currently )?(?:an? )?(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES}) (?:at|for|with) "
-                            rf"(?:(?i:the) )?(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}})(?:\s*\([^()]{{1,40}}\))?\W*$"), None),
-    # Years or weeks at a company, with no "I" ("been working at Yarmouth Regional for 3 weeks now"), or a company the
-    # user is at "technically" or "officially" now ("we got acquired, I'm technically at Ramsey Digital now").
+                            rf"(?:(?i:the) )?(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}})(?:\s*\((?![^()]*\d{{4}})[^()]{{1,40}}\))?\W*$"), None),
+    # A title at a company said in a parenthesis ("the real data is all in snowflake at work anyway (DS at Instacart)")
+    ("employer", re.compile(rf"\((?:(?i:i'm|im|i am) )?(?:(?i:an?) )?(?:[\w-]+ ){{0,2}}(?:{_EN_TITLES}|DS|MLE|SDE|SWE|DE|UX|UI) (?i:at|for|with) "
+                            rf"(?:(?i:the) )?(?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}})\)"), None),
+    # Years or weeks at a company, with no "I" ("been working at Yarmouth Regional for 3 weeks now").
     ("employer", re.compile(r"(?:^|[!.,;]\s*|\bI(?:'ve| have)? |\bive )been working (?:at|for) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"
                             r"(?= for \w+ (?i:years?|yrs?|months?|weeks?|days?)\b)"), None),
-    ("employer", re.compile(r"\b(?:I(?:'m| am)|(?i:im)) (?i:technically|officially) (?:at|with|part of) (?P<v>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3})"),
-     None),
     ("company_industry", re.compile(rf"\b(?:our|my) company (?:is in|does|makes|sells|builds|is an?|works in) (?P<v>{_EC}{{1,40}})", _I), None),
     ("company_industry", re.compile(rf"\bwe(?:'re| are) (?:now |basically |essentially |officially |\w+ly )*an? (?P<v>{_EC}{{1,30}}?) "
                                     rf"(?:company|brand|startup|business|firm|shop)\b", _I), None),
@@ -637,8 +641,8 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # A child named ("a party idea for my daughter Rosalie, she's 6"): the name, as written.
     ("child", re.compile(r"\b(?i:my) (?P<v>(?i:son|daughter|stepson|stepdaughter|boy|girl|grandson|granddaughter|grandkid|"
                          r"grandbaby) [A-Z][a-z][\w'-]*)"), None),
-    ("partner", re.compile(r"\b(?i:my) (?P<v>(?i:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse|gf|bf|hubby|missus|"
-                           r"wifey),? [A-Z][\w'-]*)"), None),
+    ("partner", re.compile(r"\b(?i:my) (?P<v>(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse|gf|bf|hubby|missus|"
+                           r"wifey),? (?!I\b|Valentine)[A-Z][\w'-]*)"), None),
 
     ("car", re.compile(r"\bI (?:drive|own|just bought|bought) an? (?P<v>(?:\d{4} )?(?:[A-Z][\w-]*)(?: [\w-]+){0,2}?)(?= to\b| for\b|$|[,.;!?])"), None),
     ("car", re.compile(r"\bmy car is an? (?P<v>[\w-]+(?: [\w-]+){0,2})", _I), None),

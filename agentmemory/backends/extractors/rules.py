@@ -17,6 +17,7 @@ from .chat import chat_chinese, chat_english
 from .context_tags import context_tags
 from .lexicon import is_place, tech_names
 from .patterns import (
+    ACQUIRED_AT_RE,
     BUDGET_CUE_RE,
     CAR_MAKES_EN,
     CAR_MAKES_ZH,
@@ -27,7 +28,6 @@ from .patterns import (
     EN_MONEY_RE,
     EN_RETRACT,
     EN_RULES,
-    HERE_IN_RE,
     NAMED_PET_RE,
     PHONE_MAKES,
     REMEMBER_PREFIX_RE,
@@ -94,7 +94,7 @@ _SELF_START_RE = re.compile(r"^\W*(?:(?:嗯|哦|对了|其实|另外|还有|不�
                             re.IGNORECASE)
 #: An English clause with no subject of its own ("work at Alibaba" after "I live in Shanghai and"): the
 #: previous clause's subject, with "I" put back so the patterns read it.
-_BARE_VERB_RE = re.compile(r"^\s*(?:(?:update|edit|correction|btw|ok|so)\s?[:,-]?\s+)?(?:also |now |currently |just )?(?P<verb>work|live|am|have|own|drive|use|play|study|moved|"
+_BARE_VERB_RE = re.compile(r"^\s*(?:(?:update|edit|correction)\s?[:,-]?\s+)?(?:also |now |currently |just )?(?P<verb>work|live|am|have|own|drive|use|play|study|moved|"
                            r"started|joined|got|love|like|hate|teach|run)\b(?! \d| about\b| maybe\b| a (?:few|couple)\b| any\b| (?:you|u|ya)\b|"
                            # chat's filler "like" before an amount: "i only have an instant pot and like one sad pan"
                            r"(?<=like)(?= (?:one|two|three|four|five|ten|half|literally|so|super|really|barely|zero|none|no)\b))",
@@ -222,7 +222,7 @@ _SELF_LED_ZH_RE = re.compile(r"(?:我|咱)(?!的)(?!(?:老婆|老公|媳妇|对�
 #: The user with them ("我和老公搬到杭州了"): the user's news too.
 _WITH_ME_ZH_RE = re.compile(r"(?:我|咱)们?(?:和|跟|与|带着?|陪)|(?:和|跟|与)我")
 #: Words of going to work or school, and a way of getting there said as a piece of its own.
-_TO_WORK_ZH_RE = re.compile(r"上班|上下班|通勤|上学|[去到](?:公司|单位)")
+_TO_WORK_ZH_RE = re.compile(r"上班|上下班|通勤|上学|[去到](?:公司|单位)(?:才|要|只要|大概|差不多|将近)?[\d一二三四五六七八九十半]+\s?(?:分钟|分|个?小时|钟头)")
 _RIDE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:上下班|通勤)?(?:我)?(?:最近|现在|每天|每日|平时|一般){0,2}(?:都)?"
                          # from where ("每天从番禺开车去天河上班", "从仓山开车过去上班"): where the user lives
                          r"(?:从(?P<home>[\u4e00-\u9fff]{2,4}?)(?:家里|这边|那边)?)?(?P<pre>[\u4e00-\u9fff]{0,5}?(?:改成|换成|改))?"
@@ -473,8 +473,9 @@ class RuleBasedExtractor(Extractor):
                             and _zh_other_subject(clause[:match.start()])):
                         continue  # "来福这两天不爱吃饭": the dog's taste, not the user's
                     raw = match.groupdict().get("v") or match.groupdict().get("w") or ""
-                    value = fixed if fixed not in (None, "@place", "@tech") else _clean_value(raw, slot_key)
-                    if (fixed == "@place" and not is_place(value)) or (fixed == "@tech" and not tech_names(value)):
+                    value = fixed if fixed not in (None, "@place", "@tech", "@org") else _clean_value(raw, slot_key)
+                    if (fixed == "@place" and not is_place(value)) or (fixed == "@tech" and not tech_names(value)) \
+                            or (fixed == "@org" and is_place(value)):
                         continue
                     if not _worth_keeping(slot_key, value):
                         continue
@@ -532,9 +533,8 @@ class RuleBasedExtractor(Extractor):
         if "commute" not in taken and (found := COMMUTE_SAID_RE.search(sentence)) \
                 and not _about_someone_else(sentence, found.start()):
             add("commute", found.group("v"))
-        if "location" not in taken and (found := HERE_IN_RE.search(sentence)) and is_place(found.group("v")) \
-                and not _about_someone_else(sentence, found.start("v")):
-            add("location", _clean_value(found.group("v"), "location"))
+        if "employer" not in taken and (found := ACQUIRED_AT_RE.search(sentence)):
+            add("employer", _clean_value(found.group("v"), "employer"))
         if "pet" not in taken and (found := NAMED_PET_RE.search(sentence)):
             add("pet", f"{found.group('v')} {found.group('n')}")
         if "employer" not in taken and (found := WORKMATE_AT_RE.search(sentence)) and not is_place(found.group("v")):
