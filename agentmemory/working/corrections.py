@@ -258,7 +258,7 @@ TOPICS: dict[str, re.Pattern] = {
                         r"internships?|freshman|sophomore|"
                         r"professor)\b", _I),
     "travel": re.compile(r"旅行|旅游|出差|出国|机票|航班|签证|自驾游|度假|蜜月|徒步|\b(?:trip|travel\w*|vacation|holiday|flights?|flying|"
-                         r"itinerary|visa|honeymoon|road ?trip|camino|trek(?:king)?|pilgrimage|backpacking)\b", _I),
+                         r"itinerary|visa|honeymoon|road ?trip|camino|trek(?:king)?|pilgrimage|backpacking|(?:coastal|walking|hiking|pilgrim) route)\b", _I),
     # A day on the calendar ("June 8", "9月21号", "下周四"): what a date moved replaces.
     "date": re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?<![\d月])\d{1,2}\s*号(?![线楼房床位车窗口门])|\bthe \d{1,2}(?:st|nd|rd|th)\b|[下这上]周[一二三四五六日天]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|"
                        r"dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\b|\b\d{1,2}(?:st|nd|rd|th)? of (?:jan|feb|mar|apr|may|jun|jul|aug|"

@@ -526,7 +526,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                        or ("job_title" in slots and _REPORTED_RE.search(turn.content))
                        # an employer said in a message judged a correction, not the one the user has ("we got acquired,
                        # I'm technically at Ramsey Digital now" beside "I do android at a small agency (Tapwell, …)")
-                       or (judged and "employer" in slots and _another_employer(user_id, values_of.get(turn.turn_id, [])))) \
+                       or (judged and "employer" in slots and _another_employer(user_id, [
+                           str(d.value) for d in drafts if d.turn_id == turn.turn_id and d.key == "employer"]))) \
             and turn.turn_id not in others and not _asks_only(turn.content) \
             and not _HYPOTHETICAL_RE.search(turn.content) and not _JOB_WISHED_RE.search(turn.content)
         left_job = bool(_LEFT_JOB_RE.search(turn.content)) and turn.turn_id not in others and not new_job \
@@ -860,10 +861,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
 
 
 def _another_employer(user_id: str, values: Sequence[str]) -> bool:
-    """Whether none of ``values`` (a message's slot values) is an employer the user has now."""
+    """Whether none of ``values`` (the employers a message gives) is one the user has now, and one names no place (a
+    town read as an employer is no new job: "since I'm in Wrocław now … I've started as a bike mechanic")."""
     current = {str(v).lower() for v in MemoryItem.objects.for_user(user_id).current().filter(key="employer")
                .values_list("value", flat=True)}
-    return not any(str(v).lower() in current for v in values)
+    return not any(str(v).lower() in current for v in values) and not all(places_in(str(v)) for v in values)
 
 
 def _new_job_said(message: str, new_job: bool) -> list[str]:
