@@ -2782,6 +2782,10 @@ _UNMARKED_QUESTION_RE = re.compile(r"^\W*(?:(?:ok|so|and|also|btw|ha|haha|lol|ni
                                    # "问找工作是不是得先搞定签证" (voice input, no mark): asking, as "请问…" is
                                    r"请问|想问(?!题)|问一下|问下(?![来去])|问问|问(?![了过题候号])(?=[\u4e00-\u9fff][^，。！？\s]{0,12}(?:是不是|能不能|要不要|有没有|吗|什么|怎么)))",
                                    re.IGNORECASE)
+#: The assistant's opinion asked for, as a sentence of its own ("I need your honest opinion", "gimme ur take").
+_OPINION_WANTED_RE = re.compile(r"(?:^|(?<=[.!?]))\s*(?:(?:ok|so|and|but)\s+)?(?:i need|i want|i'd like|gimme|give me|tell me) "
+                                r"(?:your|ur) (?:honest |real |hot |unfiltered )?(?:opinion|take|thoughts|verdict|answer)\W*(?=$)",
+                                re.IGNORECASE)
 #: A verb first, as a question asked with no mark puts it ("does pineapple belong on pizza").
 _VERB_FIRST_RE = re.compile(r"^\W*(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have)\b", re.IGNORECASE)
 #: A question said to come, then asked with a verb first and no mark ("ok serious question, does pineapple belong on pizza.").
@@ -2810,6 +2814,9 @@ def _asks_the_world(message: str) -> bool:
     will humans actually get to Mars in our lifetime"). Chinese chat drops its subjects too often to read it so."""
     if is_chinese(message):
         return _asks_the_world_zh(message)
+    # (an opinion asked for is no one's life: "ok serious question, does pineapple belong on pizza. I need your honest
+    # opinion")
+    message = _OPINION_WANTED_RE.sub(" ", message)
     # (a topic of a life is no one's in a question said to come or an either-or: "ok serious question, does pineapple
     # belong on pizza.", "was Y2K actually overblown or did the remediation work")
     if _ENGLISH_SELF_RE.search(_GENERIC_WE_RE.sub(" ", message)) or (corrections.topics(message) and not (

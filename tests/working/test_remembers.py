@@ -2818,10 +2818,12 @@ def test_session_49_rules_read_only_what_they_say():
     assert slots("frontend dev at Wayfair (Boston office), react + ts.")["employer"] == "Wayfair"
     assert slots("been working at Yarmouth Regional for 3 weeks now") == {"employer": "Yarmouth Regional"}
     # small talk with a question said to come, or an either-or with no mark
-    for asked in ("random q, why are they called jandals", "ok serious question, does pineapple belong on pizza.",
+    for asked in ("random q, why are they called jandals", "ok serious question, does pineapple belong on pizza. I need your "
+                  "honest opinion",
                   "was Y2K actually overblown or did the remediation work"):
         assert _asks_the_world(asked), asked
-    for told in ("quick q. is my dog ok", "was at Google for 3 years or 4", "Did marketing at Unilever for 6 years or so"):
+    for told in ("quick q. is my dog ok", "was at Google for 3 years or 4", "Did marketing at Unilever for 6 years or so",
+                 "my dog is 3. I need your honest opinion"):
         assert not _asks_the_world(told), told
     # a client introduced by an English name in Chinese chat, then what they said
     said = "我有个client Mr Tan, 在Raub种榴莲的, 我是做freelance web 的\n"
