@@ -690,11 +690,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             elsewhere = not left_job and bool(places_in(turn.content))
             restated.append(_WORKED_ELSEWHERE_RE if elsewhere else _WORK_SAID_RE)
         swaps = corrections.swapped_values(turn.content) if turn.turn_id not in others else {}
-        if not swaps and turn.turn_id not in others:
-            # A child or a pet of the user's named with a new age ("豆豆上周刚过完6岁生日" beside "儿子豆豆5岁"): what said the
-            # old one says the new one.
-            swaps = _aged_anew(user_id, turn.content, known)
-        aged = bool(swaps) and not corrections.swapped_values(turn.content)
+        # A child or a pet of the user's named with a new age ("豆豆上周刚过完6岁生日" beside "儿子豆豆5岁"): what said the old
+        # one says the new one.
+        aged = _aged_anew(user_id, turn.content, known) if not swaps and turn.turn_id not in others else {}
+        swaps = swaps or aged
         renamed_only = False  # (a rename's swap rewrites only what it replaced: "可乐" is a pet's name and a drink)
         if renamed and not swaps:
             # One name for another ("对了猫现在叫汤圆了" of "我家猫年糕 橘猫 胖得很"): what held the old one says the new one.
@@ -1197,6 +1196,9 @@ def _counted_otherwise(content: str, counted: dict[str, set[str]]) -> bool:
 
 #: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
 #: grade.
+#: A shift ("调去day shift了" beside "做night shift 的"), a kind of value one holds one of at a time.
+_SHIFT_RE = re.compile(r"\b(?:night|day|morning|evening|graveyard|swing|early|late|overnight) shifts?\b|"
+                       r"(?<![一二三四五六七八九十\d])(?:大|小)?(?:夜班|白班|早班|晚班)", re.IGNORECASE)
 _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"(?:周|星期|礼拜)[一二三四五六日天](?![次回遍个])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b",
                            re.IGNORECASE),  # a weekday ("改到周四"), not "一周三次"
@@ -1224,9 +1226,7 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"(?:客人|宾客|来宾|人数)[^，。！？\d]{0,6}\d+\s?(?:个|位|人|桌)?|\d+\s?(?:个|位)?(?:客人|宾客|来宾)|\d+\s?桌|"
                            r"请\d+\s?个?人|\b\d+\s+(?:guests|people|ppl|attendees)\b|"
                            r"\b(?:guest list|guest count|headcount)\b[^.,;!?]{0,30}?\b\d{2,4}\b", re.IGNORECASE),
-                # a shift ("调去day shift了" beside "做night shift 的", "moved to nights")
-                re.compile(r"\b(?:night|day|morning|evening|graveyard|swing|early|late|overnight) shifts?\b|(?<![一二三四五六七八九十\d])(?:大|小)?"
-                           r"(?:夜班|白班|早班|晚班)", re.IGNORECASE),
+                _SHIFT_RE,
                 corrections.COUNT_RE)
 
 
@@ -1301,7 +1301,7 @@ _AGE_IN_WORDS_RE = re.compile(r"\b(?:[Hh]e|[Ss]he|(?-i:[A-Z])[a-z]+|son|daughter
 _YEAR_RE = re.compile(r"(?<![\d.])(?:19|20)\d{2}\s*年(?:\s*\d{1,2}\s*月(?!\s*\d{1,2}\s*[日号]))?|\b(?:in|since) (?:19|20)\d{2}\b",
                       re.IGNORECASE)
 #: Kinds of value one holds one of at a time, whoever else is closer in meaning: a school year, a shift.
-_REGRADED_KINDS = (_VALUE_KINDS[4], _VALUE_KINDS[-2])
+_REGRADED_KINDS = (_VALUE_KINDS[4], _SHIFT_RE)
 #: Kinds of value one says anew in place of the last: an age, a school grade, a year.
 _SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4], _YEAR_RE)
 
@@ -2233,7 +2233,8 @@ def _held_otherwise(episodes, text: str) -> int | None:
             continue
         value, clause = said[0]
         kin = [k.group(0).lower() for k in _KIN_IN_CLAUSE_RE.finditer(clause)]
-        holding = [pk for pk, content in episodes.values_list("pk", "content")
+        # (among the newest: a correction speaks of what was said lately)
+        holding = [pk for pk, content in episodes.order_by("-pk").values_list("pk", "content")[:WORK_SAID_FROM]
                    if (others := {m.group(0).lower() for m in kind.finditer(content)}) and value not in others
                    and all(k in content.lower() for k in kin)]
         if len(holding) == 1:
