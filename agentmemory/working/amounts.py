@@ -30,13 +30,14 @@ _MONEY_RE = re.compile(
     # not a count of something that is no money ("12k words", "两万粉丝", "一万步", "三千人", "a 4k monitor")
     r"(?!\s*(?:words?|followers?|subs(?:cribers)?|views?|steps?|people|users?|miles|km|monitor|tv|screen|video|"
     r"粉丝?|步|人|字|个|次|米|公里|播放|阅读|价))", _I)
-#: A bare number right after a word that sets a limit ("能放到9000了", "控制在1000"): taken only when it is near the
+#: A bare number right after a word that sets a limit ("能放到9000了", "控制在1000", "人均现在只有1500了"): taken only when it is near the
 #: budget the user gave (see _near).
-_SET_TO_RE = re.compile(r"(?:放到|控制在|压到|压在|加到|提到|涨到|降到|砍到|减到|调到|上限|顶多|最多|撑死)\s*(?P<v>(?<![\d.])\d{3,}(?:\.\d+)?)"
+_SET_TO_RE = re.compile(r"(?:放到|控制在|压到|压在|加到|提到|涨到|降到|砍到|减到|调到|上限|顶多|最多|撑死|只有|只剩)\s*(?P<v>(?<![\d.])\d{3,}(?:\.\d+)?)"
                         r"(?![\d.]*\s*(?:岁|年|月|日|号|点|分|秒|天|周|个|次|楼|层|斤|公斤|kg|km|公里|米|%|小时|题|人|G|寸|平))", _I)
 #: Words that say the amount is new ("现在", "now", "working with", "控制在", "went up to").
 _NEW_AMOUNT_RE = re.compile(r"现在|改成|变成|只有|只剩|能放到|放到|控制在|压到|压在|加到|提到|涨到|降到|砍到|减到|上限|顶多|最多|撑死|"
-                            r"\b(?:now|working with|we've got|we have got|i've got|got|went up to|gone up to|down to|cut to|"
+                            r"\b(?:now|working with|we've got|we have got|i've got|got|went up to|gone up to|jumped to|jumped up to|rose to|"
+                            r"increased to|up to|down to|cut to|"
                             r"raised to|bumped (?:it )?(?:up )?to|stretch to|max|tops|all in)\b", _I)
 #: Money that is no budget: pay, rent, a debt, a price, what something costs, someone else's.
 _NOT_A_BUDGET_RE = re.compile(r"工资|月薪|年薪|收入|到手|房租|房贷|车贷|租金|欠|借|利息|价格|油价|房价|多少钱|报价|零花钱|红包|粉丝|播放|阅读|"

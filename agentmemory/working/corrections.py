@@ -253,7 +253,7 @@ TOPICS: dict[str, re.Pattern] = {
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
     "home": re.compile(r"住在|住的|我住|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|老家|定居|城市|\b(?:live|living|lives|moved(?! (?:up|down) (?:to |into )?(?:the )?(?:[\w-]+ )?(?:class|grade|year|level|form|std|standard|set|group)\b)|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
                        r"neighbou?rhood|based in|i'm in|im in|we're in(?! (?:trouble|love|luck|a |the |for |charge|touch|talks))|hometown|the move|(?:my|our) (?:old |new |own )?(?:house|home|place|condo))\b", _I),
-    "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|\b(?:major|degree|university|college|school|grade|"
+    "study": re.compile(r"专业|大学|学校|小学|初中|高中|幼儿园|上学|读研|读博|年级|考研|学位|毕业|转专业|学期|论文|导师|幼升小|小升初|中考|高考|\b(?:major|degree|university|college|school|grade|"
                         r"phd|masters?|studying|semester|quarter|class(?:es)?|(?<=\d(?:st|nd|rd|th) )(?:std|standard)|campus|gpa|tuition|thesis|dissertation|electives?|"
                         r"internships?|freshman|sophomore|"
                         r"professor)\b", _I),
@@ -284,7 +284,8 @@ TOPICS: dict[str, re.Pattern] = {
     "health": re.compile(r"过敏|不吃|吃素|正常吃|少油|少糖|少盐|控糖|(?<!生意)清淡|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
                          r"\b(?:back pain|migraines?|insomnia|allerg\w*|vegan|vegetarian|"
                          r"diet|gluten|intoleran\w*|surgery|asthma|diabet\w*|injur\w*|eat|meat|keto|paleo|"
-                         r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood)\b", _I),
+                         r"mediterranean|carbs?|fasting|shellfish|shrimp|(?:tree )?nuts|peanuts?|dairy|lactose|seafood|"
+                         r"c[o]?eliac)\b|乳糖不耐|麸质", _I),
     "family": re.compile(r"老公|老婆|妻子|丈夫|爱人|媳妇|伴侣|男朋友|女朋友|对象|婚|分手|相亲|在一起|\b(?:broke up|split up|dating|seeing someone|ex)\b|儿子|女儿|孩子|宝宝|怀孕|\b(?:husband|wife|partner|"
                          r"boyfriend|girlfriend|fianc[eé]e?|married|wedding|engaged|sons?|daughters?|kids?|baby|twins|"
                          r"pregnan\w*)\b", _I),
@@ -701,7 +702,7 @@ SLOT_TOPICS: dict[str, frozenset[str]] = {
     "birthday": frozenset({"family", "name", BIRTHDAY_TOPIC}), "reply_style": frozenset(),
     # Slots whose values add up: replaced when a correction of their topic is closest to them in meaning, or with
     # the episode of a message that told one value of them.
-    "child": frozenset({"family", "study", "age"}), "pet": frozenset({"pet", "age"}), "project": frozenset({"venture", "deadline"}),
+    "child": frozenset({"family", "study", "age"}), "family": frozenset({"family", "age"}), "pet": frozenset({"pet", "age"}), "project": frozenset({"venture", "deadline"}),
     "instrument": frozenset({"music"}), "diet": frozenset({"health"}), "health": frozenset({"health"}),
 }
 
@@ -898,13 +899,18 @@ def swapped_values(text: str) -> dict[str, str]:
     return out
 
 
+#: Ages said in words ("Rex is nine"), which a swap reads as it reads digits.
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+                          "seventeen eighteen nineteen twenty".split())
+
+
 def with_swapped(text: str, swaps: dict[str, str]) -> str:
     """``text`` with each old value of ``swaps`` written as its new one: a name as a whole word ("the dog Finn is the ring
     bearer" -> "… Fionn …", not "Finnish"), a number only where it is said of its subject ("my daughter keisha is 16 and
     …" -> "… is 15 …", not "shift ends 16:30"), a Chinese name as written."""
     for old, new in swaps.items():
         subject, _, number = old.rpartition(" ")
-        if subject and number.replace(",", "").isdigit():
+        if subject and (number.replace(",", "").isdigit() or number.lower() in _NUMBER_WORDS):
             text = re.sub(rf"(\b{re.escape(subject)}\b(?:'s)?[^.!?;\d]{{0,24}}?)(?<![\d.:,]){re.escape(number)}(?![\d:]|[.,]\d)",
                           lambda m, n=new: m.group(1) + n, text, flags=re.IGNORECASE)
         elif old.isascii():

@@ -124,15 +124,22 @@ _VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换
                               r"\b(?:upgrad\w*|bump\w*|migrat\w*|updat\w*)\b[^.!?]{0,40}?\bfrom\s+(?:\w+\s+)?v?\d+(?:\.\d+)*"
                               r"\s+to\s+v?\d+(?:\.\d+)*\b|"
                               r"\b(?:upgrad\w*|bump\w*)\b[^.!?]{0,30}?\bto\s+v?\d+\.\d+", re.IGNORECASE)
+#: One of the assistant's suggestions turned down and a change asked of it ("所以155那个不行 得改成150+" of the titles it
+#: wrote, "the second one won't work, make it shorter"): a request, not a change in the user's life (not "我之前说的那个不对").
+_SUGGESTION_TURNED_DOWN_RE = re.compile(r"(?<![说讲写提])(?<!说的)(?<!讲的)(?<!写的)(?:那个|这个|那条|这条|那句|这句|那版|这版|"
+                                        r"第[一二三四五六七八九十\d]+[个条句段版])(?:也|还是)?不(?:行|太行|好|合适)"
+                                        r"(?=[^。！？!?]{0,12}(?:改成|换成|改为|换个|再来|重新))|"
+                                        r"\b(?:that one|the (?:first|second|third|last) one) (?:won't|doesn't|does not|will not) "
+                                        r"work\b[^.!?]{0,20}\b(?:make it|change it|try)\b", re.IGNORECASE)
 #: Words that say the user has begun a new job.
 _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|考上了?[\u4e00-\u9fff]{2,10}?(?:员|师|警|官)了|正式上岗|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|终于|上个月|上周|去年)?(?:换工作了|换了(?:个|份)?工作(?!群|室|电脑|手机|服|的))|"
                          r"(?<!never )(?<!n't )(?:\bi(?:'ve| have)? (?:just |finally |recently |also )?|(?:^|(?<=[,.;!]\s)))"
                          r"(?:moved|changed|switched) jobs\b|"
                          # "自从入咗Shopee做产品设计" (Cantonese, read as "入了"): a company joined, and what the user does there
-                         r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入(?:了|咗)(?![台个部只款件双套把支辆块瓶盒包])(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:(?<!bc )(?<!because )(?<!cause )(?<!cuz )(?<!since )(?<!since the )(?<!with the )new job|new job(?= (?:at|with|in|starts?|started|begins?|as)\b)|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
+                         r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入(?:了|咗)(?![台个部只款件双套把支辆块瓶盒包])(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:(?<!bc )(?<!because )(?<!cause )(?<!cuz )(?<!since )(?<!since the )(?<!with the )new job|new job(?= (?:at|with|in|starts?|started|begins?|as)\b)|(?:^|(?<=[.!,]\s))(?:(?:so|cool|ok|and|also)\W+)?new gig (?:at|with|as)\b|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
                          r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
                          r"bridesmaid|groomsman|volunteer|member|guest|runner|blogger|mentor|foster|landlord)\b)|"
-                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|starting (?:as|a new job|"
+                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|(?<!he )(?<!she )(?<!they )started as (?:an? )?[\w -]{2,30}? (?:at|for|with) (?=[A-Z])|starting (?:as|a new job|"
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
                          r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
                          r"landed (?:a|an|the|that) (?:[\w-]+ ){0,3}(?:job|position|role|gig)(?! (?:offer|interview))|"
@@ -164,10 +171,14 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!犹豫)(?<!纠结)(?<!在想)(?<!要不要)(?<!该不该)(?<!是否)"
                          r"(?:(?:转去|跳去|转行去)(?:做|当|干|搞)(?!什么|啥)[\u4e00-\u9fff]{2,8}|跳去了(?:一家|家))|"
                          rf"出来单干了?|自己出来接活|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!考虑)(?<!计划)(?<!不敢)(?:跳槽|转行|改行)(?:过来|来|了)(?:做|干|搞)(?!什么|啥)[\u4e00-\u9fff]{{2,8}}|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)跳槽(?:去|到)了|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|终于|上个月|上周|刚){{0,2}}(?:跳槽|换工作|换了工作|换了份工作)(?:了|啦|喽|成功(?![率的]))|考调(?:过来|成功|上岸)了|(?<!空)(?<!空调)调过来了|(?<!想)(?<!要)(?<!打算)(?<!准备)(?<!计划)(?:跳槽|转行)?(?:去|到)了?[\u4e00-\u9fffA-Za-z]{{2,8}}?(?:当|做)(?:{ZH_TITLES})了|(?:公司|单位|领导)?调我(?:去|到)[^，。！？\s]{{0,6}}(?:做|当)|(?<!想)(?<!要)转岗(?:了|到了?)|"
+                         # a job begun at a workplace ("上周开始在常州一家汽配厂上班了"; not "开始在家办公")
+                         r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:上周|上个月|昨天|前天|今天|这周|刚|已经|年后)*开始在(?!家)[\u4e00-\u9fffA-Za-z]{2,12}?"
+                         r"(?:上班|打工|工作|干活|实习)了|"
                          # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
                          r"(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|上个月|上周|去年|今年)?(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|"
                          r"店|站|队|中心|总部|分行|支行|医院|分公司|项目部|车间|工地|矿)(?:了|上班|工作)|"
-                         r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:上周|昨天|今天|刚|已经)?(?:刚)?(?:去|到)(?![^报，。！？\s]{0,8}(?:学校|大学|学院|中学|小学|一中|二中|"
+                         # (or about to, once the old job is given up: "辞呈已经递了 下周一去苏州海关报到")
+                         r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:上周|昨天|今天|刚|已经|下周[一二三四五六日天]?|明天|下个?月初?|月底)?(?:刚)?(?:去|到)(?![^报，。！？\s]{0,8}(?:学校|大学|学院|中学|小学|一中|二中|"
                          r"幼儿园|宿舍|新生|学))[\u4e00-\u9fff]{1,8}?报到(?!证|处)|"
                          # a shop of one's own taken on ("自己盘了个小店卖奶茶")
                          r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:已经|去年|今年|上个月)?自己(?:盘|开|租)了(?:个|一个|一家|家)[\u4e00-\u9fff]{0,3}"
@@ -179,7 +190,7 @@ _NOW_WORKS_RE = re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转
                            r"(?:^|(?<=[\s，,。！!]))(?:我)?现在(?:改|转)?(?:干|搞)(?!饭|活|啥|什么|的|了|嘛|吗|完|好|家务|作业)[\u4e00-\u9fff]{2,6}"
                            r"(?=$|[\s，,。！!])")
 #: ...or at a workplace named as one ("现在在滑雪场的酒店做接待", "现在在盐城 海上风电公司做调度"): a new job, judged or not.
-_NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前)(?:改|转)?在(?!家)[^，。！？!?]{0,14}?(?:店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|驾校|"
+_NOW_WORKS_AT_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前)(?:改|转)?(?:在|去(?!公司|单位|厂里|店里|上班))(?!家)[^，。！？!?]{0,14}?(?:柜台|专柜|档口|店|馆|厂|公司|酒店|宾馆|医院|诊所|单位|工地|驾校|"
                               rf"超市|餐厅|饭店|局|所|站|中心|银行|工作室|场|学校|幼儿园|集团|门店|仓库|车间|基地)(?:里)?(?:上班|(?:做|当)(?:{ZH_TITLES}|接待|调度|"
                               r"文员|导游|领班|帮厨|学徒|店长|主管))")
 #: Where the user works, said in English in the present ("i work the front desk at the hotel peter and paul", "I work as a
@@ -235,10 +246,19 @@ _DUTY_RE = re.compile(r"负责(?!接送|孩子|家务|做饭|带娃|买菜)|分�
                       r"(?! (?:the )?(?:school|kids|pick-?ups?|dog|cat|cooking|laundry))", re.IGNORECASE)
 #: A clause that says where or at what the user works ("我在济南一中教物理", "I drive a bus for the CTA").
 _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?[\u4e00-\u9fff]{0,6}?做(?![个完好了])[\u4e00-\u9fffA-Za-z]{1,8}的|"  # "我是义乌做外贸的"
+                           # a workplace said at a chat piece's start with no "我" ("在昆山电子厂做SMT的", "在工地扎钢筋")
+                           r"(?:^|(?<=[\s，,。！!]))在[\u4e00-\u9fffA-Za-z]{1,10}?(?:厂|公司|车间|工地|仓库|医院|酒店|饭店|超市|"
+                           r"店)(?:里|上)?(?:做(?!饭|菜|什么|啥)|当|上班|打工|干活|扎|开)|"
+                           # an internship ("家人们 在腾讯做游戏运营实习", "我在字节实习")
+                           r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?"
+                           r"(?:做[\u4e00-\u9fffA-Za-z]{1,6}?)?实习(?![的过])|"
                            r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了|"
                            rf"做(?:{ZH_TITLES}|采购|财务|行政|人事|客服|HR|hr)|跑(?:外卖|饿了么|美团|滴滴|快递|网约车|货拉拉))|"
                            r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?|teach|taught) (?:[\w-]+ ){0,2}?(?:at|for|as|in (?=[A-Z]))|"
                            r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
+                           # gig work ("For now I drive Uber in the evenings")
+                           r"\b(?i:I) (?:(?i:still|also|currently|now|mostly) )?(?i:drive|deliver|ride|do)(?: (?i:for))? (?i:uber|lyft|doordash|"
+                           r"grubhub|deliveroo|instacart|uber ?eats|bolt|didi|grab|just eat)\b|"
                            # "I do android at a small agency (Tapwell, 8 ppl, Denver)": what the user does at a kind of firm
                            r"\b(?i:I) (?:\w+ )?(?i:do|did) (?:[\w-]+ ){1,2}(?i:at|for) (?i:an?|the) (?:[\w-]+ ){0,2}(?i:agency|firm|startup|"
                            r"company|studio|consultancy|bank|hospital|clinic|lab|shop|store)\b|"
@@ -247,6 +267,9 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            r"我(?:一直|现在|目前)?在[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:厂|公司|车间|医院|学校|酒店|饭店|工地|矿|局|站|店|景区|"
                            r"农场|牧场|码头|机场|市场)(?:里|上)?"
                            r"(?:酿酒|上班|干活|打工|开车|送货|修车|管|带|焊|织|缝|种|养|烧|牵|卖|摆摊|做(?!饭|菜))|"
+                           # a title and where, said first as a greeting's introduction ("hey, chef at a thai joint in Newtown")
+                           rf"^\W*(?:(?i:hey|hi|hiya|hello|g'day|yo|ok|so)\W+)?(?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for) "
+                           r"(?i:an?|the|my)?\s?[\w'&-]+|"
                            # "i'm a welder at a fab shop in mckees rocks": a title and where
                            rf"\b(?i:i'm|im|i am) (?i:an?|the) (?:[\w-]+ ){{0,2}}(?i:{EN_TITLES}) (?i:at|for|with) |"
                            # a word of a trade ("I'm a relief milker down in Gore", "I'm a logistics clerk at Transnet")
@@ -329,6 +352,10 @@ _WISH_OR_THEIRS_RE = re.compile(r"(?:想|打算|准备|要不要|该不该|能�
                                 r"(?:quit|left|got laid off|handed in|retired|(?:is|are|'s) retired))\b", re.IGNORECASE)
 #: Words that say the user has left their job ("上个月离职了", "got laid off"): the old job's title and company go.
 _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也)?辞了|辞了(?:工作|职)|"
+                          # the user's shop or firm closed ("店倒闭了 我现在去商场…上班"; not "楼下那家店倒闭了")
+                          r"(?:^|(?<=[\s，,。！!]))(?:我|我们|我们家|我家)?的?(?:店|公司|厂|工作室)(?:也|已经|上个月|上周)?(?:倒闭|黄)了|"
+                          # a resignation handed in ("辞呈已经递了", "递了辞呈", "已经提离职了")
+                          r"(?<![他她])辞呈(?:已经|也)?(?:递|交)(?:上去)?了|(?<![他她])(?:递|交)了辞呈|(?<![他她想要])(?:已经)?提(?:了)?离职了|"
                           # retired ("我7月份正式退休了", "retired as of last Friday"), not about to ("快退休了")
                           r"(?<![快要等准备想就])(?:正式|已经|刚刚?|终于|光荣)?退休了(?![就再以之])|\b(?:i(?:'ve| have)? (?:just |finally |officially )?"
                           r"retired(?! (?:my|the|a|an|his|her|our|their|it|them)\b)|(?:i'm|im|i am) (?:now |officially |finally )?retired|"
@@ -385,7 +412,7 @@ INTRODUCTIONS_FROM = 200
 MAX_CORRECTION_PIECES = 3
 #: Slots whose values do not replace each other: a second pet does not correct the first.
 _ADDITIVE_SLOTS = frozenset({"likes", "dislikes", "do_not_recommend", "decision", "event", "feedback", "note",
-                             "diet", "pet", "child", "hobby", "project"})
+                             "diet", "pet", "child", "family", "hobby", "project"})
 
 
 #: Slots of how the user wants answers, not of their life.
@@ -445,8 +472,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
     # A slot filled from a message about someone else ("我表哥在华为上班，最近想跳槽去小米") is not the user's,
     # nor from one led by "he"/"she" after someone else was named ("我同事…" then "他老婆也是我们公司的").
     others = {t.turn_id for t, said in zip(messages, before, strict=True)
-              if about_another_person(t.content) or pronoun_about_another(t.content, said)
-              or named_another(t.content.strip(), said)}
+              if (about_another_person(t.content) or pronoun_about_another(t.content, said)
+                  or named_another(t.content.strip(), said)) and not _told_of_ours(t.content, said)}
     # "那只仓鼠叫芝麻 养了两年多" right after "同事王姐的仓鼠死了…": "that one" is the one just spoken of, someone else's.
     others |= {t.turn_id for previous, t in itertools.pairwise(messages)
                if previous.turn_id in others and _THAT_ONE_RE.match(t.content.strip())}
@@ -457,7 +484,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                                 or _workplace_of_workmate(d, said_by.get(d.turn_id, "")))
                             and not _HYPOTHETICAL_RE.search(d.content)
                             and (not _told_of_another(d, said_by.get(d.turn_id, ""))
-                                 or _workplace_of_workmate(d, said_by.get(d.turn_id, "")))], [], 0
+                                 or _workplace_of_workmate(d, said_by.get(d.turn_id, ""))
+                                 # who a brother or a mother is to the user is said of them ("我弟豆豆今年8岁")
+                                 or d.key.split(":")[0] == "family")], [], 0
     # An amount said anew for the budget the user gave ("…控制在1000块"): the budget slot's new value.
     drafts += amounts.budget_drafts(user_id, messages, drafts, others)
     # The slots each message filled, of the drafts that stay (not a condition's, not someone else's).
@@ -490,6 +519,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         slots = sorted(set(slots_of.get(turn.turn_id, [])))
         # A name of the user's retired: "豆豆上个月走了…", "we ended up renaming him waffles … never responded to duke".
         gone = corrections.gone(turn.content, known) if turn.turn_id not in others else set()
+        # "single again lol" retires "my gf Chloe": the partner facts and what named them
+        single_from = _partners_named(user_id, known) if turn.turn_id not in others \
+            and _SINGLE_NOW_RE.search(turn.content) and not _HYPOTHETICAL_RE.search(turn.content) else set()
         if turn.turn_id not in others:
             known.update(corrections.names(turn.content))
         # What it speaks of: its words, and the names the user gave ("Mochi's actually 6" speaks of a pet).
@@ -503,6 +535,13 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         reasoned = set(about) - set(_with_birthday(sorted(corrections.topics(unchanged)
                                                           | corrections.named_topics(turn.content, known)), turn.content)) \
             if unchanged != turn.content else set()
+        # (nor among what it asks for: "packing list for that trip pls. keep in mind i cant do dairy" changes the diet,
+        # "… so I work from home every day now. Desk setup advice for a small apartment?" the way to work)
+        told = [c for c in corrections.clauses(turn.content) if not _ASKED_FOR_RE.search(c)
+                and not (_QUESTION_RE.search(c) and not _FIRST_PERSON_RE.search(c))]
+        if told and len(told) < len(corrections.clauses(turn.content)):
+            reasoned |= set(about) - corrections.topics(" ".join(told)) - corrections.named_topics(" ".join(told), known) \
+                - {"date", corrections.BIRTHDAY_TOPIC}
         # The classifier's judgement of the whole, or of a piece that says something changed ("ok so I was wrong
         # earlier, Mochi's actually 6 — found her adoption papers lol. should she be on senior food yet?").
         # (the whole judged so with no word of change, when it scarcely discloses, is no correction: "儿子旦增6岁 幼儿园让画
@@ -541,7 +580,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # correction of the phone, not of the job ("i'm a claims adjuster" stays).
             about = [t for t in about if t != "work"]
         corrects = judged or of_topic or new_job or corrections.signals_change(turn.content) or bool(gone)
-        if _asks_only(turn.content) or (_VERSION_BUMP_RE.search(turn.content) and not corrections.retracted_terms(turn.content)):
+        if _asks_only(turn.content) or (_VERSION_BUMP_RE.search(turn.content) and not corrections.retracted_terms(turn.content)) \
+                or (_SUGGESTION_TURNED_DOWN_RE.search(turn.content) and not _SAID_WRONG_RE.search(turn.content)):
             # "Scratch要报班吗 还是自学就行" corrects nothing, whatever it scored; nor does a software version bumped
             # ("下周要把服务从 Go 1.19 升到 1.22"): a system's, not the user's (a slot it fills again still replaces)
             judged = of_topic = new_value_said = False
@@ -603,6 +643,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                     .values_list("pk", "content") if corrections.holds_any(content, named))]))
         # The episodes that said the value of a fact it replaces go too ("用户的饮食：生酮" takes "不过我最近在生酮 …").
         replaced = tuple(dict.fromkeys([*replaced, *_saying_their_values(user_id, replaced)]))
+        if single_from:
+            replaced = tuple(dict.fromkeys([*replaced, *_naming(user_id, single_from)]))
         if new_job and not {"employer", "job_title"} <= set(slots):
             # A new job whose company no pattern read ("新单位上班第一周 在南京一家银行做后端开发"): the old employer goes;
             # a job left ("上个月离职了 现在在家备考"): its title too (a new job often keeps the title: "still sre").
@@ -627,7 +669,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                       if _WORK_SAID_RE.search(content) or (left_job and _JOB_TITLE_SAID_RE.search(content))]
             replaced = tuple(dict.fromkeys([*replaced, *worked]))
         moved_to = (_moved_to(turn.content, values_of.get(turn.turn_id, [])) if "location" in slots
-                    else _arrived_at(turn.content) if judged or new_job or corrections.signals_change(turn.content) else set()) \
+                    else _arrived_at(turn.content) if judged or new_job or corrections.signals_change(turn.content)
+                    or _NEW_THERE_ZH_RE.search(turn.content) else set()) \
             if turn.turn_id not in others else set()
         if not moved_to and "location" in slots and turn.turn_id not in others and _HOME_SAID_RE.search(turn.content) \
                 and "travel" not in about and not _FOR_A_WHILE_RE.search(turn.content) \
@@ -650,7 +693,8 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                     if str(value).lower() not in moved_to)]))
         # What else those episodes said stays: "I live in Shanghai and work at Alibaba. My dog Max ..." corrected
         # by "I left Alibaba" keeps "My dog Max ...".
-        old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, [])) | lived_in
+        old = _old_values(user_id, turn.content, slots, gone, replaced, values_of.get(turn.turn_id, [])) | lived_in \
+            | single_from
         # A new name replaces only the name: "领养了一只小橘猫…先叫它咪咪吧" renamed keeps the kitten, without "咪咪".
         renamed = bool(gone) and corrections.renames(turn.content)
         # (by its words, not the names it mentions: "上次说的艺考 乐乐自己不想搞了" changes the son's plan, not who he is,
@@ -687,7 +731,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         if new_job:
             # nor where they worked ("我在济南一中教物理" beside "我7月份正式退休了"): the town stays ("我在济南"), unless the
             # new job is said to be in another ("新单位上班第一周 在南京一家银行…" leaves no "我在苏州")
-            elsewhere = not left_job and bool(places_in(turn.content))
+            elsewhere = not left_job and bool(places_in(turn.content) or _IN_PLACE_RE.search(turn.content))
             restated.append(_WORKED_ELSEWHERE_RE if elsewhere else _WORK_SAID_RE)
         swaps = corrections.swapped_values(turn.content) if turn.turn_id not in others else {}
         # A child or a pet of the user's named with a new age ("豆豆上周刚过完6岁生日" beside "儿子豆豆5岁"): what said the old
@@ -754,6 +798,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                     and not _QUESTION_RE.search(turn.content):
                 # "ok. shes called Wren btw" or "names are Ottilie and Cass" right after the user spoke of their child or
                 # pet ("kid 2 starts year 3 in sept"): the name of someone of the household, whatever it scored alone.
+                chosen = sentences
+            if not chosen and turn.turn_id not in others and _KID_LED_RE.match(turn.content) \
+                    and _OWN_KID_SAID_RE.search(before[number]) and not _SOMEONE_ELSE_SAID_RE.search(last) \
+                    and not _asks_only(turn.content):
+                # "还有他芒果过敏 吃了嘴巴就肿" or "他报了个少儿编程 一年6800" right after "我家乐乐明年9月上小学": the child's
+                # news is the household's, whatever it scored alone.
                 chosen = sentences
             if not chosen and turn.turn_id not in others:
                 # "还有个事，孙子浩浩放暑假要来住一个月，…": a fact of the household's (a grandchild named, a birthday, an age)
@@ -1010,6 +1060,9 @@ _ARRIVED_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:现在|目前|已经|
 #: ...or said as where the user is now, as the ground of a request ("既然我现在人在槟城 这边华人超市…"; not "我现在在东京，明天回国").
 _NOW_IN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:既然|反正)(?:我|我们)?(?:现在|目前|如今)(?:人|已经)?在(?P<p>[\u4e00-\u9fff]{2,3}?)"
                            r"(?=[\s，,。！!]|这边|那边|了|$)")
+#: ...or said by what is new there, or what the rent costs ("海淀这边的新学校午休只有40分钟", "新家在通州", "上海这边房租也太离谱了").
+_NEW_THERE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:好久不见\s*|现在\s*)?(?P<p>[\u4e00-\u9fff]{2,3}?)(?:这边|那边)的?"
+                              r"(?:新(?:学校|公司|单位|家|房子|宿舍|小区|工作|工位)|房租|租房|房价)")
 #: ...or getting used to it ("入职第一周累瘫 … 还得适应西安这个干", "还在适应伦敦的天气").
 _GETTING_USED_ZH_RE = re.compile(r"(?:还得|还要|得|正在|慢慢|还在|刚)适应(?P<p>[\u4e00-\u9fff]{2,3}?)(?:这个|这边|那边|的)")
 #: ...or the user's things sent there ("辞职打包把东西全寄回长沙了").
@@ -1023,7 +1076,7 @@ _ARRIVED_EN_RE = re.compile(r"\b(?:is|are) (?:moving|relocating) to (?P<p>[A-Z][
                             r"\b(?:we|i)(?:'ve| have)? (?:ended up |just |finally |recently )?(?:shift(?:ed|ing)|mov(?:ed|ing)|"
                             r"relocat(?:ed|ing)) (?:up |down |over |back |out )?to (?P<q>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)|"
                             r"\b(?:new (?:place|flat|house|apartment|unit|home)|renting an? (?:flat|house|room|place|unit|apartment)|"
-                            r"bought an? (?:house|flat|place|unit)) (?:here |out |up |down )?in (?P<r>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)|"
+                            r"bought an? (?:house|flat|place|unit)) (?:is |here |out |up |down )?in (?P<r>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)|"
                             # "since the move to Tucson the Outback's AC has been struggling"
                             r"\b(?:since|after) (?:the|our|my) (?:move|relocation) (?:up |down |over |back |out )?to "
                             r"(?P<s>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)",
@@ -1042,7 +1095,7 @@ def _arrived_at(message: str) -> set[str]:
                 or _PLANNED_RE.search(clause):
             continue
         found |= {p.lower() for m in (*_ARRIVED_ZH_RE.finditer(clause), *_BELONGINGS_ZH_RE.finditer(clause),
-                                      *_NOW_IN_ZH_RE.finditer(clause),
+                                      *_NOW_IN_ZH_RE.finditer(clause), *_NEW_THERE_ZH_RE.finditer(clause),
                                       *(() if _NOT_LIVED_RE.search(message) else _GETTING_USED_ZH_RE.finditer(clause)))
                   for p in places_in(m.group("p"))}
     # (across a comma: "the whole group is moving to Lausanne, I'm going too")
@@ -1059,15 +1112,23 @@ _PLANNED_RE = re.compile(r"下个?月|下周|明年|过几天|过段时间|以�
                          re.IGNORECASE)
 
 
+_BECAUSE_RE = re.compile(r"\s+(?:because|cause|cuz|since)\s+", re.IGNORECASE)
+
+
 def _lived_elsewhere(content: str, moved_to: set[str]) -> bool:
     """Whether an episode says in a clause of the user's own that they live or work in another place than the ones
     moved to ("I teach Grade 4 at a primary school in Centurion", "我退休了住自贡", "我喺深圳南山租紧个单间")."""
-    for clause in corrections.clauses(cantonese_as_mandarin(content)):
+    # (a reason given is a clause of its own: "we fly from Heathrow because we live in Ealing")
+    for clause in (part for c in corrections.clauses(cantonese_as_mandarin(content)) for part in _BECAUSE_RE.split(c)):
         places = _places_of(clause)
         if places and not places & moved_to and not any(p in m or m in p for p in places for m in moved_to) \
                 and (_FIRST_PERSON_RE.search(clause) or _CJK_CLAUSE_RE.match(clause) or _LIVING_IN_RE.search(clause)) \
                 and not _NOT_LIVED_RE.search(clause) and not about_another_person(clause) \
                 and (_LIVES_OR_WORKS_RE.search(clause) or _WORK_SAID_RE.search(clause)):
+            return True
+        # (or studies there, said as who the user is: "hello 天津的高二学生", "合肥大四")
+        if _STANDING_RE.match(re.sub(r"^\W*(?:hello|hi|hey|嗨|哈喽)\s*", "", clause, flags=re.IGNORECASE)) \
+                and (standing := _standing_places(clause.replace("的", ""))) and not standing & moved_to:
             return True
     return False
 
@@ -1156,6 +1217,51 @@ def _introduced_earlier(user_id: str, messages: Sequence[TurnText]) -> str:
         for m in _SOMEONE_OF_MINE_RE.finditer(content))
 
 
+#: The user says they are single now ("single again lol", "现在单身", "我分手了", "we broke up"), naming no one.
+_SINGLE_NOW_RE = re.compile(r"(?<![他她])(?:又|现在|目前|已经|恢复)(?:是)?单身了?|(?:^|(?<=[\s，,。！!]))(?:我|我们|我俩)(?:已经|上周|上个月|前几天|昨天)?"
+                            r"分(?:手)?了(?![一二三四五六七八九十两\d几工组蛋活钱房])|"
+                            r"(?:^|(?<=[.!,;]\s))\W*single again\b|\b(?:(?:i'm|im|i am) (?:now |officially )?single|(?:i'm|im|i am) newly single|"
+                            r"i'm back to being single|"
+                            r"we (?:just |finally )?(?:broke up|split up|called it quits)|i (?:just )?(?:broke up|got dumped))\b",
+                            re.IGNORECASE)
+
+
+_PARTNER_WORD_RE = re.compile(r"^(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻|wife|husband|partner|boyfriend|girlfriend|fianc\w*|spouse|"
+                              r"gf|bf|hubby|missus|wifey)[,\s]*(?:叫|名叫)?", re.IGNORECASE)
+
+
+def _partners_named(user_id: str, known: dict[str, str]) -> set[str]:
+    """The known names of the user's partner, as the current partner facts give them ("gf Chloe", "女朋友阿琳")."""
+    partners = [str(v).lower() for v in MemoryItem.objects.for_user(user_id).current()
+                .filter(key="partner").values_list("value", flat=True)]
+    # (the name the fact gives, without the word for whom: "男朋友阿杰" -> "阿杰", "gf chloe" -> "chloe")
+    named = {name for p in partners if len(name := _PARTNER_WORD_RE.sub("", p).strip()) >= 2}
+    return named | {name for name, topic in known.items() if topic == "family" and any(name in p for p in partners)}
+
+
+def _naming(user_id: str, names: set[str]) -> list[int]:
+    """The user's current partner facts and newest episodes that say one of ``names``."""
+    said = re.compile("|".join(rf"(?<![\w-]){re.escape(n)}(?![\w-])" if n.isascii() else re.escape(n) for n in names),
+                      re.IGNORECASE)
+    facts = [pk for pk, content in MemoryItem.objects.for_user(user_id).current().filter(key="partner")
+             .values_list("pk", "content") if said.search(content)]
+    return facts + [pk for pk, content in _newest_episodes(user_id) if said.search(content)]
+
+
+#: What someone reports of one of the user's own ("vet says Rex is actually eleven", "the doctor said my son is fine"):
+#: ``{n}`` the name, or the user's own pet or child.
+_TOLD_OF_OURS = (r"^\W*(?:(?:the|my|our)\s+)?(?:vet|doctor|doc|dentist|nurse|teacher|coach|breeder|groomer|trainer)\s+(?:says|said|reckons|"
+                 r"thinks|told (?:me|us)|confirmed)(?: that)?\s+(?:{n}|(?:my|our)\s+(?:[\w-]+\s+)?(?:{pets}|son|daughter|kid|baby))\b")
+
+
+def _told_of_ours(message: str, said: str) -> bool:
+    """Whether ``message`` reports what a vet, a doctor or a teacher said of the user's own pet or child, named before
+    (in ``said``, this session or an earlier one) or called "my …": the household's news, not the vet's."""
+    names = [n for n, topic in corrections.names(said).items() if topic in ("pet", "family")]
+    pattern = _TOLD_OF_OURS.format(n="|".join(re.escape(n) for n in names) or "(?!)", pets=EN_PETS)
+    return bool(re.search(pattern, message, re.IGNORECASE))
+
+
 def _known_names(user_id: str) -> dict[str, str]:
     """The names the user's current statements give to a pet, a child or partner, a project (with its topic)."""
     known: dict[str, str] = {}
@@ -1194,27 +1300,46 @@ def _counted_otherwise(content: str, counted: dict[str, set[str]]) -> bool:
     return any(unit in counted and not numbers & counted[unit] for unit, numbers in corrections.counts(content).items())
 
 
-#: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
-#: grade.
 #: A shift ("调去day shift了" beside "做night shift 的"), a kind of value one holds one of at a time.
 _SHIFT_RE = re.compile(r"\b(?:night|day|morning|evening|graveyard|swing|early|late|overnight) shifts?\b|"
                        r"(?<![一二三四五六七八九十\d])(?:大|小)?(?:夜班|白班|早班|晚班)", re.IGNORECASE)
+#: A school year or a level ("四年级", "研二", "N2", "year 9", "中班").
+_GRADE_RE = re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![科钻调考])(?:研[一二三]|博[一二三四五六])(?![\u4e00-\u9fff]{2})|(?<![A-Za-z])[Nn][1-5](?![\w])|"
+                       r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
+                       r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
+                       r"\b\d{1,2}(?:st|nd|rd|th) (?:std|standard)\b|"  # "in 3rd std" (India)
+                       r"\b(?:freshman|sophomore|junior|senior) year\b|\bband [2-9]\b|\blevel [1-9]00\b|"
+                       # "class 6" (India), "year 9" (UK, Australia), a kindergarten's "中班"/"大班"
+                       r"(?<=\bin )class (?:[1-9]|1[0-2])(?:st|nd|rd|th)?\b|(?<=\bin )(?:year|yr) (?:[1-9]|1[0-3])\b(?! (?:old|ago|later))|"
+                       r"(?<=[上读是])[大中小]班(?![长主车子级课])(?![^，。！？]{0,4}(?:下午|晚上|早上|夜|点))", re.IGNORECASE)
+#: A visa or a right to stay ("on a tourist visa", "residente temporal", "green card", "绿卡").
+_VISA_RE = re.compile(r"\b(?:tourist|student|work|working holiday|spouse|partner|family|digital nomad|nomad|skilled|investor|"
+                      r"h-?1b|f-?1|j-?1|o-?1|l-?1|e-?2|schengen|golden|d7|d8)[- ]visas?\b|\bresidente (?:temporal|permanente)\b|"
+                      r"\b(?:permanent residen(?:ce|cy|t)|green card|blue card|residence permit|work permit|settled status|"
+                      r"pre-settled status)\b|签证|绿卡|永居|居留(?:证|卡|许可)", re.IGNORECASE)
+#: A kind of school a child goes to ("international school", "Gymnasium", "国际学校").
+_SCHOOL_RE = re.compile(r"\b(?:international|public|private|state|grammar|catholic|montessori|waldorf|bilingual|charter|boarding)"
+                        r" school\b|\bgymnasium\b|\b(?:gesamtschule|realschule|lycée|lycee)\b|国际学校|双语学校|私立(?:学校|小学|中学)|"
+                        r"公立(?:学校|小学|中学)", re.IGNORECASE)
+#: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
+#: grade, pay, a weight.
 _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"(?:周|星期|礼拜)[一二三四五六日天](?![次回遍个])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b",
                            re.IGNORECASE),  # a weekday ("改到周四"), not "一周三次"
-                re.compile(r"[$¥￥€£]\s?\d[\d,.]*|(?<![\d,.])\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds)|"
+                re.compile(r"[$¥￥€£]\s?\d[\d,.]*|(?<![\d,.])\d[\d,.]*\s?(?:块钱|块|元|万|dollars|bucks|usd|rmb|euros?|pounds|pesos|"
+                           r"rand|naira|rupees|reais|zloty|złoty|yen|won|baht|ringgit)|"
+                           # an amount a month ("max 18,000 pesos a month", "up to 25,000 a month now")
+                           r"(?<![\d,.])\d[\d,.]*k?\s(?:a|per|/)\s?(?:month|mo|week|night)\b|"
                            r"\b\d+(?:\.\d+)?\s?(?:/\s?(?:hr|hour|h)|an hour|per hour)\b|时薪\d+|"
                            # pay in thousands ("I make about 85k a year", "base is 110k now"), not a 10k run
                            r"\b\d+(?:\.\d+)?k (?:a|per|/) ?(?:year|yr|annum)\b|\b(?:base|salary|pay|make|earn|making|earning|"
                            r"paid)(?: is| of| about| around| like)* \$?\d+(?:\.\d+)?k\b", re.IGNORECASE),
-                re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二三]|(?<![科钻调考])(?:研[一二三]|博[一二三四五六])(?![\u4e00-\u9fff]{2})|(?<![A-Za-z])[Nn][1-5](?![\w])|"
-                           r"(?<![A-Za-z])[A-C][12](?![\w])|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|"
-                           r"seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b|\bgrade \d{1,2}\b|"
-                           r"\b\d{1,2}(?:st|nd|rd|th) (?:std|standard)\b|"  # "in 3rd std" (India)
-                           r"\b(?:freshman|sophomore|junior|senior) year\b|\bband [2-9]\b|\blevel [1-9]00\b|"
-                           # "class 6" (India), "year 9" (UK, Australia), a kindergarten's "中班"/"大班"
-                           r"(?<=\bin )class (?:[1-9]|1[0-2])(?:st|nd|rd|th)?\b|(?<=\bin )(?:year|yr) (?:[1-9]|1[0-3])\b(?! (?:old|ago|later))|"
-                           r"(?<=[上读是])[大中小]班(?![长主车子级课])(?![^，。！？]{0,4}(?:下午|晚上|早上|夜|点))", re.IGNORECASE),
+                _GRADE_RE,
+                # a right to stay ("got my residente temporal card" beside "on a tourist visa"), a school ("switched to a
+                # German Gymnasium" beside "goes to international school")
+                _VISA_RE, _SCHOOL_RE,
+                # pay ("到手6500" beside "一个月到手5800")
+                re.compile(r"(?:到手|工资|月薪|底薪|税后|税前|时薪|日薪|工价)(?:大概|差不多|有|才|就|给|是)?\s?\d[\d,.]*\s?(?:k|K|w|千|万|块|元)?"),
                 # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
                 # guests ("客人砍到80个", "95 guests")
                 re.compile(r"\d+(?:\.\d+)?\s?(?:kg|kgs|lbs|公斤)(?![a-z])|体重[^，。\s\d]{0,4}\d+(?:\.\d+)?", re.IGNORECASE),
@@ -1301,9 +1426,9 @@ _AGE_IN_WORDS_RE = re.compile(r"\b(?:[Hh]e|[Ss]he|(?-i:[A-Z])[a-z]+|son|daughter
 _YEAR_RE = re.compile(r"(?<![\d.])(?:19|20)\d{2}\s*年(?:\s*\d{1,2}\s*月(?!\s*\d{1,2}\s*[日号]))?|\b(?:in|since) (?:19|20)\d{2}\b",
                       re.IGNORECASE)
 #: Kinds of value one holds one of at a time, whoever else is closer in meaning: a school year, a shift.
-_REGRADED_KINDS = (_VALUE_KINDS[4], _SHIFT_RE)
+_REGRADED_KINDS = (_GRADE_RE, _SHIFT_RE)
 #: Kinds of value one says anew in place of the last: an age, a school grade, a year.
-_SWAPPED_KINDS = (corrections.TOPICS["age"], _VALUE_KINDS[4], _YEAR_RE)
+_SWAPPED_KINDS = (corrections.TOPICS["age"], _GRADE_RE, _YEAR_RE)
 
 
 def _without_kinds(text: str, kinds: Sequence[re.Pattern]) -> str:
@@ -1493,8 +1618,45 @@ _USERS_OWN_RE = re.compile(r"^\W*(?:我|咱|\b(?:I|I'm|I've|I'd|we|we're|we've|m
 _NAME_CLAUSE_RE = re.compile(r"^\s*(?:(?:他|她|它)?(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{1,6}\s*$|(?:named|called) \w+[.!]?\s*$)",
                              re.IGNORECASE)
 _ASKING_RE = re.compile(r"[?？]|怎么|如何|吗|\b(?:how|what|which|should|can you|could you)\b", re.IGNORECASE)
+#: A clause that only says who the user is, by a school year or a title, with or without a place or a school before it
+#: ("南京大三党", "重庆大一新生", "合肥大四", "浙大cs研二", "UI设计师"): what a correction of something else leaves of its
+#: sentence (a new phone, a trip moved, a budget raised, a move).
+_STANDING_RE = re.compile(r"^\W*(?:我是?|本人)?[\u4e00-\u9fffA-Za-z]{0,6}?(?:(?<![放加变长再])大[一二三四五]|研[一二三]|博[一二三四五]|"
+                          r"高[一二三]|初[一二三])(?:党|狗|新生|学生|在读|了)?[\W_]*$|"
+                          rf"^\W*(?:我是?|本人|(?:打工人|社畜|牛马)\s*)?[A-Za-z]{{0,6}}(?:{ZH_TITLES})[\W_]*$|"
+                          r"^\W*我(?:今年|都|已经)?[1-9]\d(?:岁|了)?[\W_]*$")  # "我23" of "我23 高中毕业 对象在老家南通"
 
 
+#: A visa said with what goes with it ("on a tourist visa (180 days)"), as a correction of it takes it out of a clause.
+_VISA_SAID_RE = re.compile(rf"\s*(?:\b(?:on|with|got|have|holding) (?:an? |my |the )?)?(?:{_VISA_RE.pattern})(?: card)?(?:\s*\([^)]*\))?",
+                           re.IGNORECASE)
+def _restates(clause: str, restated: Sequence[re.Pattern], *, birthday: bool = True) -> bool:
+    """Whether ``clause`` says a value of a kind the correction says anew: not a birthday's date unless the correction
+    says a birthday ("my birthday is 12 May" of "… my son's party is on the 14th" when the party moved), nor the title
+    words of a visa held ("I'm on a student visa in Sydney" when the user left a job) unless the visa is said anew."""
+    visa_held = bool(_VISA_HELD_RE.match(clause)) and _VISA_RE not in restated
+    return any(kind.search(clause) for kind in restated
+               if not (kind is corrections.TOPICS["date"] and not birthday and _BIRTHDAY_SAID_RE.search(clause))
+               and not (visa_held and kind in (_JOB_TITLE_SAID_RE, _DUTY_RE, _WORK_SAID_RE, _WORKED_ELSEWHERE_RE)))
+
+
+def _without_visa(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
+    """``clause`` without the visa it says, when a correction says another and the rest says something; else []."""
+    if _VISA_RE not in restated:
+        return []
+    without = _VISA_SAID_RE.sub("", clause).strip(" ,.;")
+    if any(kind.search(without) for kind in restated) or not keyword_tokens(without):
+        return []
+    return [without]
+
+
+#: ...or a visa held ("I'm on a student visa in Sydney").
+_VISA_HELD_RE = re.compile(rf"^\W*(?:(?:hi|hey|hello|so|and)\W+)*(?:i'm|im|i am|we're|we are) (?:here )?on an? {_VISA_RE.pattern}",
+                           re.IGNORECASE)
+#: ...in English, a title held ("working as gameplay programmer at a mid-size studio", "data analyst at Zalando here").
+_TITLE_HELD_EN_RE = re.compile(rf"^\W*(?:(?:and|also|but|so|hi|hey|hello)\W+)?(?:(?:i'm|im|i am|currently|now) )?(?:working|employed) as "
+                               rf"(?:an? )?[\w -]{{2,40}}?[.!,]?$|^\W*(?:(?:hi|hey|hello|g'day)\W+)?(?:[\w-]+ ){{0,2}}(?:{EN_TITLES}) "
+                               rf"(?:at|for|with) [\w'& -]{{2,30}}? here\b", re.IGNORECASE)
 #: A clause that goes on about whoever the clause before it spoke of ("同事是清真，而且不吃辣"; "one of the devs,
 #: Priya, is vegan").
 _GOES_ON_RE = re.compile(r"^\s*(?:而且|并且|还|也|另外|以及|(?:and|plus|also|but)\b(?! (?:i|i'm|we|my|our)\b)|"
@@ -1707,6 +1869,9 @@ _HOUSEHOLD_AGED = (r"\b(?:my|our)\s+(?:(?:little|eldest|oldest|youngest|baby|mid
                    r"(?:^|(?<=[\s,.]))(?<!'s )(?<!’s )(?<!business )(?<!tennis )(?<!dance )(?<!work )(?<!his )(?<!her )"
                    r"(?<!their )(?:my\s+)?(?:partner|wife|husband|fianc[eé]e?|missus|hubby)\s+(?!(?:is|was|has|just|and|"
                    r"who|turns)\b)[a-z][\w'-]+\s+(?:(?:just\s+)?turn(?:s|ed|ing)|is turning)\s+\d{2}\b|"
+                   # "the twins are 5 so 8pm bedtime is a joke", "my boys are 7 and 9"
+                   r"\b(?:the|my|our) (?:twins|boys|girls|kids) (?:are|r|just turned|turned) (?:\d{1,2}|one|two|three|four|five|six|"
+                   r"seven|eight|nine|ten|eleven|twelve)\b(?! (?:min|minutes|hours|days|weeks|months|percent|%))|"
                    r"(?:^|(?<=[\s，,。！!]))(?:我|我家|我的)?(?:儿子|女儿|闺女|孙子|孙女|外孙女?)(?!今年|明年|去年|也|都|还|在|要|又|就|才|已经|刚|说|的)"
                    r"[\u4e00-\u9fff]{2}(?:今年|才|刚|已经)?满?[\d一二两三四五六七八九十]{1,3}岁")
 #: Any of them: a fact of the user's family kept from a message about them.
@@ -1725,6 +1890,28 @@ _LIFE_RE = re.compile(
     r"(?:^|(?<=[\s，,。！!～~]))(?:我们?|我俩|咱们?|现在|目前|已经|终于|一直)+住(?:在)?(?![院酒宾民哪几一的了过着啥这那]|[两三四五六七八九十\d]+晚|汉庭|如家)"
     r"[\u4e00-\u9fffA-Za-z]{2,8}?(?:这边|那边|这块|附近|[，,。！!\s]|$)|"
     r"(?:我|我们|现在|目前|已经|恢复)(?:也|还|又|就)?(?:是)?单身(?!狗|汉|贵族|派对|公寓|的朋友|税)|"
+    # a temperament by its chat name ("我是个i人", "本人e人", "I'm an INFJ", "i'm such an introvert")
+    r"(?:我|本人)(?:是|算)?(?:个|一个|纯|妥妥的|典型的|重度)?(?:[iIeE]人|(?-i:[IE][NS][TF][JP]))(?![A-Za-z])|"
+    # a food the user cannot have ("gluten is a hard no for me", "i cant do dairy"), a shift pattern ("24 on 48 off",
+    # "i'm on nights")
+    r"\b(?:gluten|dairy|lactose|nuts|peanuts|shellfish|pork|red meat|meat|sugar|alcohol|booze|caffeine|spicy food|spice)"
+    r"(?: is| are|'s)? (?:a )?(?:hard no|no-go|no go|off limits|off the table|a no|poison) for me\b|"
+    r"\bi (?:can'?t|cannot) (?:do|have|eat|drink|handle|tolerate) (?:any )?(?:dairy|gluten|lactose|nuts|peanuts|shellfish|pork|"
+    r"red meat|meat|sugar|alcohol|booze|caffeine|spicy food|spice)\b|"
+    r"(?:^|(?<=[\s,.;]))(?:i (?:work|do) )?\d{1,2} on,? \d{1,2} off\b|"
+    r"\b(?:i'm|im|i am) (?:on|working|doing) (?:nights|days|earlies|lates|12s|24s|the night shift|night shift|permanent nights)\b|"
+    # a baby due ("she's due in August, it's a girl" after "my wife Soo-ah and me need a baby name")
+    r"\b(?:she's|she is|we're|we are|baby(?:'s| is)|(?:my )?wife(?:'s| is)) due (?:in |on |at the end of |early |late |mid[- ])?"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*|"
+    # a lasting trait of the body ("我晕车超严重", "但我真的晕血", "i get carsick so bad")
+    r"我(?:真的|本身|从小|一直|有点|特别|超|巨|很|容易|就|还)*(?:晕车|晕船|晕机|晕血|恐高|色弱|色盲|怕血)(?![的药贴])|"
+    r"\b(?:i|i'm|im|i am)(?: always| really| so| super| very)? (?:get )?(?:carsick|seasick|airsick|motion sick|afraid of heights)\b|"
+    # a creator's following ("我粉丝刚破5万", "账号现在2.3w粉", "my channel just hit 10k subs")
+    r"(?:我|账号|号|频道)(?:的|现在|目前)?粉丝?(?:数)?(?:刚|已经|才|快|终于)?(?:破|过|到|有|涨到|涨了)?了?\d+(?:\.\d+)?\s?[wW万kK千]|"
+    r"\b(?:i|i've|my (?:channel|account|page|tiktok|youtube|insta\w*))(?: just| finally| now)? (?:have|hit|has|got|reached|passed|at) "
+    r"(?:~|about |like |over )?\d+(?:\.\d+)?\s?[kKmM]? (?:followers|subs|subscribers)\b|"
+    r"\b(?:i'm|im|i am)(?: such| kind of| kinda| very much| a total| pretty much)? (?:an? )?(?:total |huge |big )?"
+    r"(?:introvert|extrovert|(?-i:[IE][NS][TF][JP]))\b|"
     r"(?:我们|我俩|我和[\u4e00-\u9fffA-Za-z]{1,4}|[\u4e00-\u9fffA-Za-z]{1,4}和我)(?:已经|上周|上个月|前几天|前阵子|昨天|去年|年初|刚刚?)?"
     r"(?:分手了|分了(?![一二三四五六七八九十两\d几工组蛋活钱房]))|"
     rf"{_FAMILY_BIRTHDAY}|{_HOUSEHOLD_AGED}|"
@@ -1823,7 +2010,9 @@ _LIFE_RE = re.compile(
 
 
 #: Where the user comes from, in Chinese chat ("我成都人 无辣不欢", "我是东北人"): a place the word lists know.
-_HOMETOWN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))我(?:是|系)?(?P<p>[\u4e00-\u9fff]{2,3}?)人(?=$|[\s，,。！!]|哈|啊|呀|嘛|啦)")
+_HOMETOWN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))我(?:是|系)?(?P<p>[\u4e00-\u9fff]{2,3}?)人(?=$|[\s，,。！!]|哈|啊|呀|嘛|啦)|"
+                             # a home town gone back to ("过年回兰州老家的时候", "下周末回佛山老家"; not "回老家")
+                             r"(?<![他她爸妈])回(?P<q>[\u4e00-\u9fff]{2,3}?)老家")
 
 
 def _states_life(sentence: str) -> bool:
@@ -1831,7 +2020,8 @@ def _states_life(sentence: str) -> bool:
     (``_HOMETOWN_ZH_RE``), not as a question or a supposition; or asks about a condition of the user's own, named first
     (``_CONDITION_ASKED_RE``)."""
     return ((bool(_LIFE_RE.search(sentence) or ((hometown := _HOMETOWN_ZH_RE.search(sentence)) and (
-        places_in(hometown.group("p")) or hometown.group("p") in ("东北", "广东", "江浙", "本地", "北方", "南方"))))
+        places_in(hometown.group("p") or hometown.group("q"))
+        or hometown.group("p") in ("东北", "广东", "江浙", "本地", "北方", "南方"))))
              and not _QUESTION_RE.search(sentence)) or _of_own_condition(sentence)
             or bool(_OWN_NAMED_ASKED_RE.search(sentence))) \
         and not _HYPOTHETICAL_RE.search(sentence) and not _MEANT_TO_RE.search(sentence)
@@ -1841,7 +2031,11 @@ def _states_life(sentence: str) -> bool:
 #: …"): who is in the household, whatever is asked.
 _OWN_NAMED_ASKED_RE = re.compile(rf"\b(?:can|could|should|does|do|is|will|would|why does|why is|how do i get)\s+my\s+(?:[\w-]+\s+)?"
                                  rf"(?:(?:{EN_PETS})|pup|puppy|kitten|son|daughter|kid|baby|grandson|granddaughter)\s+"
-                                 r"(?-i:[A-Z][a-z][\w'-]+)\b", re.IGNORECASE)
+                                 r"(?-i:[A-Z][a-z][\w'-]+)\b|"
+                                 # ...or in Chinese, named right after its kind ("家里猫团子最近掉毛好严重 是换季吗")
+                                 rf"(?:我家|家里|我养的)的?(?:那只|这只|那条|这条)?(?:{ZH_PETS})(?!最近|今天|昨天|老是|总是|一直|现在|平时|已经|"
+                                 r"特别|好像|突然|每天|天天|晚上|半夜|有点|不[吃爱肯喝]|生病|掉毛|吐了|拉)[\u4e00-\u9fff]{2}"
+                                 r"(?=最近|今天|老是|总是|一直|又|突然|每天|天天|晚上|半夜|有点|不|超|[一二三两\d]+岁|[\s，,])", re.IGNORECASE)
 
 
 #: A chronic condition named first in a question, as Chinese chat asks of one's own ("糖尿病能吃啥水果", "另外痛风能喝啤酒不",
@@ -1903,6 +2097,7 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
         said = s
         if _QUESTION_RE.search(s) and not _FIRST_PERSON_RE.search(s) and not _of_own_condition(s) and score >= SENTENCE_KEEP:
             s = _without_question(s)  # the statement before the question stays
+            s = "" if _FILLER_LEAD_RE.fullmatch(s) else s  # (not "last one," of "last one, any celiac safe spots …?")
         if (mood := _MOOD_END_RE.search(s)) and (mood.start() == 0 or not s[mood.start() - 1].isalnum()) \
                 and len(keyword_tokens(rest := s[:mood.start()])) >= 4:
             s = rest  # "酒店那边出了点问题 改成明年5月2号了 唉": the news stays, the sigh goes
@@ -1939,6 +2134,14 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
 
 
 _SHORT_CJK_RE = re.compile(r"[\u4e00-\u9fff]{2,4}")
+#: A Chinese message led by "他"/"她" ("还有他芒果过敏 …", "她今年上二年级"), not "他们", "他说", nor someone of theirs.
+_KID_LED_RE = re.compile(r"^\W*(?:还有|而且|另外|对了|然后|哦|嗯)?\s*(?:他|她)(?!们|说|讲|妈|爸|老公|老婆|家|的|觉得)")
+#: The user's own child spoken of in Chinese ("我家乐乐", "我儿子", "接娃", "孩子明年幼升小").
+_OWN_KID_SAID_RE = re.compile(r"(?:我|我家|咱家)(?:的)?(?:儿子|女儿|闺女|孩子|娃|宝宝|大宝|二宝)|[接送带陪](?:娃|孩子)|我家[\u4e00-\u9fff]{2}(?=明年|今年|现在|[0-9一二三四五六七八九十]+岁|上|在|读)|"
+                              r"(?:^|(?<=[\s，,。！!]))(?:孩子|娃|儿子|女儿|闺女)(?:明年|今年|现在|上|在|读)")
+#: What leads a question and says nothing ("last one,", "ok also", "another q", "还有", "对了").
+_FILLER_LEAD_RE = re.compile(r"\W*(?:(?:ok(?:ay)?|oh|and|also|so|btw|last|one more|another|quick|final|random)\W*)*"
+                             r"(?:one|q|question|thing)?\W*|\W*(?:还有|对了|另外|最后|再问)\W*", re.IGNORECASE)
 #: A name given, with no word for whom: "shes called Wren", "his name is Bram", "names are Ottilie and Cass", "她叫朵朵".
 _NAMES_GIVEN_RE = re.compile(r"\b(?:s?he'?s|s?he is|hes|shes|they're|theyre|they are) (?:called|named) "
                              r"(?!(?:in|me|us|him|her|them|off|out|back|up|after|for|it)\b)[A-Za-z][\w'-]+|"
@@ -2040,7 +2243,7 @@ _LIVES_AT_RE = re.compile(r"住|搬|定居|老家|房子|我家|家里|小区|\b
 
 #: Topics of a thing of the user's own a question may name before the statement that says it is theirs (an instrument,
 #: a pet, a car, a phone).
-_ASKED_OF_OWN = frozenset({"music", "pet", "car", "phone"})
+_ASKED_OF_OWN = frozenset({"music", "pet", "car", "phone", "health"})
 #: A question about the assistant or the conversation, not about a thing ("did you see …", "can you remember …").
 _ASKS_THE_ASSISTANT_RE = re.compile(r"\b(?:did|have|do|are|were) (?:you|u) (?:see|watch|hear|know|remember|like|think)\b|"
                                     r"你(?:看|听|知道|记得|觉得)", re.IGNORECASE)
@@ -2193,7 +2396,9 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
 
 #: A name and the age said of it ("豆豆上周刚过完6岁生日", "儿子豆豆5岁", "Lily is 5", "Lily turned 6").
 _NAME_AGED_ZH = r"{name}(?:今年|现在|已经|刚刚?|上周|上个月|前天|昨天|都|也|就|才|过完|满|过了|马上|快)*(?P<n>\d{{1,2}})(?:周)?岁"
-_NAME_AGED_EN = (r"\b{name}(?:'s| is| turned| just turned| turns| is now| is turning)\s(?P<n>\d{{1,2}})"
+_NAME_AGED_EN = (r"\b{name}(?:'s| is| turned| just turned| turns| is now| is turning| is actually|'s actually)\s"
+                 r"(?P<n>\d{{1,2}}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                 r"sixteen|seventeen|eighteen|nineteen|twenty)"
                  r"(?=\s*(?:$|[,.;!?…]|years? old\b|yo\b|now\b|and\b|but\b|so\b|last\b|this\b|next\b|on\b|today\b|yesterday\b|"
                  r"lol\b|btw\b|already\b|actually\b))")
 
@@ -2426,18 +2631,15 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
     dropped = {str(v).strip().lower() for key, v in facts
                if key.split(":")[0] not in _ADDITIVE_SLOTS and isinstance(v, str) and len(str(v).strip()) >= 2}
     parted_names = corrections.parted(text) | set(gone)
+    replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
+    # A correction of no slot that says where things are now ("it's now at my aunt's farm in herefordshire",
+    # "现在改去大阪"): the other places of the episodes it replaces are the old ones.
+    moved = _places_left(user_id, text, replaced) if not replaceable else set()
     if named - parted_names - {t for n in parted_names for t in keyword_tokens(n)}:
-        return named | _as_terms(dropped)
+        return named | _as_terms(dropped | moved)
     # (someone parted from, "Naledi and I broke up", beside a slot said anew: "… picked up a secondhand VW Polo")
     parted = named
-    replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
     if not replaceable:
-        # A correction of no slot that says where things are now ("it's now at my aunt's farm in herefordshire",
-        # "现在改去大阪"): the other places of the episodes it replaces are the old ones.
-        now_at = set(places_in(text)) if _NOW_AT_RE.search(text) else set()
-        moved = {p for value in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced), type=MemoryItem.Type.EPISODE)
-                 .values_list("value", flat=True) if isinstance(value, dict) for p in value.get("places") or ()
-                 if p not in now_at} if replaced and now_at else set()
         return parted | _as_terms(dropped | moved)
     values = (MemoryItem.objects.for_user(user_id).current().exclude(type=MemoryItem.Type.EPISODE)
               .filter(key__in=replaceable).values_list("value", flat=True))
@@ -2449,8 +2651,27 @@ def _old_values(user_id: str, text: str, slots: list[str], gone: set[str] = froz
     return parted | _as_terms(said)
 
 
+def _places_left(user_id: str, text: str, replaced: Sequence[int]) -> set[str]:
+    """The places of the ``replaced`` episodes that a correction saying where things are now leaves behind: not the
+    ones it names, nor where the user is ("合肥大四 国庆打算和室友去大理" when the trip goes to Xiamen), unless the user
+    moves; a trip's place the word lists do not know too ("planning Tenerife in feb" when "going Algarve in may
+    instead")."""
+    if not replaced or not _NOW_AT_RE.search(text):
+        return set()
+    now_at = set(places_in(text)) | {m.group("p").lower() for pattern in (_TRIP_TO_RE, _IN_PLACE_RE)
+                                      for m in pattern.finditer(text)}
+    if not now_at:
+        return set()
+    home_too = bool(_LIVES_WORD_RE.search(text))
+    return {p for value, content in MemoryItem.objects.for_user(user_id).filter(
+                pk__in=list(replaced), type=MemoryItem.Type.EPISODE).values_list("value", "content")
+            for p in [*((value or {}).get("places") or () if isinstance(value, dict) else ()),
+                      *(m.group("p").lower() for pattern in (_TRIP_TO_RE, _IN_PLACE_RE) for m in pattern.finditer(content))]
+            if p not in now_at and (home_too or p not in _standing_places(content))}
+
+
 #: Words that say where something is now: "it's now at …", "moved everything to …", "改去/改到/换到/搬到…".
-_NOW_AT_RE = re.compile(r"改去|改到|改在|改成|换成|换到|换去|搬到|挪到|\b(?:now (?:at|in|doing|having)|moved (?:\w+ ){0,2}to|switched to|"
+_NOW_AT_RE = re.compile(r"改去|改到|改在|改成|换成|换到|换去|搬到|挪到|转场(?:到|去)|\bthe new (?:place|flat|apartment|house|home) (?:is )?in\b|\b(?:now (?:at|in|doing|having)|moved (?:\w+ ){0,2}to|switched to|"
                         r"instead)\b",
                         re.IGNORECASE)
 
@@ -2460,6 +2681,22 @@ _VENUE_RE = re.compile(r"\b(?:at|in|near|outside|to) (?:a|an|the|our|my) (?:[\w'
                        r"church|chapel|restaurant|farm|manor|estate|park|beach|villa|resort|club|gardens?|brewery|castle|lodge|"
                        r"inn|pub|cottage|cabin)s?\b|\b(?:just )?outside (?-i:[A-Z])[a-z]+|"
                        r"在[\u4e00-\u9fff]{1,10}?(?:酒店|饭店|餐厅|会所|教堂|庄园|农庄|民宿|公园|草坪|礼堂|宴会厅)", re.IGNORECASE)
+
+
+#: Where a trip goes, capitalised ("planning Tenerife in feb", "a week in Crete", "flying to Lisbon").
+_TRIP_TO_RE = re.compile(r"\b(?i:planning|plan|going|go|trip|holiday|vacation|flying|fly|heading|visiting|week|weekend|"
+                         r"fortnight|honeymoon)(?: (?i:a|our|my|the))?(?: (?i:trip|holiday|vacation|week|getaway))?"
+                         r"(?: (?i:to|in|at))? (?P<p>(?!(?:The|This|That|May|June|July|August|March|April)\b)[A-Z][a-z]{3,}"
+                         r"(?: [A-Z][a-z]+)?)")
+
+
+def _standing_places(text: str) -> set[str]:
+    """The places ``text`` says the user lives, studies or works in ("合肥大四", "住朝阳", "我在杭州做小红书", "living in
+    Douglas in Cork", "We're in Leslieville")."""
+    return {p for p in {*places_in(text), *(m.group("p").lower() for m in _IN_PLACE_RE.finditer(text))} if re.search(
+        rf"(?:住|家在|坐标|base|人在|我在)\s?{re.escape(p)}|{re.escape(p)}(?:\w{{0,4}}?(?:大[一二三四五]|研[一二三]|博[一二三四五]|"
+        rf"高[一二三]|初[一二三])|人(?![\u4e00-\u9fff])|本地)|\b(?:live|living|lives|based|i'm|im|i am|we're|we are|home is)"
+        rf"(?: \w+){{0,2}}? in {re.escape(p)}\b", text, re.IGNORECASE)}
 
 
 def _as_terms(values: set[str]) -> set[str]:
@@ -2773,6 +3010,9 @@ def _unlisted(sentence: str, old: set[str]) -> str:
 
 #: A request to the assistant with no question mark ("can u draft a save the date", "write me a save the date"): what
 #: is left of a corrected message keeps no such clause.
+#: A clause that asks the assistant for something ("packing list for that trip pls", "帮我排个行程").
+_ASKED_FOR_RE = re.compile(r"\b(?:pls|plz|please)\W*$|^\W*(?:pls|plz|please|can (?:you|u)|could (?:you|u))\b|^\W*(?:帮我|麻烦|给我(?:写|列|推荐|排))",
+                           re.IGNORECASE)
 _REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(?:pls|please|write|draft|make|give) (?:me|us)\b|"
                               r"help me\b)", re.IGNORECASE)
 
@@ -2956,6 +3196,14 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         kept += [c for said, c in ((c, _without_old_value(c, old)) for c in _remainder_pieces(sentence)) if c.strip()
                  and (((topics := corrections.topics(c) | ({"home"} if _says_where(c) else set())) and not topics & replaced)
                       or _NAME_CLAUSE_RE.match(c)
+                      # who the user is ("南京大三党" of "南京大三党 想用我的华为Mate 60拍…" when the phone is new), unless
+                      # the correction says their school year or job anew
+                      or (c == said and not _restates(c, restated)
+                          and (_VISA_HELD_RE.match(c)  # ("I'm on a student visa in Sydney," when the course changed)
+                               or ((_STANDING_RE.match(c) or _TITLE_HELD_EN_RE.match(c))
+                                   and not topics & replaced - {"work"}
+                                   and ("work" not in topics & replaced or not {_JOB_TITLE_SAID_RE, _WORK_SAID_RE,
+                                                                                 _WORKED_ELSEWHERE_RE} & set(restated)))))
                       or (names_only and _USERS_OWN_RE.search(c) and not topics & replaced and not _ASKING_RE.search(c))
                       or (restated and not topics and not _ASKING_RE.search(c) and len(keyword_tokens(c)) >= 2
                           and not _APPOSITION_RE.match(c))
@@ -2994,12 +3242,13 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         # on the 14th" when "the party moved to the 15th").
         birthday = corrections.BIRTHDAY_TOPIC in replaced
         kept = [k for piece in kept for c in _TOPIC_SPLIT.split(piece) if c.strip()
-                for k in ([c] if not any(kind.search(c) for kind in restated if not (
-                    kind is corrections.TOPICS["date"] and not birthday and _BIRTHDAY_SAID_RE.search(c)))
-                          else [] if moved else _where_worked(c, restated))]
+                for k in ([c] if not _restates(c, restated, birthday=birthday)
+                          # (a visa said anew takes only the old one's words: "now in CDMX on a tourist visa (180 days)")
+                          else _without_visa(c, restated) or ([] if moved else _where_worked(c, restated)))]
     # A question stays in the replaced message's history, not in what it told ("can you help me tidy up my headline?").
     kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])
             if c.strip() and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c)))
+            and not (c.rstrip().endswith(("?", "？")) and not _FIRST_PERSON_RE.search(c))  # not "3 day itinerary?"
             and not _REQUEST_LEAD_RE.match(c)]
     joined = corrections.join_clauses(kept) if is_chinese(text) else " ".join(kept).strip(" ,，;；")
     if keep_whole and not dropped:
@@ -3008,10 +3257,17 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         # Replaced by meaning, though nothing in it holds what the correction names or speaks of: what is closest in
         # meaning to the correction goes, the rest stays.
         return _cut_by_meaning(episode, vectors, pieces)
-    if not kept or not dropped or (len(joined) < 6 and not _says_where(joined)  # "我在济南" stays
-                                   and "health" not in corrections.topics(joined)):  # as does "vegan"
+    if not kept or not dropped or _CHAT_WORD_RE.fullmatch(joined) or (len(joined) < 6  # not "legend."
+                                                                     and not _says_where(joined)  # "我在济南" stays
+                                   and not _STANDING_RE.match(joined)  # as do "南京大三党"
+                                   and "health" not in corrections.topics(joined)):  # and "vegan"
         return None
     return _remainder_draft(episode, joined)
+
+
+#: A word of chat that says nothing of the user ("legend.", "cheers", "好嘞").
+_CHAT_WORD_RE = re.compile(r"\W*(?:legend|cheers|ta|thanks|thank you|lol|haha+|ok(?:ay)?|sweet|cool|nice|great|awesome|sure|yep|"
+                           r"yeah|hi|hey|hello|g'day|mate|好的|谢谢|哈哈+|嗯+|好嘞|收到|懂了)\W*", re.IGNORECASE)
 
 
 def _remainder_draft(episode: MemoryDraft, joined: str) -> MemoryDraft:

@@ -2924,3 +2924,188 @@ def test_session_49_review_s_misreadings_are_not_read_so():
     assert "still" in _STILL_RE.sub("|", "still waiting on the visa so the wedding is pushed to October now")
     assert _users_new_job("cant sleep bc new job at KPMG starts monday")
     assert not _users_new_job("also pushed the LSAT to April bc new job is a lot")
+
+
+def test_set_50_and_51_who_the_user_is_stays_when_something_else_changes(api_client, talk):
+    """Session 50: a clause that says who the user is ("南京大三党", "合肥大四", "UI设计师", "我23") stays of a message whose
+    phone, trip, budget, home or partner changed; a trip moved elsewhere takes no home with it; one of the assistant's
+    suggestions turned down ("155那个不行 得改成150+") changes nothing."""
+    talk("w1", "南京大三党 想用我的华为Mate 60拍毕业季照片 人像模式怎么调好看")
+    talk("w1", "嘿嘿旧手机挂闲鱼出掉了 刚入了小米14 Ultra 徕卡味儿yyds 它的街拍模式咋用", agent="planner")
+    phone = remembered(api_client, "w1", "用户现在用什么手机？")
+    assert "小米14 Ultra" in phone and "Mate 60" not in phone
+    assert "大三" in remembered(api_client, "w1", "用户读几年级？")
+    talk("w2", "合肥大四 国庆打算和室友去大理 预算人均2000 帮我做个5天攻略🥳")
+    talk("w2", "计划有变！！室友说太远了 国庆改成去厦门 还是5天 帮我重新排下", "而且人均现在只有1500了 室友手头紧 住哪便宜又方便",
+         agent="planner")
+    trip = remembered(api_client, "w2", "用户国庆去哪里旅行？")
+    assert "厦门" in trip and "大理" not in trip
+    assert "合肥" in remembered(api_client, "w2", "用户在哪个城市？")
+    budget = remembered(api_client, "w2", "用户的旅行预算是多少？")
+    assert "1500" in budget and "2000" not in budget
+    talk("w3", "打工人 UI设计师 住朝阳 每天骑车去望京上班 有没有通勤能听的设计播客")
+    talk("w3", "没事 顺便搬家了 新家在通州 离公司贼远 每天6号线转14号线 快一个半小时 有啥通勤神器", agent="planner")
+    assert "UI设计师" in remembered(api_client, "w3", "用户做什么工作？")
+    talk("w4", "我23 高中毕业 对象在老家南通")
+    talk("w4", "跟对象分了 以后周末不用来回跑了 车票能省不少", agent="planner")
+    assert "高中毕业" in remembered(api_client, "w4", "用户的学历？")
+    talk("w5", "宝子们救命 我在杭州做小红书穿搭号的 现在2.3w粉 帮我想几个秋冬标题呗",
+         "主要是小个子女生 我自己才152hhh 所以155那个不行 得改成150+")
+    assert "杭州" in remembered(api_client, "w5", "用户在哪个城市？")
+
+
+def test_set_50_and_51_family_traits_and_a_following_are_kept(api_client, talk):
+    """Session 50: a brother or a mother by name and age ("我弟豆豆今年8岁", "我妈50岁大寿", "my mom Rosa is 70"), a
+    temperament ("我是个i人"), a creator's following, a home town gone back to, a body that gets carsick, a pet named after
+    its kind, twins' age, a food that is a hard no, a shift pattern."""
+    talk("f1", "ok好了✌️ 对了下周末回佛山老家 我弟豆豆今年8岁 吵着要我给他做个我的世界视频 有啥简单选题")
+    brother = remembered(api_client, "f1", "用户的弟弟几岁？")
+    assert "豆豆" in brother and "8岁" in brother
+    talk("f2", "下个月我妈50岁大寿 想给她挑个礼物 预算1000以内 她超爱跳广场舞", "丝巾哪个牌子性价比高")
+    assert "50岁" in remembered(api_client, "f2", "用户的妈妈多大了？")
+    assert "1000以内" in remembered(api_client, "f2", "用户的预算是多少？")
+    talk("f3", "懂了 我是个i人 开会不敢发言咋办😵", "收到 我粉丝刚破5万 想接第一个商单 报价多少合适啊",
+         "好 等我投完稿 过年回兰州老家的时候带回去给我爸养hhh", "我晕车超严重 环线坐车会不会吐死hhh",
+         "家里猫团子最近掉毛好严重 是换季吗")
+    assert "i人" in remembered(api_client, "f3", "用户是什么性格？")
+    assert "5万" in remembered(api_client, "f3", "用户的账号有多少粉丝？")
+    assert "兰州" in remembered(api_client, "f3", "用户老家在哪里？")
+    assert "晕车" in remembered(api_client, "f3", "用户有什么身体问题？")
+    assert "团子" in remembered(api_client, "f3", "用户的猫叫什么？")
+    talk("f4", "the twins are 5 so 8pm bedtime is a joke tbh",
+         "last one, any celiac safe spots near Tucson? gluten is a hard no for me",
+         "24 on 48 off. maybe 2 hrs on shift if its slow, which it never is lol")
+    assert "celiac" in remembered(api_client, "f4", "What dietary restriction does the user have?")
+    assert "24 on 48 off" in remembered(api_client, "f4", "What schedule does the user work?")
+    assert "twins are 5" in remembered(api_client, "f4", "How old are the user's twins?")
+
+
+def test_set_50_and_51_changes_said_in_passing_replace_what_was_said(api_client, talk):
+    """Session 50: a resignation handed in and a new post reported to next week, a shop closed and a counter worked at
+    now, a job begun "上周开始在…上班了", a new school "海淀这边", "single again", a vet's word on a pet's age, a new gig
+    in another suburb, a trip gone elsewhere "instead", a birthday put right after "啊不对", an age had at a birthday."""
+    talk("c1", "苏州打工人 在园区的博世做行政 一边上班一边准备国考 时间根本不够用😭", "我26了 身边人都说考公要趁早 是不是太晚了")
+    talk("c1", "上岸了家人们！！辞呈已经递了 下周一去苏州海关报到🎉 帮我写个给老同事的告别消息",
+         "谢谢 上周刚过完27岁生日 算是给自己最好的礼物hhh", agent="planner")
+    work = remembered(api_client, "c1", "用户在哪里工作？")
+    assert "海关" in work and "博世" not in work
+    assert current("c1", "age") == ["27"]
+    talk("c2", "妞妞明年幼升小 我在奶茶店当店长 一个月7k 压力大不")
+    talk("c2", "店倒闭了 我现在去商场化妆品柜台上班 底薪加提成", agent="planner")
+    work = remembered(api_client, "c2", "用户做什么工作？")
+    assert "化妆品" in work and "奶茶" not in work
+    talk("c3", "在昆山电子厂做SMT的 一个月到手5800 想去夜校学个电工 有推荐没")
+    talk("c3", "上周开始在常州一家汽配厂上班了 包吃住 到手6500", agent="planner")
+    work = remembered(api_client, "c3", "用户在什么厂上班？")
+    assert "汽配" in work and "电子厂" not in work
+    assert "5800" not in remembered(api_client, "c3", "用户每月到手多少？")
+    talk("c4", "hello 天津的高二学生 学钢琴第五年 想做个练琴vlog发B站 标题怎么起")
+    talk("c4", "好久不见 海淀这边的新学校午休只有40分钟 根本睡不够😭 有啥快速入睡的办法", agent="planner")
+    school = remembered(api_client, "c4", "用户现在在哪里上学？")
+    assert "海淀" in school and "天津" not in school
+    talk("c5", "legend. my gf Chloe reckons i should just ask my boss but he's a grump lol")
+    talk("c5", "single again lol so im back at mums in Frankston, means i can save heaps more", agent="planner")
+    assert "Chloe" not in remembered(api_client, "c5", "Is the user in a relationship?")
+    talk("c6", "hey, chef at a thai joint in Newtown, mostly on wok. my staffy Rex is nine and getting real stiff in the back "
+               "legs, is fish oil worth it")
+    talk("c6", "vet says Rex is actually eleven, the rescue had his age wrong. she wants him on meloxicam",
+         "cool. new gig at a pub kitchen in Marrickville so no more splits, home by 10pm most days", agent="planner")
+    age = remembered(api_client, "c6", "How old is the user's dog?")
+    assert "eleven" in age and "nine" not in age
+    work = remembered(api_client, "c6", "Where does the user work?")
+    assert "Marrickville" in work and "Newtown" not in work
+    talk("c7", "me and the wife are planning Tenerife in feb half term with the kids, budget about 3 grand")
+    talk("c7", "scrapped the canaries idea, flights were daft. going Algarve in may instead, same budget", agent="planner")
+    trip = remembered(api_client, "c7", "Where is the user going on holiday?")
+    assert "Algarve" in trip and "Tenerife" not in trip
+    talk("c8", "8月20号我生日 想那天放纵一下吃锅包肉 会前功尽弃吗hhh")
+    talk("c8", "啊不对 上次打错了 生日是8月12 再过一周就到了🎂", agent="planner")
+    birthday = remembered(api_client, "c8", "用户的生日是哪天？")
+    assert "8月12" in birthday and "8月20" not in birthday
+
+
+def test_session_50_rules_read_only_what_they_say():
+    from agentmemory.backends.extractors.lexicon import places_in
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+
+    def slots(text: str) -> dict[str, str]:
+        return {d.key.split(":")[0]: str(d.value) for d in RuleBasedExtractor().extract_text(text)}
+
+    assert slots("我弟豆豆今年8岁 吵着要视频") == {"family": "弟豆豆今年8岁"}
+    assert slots("我妹叫小雨") == {"family": "妹叫小雨"}
+    assert slots("my mom Rosa is 70 and lives with us now") == {"family": "mom Rosa is 70"}
+    assert slots("my little brother Leo just turned 8") == {"family": "little brother Leo just turned 8"}
+    for not_an_age in ("my sister Dana is a pastry chef", "my dad is 5 minutes away", "my bro is 6'2", "我爸三十岁的时候"):
+        assert "family" not in slots(not_an_age), not_an_age
+    assert slots("ok 对了我女朋友阿琳下周生日 她超爱拍立得") == {"partner": "女朋友阿琳"}
+    assert slots("买了个vivo 800多块 咋导聊天记录") == {"phone": "vivo"}
+    assert slots("谢谢 上周刚过完27岁生日") == {"age": "27"}
+    assert slots("我26了 身边人都说考公要趁早") == {"age": "26"}
+    for someone_elses in ("儿子刚过完6岁生日", "给我妈过60岁生日"):
+        assert "age" not in slots(someone_elses), someone_elses
+    assert slots("啊不对 上次打错了 生日是8月12 再过一周就到了") == {"birthday": "8月12"}
+    # a question of which is the better buy is no budget
+    for asked in ("丝巾哪个牌子性价比高", "推荐个性价比高的"):
+        assert "budget" not in slots(asked), asked
+    assert slots("我买东西就图性价比高") == {"budget": "低成本"}
+    # districts by what chat calls them, not words that are words first
+    assert places_in("住海淀 在番禺上班 搬到渝北") == ["海淀", "渝北", "番禺"]
+    assert places_in("周末上街买菜 开的吉利") == []
+
+
+def test_set_51_what_an_expat_s_change_leaves_as_it_was(api_client, talk):
+    """Session 50: a residence card replaces the tourist visa, not the city said with it; a visa held stays when a job
+    changes; a studio gone remote replaces the way to work, not the job nor the city; "the new flat is in Walthamstow"
+    replaces "we live in Ealing" said as a reason; "started as QA engineer at ATB Financial" replaces driving for Uber; a
+    question asked in a correction is not what it corrects."""
+    talk("x1", "Servus! German here, working remote as product manager for a Berlin startup, now in CDMX on a tourist visa "
+               "(180 days). Looking for a furnished apartment. which neighborhoods?")
+    talk("x1", "hola! news: got my residente temporal card yesterday 🎉 so now I can sign a 12 month lease.", agent="planner")
+    status = remembered(api_client, "x1", "What is the user's immigration status in Mexico?")
+    assert "residente temporal" in status and "tourist visa" not in status
+    assert "CDMX" in remembered(api_client, "x1", "Which city is the user living in?")
+    talk("x2", "hi!! I'm on a student visa in Sydney, doing an English course at a school in the CBD and working part time "
+               "at a churrascaria in Darling Harbour.")
+    talk("x2", "I also left the restaurant, now I work in the kitchen of an aged care home in Parramatta.", agent="planner")
+    assert "student visa" in remembered(api_client, "x2", "What visa is the user on?")
+    work = remembered(api_client, "x2", "Where does the user work?")
+    assert "aged care home" in work and "churrascaria" not in work
+    talk("x3", "Hi. I'm Japanese, living in Montreal, working as gameplay programmer at a mid-size studio.",
+         "thanks. I take the metro orange line every day to the Plateau")
+    talk("x3", "Also the studio went fully remote last month so I work from home every day now. Desk setup advice for a "
+               "small apartment?", agent="planner")
+    assert "gameplay programmer" in remembered(api_client, "x3", "What is the user's job?")
+    assert "Montreal" in remembered(api_client, "x3", "Which city does the user live in?")
+    talk("x4", "Also we fly from Heathrow because we live in Ealing, Elizabeth line or Piccadilly better?")
+    talk("x4", "Hi, very different life now haha. I moved out. the new flat is in Walthamstow, shared with two girls.",
+         agent="planner")
+    home = remembered(api_client, "x4", "Where does the user live?")
+    assert "Walthamstow" in home and "Ealing" not in home
+    talk("x5", "Ok. For now I drive Uber in the evenings until my QA certification is recognised here. Any tips for ice?")
+    talk("x5", "Good morning! Finally got the offer, I started as QA engineer at ATB Financial two weeks ago 🙌",
+         agent="planner")
+    work = remembered(api_client, "x5", "Where does the user work?")
+    assert "ATB Financial" in work and "Uber" not in work
+
+
+def test_session_50_words_read_only_what_they_say():
+    from agentmemory.working import episodes
+
+    for single in ("single again lol so im back at mums", "we broke up in the summer so I'm single and moved out",
+                   "没事 现在单身挺好的", "阿杰的事别提了 我们上周分了"):
+        assert episodes._SINGLE_NOW_RE.search(single), single
+    for not_single in ("my sister is single again", "我们分了工 各干各的", "他们上周分手了"):
+        assert not episodes._SINGLE_NOW_RE.search(not_single), not_single
+    for standing in ("南京大三党", "重庆大一新生", "合肥大四", "浙大cs研二", "打工人 UI设计师", "我23"):
+        assert episodes._STANDING_RE.match(standing), standing
+    for not_standing in ("帮我找个设计师", "声音再大一点", "想买个平板记笔记"):
+        assert not episodes._STANDING_RE.match(not_standing), not_standing
+    assert episodes._SUGGESTION_TURNED_DOWN_RE.search("所以155那个不行 得改成150+")
+    assert not episodes._SUGGESTION_TURNED_DOWN_RE.search("我之前说的那个不对 其实是研二")
+    assert episodes._told_of_ours("vet says Rex is actually eleven", "my staffy Rex is nine")
+    assert not episodes._told_of_ours("my friend says Rex is actually eleven", "my staffy Rex is nine")
+    assert episodes._LEFT_JOB_RE.search("店倒闭了 我现在去商场化妆品柜台上班")
+    assert not episodes._LEFT_JOB_RE.search("楼下那家店倒闭了 好可惜")
+    assert episodes._users_new_job("上周开始在常州一家汽配厂上班了 包吃住")
+    assert not episodes._users_new_job("最近开始在家办公了")
+    assert episodes._standing_places("合肥大四 国庆打算和室友去大理") == {"合肥"}

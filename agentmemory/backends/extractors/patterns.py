@@ -52,6 +52,8 @@ SLOTS: dict[str, Slot] = {
     "pet": Slot("fact", "用户的宠物：{v}", "The user's pet: {v}", multi=True, quality=0.85),
     "child": Slot("fact", "用户的孩子：{v}", "The user's child: {v}", multi=True, quality=0.85),
     "partner": Slot("fact", "用户的伴侣：{v}", "The user's partner: {v}", quality=0.85),
+    # A brother, a sister or a parent, by their name or their age ("我弟豆豆今年8岁", "my mom Rosa is 70").
+    "family": Slot("fact", "用户的家人：{v}", "The user's family: {v}", multi=True, quality=0.8),
     "car": Slot("fact", "用户开的车：{v}", "The user drives {v}", quality=0.85),
     "device": Slot("fact", "用户用的设备：{v}", "The user's device: {v}", multi=True, quality=0.8),
     "phone": Slot("fact", "用户用的手机：{v}", "The user's phone: {v}", quality=0.85),
@@ -195,12 +197,13 @@ CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camr
                 r"4runner|sportage|seltos|ford transit")
 CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米SU7|大众|丰田|本田|宝马|奔驰|奥迪|日产|马自达|别克|雪佛兰|"
                 r"沃尔沃|吉利|长安|哈弗|领克|五菱|朗逸|卡罗拉|雅阁|思域|凯美瑞|轩逸|途观|帕萨特|Model ?[3YSX]|"
-                r"(?:秦|宋|汉|唐|元)(?:PLUS|Plus|EV|DM)|宏光|长城炮|坦克[345]00|捷达|桑塔纳|宝骏|传祺|红旗H[S\d]|奇瑞|零跑|埃安|荣威|名爵|"
+                r"(?:秦|宋|汉|唐|元)(?:PLUS|Plus|plus|EV|DM)|宏光|长城炮|坦克[345]00|捷达|桑塔纳|宝骏|传祺|红旗H[S\d]|奇瑞|零跑|埃安|荣威|名爵|"
                 r"帝豪|瑞虎|速腾|迈腾|宝来|日产天籁|奇骏|汉兰达|普拉多")
 #: Phone makes and lines ("我的Mate 60", "入手了iPhone 15 Pro", "my iphone 12", "switched to a Pixel").
 PHONE_MAKES = (r"华为|小米|苹果|三星|荣耀|OPPO|oppo|vivo|一加|红米|魅族|诺基亚|iPhone|iphone|Mate|Pixel|pixel|Galaxy|galaxy|"
                r"Redmi|OnePlus|oneplus|Xiaomi|Huawei|Samsung|samsung|Motorola|moto")
-_PHONE_MODEL = r"(?:\s?(?:\d+[A-Za-z]*|Pro|pro|Max|max|Plus|plus|mini|Ultra|ultra|Mate|mate|Pura|pura|nova|Nova|Note|note|Reno|reno|Find|find|Magic|magic|Fold\d*|fold\d*|Flip\d*|flip\d*|SE|se|XL|xl|[A-Za-z]\d+[A-Za-z0-9]*))*"
+# (not a price after the model: "买了个vivo 800多块")
+_PHONE_MODEL = r"(?:\s?(?:\d+[A-Za-z]*(?![\d]|多?[块元]|多|w|k|K|刀)|Pro|pro|Max|max|Plus|plus|mini|Ultra|ultra|Mate|mate|Pura|pura|nova|Nova|Note|note|Reno|reno|Find|find|Magic|magic|Fold\d*|fold\d*|Flip\d*|flip\d*|SE|se|XL|xl|[A-Za-z]\d+[A-Za-z0-9]*))*"
 _EN_NUMBER = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)"
 _EN_DATE = (r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|"
             r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{1,2}/\d{1,2})")
@@ -308,7 +311,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("tech_stack", re.compile(r"(?:主要|平时|一直|都|现在)(?:写|用|使用|在用|开发)(?P<v>[A-Za-z][A-Za-z0-9.+#\-]*(?:\s*(?:和|、|/|\+)\s*[A-Za-z][A-Za-z0-9.+#\-]*)*)"),
      None),
     ("budget", re.compile(rf"预算(?:一个月|每个?月|一年|每年|一周|每周|一晚|每晚|一天|每天|一个人|每人|人均)?[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,8}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
-    ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|性价比高"), "低成本"),
+    # (not a question of which is the better buy: "丝巾哪个牌子性价比高", "推荐个性价比高的")
+    ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|"
+                          r"(?<!哪个)(?<!哪款)(?<!哪家)(?<!哪种)(?<!牌子)(?<!什么)(?<!个)性价比高(?![吗嘛呢的？?])"), "低成本"),
     # the language of the answers ("以后你回答我都用英文吧", "还是用中文回我吧"): the language alone, not what follows it
     ("reply_style", re.compile(r"(?:回答|回复|(?<![妈爸他她])回)我?(?:都|就|请|要|还是)?(?P<v>用(?:中文|华语|华文|国语|普通话|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))"), None),
     ("reply_style", re.compile(r"(?<![妈爸他她们])(?P<v>用(?:中文|华语|华文|国语|普通话|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?回(?:我|复我|答我)(?!的)"), None),
@@ -364,6 +369,10 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # The user's own age ("我今年38了", "我都45岁了"); "我儿子8岁" is the child's.
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在|已经|都|也)*(?P<v>[1-9]\d|[二三四五六七八九]?十[一二三四五六七八九]?)岁"), None),
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在)(?:已经|都)?(?P<v>[1-9]\d)(?:了|岁)"), None),
+    # a birthday just had ("上周刚过完27岁生日", "我26了"; not someone's: "给我妈过60岁生日", "儿子刚过完6岁生日")
+    ("age", re.compile(r"(?:^|(?<=[，,。！!\s]))(?:我)?(?:上周|上个月|昨天|前天|今天|前几天|刚刚?|已经)*(?:过完|过了|满)了?(?P<v>[1-9]\d)岁"
+                       r"(?:生日)?(?![的那])"), None),
+    ("age", re.compile(r"(?:^|(?<=[，,。！!\s]))我(?:已经|都|也)?(?P<v>[1-9]\d)了(?=$|[\s，,。！!？?]|哈|啊|呀|吧)"), None),
     ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|一只|只)?(?P<v>{ZC}{{0,4}}(?:{ZH_PETS})(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{{1,6}})"), None),
     # A pet named in Latin letters after its kind, a breed in English too ("另外我的猫 Oreo 最近一直吐", "我家那只golden叫Lucky")
     ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|只)?\s?(?P<v>(?:{ZH_PETS}|(?i:{EN_PETS}|golden))\s?"
@@ -378,13 +387,23 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("child", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:儿子|女儿|闺女|大宝|二宝)(?:小名|大名)?(?:叫|名叫)"
                          r"[\u4e00-\u9fffA-Za-z]{1,4}?)(?=[，。！？；,.!?;\s]|$)"), None),
     ("partner", re.compile(r"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻)(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{1,6})"), None),
+    # A brother, a sister or a parent by name and age, or by name ("我弟豆豆今年8岁", "我妈50岁大寿", "我妹叫小雨"): who they are
+    # to the user, not what they do.
+    ("family", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:弟弟|妹妹|哥哥|姐姐|老弟|老妹|弟|妹|哥|姐|妈妈|爸爸|老妈|老爸|妈|爸)"
+                          r"(?:[\u4e00-\u9fff]{2}(?=今年|现在|才|刚|已经|都))?(?:今年|现在|才|刚|已经|都)?(?:[1-9][0-9]?|[一二三四五六七八九十两]{1,3})岁)"
+                          r"(?![0-9一二三四五六七八九十]|的时候|那年)"), None),
+    ("family", re.compile(r"我(?:的)?(?P<v>(?:弟弟|妹妹|哥哥|姐姐|老弟|老妹|弟|妹|哥|姐)(?:小名|大名)?(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{1,4}?)"
+                          r"(?=[，。！？；,.!?;\s]|$)"), None),
     # named with no 叫: "我老婆林芸说想提前准备待产包" (a surname, then what she does)
     ("partner", re.compile(rf"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|未婚夫|未婚妻)"
                            r"(?!周[末一二三四五六日天]|曾经|夏天|许愿|段位|严格|戴着|郑重|孙子|孙女|陈年|杨梅|苏醒|程度|何必)"
-                           rf"[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
-                           r"(?=说|跟我|和我|让我|觉得|非要|[\s，,。！!？?]|$)"), None),
+                           rf"(?:[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}?|阿[\u4e00-\u9fff]))"
+                           r"(?=说|跟我|和我|让我|觉得|非要|下周|下个月|生日|[\s，,。！!？?]|$)"), None),
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
+    # a car changed, said by the new one ("车换好了 埃安S 落地9万8")
+    ("car", re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我的?)?车(?:子)?(?:已经|终于)?(?:换好了|提了|提回来了|到手了)[\s，,]*"
+                       rf"(?P<v>(?:{CAR_MAKES_ZH})(?:[A-Za-z0-9]{{1,6}})?)(?![\u4e00-\u9fff])"), None),
     # "周末开我的秦PLUS去橘子洲", "我那辆二手五菱宏光扛得住吗": a make the word lists know, said as the user's
     ("car", re.compile(rf"(?:开(?:我|我家|咱家)的?|我(?:那|这|的那|的这)辆(?:二手的?|新的?|老的?)?)(?P<v>(?:{CAR_MAKES_ZH})[A-Za-z0-9\u4e00-\u9fff]{{0,4}}?)"
                        rf"(?=去|来|回|上|跑|扛|还|能|都|也|了|[\s，,。！!？?]|$)"), None),
@@ -638,6 +657,12 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("child", re.compile(rf"\bmy (?P<v>(?:son|daughter|kid|baby|boy|girl|oldest|youngest)(?: [A-Z][\w'-]*)? (?:is|just turned|turned) "
                          rf"{_EN_NUMBER}(?: years? old| months? old| months)?)\b", _I), None),
     ("child", re.compile(rf"\bmy (?P<v>{_EN_NUMBER}[- ](?:year|month)[- ]old (?:son|daughter|kid|baby|boy|girl|twins))\b", _I), None),
+    # A brother, a sister or a parent by age ("my mom Rosa is 70", "my little brother Leo just turned 8", "my sister turns 30
+    # on the 24th"): not what they do ("my sister Dana is a pastry chef").
+    ("family", re.compile(rf"\bmy (?P<v>(?:(?:little|big|younger|older|baby|kid|twin) )?(?:brother|sister|bro|sis|mom|mum|mother|dad|"
+                          rf"father)(?: [A-Z][a-z][\w'-]*)? (?:is|just turned|turned|turns|will be|'s) (?:\d{{1,3}}|{_EN_NUMBER[3:-1]}|"
+                          rf"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]\w+)?)(?: years? old)?)"
+                          rf"(?![\w'’-]| (?:min|mins|minutes|hours?|days?|weeks?|months?|miles|km|kg|lbs|percent|%))", _I), None),
     # A child named ("a party idea for my daughter Rosalie, she's 6"): the name, as written.
     ("child", re.compile(r"\b(?i:my) (?P<v>(?i:son|daughter|stepson|stepdaughter|boy|girl|grandson|granddaughter|grandkid|"
                          r"grandbaby) [A-Z][a-z][\w'-]*)"), None),

@@ -108,10 +108,12 @@ _OTHER_START_RE = re.compile(
     r"coworker|manager|team ?mate)s?\b|^\W*(?:he|she|people|someone|everyone)\b", re.IGNORECASE)
 
 
-_FAMILY_SLOTS = frozenset({"child", "partner", "pet"})
+_FAMILY_SLOTS = frozenset({"child", "partner", "pet", "family"})
 _OWN_FAMILY_RE = re.compile(
     r"^\W*(?:还有|而且|另外|对了|然后|(?:oh )?and |also )?(?:我的?|我家|咱家|\bmy\b|\bour\b|(?=老公|老婆|儿子|女儿|闺女|大宝|二宝))\s*(?:老公|老婆|男朋友|女朋友|对象|未婚夫|未婚妻|儿子|女儿|孩子|闺女|宝宝|大宝|二宝|"
-    r"husband|wife|partner|boyfriend|girlfriend|fianc\w*|spouse|son|daughter|kids?|baby|oldest|youngest|\d+|[a-z]+[- ]year)",
+    r"弟弟|妹妹|哥哥|姐姐|老弟|老妹|弟|妹|哥|姐|妈妈|爸爸|老妈|老爸|妈|爸|"
+    r"husband|wife|partner|boyfriend|girlfriend|fianc\w*|spouse|son|daughter|kids?|baby|oldest|youngest|\d+|[a-z]+[- ]year|"
+    r"(?:(?:little|big|younger|older|baby|kid|twin) )?(?:brother|sister|bro|sis|mom|mum|mother|dad|father))",
     re.IGNORECASE)
 
 
@@ -159,6 +161,8 @@ def _drop_quoted_speech(text: str) -> str:
 _TASTE_SLOTS = frozenset({"likes", "dislikes", "unlikes"})
 #: Words before a taste verb that leave the user its subject: adverbs of time and degree, a topic ("吃的方面").
 _ZH_SUBJECT_FILLER_RE = re.compile(
+    # (and the words that take back what was said: "啊不对 上次打错了 生日是8月12" is the user's)
+    r"(?:啊|哦|噢|嗯|诶|欸|哎|呃)*不对|(?:上次|之前|刚才|刚刚)?(?:打|说|记|写|搞)错了|纠正一下|更正一下|对了|"
     r"我们|我|咱|这两天|这几天|最近|现在|平时|其实|真的|一直|本来|从小|向来|一向|实在|确实|反正|所以|但是|不过|而且|然后|"
     r"[^，。！？]{1,6}(?:方面|上|的话|这块)|[也都还就很最更比较特别有点超挺蛮好太那又再倒却]")
 _ZH_OTHER_SUBJECT_RE = re.compile(r"^\W*[\u4e00-\u9fffA-Za-z]{2,}\W*$")
@@ -211,7 +215,8 @@ _WHOLE_PHRASE_SLOTS = frozenset({"reply_style", "event", "note", "feedback", "de
 
 #: What a child's value says of their age or school year ("儿子乐乐今年8岁", "son Oliver is 8", "女儿上三年级").
 _CHILD_AGE_RE = re.compile(r"(?:今年|现在|才|刚|已经)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)(?:[小中大]班)?)|"
-                           r"\s*(?:is|just turned|turned)\s+\w+(?: years? old| months? old| months)?$|"
+                           r"(?:都)?(?<=[今现才刚经都\u4e00-\u9fff])[0-9一二三四五六七八九十两]+岁|"
+                           r"\s*(?:is|just turned|turned|turns|will be|'s)\s+\w+(?: years? old| months? old| months)?$|"
                            r"^\w+[- ](?:year|month)[- ]old\s+", re.IGNORECASE)
 #: Slots a Chinese piece with no "我" fills ("生日是3月21", "搬回扬州了"), unless someone else was named before it.
 _PIECE_SLOTS = frozenset({"birthday", "location", "commute"})
@@ -239,7 +244,7 @@ _SWAPPED_FOR_RE = re.compile(r"\b(?:ditched|dropped|swapped|swapped out|traded|r
                              r"(?!(?:mom|mum|dad|kids?|son|daughter|wife|husband|partner)\b)"
                              r"(?:(?!off\b)[\w'-]+)(?: (?!off\b)[\w'-]+){0,2}? (?:in )?for (?=(?:an?|the|my|our) )", re.IGNORECASE)
 #: Who a name belongs to when it is said with what is theirs ("my partner Sam's birthday"): the name alone.
-_NAME_SLOTS = frozenset({"partner", "child", "pet"})
+_NAME_SLOTS = frozenset({"partner", "child", "pet", "family"})
 
 
 def _clean_value(value: str, slot_key: str = "") -> str:
@@ -571,7 +576,7 @@ class RuleBasedExtractor(Extractor):
             key = "diet"  # one diet at a time: a new one supersedes the old
         else:
             # A child is one key whatever age is said of them ("儿子8岁" then "儿子是9岁"): the newest age replaces it.
-            keyed = _CHILD_AGE_RE.sub("", value).strip() if slot_name == "child" else value
+            keyed = _CHILD_AGE_RE.sub("", value).strip() if slot_name in ("child", "family") else value
             key = safe_key(f"{slot_name}:{(keyed or value).lower()[:60]}") if slot.multi else slot_key
         confidence = slot.confidence
         if remember or correction:
