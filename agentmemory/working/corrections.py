@@ -911,7 +911,10 @@ def with_swapped(text: str, swaps: dict[str, str]) -> str:
     for old, new in swaps.items():
         subject, _, number = old.rpartition(" ")
         if subject and (number.replace(",", "").isdigit() or number.lower() in _NUMBER_WORDS):
-            text = re.sub(rf"(\b{re.escape(subject)}\b(?:'s)?[^.!?;\d]{{0,24}}?)(?<![\d.:,]){re.escape(number)}(?![\d:]|[.,]\d)",
+            # (a number in words as a whole word: "Max listens well and is ten" is not "liselevens")
+            said = rf"(?<![\d.:,]){re.escape(number)}(?![\d:]|[.,]\d)" if number[0].isdigit() \
+                else rf"\b{re.escape(number)}\b"
+            text = re.sub(rf"(\b{re.escape(subject)}\b(?:'s)?[^.!?;\d]{{0,24}}?){said}",
                           lambda m, n=new: m.group(1) + n, text, flags=re.IGNORECASE)
         elif old.isascii():
             text = re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w-])", lambda m, n=new: n, text, flags=re.IGNORECASE)

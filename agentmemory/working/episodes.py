@@ -126,8 +126,8 @@ _VERSION_BUMP_RE = re.compile(r"\d+(?:\.\d+)+\s*(?:升级?|迁移?|更新|切换
                               r"\b(?:upgrad\w*|bump\w*)\b[^.!?]{0,30}?\bto\s+v?\d+\.\d+", re.IGNORECASE)
 #: One of the assistant's suggestions turned down and a change asked of it ("所以155那个不行 得改成150+" of the titles it
 #: wrote, "the second one won't work, make it shorter"): a request, not a change in the user's life (not "我之前说的那个不对").
-_SUGGESTION_TURNED_DOWN_RE = re.compile(r"(?<![说讲写提])(?<!说的)(?<!讲的)(?<!写的)(?:那个|这个|那条|这条|那句|这句|那版|这版|"
-                                        r"第[一二三四五六七八九十\d]+[个条句段版])(?:也|还是)?不(?:行|太行|好|合适)"
+_SUGGESTION_TURNED_DOWN_RE = re.compile(r"(?<![说讲写提周期拜点号天])(?<!说的)(?<!讲的)(?<!写的)(?:那个|这个|那条|这条|那句|这句|那版|这版|"
+                                        r"第[一二三四五六七八九十\d]+[个条句段版])(?:也|还是)?不(?:行|太行|好|合适)(?!了)"
                                         r"(?=[^。！？!?]{0,12}(?:改成|换成|改为|换个|再来|重新))|"
                                         r"\b(?:that one|the (?:first|second|third|last) one) (?:won't|doesn't|does not|will not) "
                                         r"work\b[^.!?]{0,20}\b(?:make it|change it|try)\b", re.IGNORECASE)
@@ -139,7 +139,7 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"(?:^|(?<=[\s，,。！!]))(?:自从|刚|已经|上个月|今年)?入(?:了|咗)(?![台个部只款件双套把支辆块瓶盒包])(?=[A-Za-z\u4e00-\u9fff]{2,12}?(?:做|当)[\u4e00-\u9fffA-Za-z])|入职第一|入职了(?![一二三四五六七八九十两几\d]+年)|上班第一[天周]|第一[天周]上班|\b(?:(?<!bc )(?<!because )(?<!cause )(?<!cuz )(?<!since )(?<!since the )(?<!with the )new job|new job(?= (?:at|with|in|starts?|started|begins?|as)\b)|(?:^|(?<=[.!,]\s))(?:(?:so|cool|ok|and|also)\W+)?new gig (?:at|with|as)\b|first (?:day|week|month|shift) (?:at|of|in)|(?:(?:my )?first (?:day|week|month|shift)|i start) as an? (?!(?:new )?(?:mom|mum|dad|parent|mother|father|wife|"
                          r"husband|grandma|grandpa|granny|student|freshman|retiree|adult|teenager|vegan|vegetarian|homeowner|"
                          r"bridesmaid|groomsman|volunteer|member|guest|runner|blogger|mentor|foster|landlord)\b)|"
-                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|(?<!he )(?<!she )(?<!they )started as (?:an? )?[\w -]{2,30}? (?:at|for|with) (?=[A-Z])|starting (?:as|a new job|"
+                         r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|\bi (?:just |finally |recently |officially )?started as (?:an? )?[\w -]{2,30}? (?:at|for|with) (?=[A-Z])|starting (?:as|a new job|"
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
                          r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
                          r"landed (?:a|an|the|that) (?:[\w-]+ ){0,3}(?:job|position|role|gig)(?! (?:offer|interview))|"
@@ -177,8 +177,7 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          # a transfer or a post reported to ("我调到南宁动车所了", "上周刚去瑞金报到 税务局"; not a school's)
                          r"(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|上个月|上周|去年|今年)?(?:被)?调到[\u4e00-\u9fff]{1,10}?(?:所|局|院|厂|公司|部门?|"
                          r"店|站|队|中心|总部|分行|支行|医院|分公司|项目部|车间|工地|矿)(?:了|上班|工作)|"
-                         # (or about to, once the old job is given up: "辞呈已经递了 下周一去苏州海关报到")
-                         r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:上周|昨天|今天|刚|已经|下周[一二三四五六日天]?|明天|下个?月初?|月底)?(?:刚)?(?:去|到)(?![^报，。！？\s]{0,8}(?:学校|大学|学院|中学|小学|一中|二中|"
+                         r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:上周|昨天|今天|刚|已经)?(?:刚)?(?:去|到)(?![^报，。！？\s]{0,8}(?:学校|大学|学院|中学|小学|一中|二中|"
                          r"幼儿园|宿舍|新生|学))[\u4e00-\u9fff]{1,8}?报到(?!证|处)|"
                          # a shop of one's own taken on ("自己盘了个小店卖奶茶")
                          r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:已经|去年|今年|上个月)?自己(?:盘|开|租)了(?:个|一个|一家|家)[\u4e00-\u9fff]{0,3}"
@@ -331,7 +330,14 @@ WORK_SAID_FROM = 300
 def _users_new_job(text: str) -> bool:
     """Whether ``text`` says the user began a new job (``_NEW_JOB_RE``), not someone named just before it ("we're packing
     up to move to Kelowna next month, wife got a job there", "我老婆换工作了")."""
-    return any(not _THEIR_JOB_LEAD_RE.search(text[max(0, m.start() - 30):m.start()]) for m in _NEW_JOB_RE.finditer(text))
+    return any(not _THEIR_JOB_LEAD_RE.search(text[max(0, m.start() - 30):m.start()]) for m in _NEW_JOB_RE.finditer(text)) \
+        or bool(_POST_AHEAD_RE.search(text) and _GAVE_UP_JOB_RE.search(text))
+
+
+#: A post to report to soon ("下周一去苏州海关报到"): a new job only beside the old one given up ("辞呈已经递了", "上岸了");
+#: not "明天去医院报到 准备做手术".
+_POST_AHEAD_RE = re.compile(r"(?:下周[一二三四五六日天]?|明天|后天|下个?月初?|月底)(?:就)?(?:去|到)[\u4e00-\u9fff]{1,8}?报到(?!证|处)")
+_GAVE_UP_JOB_RE = re.compile(r"辞呈|辞职|离职|上岸|入职|offer|录取|裸辞", re.IGNORECASE)
 
 
 #: Work taken out on one's own ("went freelance", "gone out on my own, trading as …"): the trade goes on.
@@ -353,7 +359,7 @@ _WISH_OR_THEIRS_RE = re.compile(r"(?:想|打算|准备|要不要|该不该|能�
 #: Words that say the user has left their job ("上个月离职了", "got laid off"): the old job's title and company go.
 _LEFT_JOB_RE = re.compile(r"(?:离职|辞职|裸辞)了|(?:工作|班)(?:给|也)?辞了|辞了(?:工作|职)|"
                           # the user's shop or firm closed ("店倒闭了 我现在去商场…上班"; not "楼下那家店倒闭了")
-                          r"(?:^|(?<=[\s，,。！!]))(?:我|我们|我们家|我家)?的?(?:店|公司|厂|工作室)(?:也|已经|上个月|上周)?(?:倒闭|黄)了|"
+                          r"(?:^\W*|(?:我|我们|我们家|我家)的?)(?:店|公司|厂|工作室)(?:也|已经|上个月|上周)?(?:倒闭|黄)了|"
                           # a resignation handed in ("辞呈已经递了", "递了辞呈", "已经提离职了")
                           r"(?<![他她])辞呈(?:已经|也)?(?:递|交)(?:上去)?了|(?<![他她])(?:递|交)了辞呈|(?<![他她想要])(?:已经)?提(?:了)?离职了|"
                           # retired ("我7月份正式退休了", "retired as of last Friday"), not about to ("快退休了")
@@ -479,9 +485,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                if previous.turn_id in others and _THAT_ONE_RE.match(t.content.strip())}
     said_by = {t.turn_id: t.content for t in messages}
     said_before = {t.turn_id: said for t, said in zip(messages, before, strict=True)}
+    # (who a brother or a mother is to the user, "我弟豆豆今年8岁 想给他买个生日礼物", is the user's family, though the
+    # message is about them)
     drafts, episodes, at = [d for d in slot_drafts if (d.turn_id not in others or _in_own_clause(
                                 d, said_by.get(d.turn_id, ""), said_before.get(d.turn_id, ""))
-                                or _workplace_of_workmate(d, said_by.get(d.turn_id, "")))
+                                or _workplace_of_workmate(d, said_by.get(d.turn_id, ""))
+                                or d.key.split(":")[0] == "family")
                             and not _HYPOTHETICAL_RE.search(d.content)
                             and (not _told_of_another(d, said_by.get(d.turn_id, ""))
                                  or _workplace_of_workmate(d, said_by.get(d.turn_id, ""))
@@ -765,6 +774,11 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             # A slot fact that said it goes too ("The user's child: daughter Keisha is 16"), its episode rewritten.
             replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, content in _newest_episodes(user_id, facts_too=True)
                                                          if corrections.with_swapped(content, named_swaps) != content)]))
+        if aged and swaps is aged:
+            # (a slot fact that says no old age of theirs stays: "The user's pet: staffy Rex" beside "Rex is actually eleven")
+            replaced = tuple(pk for pk, kind, content in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced))
+                             .values_list("pk", "type", "content")
+                             if kind == MemoryItem.Type.EPISODE or corrections.with_swapped(content, swaps) != content)
         cut = _remainders(user_id, replaced, old, kept_of, restated, left_of, names_only=names_only, swaps=swaps,
                           moved=bool(moved_to), took_along=_took_along(turn.content),
                           vectors=changing or [vector],
@@ -1061,8 +1075,8 @@ _ARRIVED_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:现在|目前|已经|
 _NOW_IN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:既然|反正)(?:我|我们)?(?:现在|目前|如今)(?:人|已经)?在(?P<p>[\u4e00-\u9fff]{2,3}?)"
                            r"(?=[\s，,。！!]|这边|那边|了|$)")
 #: ...or said by what is new there, or what the rent costs ("海淀这边的新学校午休只有40分钟", "新家在通州", "上海这边房租也太离谱了").
-_NEW_THERE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:好久不见\s*|现在\s*)?(?P<p>[\u4e00-\u9fff]{2,3}?)(?:这边|那边)的?"
-                              r"(?:新(?:学校|公司|单位|家|房子|宿舍|小区|工作|工位)|房租|租房|房价)")
+_NEW_THERE_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:好久不见\s*|现在\s*)?(?P<p>[\u4e00-\u9fff]{2,3}?)这边的?"
+                              r"(?:新(?:学校|公司|单位|家|房子|宿舍|小区|工作|工位)|房租)")
 #: ...or getting used to it ("入职第一周累瘫 … 还得适应西安这个干", "还在适应伦敦的天气").
 _GETTING_USED_ZH_RE = re.compile(r"(?:还得|还要|得|正在|慢慢|还在|刚)适应(?P<p>[\u4e00-\u9fff]{2,3}?)(?:这个|这边|那边|的)")
 #: ...or the user's things sent there ("辞职打包把东西全寄回长沙了").
@@ -1112,6 +1126,7 @@ _PLANNED_RE = re.compile(r"下个?月|下周|明年|过几天|过段时间|以�
                          re.IGNORECASE)
 
 
+#: A reason given, where a clause of its own begins ("we fly from Heathrow because we live in Ealing").
 _BECAUSE_RE = re.compile(r"\s+(?:because|cause|cuz|since)\s+", re.IGNORECASE)
 
 
@@ -1218,11 +1233,12 @@ def _introduced_earlier(user_id: str, messages: Sequence[TurnText]) -> str:
 
 
 #: The user says they are single now ("single again lol", "现在单身", "我分手了", "we broke up"), naming no one.
-_SINGLE_NOW_RE = re.compile(r"(?<![他她])(?:又|现在|目前|已经|恢复)(?:是)?单身了?|(?:^|(?<=[\s，,。！!]))(?:我|我们|我俩)(?:已经|上周|上个月|前几天|昨天)?"
-                            r"分(?:手)?了(?![一二三四五六七八九十两\d几工组蛋活钱房])|"
-                            r"(?:^|(?<=[.!,;]\s))\W*single again\b|\b(?:(?:i'm|im|i am) (?:now |officially )?single|(?:i'm|im|i am) newly single|"
-                            r"i'm back to being single|"
-                            r"we (?:just |finally )?(?:broke up|split up|called it quits)|i (?:just )?(?:broke up|got dumped))\b",
+_SINGLE_NOW_RE = re.compile(r"(?<![他她])(?:又|现在|目前|已经|恢复)(?:是)?单身(?!狗|汉|贵族|派对|公寓|的朋友|税|宿舍)了?|"
+                            r"(?:^|(?<=[\s，,。！!]))(?:我|我们|我俩)(?:已经|上周|上个月|前几天|昨天)?(?:分手了|分了(?=$|[\s，,。！!~～…]|吧|啊|呢))|"
+                            r"(?:^|(?<=[.!,;]\s))\W*single again\b|\b(?:(?:i'm|im|i am) (?:now |officially |newly )?single(?![\w-]| (?:parent|"
+                            r"mom|mum|dad|income|room|bed|handed|minded))|i'm back to being single|"
+                            r"(?:we (?:just |finally )?(?:broke up|split up|called it quits)|i (?:just )?(?:broke up|got dumped))"
+                            r"(?=\s*(?:$|[,.;!?…]|(?:last|this|in|a few|after|over|like|lol|haha|and|so|but)\b)))",
                             re.IGNORECASE)
 
 
@@ -1312,15 +1328,21 @@ _GRADE_RE = re.compile(r"[一二三四五六七八九1-9]年级|[初高][一二�
                        # "class 6" (India), "year 9" (UK, Australia), a kindergarten's "中班"/"大班"
                        r"(?<=\bin )class (?:[1-9]|1[0-2])(?:st|nd|rd|th)?\b|(?<=\bin )(?:year|yr) (?:[1-9]|1[0-3])\b(?! (?:old|ago|later))|"
                        r"(?<=[上读是])[大中小]班(?![长主车子级课])(?![^，。！？]{0,4}(?:下午|晚上|早上|夜|点))", re.IGNORECASE)
+#: A clause that asks the assistant for something ("packing list for that trip pls", "帮我排个行程").
+_ASKED_FOR_RE = re.compile(r"\b(?:pls|plz|please)\W*$|^\W*(?:pls|plz|please|can (?:you|u)|could (?:you|u))\b|^\W*(?:帮我|麻烦|给我(?:写|列|推荐|排))",
+                           re.IGNORECASE)
 #: A visa or a right to stay ("on a tourist visa", "residente temporal", "green card", "绿卡").
 _VISA_RE = re.compile(r"\b(?:tourist|student|work|working holiday|spouse|partner|family|digital nomad|nomad|skilled|investor|"
                       r"h-?1b|f-?1|j-?1|o-?1|l-?1|e-?2|schengen|golden|d7|d8)[- ]visas?\b|\bresidente (?:temporal|permanente)\b|"
                       r"\b(?:permanent residen(?:ce|cy|t)|green card|blue card|residence permit|work permit|settled status|"
                       r"pre-settled status)\b|签证|绿卡|永居|居留(?:证|卡|许可)", re.IGNORECASE)
-#: A kind of school a child goes to ("international school", "Gymnasium", "国际学校").
-_SCHOOL_RE = re.compile(r"\b(?:international|public|private|state|grammar|catholic|montessori|waldorf|bilingual|charter|boarding)"
-                        r" school\b|\bgymnasium\b|\b(?:gesamtschule|realschule|lycée|lycee)\b|国际学校|双语学校|私立(?:学校|小学|中学)|"
-                        r"公立(?:学校|小学|中学)", re.IGNORECASE)
+#: A visa said with what goes with it ("on a tourist visa (180 days)"), as a correction of it takes it out of a clause.
+_VISA_SAID_RE = re.compile(rf"\s*(?:\b(?:on|with|got|have|holding) (?:an? |my |the )?)?(?:{_VISA_RE.pattern})(?: card)?(?:\s*\([^)]*\))?",
+                           re.IGNORECASE)
+#: A visa held, said as who the user is ("I'm on a student visa in Sydney"): it stays of what a correction of something
+#: else leaves.
+_VISA_HELD_RE = re.compile(rf"^\W*(?:(?:hi|hey|hello|so|and)\W+)*(?:i'm|im|i am|we're|we are) (?:here )?on an? {_VISA_RE.pattern}",
+                           re.IGNORECASE)
 #: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
 #: grade, pay, a weight.
 _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
@@ -1335,9 +1357,8 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                            r"\b\d+(?:\.\d+)?k (?:a|per|/) ?(?:year|yr|annum)\b|\b(?:base|salary|pay|make|earn|making|earning|"
                            r"paid)(?: is| of| about| around| like)* \$?\d+(?:\.\d+)?k\b", re.IGNORECASE),
                 _GRADE_RE,
-                # a right to stay ("got my residente temporal card" beside "on a tourist visa"), a school ("switched to a
-                # German Gymnasium" beside "goes to international school")
-                _VISA_RE, _SCHOOL_RE,
+                # a right to stay ("got my residente temporal card" beside "on a tourist visa")
+                _VISA_RE,
                 # pay ("到手6500" beside "一个月到手5800")
                 re.compile(r"(?:到手|工资|月薪|底薪|税后|税前|时薪|日薪|工价)(?:大概|差不多|有|才|就|给|是)?\s?\d[\d,.]*\s?(?:k|K|w|千|万|块|元)?"),
                 # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
@@ -1577,6 +1598,8 @@ _THEIR_OWN_WORD_RE = re.compile(r"\b(?:says|said|thinks|claims)\s+(?:she|he|they
 
 #: After a comma (not inside a number: "1,650") or a full-width colon ("人有点难搞：王姐对海鲜过敏"), or a space between two Chinese characters ("公公有糖尿病 婆婆对花生过敏").
 _PIECE_RE = re.compile(r"(?<=[，；;：])|(?<=,)(?!\d)|(?<=[A-Za-z]:)\s+(?=[A-Za-z])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|"
+                       # "but" before someone else ("we wanna order a cake but she's celiac")
+                       r"\s+(?=but (?:she|he|they)(?:'s|'re| is| are| has| have| can't| doesn't| don't)\b)|"
                        # an emoji ends a piece too ("my family is a minefield 😅 my mom has celiac")
                        r"(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+(?=[A-Za-z\u4e00-\u9fff])")
 #: Where a replaced episode's remainder may be cut: after a comma, a stop or an emoji (not before "and": "my fiancé
@@ -1621,15 +1644,13 @@ _ASKING_RE = re.compile(r"[?？]|怎么|如何|吗|\b(?:how|what|which|should|ca
 #: A clause that only says who the user is, by a school year or a title, with or without a place or a school before it
 #: ("南京大三党", "重庆大一新生", "合肥大四", "浙大cs研二", "UI设计师"): what a correction of something else leaves of its
 #: sentence (a new phone, a trip moved, a budget raised, a move).
-_STANDING_RE = re.compile(r"^\W*(?:我是?|本人)?[\u4e00-\u9fffA-Za-z]{0,6}?(?:(?<![放加变长再])大[一二三四五]|研[一二三]|博[一二三四五]|"
-                          r"高[一二三]|初[一二三])(?:党|狗|新生|学生|在读|了)?[\W_]*$|"
+_STANDING_RE = re.compile(r"^\W*(?:我是?|本人)?[\u4e00-\u9fffA-Za-z]{0,6}?(?:(?<![放加变长再老])大[一二三四五]|研[一二三]|博[一二三四五]|"
+                          r"高[一二三]|(?<!年)初[一二三])(?:党|狗|新生|学生|在读|了)?[\W_]*$|"
                           rf"^\W*(?:我是?|本人|(?:打工人|社畜|牛马)\s*)?[A-Za-z]{{0,6}}(?:{ZH_TITLES})[\W_]*$|"
-                          r"^\W*我(?:今年|都|已经)?[1-9]\d(?:岁|了)?[\W_]*$")  # "我23" of "我23 高中毕业 对象在老家南通"
+                          # schooling finished ("高中毕业" of "我23 高中毕业 对象在老家南通")
+                          r"^\W*(?:我是?)?(?:高中|初中|中专|大专|本科|硕士|研究生|博士)(?:毕业|学历|在读)[\W_]*$")
 
 
-#: A visa said with what goes with it ("on a tourist visa (180 days)"), as a correction of it takes it out of a clause.
-_VISA_SAID_RE = re.compile(rf"\s*(?:\b(?:on|with|got|have|holding) (?:an? |my |the )?)?(?:{_VISA_RE.pattern})(?: card)?(?:\s*\([^)]*\))?",
-                           re.IGNORECASE)
 def _restates(clause: str, restated: Sequence[re.Pattern], *, birthday: bool = True) -> bool:
     """Whether ``clause`` says a value of a kind the correction says anew: not a birthday's date unless the correction
     says a birthday ("my birthday is 12 May" of "… my son's party is on the 14th" when the party moved), nor the title
@@ -1650,10 +1671,7 @@ def _without_visa(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
     return [without]
 
 
-#: ...or a visa held ("I'm on a student visa in Sydney").
-_VISA_HELD_RE = re.compile(rf"^\W*(?:(?:hi|hey|hello|so|and)\W+)*(?:i'm|im|i am|we're|we are) (?:here )?on an? {_VISA_RE.pattern}",
-                           re.IGNORECASE)
-#: ...in English, a title held ("working as gameplay programmer at a mid-size studio", "data analyst at Zalando here").
+#: A title held, said in English as who the user is ("working as gameplay programmer at a mid-size studio", "data analyst at Zalando here").
 _TITLE_HELD_EN_RE = re.compile(rf"^\W*(?:(?:and|also|but|so|hi|hey|hello)\W+)?(?:(?:i'm|im|i am|currently|now) )?(?:working|employed) as "
                                rf"(?:an? )?[\w -]{{2,40}}?[.!,]?$|^\W*(?:(?:hi|hey|hello|g'day)\W+)?(?:[\w-]+ ){{0,2}}(?:{EN_TITLES}) "
                                rf"(?:at|for|with) [\w'& -]{{2,30}}? here\b", re.IGNORECASE)
@@ -1739,7 +1757,7 @@ def _told_of_another(draft: MemoryDraft, message: str) -> bool:
 
 
 #: A clause that refers back to what the clause before it said ("which …", "it's …").
-_REFERS_BACK_RE = re.compile(r"^\W*(?:which|whose|it|it's|its|that's)\b", re.IGNORECASE)
+_REFERS_BACK_RE = re.compile(r"^\W*(?:which|whose|it|it's|its|that's|so (?!i\b|i'm\b|im\b|we\b|my\b))\b", re.IGNORECASE)
 _LED_BY_PRONOUN_RE = re.compile(r"^\W*(?:and |but |so )?(?:他|她|\b(?:she|he|she's|he's|shes|hes|they|they're)\b)", re.IGNORECASE)
 
 
@@ -1900,6 +1918,11 @@ _LIFE_RE = re.compile(
     r"red meat|meat|sugar|alcohol|booze|caffeine|spicy food|spice)\b|"
     r"(?:^|(?<=[\s,.;]))(?:i (?:work|do) )?\d{1,2} on,? \d{1,2} off\b|"
     r"\b(?:i'm|im|i am) (?:on|working|doing) (?:nights|days|earlies|lates|12s|24s|the night shift|night shift|permanent nights)\b|"
+    # a team or a club of the user's ("我们广场舞队想换个新歌", "我们合唱团下周演出"; not a work team), a route driven for
+    # a living ("跑广州到昆明 一趟2天")
+    r"我们(?:的)?(?!团队|项目|部门|公司|小组)[\u4e00-\u9fff]{2,4}(?:队|社|团|俱乐部)(?=想|要|在|最近|下周|下个月|今年|明天|周末|又|新)|"
+    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:常年|一直|平时|主要|现在)?跑[\u4e00-\u9fff]{2,3}(?:到|-|—)[\u4e00-\u9fff]{2,3}"
+    r"(?=[\s，,]|的|线|专线|一趟)|"
     # a baby due ("she's due in August, it's a girl" after "my wife Soo-ah and me need a baby name")
     r"\b(?:she's|she is|we're|we are|baby(?:'s| is)|(?:my )?wife(?:'s| is)) due (?:in |on |at the end of |early |late |mid[- ])?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*|"
@@ -2012,7 +2035,7 @@ _LIFE_RE = re.compile(
 #: Where the user comes from, in Chinese chat ("我成都人 无辣不欢", "我是东北人"): a place the word lists know.
 _HOMETOWN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))我(?:是|系)?(?P<p>[\u4e00-\u9fff]{2,3}?)人(?=$|[\s，,。！!]|哈|啊|呀|嘛|啦)|"
                              # a home town gone back to ("过年回兰州老家的时候", "下周末回佛山老家"; not "回老家")
-                             r"(?<![他她爸妈])回(?P<q>[\u4e00-\u9fff]{2,3}?)老家")
+                             r"(?<![他她爸妈公婆象友])回(?P<q>[\u4e00-\u9fff]{2,3}?)老家")  # (not "陪老公回湖南老家")
 
 
 def _states_life(sentence: str) -> bool:
@@ -2659,14 +2682,15 @@ def _places_left(user_id: str, text: str, replaced: Sequence[int]) -> set[str]:
     if not replaced or not _NOW_AT_RE.search(text):
         return set()
     now_at = set(places_in(text)) | {m.group("p").lower() for pattern in (_TRIP_TO_RE, _IN_PLACE_RE)
-                                      for m in pattern.finditer(text)}
+                                      for m in pattern.finditer(text) if not _WHEN_NAME_RE.fullmatch(m.group("p"))}
     if not now_at:
         return set()
     home_too = bool(_LIVES_WORD_RE.search(text))
     return {p for value, content in MemoryItem.objects.for_user(user_id).filter(
                 pk__in=list(replaced), type=MemoryItem.Type.EPISODE).values_list("value", "content")
             for p in [*((value or {}).get("places") or () if isinstance(value, dict) else ()),
-                      *(m.group("p").lower() for pattern in (_TRIP_TO_RE, _IN_PLACE_RE) for m in pattern.finditer(content))]
+                      *(m.group("p").lower() for pattern in (_TRIP_TO_RE, _IN_PLACE_RE) for m in pattern.finditer(content)
+                        if not _WHEN_NAME_RE.fullmatch(m.group("p")))]
             if p not in now_at and (home_too or p not in _standing_places(content))}
 
 
@@ -2683,10 +2707,16 @@ _VENUE_RE = re.compile(r"\b(?:at|in|near|outside|to) (?:a|an|the|our|my) (?:[\w'
                        r"在[\u4e00-\u9fff]{1,10}?(?:酒店|饭店|餐厅|会所|教堂|庄园|农庄|民宿|公园|草坪|礼堂|宴会厅)", re.IGNORECASE)
 
 
+#: A capitalised name of a time, not a place ("a week in October", "in Easter").
+_WHEN_NAME_RE = re.compile(r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+                           r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Easter|Christmas|Thanksgiving|Spring|"
+                           r"Summer|Autumn|Fall|Winter)(?: \w+)?")
 #: Where a trip goes, capitalised ("planning Tenerife in feb", "a week in Crete", "flying to Lisbon").
 _TRIP_TO_RE = re.compile(r"\b(?i:planning|plan|going|go|trip|holiday|vacation|flying|fly|heading|visiting|week|weekend|"
                          r"fortnight|honeymoon)(?: (?i:a|our|my|the))?(?: (?i:trip|holiday|vacation|week|getaway))?"
-                         r"(?: (?i:to|in|at))? (?P<p>(?!(?:The|This|That|May|June|July|August|March|April)\b)[A-Z][a-z]{3,}"
+                         r"(?: (?i:to|in|at))? (?P<p>(?!(?:The|This|That|January|February|March|April|May|June|July|August|September|"
+                         r"October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Easter|Christmas|"
+                         r"Thanksgiving|Ryanair|EasyJet|Jet2|Delta|United|Emirates|Qantas|Airbnb)\b)[A-Z][a-z]{3,}"
                          r"(?: [A-Z][a-z]+)?)")
 
 
@@ -3010,9 +3040,6 @@ def _unlisted(sentence: str, old: set[str]) -> str:
 
 #: A request to the assistant with no question mark ("can u draft a save the date", "write me a save the date"): what
 #: is left of a corrected message keeps no such clause.
-#: A clause that asks the assistant for something ("packing list for that trip pls", "帮我排个行程").
-_ASKED_FOR_RE = re.compile(r"\b(?:pls|plz|please)\W*$|^\W*(?:pls|plz|please|can (?:you|u)|could (?:you|u))\b|^\W*(?:帮我|麻烦|给我(?:写|列|推荐|排))",
-                           re.IGNORECASE)
 _REQUEST_LEAD_RE = re.compile(r"^\W*(?:(?:can|could|would|will) (?:you|u|ya)\b|(?:pls|please|write|draft|make|give) (?:me|us)\b|"
                               r"help me\b)", re.IGNORECASE)
 

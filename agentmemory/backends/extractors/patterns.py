@@ -203,8 +203,9 @@ CAR_MAKES_ZH = (r"特斯拉|比亚迪|小鹏|蔚来|理想|问界|极氪|小米S
 PHONE_MAKES = (r"华为|小米|苹果|三星|荣耀|OPPO|oppo|vivo|一加|红米|魅族|诺基亚|iPhone|iphone|Mate|Pixel|pixel|Galaxy|galaxy|"
                r"Redmi|OnePlus|oneplus|Xiaomi|Huawei|Samsung|samsung|Motorola|moto")
 # (not a price after the model: "买了个vivo 800多块")
-_PHONE_MODEL = r"(?:\s?(?:\d+[A-Za-z]*(?![\d]|多?[块元]|多|w|k|K|刀)|Pro|pro|Max|max|Plus|plus|mini|Ultra|ultra|Mate|mate|Pura|pura|nova|Nova|Note|note|Reno|reno|Find|find|Magic|magic|Fold\d*|fold\d*|Flip\d*|flip\d*|SE|se|XL|xl|[A-Za-z]\d+[A-Za-z0-9]*))*"
-_EN_NUMBER = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)"
+_PHONE_MODEL = r"(?:\s?(?:\d+(?![\d]|多?[块元]|多|[wkK](?![A-Za-z])|刀)[A-Za-z]*|Pro|pro|Max|max|Plus|plus|mini|Ultra|ultra|Mate|mate|Pura|pura|nova|Nova|Note|note|Reno|reno|Find|find|Magic|magic|Fold\d*|fold\d*|Flip\d*|flip\d*|SE|se|XL|xl|[A-Za-z]\d+[A-Za-z0-9]*))*"
+_EN_NUMBER_WORDS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)"
+_EN_NUMBER = rf"(?:\d{{1,2}}|{_EN_NUMBER_WORDS})"
 _EN_DATE = (r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|"
             r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{1,2}/\d{1,2})")
 
@@ -313,7 +314,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("budget", re.compile(rf"预算(?:一个月|每个?月|一年|每年|一周|每周|一晚|每晚|一天|每天|一个人|每人|人均)?[^，。！？；,.!?;0-9０-９一二两三四五六七八九十]{{0,8}}?\s*(?P<v>{_NUM}(?:以内|以下|左右|上下|封顶)?)"), None),
     # (not a question of which is the better buy: "丝巾哪个牌子性价比高", "推荐个性价比高的")
     ("budget", re.compile(r"预算(?:不多|有限|紧张|不高|很少|少|不足)|低成本|成本低|控制成本|省钱|少花钱|"
-                          r"(?<!哪个)(?<!哪款)(?<!哪家)(?<!哪种)(?<!牌子)(?<!什么)(?<!个)性价比高(?![吗嘛呢的？?])"), "低成本"),
+                          r"(?<!哪个)(?<!哪款)(?<!哪家)(?<!哪种)(?<!牌子)(?<!什么)(?<![个谁的\s])性价比高(?![吗嘛呢的？?])"), "低成本"),
     # the language of the answers ("以后你回答我都用英文吧", "还是用中文回我吧"): the language alone, not what follows it
     ("reply_style", re.compile(r"(?:回答|回复|(?<![妈爸他她])回)我?(?:都|就|请|要|还是)?(?P<v>用(?:中文|华语|华文|国语|普通话|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))"), None),
     ("reply_style", re.compile(r"(?<![妈爸他她们])(?P<v>用(?:中文|华语|华文|国语|普通话|英文|英语|日语|日文|粤语|繁体中文|简体中文|繁体|简体))(?:来)?回(?:我|复我|答我)(?!的)"), None),
@@ -370,9 +371,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在|已经|都|也)*(?P<v>[1-9]\d|[二三四五六七八九]?十[一二三四五六七八九]?)岁"), None),
     ("age", re.compile(r"(?:^|[，,。！!\s])我(?:今年|现在)(?:已经|都)?(?P<v>[1-9]\d)(?:了|岁)"), None),
     # a birthday just had ("上周刚过完27岁生日", "我26了"; not someone's: "给我妈过60岁生日", "儿子刚过完6岁生日")
-    ("age", re.compile(r"(?:^|(?<=[，,。！!\s]))(?:我)?(?:上周|上个月|昨天|前天|今天|前几天|刚刚?|已经)*(?:过完|过了|满)了?(?P<v>[1-9]\d)岁"
-                       r"(?:生日)?(?![的那])"), None),
-    ("age", re.compile(r"(?:^|(?<=[，,。！!\s]))我(?:已经|都|也)?(?P<v>[1-9]\d)了(?=$|[\s，,。！!？?]|哈|啊|呀|吧)"), None),
+    ("age", re.compile(r"(?:^|(?<=[，,。！!\s]))(?:我(?:上周|上个月|昨天|前天|今天|前几天|刚刚?)*|(?:上周|上个月|昨天|前天|今天|前几天)刚?)"
+                       r"(?:过完|过了)了?(?P<v>[1-9]\d)岁生日"), None),
+    ("age", re.compile(r"(?:^|(?<=[，,。！!\s]))我(?:都|也)?(?P<v>[1-9]\d)了(?=$|[\s，,。！!]|哈|啊|呀)"), None),
     ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|一只|只)?(?P<v>{ZC}{{0,4}}(?:{ZH_PETS})(?:叫|名叫|名字叫)[\u4e00-\u9fffA-Za-z]{{1,6}})"), None),
     # A pet named in Latin letters after its kind, a breed in English too ("另外我的猫 Oreo 最近一直吐", "我家那只golden叫Lucky")
     ("pet", re.compile(rf"(?:我家|我养的|我的|家里)的?(?:那只|这只|那条|这条|只)?\s?(?P<v>(?:{ZH_PETS}|(?i:{EN_PETS}|golden))\s?"
@@ -390,14 +391,14 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # A brother, a sister or a parent by name and age, or by name ("我弟豆豆今年8岁", "我妈50岁大寿", "我妹叫小雨"): who they are
     # to the user, not what they do.
     ("family", re.compile(r"(?:我|我家|^|(?<=[，,。！？!?\s]))(?:的)?(?P<v>(?:弟弟|妹妹|哥哥|姐姐|老弟|老妹|弟|妹|哥|姐|妈妈|爸爸|老妈|老爸|妈|爸)"
-                          r"(?:[\u4e00-\u9fff]{2}(?=今年|现在|才|刚|已经|都))?(?:今年|现在|才|刚|已经|都)?(?:[1-9][0-9]?|[一二三四五六七八九十两]{1,3})岁)"
-                          r"(?![0-9一二三四五六七八九十]|的时候|那年)"), None),
-    ("family", re.compile(r"我(?:的)?(?P<v>(?:弟弟|妹妹|哥哥|姐姐|老弟|老妹|弟|妹|哥|姐)(?:小名|大名)?(?:叫|名叫)[\u4e00-\u9fffA-Za-z]{1,4}?)"
+                          r"(?:(?!们)[\u4e00-\u9fff]{2}(?=今年|现在|才|刚|已经|都))?(?:今年|现在|才|刚|已经|都)?(?:[1-9][0-9]?|[一二三四五六七八九十两]{1,3})岁半?)"
+                          r"(?![0-9一二三四五六七八九十]|的时候|那年|时|就)"), None),
+    ("family", re.compile(r"我(?:的)?(?P<v>(?:弟弟|妹妹|哥哥|姐姐|老弟|老妹|弟|妹|哥|姐)(?:小名|大名)?(?:叫|名叫)(?![我你他她它咱])[\u4e00-\u9fffA-Za-z]{1,4}?)"
                           r"(?=[，。！？；,.!?;\s]|$)"), None),
     # named with no 叫: "我老婆林芸说想提前准备待产包" (a surname, then what she does)
     ("partner", re.compile(rf"我(?:的)?(?P<v>(?:老公|老婆|男朋友|女朋友|未婚夫|未婚妻)"
                            r"(?!周[末一二三四五六日天]|曾经|夏天|许愿|段位|严格|戴着|郑重|孙子|孙女|陈年|杨梅|苏醒|程度|何必)"
-                           rf"(?:[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}?|阿[\u4e00-\u9fff]))"
+                           rf"(?:[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}?|阿(?![姨婆公爸妈伯叔嫂奶爷])[\u4e00-\u9fff]))"
                            r"(?=说|跟我|和我|让我|觉得|非要|下周|下个月|生日|[\s，,。！!？?]|$)"), None),
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
     ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
@@ -660,9 +661,10 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
     # A brother, a sister or a parent by age ("my mom Rosa is 70", "my little brother Leo just turned 8", "my sister turns 30
     # on the 24th"): not what they do ("my sister Dana is a pastry chef").
     ("family", re.compile(rf"\bmy (?P<v>(?:(?:little|big|younger|older|baby|kid|twin) )?(?:brother|sister|bro|sis|mom|mum|mother|dad|"
-                          rf"father)(?: [A-Z][a-z][\w'-]*)? (?:is|just turned|turned|turns|will be|'s) (?:\d{{1,3}}|{_EN_NUMBER[3:-1]}|"
-                          rf"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]\w+)?)(?: years? old)?)"
-                          rf"(?![\w'’-]| (?:min|mins|minutes|hours?|days?|weeks?|months?|miles|km|kg|lbs|percent|%))", _I), None),
+                          rf"father)(?: [A-Z][a-z][\w'-]*)?(?: is| just turned| turned| turns| will be|'s) (?:\d{{1,3}}|{_EN_NUMBER_WORDS}|"
+                          rf"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?)"
+                          rf"(?: years? old)?)(?![\w'’%-]| (?:of|and a half|min|mins|minutes|hours?|days?|weeks?|months?|miles|km|kg|lbs|"
+                          rf"foot|feet|ft|inches|in|cm|percent|%)\b)", _I), None),
     # A child named ("a party idea for my daughter Rosalie, she's 6"): the name, as written.
     ("child", re.compile(r"\b(?i:my) (?P<v>(?i:son|daughter|stepson|stepdaughter|boy|girl|grandson|granddaughter|grandkid|"
                          r"grandbaby) [A-Z][a-z][\w'-]*)"), None),

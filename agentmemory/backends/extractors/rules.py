@@ -214,9 +214,8 @@ _WHOLE_PHRASE_SLOTS = frozenset({"reply_style", "event", "note", "feedback", "de
 
 
 #: What a child's value says of their age or school year ("儿子乐乐今年8岁", "son Oliver is 8", "女儿上三年级").
-_CHILD_AGE_RE = re.compile(r"(?:今年|现在|才|刚|已经)?(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)(?:[小中大]班)?)|"
-                           r"(?:都)?(?<=[今现才刚经都\u4e00-\u9fff])[0-9一二三四五六七八九十两]+岁|"
-                           r"\s*(?:is|just turned|turned|turns|will be|'s)\s+\w+(?: years? old| months? old| months)?$|"
+_CHILD_AGE_RE = re.compile(r"(?:今年|现在|才|刚|已经|都)*(?:[0-9一二三四五六七八九十两]+(?:岁|个月)半?|上(?:幼儿园|小学|初中|高中|[一二三四五六]年级)(?:[小中大]班)?)|"
+                           r"(?:\s*(?:is|just turned|turned|turns|will be)\s+|'s\s+)[\w-]+(?: years? old| months? old| months)?$|"
                            r"^\w+[- ](?:year|month)[- ]old\s+", re.IGNORECASE)
 #: Slots a Chinese piece with no "我" fills ("生日是3月21", "搬回扬州了"), unless someone else was named before it.
 _PIECE_SLOTS = frozenset({"birthday", "location", "commute"})

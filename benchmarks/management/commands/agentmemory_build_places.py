@@ -5,7 +5,8 @@ The table is cpca's ``resources/adcodes.csv`` (MIT; https://github.com/DQinYuan/
 suffix ("淮滨县", "晋江市"), and its name without the suffix ("淮滨", "晋江") when the bundled segmenter's dictionary
 names it a place (tag ``ns``) and it is no common word (frequency under 1000: not "商城", "长安"). Districts (区) keep
 their suffix, and their name without it by the same test ("海淀", "番禺", "渝北": what chat calls them), unless it is a
-word first or names a town's part anywhere ("和平", "新华" are not tagged places; DISTRICT_WORDS: "上街", "吉利", "城关");
+word first or names a town's part anywhere ("和平", "新华" are not tagged places; DISTRICT_WORDS: "上街", "吉利", "城关",
+"天桥", "滨江" a riverside anywhere, "锦江" a hotel chain too, "南开" a university);
 so are a few counties' names (COMMON_WORDS: "安宁", "龙井").
 """
 from __future__ import annotations
@@ -22,7 +23,8 @@ COMMON_WORDS = frozenset("安宁 兴隆 龙井 龙门 东海 长乐 永安 泰�
 DISTRICT_WORDS = frozenset("上街 吉利 牡丹 长寿 新城 新市 城关 城东 城西 城区 山城 江城 花山 青山 天山 泰山 西山 松山 东城 西城 "
                            "南郊 中站 大东 南关 北关 桥东 桥西 河东 河西 江东 湖滨 滨湖 海港 西市 龙城 鹤城 德城 清城 榕城 "
                            "云安 吉阳 平川 红山 龙潭 龙湾 龙湖 溪湖 镜湖 路桥 恒山 双阳 东河 新洲 江海 霞山 尖山 桃山 "
-                           "东坡 卧龙 千山 三山 万山 君山 珠山 福山 兰山 岚山 青原 龙安 龙港 龙沙 平桥 平坝 美兰".split())
+                           "东坡 卧龙 千山 三山 万山 君山 珠山 福山 兰山 岚山 青原 龙安 龙港 龙沙 平桥 平坝 美兰 "
+                           "天桥 临河 荷塘 锦江 南开 滨江 湾里 海港 江源 山海关 黄山".split())
 HEADER = ("# 县级行政区（县、县级市、旗、区）：由 agentmemory_build_places 从 cpca 的 adcodes.csv（MIT）生成；"
           "去掉“县/市/旗/区”的简称只收分词词典标为地名（ns）且不常用作普通词的。")
 
