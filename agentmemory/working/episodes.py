@@ -485,12 +485,12 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
                if previous.turn_id in others and _THAT_ONE_RE.match(t.content.strip())}
     said_by = {t.turn_id: t.content for t in messages}
     said_before = {t.turn_id: said for t, said in zip(messages, before, strict=True)}
-    # (who a brother or a mother is to the user, "我弟豆豆今年8岁 想给他买个生日礼物", is the user's family, though the
-    # message is about them)
+    # (who a brother or a mother is to the user, named, "我弟豆豆今年8岁 想给他买个生日礼物", is the user's family, though
+    # the message is about them; not an age alone, "my mom is 78 and …": a message about her says her age)
     drafts, episodes, at = [d for d in slot_drafts if (d.turn_id not in others or _in_own_clause(
                                 d, said_by.get(d.turn_id, ""), said_before.get(d.turn_id, ""))
                                 or _workplace_of_workmate(d, said_by.get(d.turn_id, ""))
-                                or d.key.split(":")[0] == "family")
+                                or (d.key.split(":")[0] == "family" and not _KIN_ONLY_RE.fullmatch(d.key.split(":", 1)[-1])))
                             and not _HYPOTHETICAL_RE.search(d.content)
                             and (not _told_of_another(d, said_by.get(d.turn_id, ""))
                                  or _workplace_of_workmate(d, said_by.get(d.turn_id, ""))
@@ -1360,7 +1360,8 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 # a right to stay ("got my residente temporal card" beside "on a tourist visa")
                 _VISA_RE,
                 # pay ("到手6500" beside "一个月到手5800")
-                re.compile(r"(?:到手|工资|月薪|底薪|税后|税前|时薪|日薪|工价)(?:大概|差不多|有|才|就|给|是)?\s?\d[\d,.]*\s?(?:k|K|w|千|万|块|元)?"),
+                re.compile(r"(?:到手|工资|月薪|底薪|税后|税前|时薪|日薪|工价)(?:大概|差不多|有|才|就|给|是)?\s?\d[\d,.]*\s?(?:k|K|w|千|万|块|元)?|"
+                           r"(?:一天|每天|一个月|每月)(?:能挣|挣|赚|给|拿)?\d{2,5}(?:块|元)?(?![\d个次天步])"),
                 # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
                 # guests ("客人砍到80个", "95 guests")
                 re.compile(r"\d+(?:\.\d+)?\s?(?:kg|kgs|lbs|公斤)(?![a-z])|体重[^，。\s\d]{0,4}\d+(?:\.\d+)?", re.IGNORECASE),
@@ -1757,7 +1758,7 @@ def _told_of_another(draft: MemoryDraft, message: str) -> bool:
 
 
 #: A clause that refers back to what the clause before it said ("which …", "it's …").
-_REFERS_BACK_RE = re.compile(r"^\W*(?:which|whose|it|it's|its|that's|so (?!i\b|i'm\b|im\b|we\b|my\b))\b", re.IGNORECASE)
+_REFERS_BACK_RE = re.compile(r"^\W*(?:which|whose|it|it's|its|that's)\b", re.IGNORECASE)
 _LED_BY_PRONOUN_RE = re.compile(r"^\W*(?:and |but |so )?(?:他|她|\b(?:she|he|she's|he's|shes|hes|they|they're)\b)", re.IGNORECASE)
 
 
@@ -1918,11 +1919,8 @@ _LIFE_RE = re.compile(
     r"red meat|meat|sugar|alcohol|booze|caffeine|spicy food|spice)\b|"
     r"(?:^|(?<=[\s,.;]))(?:i (?:work|do) )?\d{1,2} on,? \d{1,2} off\b|"
     r"\b(?:i'm|im|i am) (?:on|working|doing) (?:nights|days|earlies|lates|12s|24s|the night shift|night shift|permanent nights)\b|"
-    # a team or a club of the user's ("我们广场舞队想换个新歌", "我们合唱团下周演出"; not a work team), a route driven for
-    # a living ("跑广州到昆明 一趟2天")
+    # a team or a club of the user's ("我们广场舞队想换个新歌", "我们合唱团下周演出"; not a work team)
     r"我们(?:的)?(?!团队|项目|部门|公司|小组)[\u4e00-\u9fff]{2,4}(?:队|社|团|俱乐部)(?=想|要|在|最近|下周|下个月|今年|明天|周末|又|新)|"
-    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:常年|一直|平时|主要|现在)?跑[\u4e00-\u9fff]{2,3}(?:到|-|—)[\u4e00-\u9fff]{2,3}"
-    r"(?=[\s，,]|的|线|专线|一趟)|"
     # a baby due ("she's due in August, it's a girl" after "my wife Soo-ah and me need a baby name")
     r"\b(?:she's|she is|we're|we are|baby(?:'s| is)|(?:my )?wife(?:'s| is)) due (?:in |on |at the end of |early |late |mid[- ])?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*|"
@@ -2157,6 +2155,9 @@ def _disclosing(sentences: list[str], whole_keep: float, keep: np.ndarray, corre
 
 
 _SHORT_CJK_RE = re.compile(r"[\u4e00-\u9fff]{2,4}")
+#: A relative's slot key with no name in it ("妈", "mom", "little_brother").
+_KIN_ONLY_RE = re.compile(r"(?:弟弟|妹妹|哥哥|姐姐|老弟|老妹|弟|妹|哥|姐|妈妈|爸爸|老妈|老爸|妈|爸)|(?:(?:little|big|younger|older|baby|kid|twin)_)?"
+                          r"(?:brother|sister|bro|sis|mom|mum|mother|dad|father)", re.IGNORECASE)
 #: A Chinese message led by "他"/"她" ("还有他芒果过敏 …", "她今年上二年级"), not "他们", "他说", nor someone of theirs.
 _KID_LED_RE = re.compile(r"^\W*(?:还有|而且|另外|对了|然后|哦|嗯)?\s*(?:他|她)(?!们|说|讲|妈|爸|老公|老婆|家|的|觉得)")
 #: The user's own child spoken of in Chinese ("我家乐乐", "我儿子", "接娃", "孩子明年幼升小").
@@ -2725,8 +2726,8 @@ def _standing_places(text: str) -> set[str]:
     Douglas in Cork", "We're in Leslieville")."""
     return {p for p in {*places_in(text), *(m.group("p").lower() for m in _IN_PLACE_RE.finditer(text))} if re.search(
         rf"(?:住|家在|坐标|base|人在|我在)\s?{re.escape(p)}|{re.escape(p)}(?:\w{{0,4}}?(?:大[一二三四五]|研[一二三]|博[一二三四五]|"
-        rf"高[一二三]|初[一二三])|人(?![\u4e00-\u9fff])|本地)|\b(?:live|living|lives|based|i'm|im|i am|we're|we are|home is)"
-        rf"(?: \w+){{0,2}}? in {re.escape(p)}\b", text, re.IGNORECASE)}
+        rf"高[一二三]|初[一二三])|人(?![\u4e00-\u9fff])|本地)|\b(?:(?:live|living|lives|based)(?: \w+){{0,2}}?|i'm|im|i am|we're|"
+        rf"we are|home is) in {re.escape(p)}\b", text, re.IGNORECASE)}
 
 
 def _as_terms(values: set[str]) -> set[str]:
