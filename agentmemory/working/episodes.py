@@ -2056,7 +2056,7 @@ _OWN_NAMED_ASKED_RE = re.compile(rf"\b(?:can|could|should|does|do|is|will|would|
                                  # ...or in Chinese, named right after its kind ("家里猫团子最近掉毛好严重 是换季吗")
                                  rf"(?:我家|家里|我养的)的?(?:那只|这只|那条|这条)?(?:{ZH_PETS})(?!最近|今天|昨天|老是|总是|一直|现在|平时|已经|"
                                  r"特别|好像|突然|每天|天天|晚上|半夜|有点|不[吃爱肯喝]|生病|掉毛|吐了|拉)[\u4e00-\u9fff]{2}"
-                                 r"(?=最近|今天|老是|总是|一直|又|突然|每天|天天|晚上|半夜|有点|不|超|[一二三两\d]+岁|[\s，,])", re.IGNORECASE)
+                                 r"(?=最近|今天|老是|总是|一直|又|突然|每天|天天|晚上|半夜|有点|不|超|[一二三两\d]+岁)", re.IGNORECASE)
 
 
 #: A chronic condition named first in a question, as Chinese chat asks of one's own ("糖尿病能吃啥水果", "另外痛风能喝啤酒不",
