@@ -2715,9 +2715,8 @@ _WHEN_NAME_RE = re.compile(r"(?:January|February|March|April|May|June|July|Augus
 #: Where a trip goes, capitalised ("planning Tenerife in feb", "a week in Crete", "flying to Lisbon").
 _TRIP_TO_RE = re.compile(r"\b(?i:planning|plan|going|go|trip|holiday|vacation|flying|fly|heading|visiting|week|weekend|"
                          r"fortnight|honeymoon)(?: (?i:a|our|my|the))?(?: (?i:trip|holiday|vacation|week|getaway))?"
-                         r"(?: (?i:to|in|at))? (?P<p>(?!(?:The|This|That|January|February|March|April|May|June|July|August|September|"
-                         r"October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Easter|Christmas|"
-                         r"Thanksgiving|Ryanair|EasyJet|Jet2|Delta|United|Emirates|Qantas|Airbnb)\b)[A-Z][a-z]{3,}"
+                         rf"(?: (?i:to|in|at))? (?P<p>(?!(?:The|This|That|Ryanair|EasyJet|Jet2|Delta|United|Emirates|Qantas|"
+                         rf"Airbnb)\b)(?!(?:{_WHEN_NAME_RE.pattern})\b)[A-Z][a-z]{{3,}}"
                          r"(?: [A-Z][a-z]+)?)")
 
 
