@@ -142,6 +142,13 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"started (?:at|a new job|my new job|the new job)|just started (?:at|work)|\bi (?:just |finally |recently |officially )?started as (?:an? )?[\w -]{2,30}? (?:at|for|with) (?=[A-Z])|starting (?:as|a new job|"
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
                          r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
+                         # ("the co-op hired me as a paid mechanic", "they took me on full time")
+                         r"\bhired me (?:as|on|full[- ]time)\b|\btook me on (?:as|full[- ]time)\b|"
+                         # a post begun next week, the title said ("下周一正式去健身房当教练")
+                         r"(?:下周[一二三四五六日]?|下个月|明天|月底|正式)+去[\u4e00-\u9fff]{1,8}?(?:当|做)(?!饭|菜)[\u4e00-\u9fff]{0,4}?"
+                         r"(?:教练|老师|医生|护士|司机|店长|经理|主管|会计|保安|厨师|设计师|工程师|程序员|文员|客服|销售)|"
+                         # ("got taken on as assistant brewer at a small brewery here")
+                         r"(?<!we )(?<!they )(?<!he )(?<!she )(?:got|been) taken on (?:as|at)\b|"
                          r"landed (?:a|an|the|that) (?:[\w-]+ ){0,3}(?:job|position|role|gig)(?! (?:offer|interview))|"
                          # on one's own now: the employer goes, the trade stays ("went freelance in january")
                          r"(?:went|gone|going) (?:freelance|self-employed|solo)|"
@@ -254,6 +261,10 @@ _WORK_SAID_RE = re.compile(r"我是(?!想|来|说|打算|今天|要|去)(?:在)?
                            r"我(?:一直|现在|目前)?在(?!家|学|练|看|想|外面|路上)[\u4e00-\u9fffA-Za-z\d]{1,12}?(?:教(?!我)|当|上班|工作|干了|"
                            rf"做(?:{ZH_TITLES}|采购|财务|行政|人事|客服|HR|hr)|跑(?:外卖|饿了么|美团|滴滴|快递|网约车|货拉拉))|"
                            r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?|teach|taught) (?:[\w-]+ ){0,2}?(?:at|for|as|in (?=[A-Z]))|"
+                           # ...or in a kind of workplace ("I work in a call centre for an insurance crowd")
+                           r"\b(?i:I)(?:'ve| have)? (?:\w+ )?(?i:work(?:ed)?) (?i:in an?) (?:[\w-]+ ){0,2}?(?i:call cent(?:re|er)|office|"
+                           r"factory|warehouse|restaurant|kitchen|hospital|clinic|school|bank|shop|store|lab|hotel|bar|pub|"
+                           r"caf[eé]|salon|garage|bakery|plant|mine|firm|agency|startup|studio|brewery|nursing home|care home)\b|"
                            r"\b(?i:I) (?i:drive|drove|run|ran) (?:an?|the) (?:[\w-]+ ){1,2}(?:for|at) (?:the )?(?=[A-Z])|"
                            # gig work ("For now I drive Uber in the evenings")
                            r"\b(?i:I) (?:(?i:still|also|currently|now|mostly) )?(?i:drive|deliver|ride|do)(?: (?i:for))? (?i:uber|lyft|doordash|"
@@ -607,6 +618,9 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         earlier = (_corrected_earlier(drafted, [vector, *changing], [t for t in about if t not in reasoned], named, guess=judged or of_topic)
                    if (judged or of_topic or named) and (_TAKES_BACK_RE.search(turn.content) or gone)
                    and not _LAST_TIME_RE.search(turn.content) else [])
+        if earlier and (thing := CHANGED_THING_RE.search(turn.content)):
+            # the thing named as what changed ("青海湖那趟车队改期了") is what it corrects, not another message of the run
+            earlier = [d for d in earlier if thing.group("x") in d.content]
         if not earlier and refills and turn.turn_id not in others:
             # A single-valued slot said again with another value later in the same run ("im 34 and want to start
             # running" then "im 43"): the earlier message's episode goes with its value.
@@ -763,6 +777,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         value_swapped = bool(said_anew) and not _changes_besides(turn.content, said_anew)
         if value_swapped:
             swaps, said_anew = said_anew, {}  # nothing else changed: the replaced statements stay whole, with the new value
+            # (and a slot fact that holds no old value stays as it is: "用户的职业是历史老师" beside "我入职是2014年")
+            replaced = tuple(pk for pk, kind, content in MemoryItem.objects.for_user(user_id).filter(pk__in=list(replaced))
+                             .values_list("pk", "type", "content")
+                             if kind == MemoryItem.Type.EPISODE or corrections.with_swapped(content, swaps) != content)
         elif said_anew:
             restated = [k for k in restated if k not in _SWAPPED_KINDS]
         # (an age or a grade said anew rewrites only what the correction replaced: "six" is in "I run six miles" too)
@@ -1071,6 +1089,9 @@ def _moved_to(message: str, new_values: Sequence[str]) -> set[str]:
 #: Come to live or work in a place, in Chinese chat ("来大理帮朋友管民宿", "我们跟老板去雄安了"): the place a word list knows.
 _ARRIVED_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:现在|目前|已经|上个月|上周|年初|刚)?(?:我|我们|俺|俺们)?(?:[\u4e00-\u9fff]{0,4}?)"
                             r"(?<![想要准备打算计划])(?:来|到|回|去)了?(?P<p>[\u4e00-\u9fff]{2,3}?)(?:了|这边|那边|帮|做|开|上班|工作|打工|住|定居)")
+#: ...or said as a home rented or bought there ("最近搬家了，在丰台租了个一居"; not "在三亚租了个民宿").
+_HOME_TAKEN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:现在|目前|最近)?(?:我|我们)?在(?P<p>[\u4e00-\u9fff]{2,3}?)(?:这边|那边)?(?:租|买)了"
+                               r"(?:个|一个|套|一套|间|一间)?[\u4e00-\u9fff]{0,3}?(?:一居|两居|二居|三居|房子|公寓|单间|新房|老破小)")
 #: ...or said as where the user is now, as the ground of a request ("既然我现在人在槟城 这边华人超市…"; not "我现在在东京，明天回国").
 _NOW_IN_ZH_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:既然|反正)(?:我|我们)?(?:现在|目前|如今)(?:人|已经)?在(?P<p>[\u4e00-\u9fff]{2,3}?)"
                            r"(?=[\s，,。！!]|这边|那边|了|$)")
@@ -1110,6 +1131,7 @@ def _arrived_at(message: str) -> set[str]:
             continue
         found |= {p.lower() for m in (*_ARRIVED_ZH_RE.finditer(clause), *_BELONGINGS_ZH_RE.finditer(clause),
                                       *_NOW_IN_ZH_RE.finditer(clause), *_NEW_THERE_ZH_RE.finditer(clause),
+                                      *_HOME_TAKEN_ZH_RE.finditer(clause),
                                       *(() if _NOT_LIVED_RE.search(message) else _GETTING_USED_ZH_RE.finditer(clause)))
                   for p in places_in(m.group("p"))}
     # (across a comma: "the whole group is moving to Lausanne, I'm going too")
@@ -1345,6 +1367,9 @@ _VISA_HELD_RE = re.compile(rf"^\W*(?:(?:hi|hey|hello|so|and)\W+)*(?:i'm|im|i am|
                            re.IGNORECASE)
 #: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
 #: grade, pay, a weight.
+#: A month alone in Chinese ("打算7月去" beside "改成10月中旬去了").
+_MONTH_ALONE_RE = re.compile(r"(?:明年|今年|后年)?(?<![\d一二三四五六七八九十])(?:1[0-2]|[1-9]|十[一二]|[一二三四五六七八九十])月"
+                             r"(?:份|初|中旬|上旬|下旬|底)?(?![\d一二三四五六七八九十号日])")
 _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"(?:周|星期|礼拜)[一二三四五六日天](?![次回遍个])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b",
                            re.IGNORECASE),  # a weekday ("改到周四"), not "一周三次"
@@ -1365,16 +1390,17 @@ _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 # a body weight ("up to 74kg"), how often a week ("bumped to 5 days a week", "一周练5次"), how many
                 # guests ("客人砍到80个", "95 guests")
                 re.compile(r"\d+(?:\.\d+)?\s?(?:kg|kgs|lbs|公斤)(?![a-z])|体重[^，。\s\d]{0,4}\d+(?:\.\d+)?", re.IGNORECASE),
-                # a month alone in Chinese ("打算7月去" beside "改成10月中旬去了")
-                re.compile(r"(?<![\d一二三四五六七八九十])(?:1[0-2]|[1-9]|十[一二]|[一二三四五六七八九十])月(?:份|初|中旬|上旬|下旬|底)?"
-                           r"(?![\d一二三四五六七八九十号日])"),
+                _MONTH_ALONE_RE,
                 re.compile(r"\b\d\s?(?:days?|times|x|nights?) (?:a|per|each|every) week\b|(?:一周|每周|一星期|每星期)[^，。\s]{0,3}?[一二三四五六七1-7]次",
                            re.IGNORECASE),
                 re.compile(r"(?:客人|宾客|来宾|人数)[^，。！？\d]{0,6}\d+\s?(?:个|位|人|桌)?|\d+\s?(?:个|位)?(?:客人|宾客|来宾)|\d+\s?桌|"
                            r"请\d+\s?个?人|\b\d+\s+(?:guests|people|ppl|attendees)\b|"
                            r"\b(?:guest list|guest count|headcount)\b[^.,;!?]{0,30}?\b\d{2,4}\b", re.IGNORECASE),
                 _SHIFT_RE,
-                corrections.COUNT_RE)
+                corrections.COUNT_RE,
+                # a lift's working weight or a race's best time ("深蹲现在140" beside "深蹲也上到150了")
+                re.compile(r"(?:卧推|深蹲|硬拉|推举)[^\d，。！？\s]{0,4}\d{2,3}|(?:全马|半马)\s?(?:pb|最好成绩|最好|成绩)?\s?\d{1,2}[:：]\d{2}|"
+                           r"\bftp\D{0,3}\d{2,3}\b|\b(?:marathon|half|10k|5k) (?:pr|pb)(?: is| of)? \d{1,2}:\d{2}\b", re.IGNORECASE))
 
 
 #: A clause about the name itself ("pepper didn't suit her", "名字我也记错了").
@@ -1478,7 +1504,8 @@ def _said_word(value: str, clause: str) -> bool:
 #: Something chosen in place of another ("went with X instead of Y", "换成了…").
 _CHOSEN_INSTEAD_RE = re.compile(r"\binstead\b|\brather than\b|换成|改成|改去|换到", re.IGNORECASE)
 #: Words that only say a value was said wrong ("跟你说 之前说错了", "sorry, typo", "I meant seven").
-_ONLY_SAID_WRONG_RE = re.compile(r"\W*(?:跟你说|诶|哦|啊|对了)?\s*(?:我)?(?:之前|上次|刚才|前面)?(?:说错|记错|搞错|写错|打错|口误)了?\W*$|"
+_ONLY_SAID_WRONG_RE = re.compile(r"\W*(?:跟你说|跟您说|诶|哦|啊|对了)?\s*(?:我)?(?:之前|上次|上回|刚才|前面)?(?:有个地方|有一处|有处)?"
+                                 r"(?:说错|记错|搞错|写错|打错|口误|说得不准确|说得不对)了?\W*$|"
                                  r"\W*(?:\w+\W+){0,3}(?:correction|sorry|oops|typo|my bad|my mistake)(?:\W+\w+){0,3}\W*$",
                                  re.IGNORECASE)
 
@@ -1571,13 +1598,34 @@ def _not_a_fact(sentence: str) -> bool:
     only in a quotation ("There's that line 'I like my coffee like I like my code'"), or someone's word on their
     own tastes ("my daughter says she likes math but hates homework"), or, with no word of the user's, the assistant's
     opinion asked ("你觉得ai以后会取代程序员吗") or the world as its subject ("网上都吵翻了")."""
-    return bool(_HYPOTHETICAL_RE.search(sentence) or (about_another_person(sentence) and not _FAMILY_FACT_RE.search(sentence))
+    return bool(_conditional(sentence) or (about_another_person(sentence) and not _FAMILY_FACT_RE.search(sentence))
                 or (_EITHER_RE.match(sentence) and not _FIRST_PERSON_RE.search(sentence))
                 or _THEIR_OWN_WORD_RE.search(sentence)
                 or ((_OPINION_ASKED_RE.search(sentence) or _THE_WORLD_RE.match(sentence))
                     and not _FIRST_PERSON_RE.search(sentence))
                 or (any(_is_quotation(m.group(0)) for m in _QUOTED_RE.finditer(sentence))
                     and not _FIRST_PERSON_RE.search(_QUOTED_RE.sub(" ", sentence))))
+
+
+def _conditional(sentence: str) -> bool:
+    """Whether ``sentence`` supposes (``_HYPOTHETICAL_RE``), but not only in the question it ends with, after a statement of
+    the user's own ("im sitting for my ohio contractors license exam nov 12, whats the best way to study if i only got
+    nights")."""
+    supposed = _HYPOTHETICAL_RE.search(sentence)
+    if supposed is None:
+        return False
+    asked = _ASKED_AFTER_RE.search(sentence, 0, supposed.start())
+    return not (asked and (_FIRST_PERSON_RE.search(sentence[:asked.start()]) or _HERE_INTRO_RE.match(sentence))
+                and not _HYPOTHETICAL_RE.search(sentence[:asked.start()]))
+
+
+#: Where a sentence turns to asking ("…, whats the best way to study if i only got nights", "…, trying to figure out if i
+#: should raise prices").
+_ASKED_AFTER_RE = re.compile(r"[,;]\s*(?:so |and |but )?(?:whats|what's|what is|what are|how (?:do|can|should|would|much|long)|"
+                             r"best way|any (?:tips|ideas|advice)|should i|can i|could i|is it|would it|(?:i'm |im )?trying to "
+                             r"(?:figure out|decide|work out)|wondering|not sure)\b", re.IGNORECASE)
+#: A title the user introduces themselves by, "here" ("wedding photographer here (halifax), …", "data analyst at Zalando here").
+_HERE_INTRO_RE = re.compile(r"^\W*(?:(?:hi|hey|hello|yo|ok|so)\W+)?(?:[\w-]+ ){1,3}(?:at [\w&'-]+(?: [\w&'-]+)? )?here\b", re.IGNORECASE)
 
 
 def _is_quotation(quoted: str) -> bool:
@@ -1660,6 +1708,16 @@ def _restates(clause: str, restated: Sequence[re.Pattern], *, birthday: bool = T
     return any(kind.search(clause) for kind in restated
                if not (kind is corrections.TOPICS["date"] and not birthday and _BIRTHDAY_SAID_RE.search(clause))
                and not (visa_held and kind in (_JOB_TITLE_SAID_RE, _DUTY_RE, _WORK_SAID_RE, _WORKED_ELSEWHERE_RE)))
+
+
+def _without_month(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
+    """A Chinese clause that says a month said anew (``_MONTH_ALONE_RE``) and no other value restated, without the month
+    ("打算带爸妈去新疆自驾"), or none when little else stays."""
+    if _MONTH_ALONE_RE not in restated or not is_chinese(clause) or not _MONTH_ALONE_RE.search(clause) \
+            or any(kind.search(clause) for kind in restated if kind is not _MONTH_ALONE_RE):
+        return []
+    left = _MONTH_ALONE_RE.sub("", clause).strip()
+    return [left] if len(re.findall(r"[\u4e00-\u9fff]", left)) >= 6 else []
 
 
 def _without_visa(clause: str, restated: Sequence[re.Pattern]) -> list[str]:
@@ -2020,6 +2078,10 @@ _LIFE_RE = re.compile(
     # the user's body said in figures ("175 现在82kg 目标75", "我现在82kg", "身高170"): not someone else's, led by no one
     r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:现在|目前|体重|已经)?(?:卡在|减到|瘦到|胖到)?\d{2,3}(?:\.\d)?\s?(?:kg|KG|公斤|斤)(?=$|[\s，,。！!]|了|啦)|"
     r"(?:^|(?<=[\s，,。！!]))(?:我)?身高\s?1\d{2}|"
+    # children by order and age ("大的朵朵5岁 小的小满才2岁")
+    r"(?:^|(?<=[\s，,。！!]))(?:大的|小的|老大|老二|老三)(?:是|叫)?[\u4e00-\u9fff]{2}(?:今年|才|已经|刚)?\d{1,2}岁|"
+    # the app or the device the user does a thing of theirs with ("热量我都用薄荷健康记", "拍视频就用iphone15pro")
+    r"(?:我|[\u4e00-\u9fff]{2})(?:都|就|一直|平时|一般)用(?:的是)?(?![这那你啥哪什它])(?:[A-Za-z][\w+-]{2,19}|[\u4e00-\u9fff]{2,6}(?=记|拍|剪|练|刷))|"
     # an internship or a post ahead at a company ("暑假去百度实习 做大模型对齐")
     r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:暑假|寒假|下个?月|明年|今年|下学期)(?:要|会|准备)?去(?!哪|玩|旅游|旅行)[\u4e00-\u9fffA-Za-z]{2,8}?实习|"
     # a pet taken in ("最后领养了只狸花 叫大王")
@@ -2028,6 +2090,18 @@ _LIFE_RE = re.compile(
     rf"我(?:家|们家)?的?(?:{ZH_PETS})(?:叫|名叫)?(?!{ZH_PETS}|[子叫不没最今昨明天也都还又就很太特真总老一是在有要会能的了跟和被把这那好可越每"
     rf"掉拆生吃咬跑睡挠抓舔吐拉病怕喜爱咳发])(?:[\u4e00-\u9fff]{{2,3}}(?=\s|[，,])|[\u4e00-\u9fff]{{2}}(?=最近|这两天|这几天|老是|总是|一直|今天))",
     re.IGNORECASE)
+
+
+#: A sport's record or working weight ("全马pb 3:58", "半马最好1:48", "卧推卡80kg快一个月了", "ftp才180", "my half PR is 1:52",
+#: "i climb V4 outdoors"): the user's, unless said beside someone else.
+_RECORD_RE = re.compile(
+    r"(?:^\W*(?:[\u4e00-\u9fff]{1,3}们\s*)?|我的?)(?:全马|半马|首马|10公里|5公里)\s?(?:pb|PB|最好成绩|最好|成绩|跑进)?\s?(?:是|才|到)?\s?\d{1,2}[:：]\d{2}|"
+    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:卧推|深蹲|硬拉|推举|引体)(?:卡在?|到|能做|做到|最大|极限|pr|PR)?\s?\d{2,3}\s?(?:kg|KG|公斤|斤|个)|"
+    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:的)?(?:ftp|FTP)(?:才|是|有|到)?\s?\d{2,3}(?![\d:])|"
+    r"\b(?:my )?(?:marathon|half|half marathon|10k|5k|mile|deadlift|squat|bench) (?:pr|pb)(?:'s| is| was| of)?\s?\d|"
+    r"\bi (?:climb|boulder|lead|send|project|climbed|sent) (?:around |mostly |up to |solid )?v\d{1,2}\b",
+    re.IGNORECASE)
+_SOMEONE_SAID_RE = re.compile(r"[他她]|\b(?:he|she|his|her|him|they|their|them)\b", re.IGNORECASE)
 
 
 #: Where the user comes from, in Chinese chat ("我成都人 无辣不欢", "我是东北人"): a place the word lists know.
@@ -2040,12 +2114,25 @@ def _states_life(sentence: str) -> bool:
     """Whether ``sentence`` states where or how the user lives in so many words (``_LIFE_RE``), or where they come from
     (``_HOMETOWN_ZH_RE``), not as a question or a supposition; or asks about a condition of the user's own, named first
     (``_CONDITION_ASKED_RE``)."""
-    return ((bool(_LIFE_RE.search(sentence) or ((hometown := _HOMETOWN_ZH_RE.search(sentence)) and (
+    return ((bool(_LIFE_RE.search(sentence) or _record_of_own(sentence) or _TITLE_HERE_RE.match(sentence) or ((hometown := _HOMETOWN_ZH_RE.search(sentence)) and (
         places_in(hometown.group("p") or hometown.group("q"))
         or hometown.group("p") in ("东北", "广东", "江浙", "本地", "北方", "南方"))))
              and not _QUESTION_RE.search(sentence)) or _of_own_condition(sentence)
             or bool(_OWN_NAMED_ASKED_RE.search(sentence))) \
-        and not _HYPOTHETICAL_RE.search(sentence) and not _MEANT_TO_RE.search(sentence)
+        and not _conditional(sentence) and not _MEANT_TO_RE.search(sentence)
+
+
+#: A title the user introduces themselves by ("wedding photographer here (halifax), …", "small bakery owner, we open at 7am").
+_TITLE_HERE_RE = re.compile(rf"^\W*(?:(?:hi|hey|hello|yo|ok|so)\W+)?(?!(?:the|my|our|your|his|her|their|a|an|this|that|one|"
+                            rf"any|some|every|no)\b)(?:[\w-]+ ){{0,2}}(?:{EN_TITLES}|owner|photographer|groomer|"
+                            rf"contractor|realtor|baker|stylist|barber|electrician|plumber|mechanic)"
+                            rf"(?: at [\w&'-]+(?: [\w&'-]+)?)?(?: here\b| \(|,)", re.IGNORECASE)
+
+
+def _record_of_own(sentence: str) -> bool:
+    """Whether ``sentence`` gives a sport's record or working weight (``_RECORD_RE``) with no one else spoken of in it ("半马2:10
+    带他一起练会不会拖我后腿" is the husband's)."""
+    return bool(_RECORD_RE.search(sentence)) and not _SOMEONE_SAID_RE.search(sentence)
 
 
 #: A question about the user's own pet or child, named ("can my rabbit Waffles eat carrot tops?", "should my son Theo
@@ -2255,8 +2342,10 @@ _MOMENT_RE = re.compile(r"今天|今早|今晚|这会儿|刚才|这周|这礼拜
 
 def _a_moment(text: str) -> bool:
     """Whether ``text`` only tells how the user is right now: a word of the moment, and none of the topics a lasting
-    fact speaks of (work, home, a pet, health, a plan ...: "started at a dermatology clinic this week" stays)."""
+    fact speaks of (work, home, a pet, health, a plan ...: "started at a dermatology clinic this week" stays), and no word of a
+    change ("so yeah scrapping the van plan. gonna knock out the back storage wall …")."""
     return bool(_MOMENT_RE.search(text)) and not corrections.topics(text) and not corrections.names(text) \
+        and not corrections.signals_change(text) \
         and not (places_in(text) and _LIVES_AT_RE.search(text)) and not _states_life(text)
 
 
@@ -2347,6 +2436,11 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
             return []
     episodes = current.filter(type=MemoryItem.Type.EPISODE)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
+    if guess and not found and (thing := CHANGED_THING_RE.search(text)):
+        # The thing that changed, named ("还有支教的事也变了 … 我被分到西藏林芝了"): the newest statement that named it.
+        newest = episodes.filter(content__contains=thing.group("x")).order_by("-created_at", "-pk").first()
+        if newest is not None:
+            return [newest.pk]
     if replaceable and not found:
         held = _any_of("slots", replaceable)
         kinds = [corrections.SLOT_VALUE_TOPICS[s] for s in replaceable if s in corrections.SLOT_VALUE_TOPICS]
@@ -2407,15 +2501,24 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
     if found:
         return found
     if about and judged and not (set(about) & _OWN_KIND_TOPICS and set(about) <= {*_OWN_KIND_TOPICS, "device"}) \
-            and set(about) != {"health"}:
+            and set(about) != {"health"} and corrections.signals_change(text) and not replaceable:
         # Judged a correction (not only a word such as "现在"): the vocabulary's topics are coarse and incomplete
         # ("还是不出国了…现在在准备考公" is travel, what it corrects study), so any episode this close in meaning, as
         # for a correction of no known topic. Not for a thing of its own kind (a phone, a car, a pet) never said
-        # before: "我手机换了 … 现在用的vivo X100" is no correction of "我在鸣沙山那边牵骆驼的".
+        # before: "我手机换了 … 现在用的vivo X100" is no correction of "我在鸣沙山那边牵骆驼的". Nor with no word of a change
+        # ("我教初中物理的 国庆前还一堆卷子要改" scored one, and is no correction of "国庆想去坝上露营"); nor of a slot's new value
+        # ("我退休前是会计 现在在青岛" is no correction of "我今年61 前年查出高血压").
         closest = _nearest(episodes.filter(embedding_model=bundled).exclude(embedding=None).exclude(pk__in=found), vectors)
         if closest is not None and closest[0] >= NO_TOPIC_MIN_COSINE:
             return [*found, closest[1], *_their_slot_facts(current, [closest[1]], about, unsaid)]
     return found
+
+
+#: A thing of the user's named as what changed ("还有支教的事也变了", "哦还有新疆那个行程，…提前到4月中旬了"), in Chinese (read
+#: only of a message that says a change).
+CHANGED_THING_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:还有|另外|对了|哦还有)?(?P<x>[\u4e00-\u9fff]{2,4}?)(?:的事|那事|那件事|那个事|的计划|那个?计划|"
+                              r"那趟|那个行程|的行程|的安排)(?:情)?(?:[\u4e00-\u9fff]{0,3}?(?:也|又|还)?(?:变了|有变|改了|改期了|延期了|推迟了|提前了|黄了|"
+                              r"泡汤了|取消了|定了)|(?=[\s，,。！!]|$))")
 
 
 #: A name and the age said of it ("豆豆上周刚过完6岁生日", "儿子豆豆5岁", "Lily is 5", "Lily turned 6").
@@ -2864,8 +2967,17 @@ def _undated(sentence: str, birthday: bool = False) -> str:
     else:
         left = corrections.join_clauses([c if _BIRTHDAY_SAID_RE.search(c) else re.sub(
             r"\b(?:is|'s|are|was)\s*$", "", _DATE_SAID_RE.sub("", c).rstrip()) for c in clauses])
+    # (the month a date named, said again bare, goes with its clause: "… wanted to know if July is actually decent")
+    months = {m.lower() for m in _MONTH_NAME_RE.findall(" ".join(_DATE_SAID_RE.findall(sentence)))}
+    if months and left:
+        left = corrections.join_clauses([c for c in corrections.clauses(left)
+                                         if not {m.lower() for m in _MONTH_NAME_RE.findall(c)} & months])
     left = re.sub(r"\s+(?=[,.;!?])", "", re.sub(r"\s{2,}", " ", left)).strip()
     return left if len(keyword_tokens(left)) >= 3 and left != sentence.strip() else ""
+
+
+_MONTH_NAME_RE = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
+                            re.IGNORECASE)
 
 
 #: The topics a sentence with an age may speak of and still lose only its age.
@@ -3271,7 +3383,9 @@ def _remainder(episode: MemoryDraft, old: set[str], about: Sequence[str],
         kept = [k for piece in kept for c in _TOPIC_SPLIT.split(piece) if c.strip()
                 for k in ([c] if not _restates(c, restated, birthday=birthday)
                           # (a visa said anew takes only the old one's words: "now in CDMX on a tourist visa (180 days)")
-                          else _without_visa(c, restated) or ([] if moved else _where_worked(c, restated)))]
+                          # (a month said anew takes only the old month: "打算带爸妈去新疆自驾" of "打算明年5月带爸妈去新疆自驾")
+                          else _without_visa(c, restated) or _without_month(c, restated)
+                          or ([] if moved else _where_worked(c, restated)))]
     # A question stays in the replaced message's history, not in what it told ("can you help me tidy up my headline?").
     kept = [c for piece in kept for c in (_REMAINDER_SPLIT.split(piece) if is_chinese(piece) else [piece])
             if c.strip() and not (_ASKS_RE.match(c) and (_QUESTION_RE.search(c) or is_chinese(c)))

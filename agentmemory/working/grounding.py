@@ -204,7 +204,9 @@ _SUBJECT_PERSON_RE = re.compile(rf"\s*((?:我的|我们的|我们|我|咱们|咱
 #: Someone who tells the user their own news ("导师说…", "my boss said …").
 _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建议|让我|叫我|要我|通知|告诉我|跟我说|批了|同意|要求(?![很太挺高严特])|规定|"
                          # what someone gave the user is the user's ("我哥给我买了个kindle", "my brother gifted me a MacBook")
-                         r"给我(?:买|换|送|寄|带)了?)|\s+(?:just |finally )?(?:gifted|bought|gave|sent|lent|got) me (?:an?|his|her|their|the) |"
+                         r"给我(?:买|换|送|寄|带)了?)|"
+                         # what someone sent the user ("landlord renewal came in, going up to $2,450")
+                         r"(?:'s)?\s+(?:renewal|notice|letter|quote|estimate|invoice|bill)\b|\s+(?:just |finally )?(?:gifted|bought|gave|sent|lent|got) me (?:an?|his|her|their|the) |"
                          r"\s+(?:says|said|told me|wants me|asked me|approved)\b", re.IGNORECASE)
 _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+|(?-i:[A-Z][a-z]+)'s\s+|"
                                   rf"(?![我咱你您]){_ZH_NAME_OF}",
@@ -255,6 +257,10 @@ def _says_where_they_live(text: str) -> bool:
 #: Someone picked out of a group and then named ("one of the techs, Marisol, …", "another, Gareth, …").
 _ONE_OF_THEM_RE = re.compile(r"^(?:(?:and|also|plus)\s+)?(?:one of (?:the|my|our)\s+[\w-]+|another(?:\s+[\w-]+)?|one\s+[\w-]+)$",
                              re.IGNORECASE)
+#: One of them named with no commas, then what they did ("one of my stylists brianna just told me she's pregnant").
+_ONE_OF_THEM_NAMED_RE = re.compile(r"^(?:(?:and|also|plus|so)\s+)?one of (?:the|my|our)\s+[\w-]+s\s+(?P<n>[a-z][a-z'-]{2,})\s+"
+                                   r"(?=(?:just|also|is|was|has|had|got|told|said|says|texted|called|quit|left|asked)\b)",
+                                   re.IGNORECASE)
 _CAPITALISED_NAME_RE = re.compile(r"(?:Dr\.? )?[A-Z][a-z][\w'-]*(?: [A-Z][a-z][\w'-]*)?|[a-z][a-z'-]{2,}")
 #: Words after "one of the …," that name no one ("one of the best, really, …").
 _NOT_A_NAME_LOWER = frozenset("really tho though honestly lol haha maybe probably anyway obviously basically literally too "
@@ -295,7 +301,9 @@ _ANSWER_FIRST_RE = re.compile(r"^(?:yes|yeah|yep|yup|ok|okay|sure|no|nope|nah|ri
 
 #: A clause that only announces a new topic ("diff thing,", "random q", "另外一件事"): whom the message is about comes after.
 _NEW_TOPIC_RE = re.compile(r"^(?:diff(?:erent)? (?:thing|q|question|topic)|other thing|unrelated|random q(?:uestion)?|side note|"
-                           r"quick q(?:uestion)?|另外一件事|换个话题|还有个事|说个别的)\W*$", re.IGNORECASE)
+                           r"quick q(?:uestion)?|另外一件事|换个话题|还有个事|说个别的|"
+                           # ("现在又冒出个新问题。科里有个老护士老李，…")
+                           r"(?:现在|最近|今天)?(?:又)?(?:冒出|出了|遇到|碰到|来了)(?:一)?个新?(?:问题|情况|麻烦事?)|还有个(?:情况|问题))\W*$", re.IGNORECASE)
 #: Someone named as one of the user's team, class or office: "bastian on our team …", "我们组的Ken…", "我们部门的小王…".
 _TEAM_MEMBER_RE = re.compile(r"^\W*(?:(?:also|and|oh|btw|so)\W+)*(?P<n>(?!(?:i|we|you|he|she|they|it|someone|everyone|one|"
                              r"most|some|all|half|two|three|lots|people|folks|guys|nobody|anyone|everybody|somebody|none|"
@@ -306,9 +314,14 @@ _TEAM_MEMBER_RE = re.compile(r"^\W*(?:(?:also|and|oh|btw|so)\W+)*(?P<n>(?!(?:i|w
                              rf"^(?:我们|我)(?:组|部门|公司|班|团队|项目组|办公室|科室|实验室)里?的(?P<m>(?-i:[A-Z][a-z]+)(?![A-Za-z])|{ZH_CALLED_BY_SURNAME})",
                              re.IGNORECASE)
 #: Someone new where the user works or lives, introduced first ("我们部门新来了个同事小敏", "楼下新搬来一家邻居").
-_NEWCOMER_RE = re.compile(r"^(?:(?:还有|另外|对了)\s*)?(?:我们|我)?(?:组|部门|公司|班|团队|项目组|办公室|科室|实验室|单位|店|小区|楼上|楼下|隔壁)里?"
+_NEWCOMER_RE = re.compile(r"^(?:(?:还有|另外|对了)\s*)?(?:我们|我)?(?:组|部门|公司|班|团队|项目组|办公室|科室|科|实验室|单位|店|小区|楼上|楼下|隔壁|"
+                          r"车间|病区|学校|年级组|教研组)里?"
                           r"(?:新|刚)(?:来|搬来|调来|入职)了?(?:个|一个|位|一位|一家|的)?(?:新)?(?P<w>同事|实习生|领导|主管|经理|老师|同学|邻居|员工|"
-                          r"室友|租客)")
+                          r"室友|租客|小姑娘|姑娘|小伙子?|护士|医生|规培生|徒弟)")
+#: Someone where the user works, picked out ("科里有个老护士老李，明年就退休了", "我们组有个同事天天迟到").
+_SOMEONE_THERE_RE = re.compile(r"^(?:(?:还有|另外|对了)\s*)?(?:我们|我)?(?:组|部门|公司|班|团队|项目组|办公室|科室|科|实验室|单位|店|车间|病区|学校|"
+                               r"年级组|教研组)里?(?:还)?有(?:个|一个|位|一位)(?:老|新|年轻的?)?(?P<w>同事|护士|医生|老师|员工|师傅|大姐|"
+                               r"大哥|阿姨|小姑娘|姑娘|小伙子?|实习生|徒弟)")
 #: Whom a chat message calls on, not whom it is about: "姐妹们救命", "兄弟", "家人们", "guys".
 _CALLING_RE = re.compile(r"^(?:姐妹们?|兄弟们?|家人们|宝子们?|朋友们|大家|各位|亲们|老铁们?|集美们?|\b(?:guys|folks|y'all|friends)\b)"
                          r"\s*(?:救命|求助|求救|帮帮忙|帮帮我|好|早)?[\s!！~～。.]*$", re.IGNORECASE)
@@ -336,6 +349,8 @@ def about_another_person(text: str) -> str:
     """The person a message or sentence is about when it is not the user, or "": its first clause begins with a
     relation word outside the user's household ("我表哥在华为上班，…", "同事小林下个月…", "My sister just moved
     …"). A clause with no subject is the speaker's own (Chinese and chat English drop the "I")."""
+    if _CALLING_RE.match(text.strip()):
+        return ""  # "兄弟们" alone, a piece of "兄弟们 问个事 卧推卡80kg…": whom the message calls on
     parts = [c.strip() for c in _FIRST_CLAUSE_RE.split(_without_lead_in(text)) if c and c.strip()]
     while len(parts) > 1 and (_ANSWER_FIRST_RE.match(parts[0]) or _CALLING_RE.match(parts[0])
                               or _NEW_TOPIC_RE.match(parts[0])):
@@ -345,9 +360,12 @@ def about_another_person(text: str) -> str:
             and not _ONE_OF_OURS_RE.search(first) and (parts[1][0].isupper() or (
                 len(parts) > 2 and not parts[1].endswith("ly") and parts[1] not in _NOT_A_NAME_LOWER)):
         return parts[1]  # "one of the techs, Marisol, has a tree nut allergy" (not "one of our dogs, Biscuit, …")
+    named = _ONE_OF_THEM_NAMED_RE.match(first)
+    if named is not None and not _ONE_OF_OURS_RE.search(first) and named.group("n").lower() not in _NOT_A_NAME_LOWER:
+        return named.group("n")
     if _PARENT_OF_RE.match(first):
         return ""  # "a dad of 3, trying to get fit before 40": the user introducing themselves
-    newcomer = _NEWCOMER_RE.match(parts[0] if parts else "")
+    newcomer = _NEWCOMER_RE.match(parts[0] if parts else "") or _SOMEONE_THERE_RE.match(parts[0] if parts else "")
     if newcomer is not None:
         return newcomer.group("w")  # "我们部门新来了个同事小敏 从丹东调过来的": the newcomer's news
     someone = _SOMEONE_FROM_RE.match(first)
@@ -400,7 +418,9 @@ def pronoun_about_another(text: str, said_before: str) -> str:
     """The person a clause led by "he"/"she" ("she also doesn't do spicy food", "他老婆也是我们公司的") is about when
     that is not the user's household, or "": the person last named before it, in the same session (``said_before``).
     A "he" after "my son" is the user's news; after "my coworker", not."""
-    first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(_without_lead_in(text)) if c and c.strip()), "")
+    # (after a word that only opens a new matter: "还有个情况，她跟我说想考研")
+    first = next((c.strip() for c in _FIRST_CLAUSE_RE.split(_without_lead_in(text))
+                  if c and c.strip() and not _NEW_TOPIC_RE.match(c.strip())), "")
     led = _PRONOUN_LED_RE.match(first)
     if not led or _WITH_ME_RE.search(first):
         return ""  # not led by "he"/"she", or "他和我…", "she and I …": the user too

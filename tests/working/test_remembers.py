@@ -3135,3 +3135,149 @@ def test_session_50_words_read_only_what_they_say():
     assert episodes._users_new_job("上周开始在常州一家汽配厂上班了 包吃住")
     assert not episodes._users_new_job("最近开始在家办公了")
     assert episodes._standing_places("合肥大四 国庆打算和室友去大理") == {"合肥"}
+
+
+def test_set_52_and_53_what_is_said_in_passing_of_a_trade_or_a_sport_is_kept(api_client, talk):
+    """Session 51: a business said while asking for help with it ("my grilled cheese truck does thursdays …, can you help
+    me make an instagram post"), a pet named before its kind ("pickles, my frenchie"), a birthday as "bday", a sport's
+    record ("半马最好1:48", "卧推卡80kg"), children by order and age ("大的朵朵5岁 小的小满才2岁"), the app a habit is kept
+    with ("热量我都用薄荷健康记"), a trade said with 当…工 or 做会计的."""
+    talk("d1", "my grilled cheese truck does thursdays at riverside park in sacramento, can you help me make an instagram "
+               "post for this week's special (pesto + provolone)")
+    assert "grilled cheese" in remembered(api_client, "d1", "What does the user's food truck sell?")
+    talk("d2", "add something about pickles, my frenchie, she's basically the salon mascot. people ask for her",
+         "also my bday is oct 3 and im thinking a client appreciation day that week, 20% off color. too much?")
+    assert "Pickles" in remembered(api_client, "d2", "What is the name of the user's dog?")
+    assert current("d2", "birthday") == ["Oct 3"]
+    talk("d3", "半马最好1:48 周跑量现在50公里上下", "兄弟们 问个事 卧推卡80kg快一个月了 死活上不去 咋整啊😭")
+    assert "1:48" in remembered(api_client, "d3", "用户的半马最好成绩是多少？")
+    assert "80kg" in remembered(api_client, "d3", "用户卧推卡在多少？")
+    talk("d4", "国庆想去坝上露营 带俩娃 晚上会不会冷死", "大的朵朵5岁 小的小满才2岁 还穿尿不湿 要备啥")
+    assert "朵朵" in remembered(api_client, "d4", "用户的大女儿叫什么？")
+    talk("d5", "热量我都用薄荷健康记 你给的餐单能顺手标下大概多少卡吗", "厂里当电工 三班倒 就周二周三休 水库人少正好没人抢位")
+    assert "薄荷健康" in remembered(api_client, "d5", "用户用什么app记录热量？")
+    assert "电工" in remembered(api_client, "d5", "用户做什么工作？")
+
+
+def test_set_52_and_53_what_is_no_change_replaces_nothing(api_client, talk):
+    """Session 51: a message the classifier judged a correction with no word of a change ("我教初中物理的 国庆前还一堆卷子要改")
+    or with "改到" of work done ("天天改图改到吐") does not replace an older plan or the way to work."""
+    talk("e1", "国庆想去坝上露营 带俩娃 晚上会不会冷死")
+    talk("e1", "我教初中物理的 国庆前还一堆卷子要改 装备得趁周末赶紧买齐", agent="planner")
+    assert "坝上" in remembered(api_client, "e1", "用户国庆打算去哪里露营？")
+    talk("e2", "每天骑车上班 单程12公里 从徐汇骑到静安 这个算训练量吗")
+    talk("e2", "回简短点哈 公司摸鱼看的 老板就在后面😂 我做UI设计的 天天改图改到吐", agent="planner")
+    assert "12公里" in remembered(api_client, "e2", "用户通勤单程多远？")
+
+
+def test_set_52_and_53_workmates_news_is_not_the_users(api_client, talk):
+    """Session 51: one of the user's staff named with no commas, a newcomer to the ward, a nurse of the ward picked out."""
+    talk("f1", "one of my stylists brianna just told me she's pregnant! due in april.",
+         "my salon in brampton has 5 chairs, if she's out for a year should i hire a temp or just split her clients")
+    assert not MemoryItem.objects.for_user("f1").current().filter(content__icontains="april").exists()
+    talk("f2", "您好，想请教一下带新人的问题。我们科新来了个小姑娘叫小周，24岁，甘肃天水人，今年刚本科毕业，性格挺内向的。",
+         "我在消化内科当护士长，带过的新人不少，但像她这么闷的不多。")
+    talk("f2", "现在又冒出个新问题。科里有个老护士老李，明年就退休了，资历老，对新人比较凶，说话冲", agent="planner")
+    assert not MemoryItem.objects.for_user("f2").current().filter(content__contains="天水").exists()
+    assert "护士长" in remembered(api_client, "f2", "用户的职务是什么？")
+
+
+def test_set_52_and_53_changes_said_in_their_own_words_replace_what_was_said(api_client, talk):
+    """Session 51: a year put right ("更正一下：我入职是2014年") keeps the job it was said with; a thing named as what changed
+    ("还有支教的事也变了"); a flat rented in another district after a move; a job "got taken on as"; a trip moved to another
+    month, its month said twice before; a camera "traded it in on"; a group that "meets wednesdays now"; a cell carrier."""
+    talk("g1", "您好，我是合肥一所公办高中的历史老师，2016年参加工作的，明年准备评高级职称。",
+         "还有个加分项是支教，我报了明年暑假去贵州支教一个月，这个能算进去吗")
+    talk("g1", "您好，上次跟您聊评职称，有个地方说错了，更正一下：我入职是2014年，那年研究生毕业直接进的学校，上回打错了。",
+         "还有支教的事也变了，教育局那边统一调整，我被分到西藏林芝了，时间还是暑假一个月。", agent="planner")
+    assert current("g1", "job_title") == ["历史老师"]
+    year = remembered(api_client, "g1", "用户哪一年参加工作？")
+    assert "2014" in year and "2016" not in year
+    place = remembered(api_client, "g1", "用户暑假去哪里支教？")
+    assert "林芝" in place and "贵州" not in place
+    talk("g2", "您好，本人在北京西城区一个街道办上班，住在通州，每天地铁倒公交单程差不多一个半小时 想问问通勤路上怎么利用时间")
+    talk("g2", "您好～ 最近搬家了，在丰台租了个一居，到单位四十分钟，每天能多睡一个小时", agent="planner")
+    home = remembered(api_client, "g2", "用户现在住在哪里？")
+    assert "丰台" in home and "通州" not in home
+    talk("g3", "grand. budget's tight enough, I work in a call centre for an insurance crowd so money isn't exactly flowing")
+    talk("g3", "Right so loads has changed since, I'm out west in Galway now and got taken on as assistant brewer at a small "
+               "brewery here (!!!)", agent="planner")
+    job = remembered(api_client, "g3", "What is the user's job now?")
+    assert "assistant brewer" in job and "call centre" not in job
+    talk("g4", "G'day! planning a birthday trip to Broome in July (turning 60, treating myself) mostly for the shorebirds at "
+               "Roebuck Bay, and wanted to know if July is actually decent or should I have picked a different month?",
+         "I shoot with a Nikon P950 (superzoom, I know, purists hate it) and I'm not fussed on long lens stuff")
+    talk("g4", "change of plans!! we've shifted Broome to October after reading up on what you said about the migrants",
+         "and the superzoom's gone, traded it in on a Canon R7 with the 100-400. huge learning curve.", agent="planner")
+    trip = remembered(api_client, "g4", "When is the user's Broome trip?")
+    assert "October" in trip and "July" not in trip
+    assert "Canon R7" in remembered(api_client, "g4", "What camera does the user use now?")
+    talk("g5", "ok so I run a weekly heavy euro group (Tuesdays, 7pm, at the FLGS in Minneapolis that stays open late)",
+         "my cell is with rogers and the bill is insane, $140 a month. is that normal")
+    talk("g5", "hey so little shift, the store changed its hours so our group meets wednesdays now, same 7pm slot",
+         "switched to telus, $85 now. can u help me write a spring promo", agent="planner")
+    day = remembered(api_client, "g5", "What day does the user's board game group meet?")
+    assert "wednesdays" in day and "Tuesdays" not in day
+    carrier = remembered(api_client, "g5", "What cell carrier does the user use?")
+    assert "telus" in carrier and "rogers" not in carrier
+
+
+def test_session_51_rules_read_only_what_they_say():
+    from agentmemory.backends.extractors.rules import RuleBasedExtractor
+    from agentmemory.working import corrections, episodes, grounding
+
+    def slots(text: str) -> dict[str, str]:
+        return {d.key.split(":")[0]: str(d.value) for d in RuleBasedExtractor().extract_text(text)}
+
+    assert slots("also my bday is oct 3 and im thinking a client appreciation day") == {"birthday": "Oct 3"}
+    assert slots("add something about pickles, my frenchie, she's basically the salon mascot") == {"pet": "Frenchie Pickles"}
+    for no_name in ("thanks, my dog loves it", "ok, my dog.", "both, my cat and my dog"):
+        assert "pet" not in slots(no_name), no_name
+    assert slots("对了我乳糖不耐受 蛋白粉是不是只能喝分离乳清") == {"diet": "乳糖不耐受"}
+    assert slots("车是理想L7 想搞车尾帐 一家四口能睡下不") == {"car": "理想L7"}
+    for workplace_moved in ("再跟您说个好消息，我们局搬到新办公楼了", "我们公司搬到望京了"):
+        assert "location" not in slots(workplace_moved), workplace_moved
+    assert slots("上个月搬到杭州了") == {"location": "杭州"}
+    # what a topic is: a thing moved to another weekday is no home moved, a commute to the office no job
+    assert corrections.topics("and i moved my drops to wednesdays") == {"schedule"}
+    assert "work" not in corrections.topics("每天骑车上班 单程12公里")
+    assert "work" not in corrections.topics("在丰台租了个一居，到单位四十分钟")
+    assert "phone" in corrections.topics("switched to telus, $85 now")
+    assert "travel" in corrections.topics("we're driving to banff in august")
+    assert not corrections.signals_change("天天改图改到吐")
+    assert corrections.signals_change("婚礼改到10月了")
+    # a sport's record is the user's, not beside someone else
+    for record in ("半马最好1:48 周跑量现在50公里上下", "兄弟们 问个事 卧推卡80kg快一个月了", "体重52 ftp才180",
+                   "my half PR is 1:52"):
+        assert episodes._states_life(record), record
+    for theirs in ("半马2:10 带他一起练会不会拖我后腿", "his marathon pb is 3:10"):
+        assert not episodes._record_of_own(theirs), theirs
+    assert episodes._users_new_job("I'm out west in Galway now and got taken on as assistant brewer at a small brewery")
+    for not_mine in ("we got taken on by a new supplier", "she got taken on as a nurse"):
+        assert not episodes._users_new_job(not_mine), not_mine
+    assert episodes._arrived_at("最近搬家了，在丰台租了个一居，到单位四十分钟") == {"丰台"}
+    assert not episodes._arrived_at("国庆在三亚租了个民宿 海景的")
+    assert episodes._undated("planning a trip to Broome in July, and wanted to know if July is actually decent") \
+        == "planning a trip to Broome"
+    assert grounding.about_another_person("one of my stylists brianna just told me she's pregnant!") == "brianna"
+    assert not grounding.about_another_person("one of my dogs biscuit just had surgery")
+    assert grounding.about_another_person("我们科新来了个小姑娘叫小周，24岁") == "小姑娘"
+    assert grounding.about_another_person("现在又冒出个新问题。科里有个老护士老李，明年就退休了") == "护士"
+    # a question that supposes, after a statement of the user's own, leaves the statement a fact
+    assert not episodes._not_a_fact("different q, im sitting for my ohio contractors license exam nov 12, whats the best way "
+                                    "to study if i only got nights")
+    for supposed in ("If my elbow ever heals I might try padel", "if i get the job, whats the best way to relocate"):
+        assert episodes._not_a_fact(supposed), supposed
+    assert episodes._states_life("wedding photographer here (halifax), trying to figure out if i should raise prices.")
+    for not_an_intro in ("the photographer, she said no", "my manager, who is mean"):
+        assert not episodes._TITLE_HERE_RE.match(not_an_intro), not_an_intro
+    assert not grounding.about_another_person("landlord renewal came in, going up to $2,450 starting jan")
+    assert grounding.about_another_person("my landlord is selling the house") == "landlord"
+    assert not episodes._a_moment("so yeah scrapping the van plan. gonna knock out the back storage wall")
+    for new_job in ("ok BIG news the co-op hired me as a paid mechanic", "私教证考下来了 下周一正式去健身房当教练"):
+        assert episodes._users_new_job(new_job), new_job
+    assert not corrections.signals_change("电梯上到15楼")
+    assert corrections.signals_change("深蹲也上到150了 离目标就差一口气")
+    assert episodes._without_month("打算明年5月带爸妈去新疆自驾", [episodes._MONTH_ALONE_RE]) == ["打算带爸妈去新疆自驾"]
+    assert episodes.CHANGED_THING_RE.search("还有支教的事也变了").group("x") == "支教"
+    assert episodes.CHANGED_THING_RE.search("青海湖那趟车队改期了 改到8月2号出发").group("x") == "青海湖"

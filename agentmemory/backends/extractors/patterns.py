@@ -187,6 +187,12 @@ EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|geck
 #: sentence, as "border collie Floss".
 NAMED_PET_RE = re.compile(rf"^\W*(?!(?:This|That|Meet|Here|Say|Our|My|The|He|She|It|They)\b)(?P<n>[A-Z][a-z]{{2,12}})(?:\s+[\w']+){{1,5}}?,?\s+"
                           rf"(?i:she's|he's|she is|he is) (?i:our|my) (?P<v>(?i:{EN_PETS}))(?=\s*(?:$|[,.;!?]|and\b|so\b|who\b|lol\b))")
+#: The name first, then whose it is ("add something about pickles, my frenchie, she's basically the salon mascot"): not a
+#: word of chat before "my dog" ("thanks, my dog loves it" says no name, nor does a clause follow the kind).
+PET_NAMED_FIRST_RE = re.compile(rf"(?:^|(?<=\s))(?P<n>(?!(?:thanks|thank|ok|okay|yes|yeah|no|lol|also|and|but|so|oh|hi|hey|well|anyway|"
+                                rf"sorry|please|pls|sure|both|him|her|them|it|me|us|you|this|that|today|tonight|again)\b)"
+                                rf"[A-Za-z][a-z'-]{{2,12}}), (?:my|our) (?P<v>(?:[\w-]+ )?(?:{EN_PETS}))(?=\s*(?:[,.;!?)]|$|—| - ))",
+                                re.IGNORECASE)
 #: Car makes and models people name their car by ("my 2014 civic", "we finally got a Tesla", "换了小鹏G6").
 CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
                 r"jeep|wrangler|subaru|outback|forester|crosstrek|bmw|audi|mercedes|volkswagen|vw|(?:(?<=vw )|(?<=volkswagen ))golf|(?<=my )golf(?! (?:swing|game|lessons?|clubs?|course|bag|handicap|buddies|trip|shoes))|jetta|kia|hyundai|"
@@ -284,7 +290,9 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("location", re.compile(rf"搬来了?(?P<v>{ZC}{{2,6}}?)(?=才|以后|之后|后|了|的|这边|那边|[，,。！!？?\s]|$|"
                             r"[一两二三四五六七八九十几半\d]+个?(?:月|年|周|天|星期))"), "@place"),
     # (the place alone: "搬咗去珠海香洲同老公一齐住" is "珠海香洲")
-    ("location", re.compile(rf"(?:搬到了?|搬了?去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}}?)(?=(?:同|跟|和|与)[\u4e00-\u9fff]{{1,3}}?(?:一齐|一起)?住|"
+    # (not a workplace's move: "我们局搬到新办公楼了", "公司搬去天府新区了")
+    ("location", re.compile(rf"(?<!局)(?<!公司)(?<!单位)(?<!厂)(?<!店)(?<!学校)(?<!医院)(?<!部门)(?<!办公室)(?<!工作室)(?<!科室)(?<!门店)"
+                            rf"(?:搬到了?|搬了?去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}}?)(?=(?:同|跟|和|与)[\u4e00-\u9fff]{{1,3}}?(?:一齐|一起)?住|"
                             rf"住|\s|$|[，。！？；,.!?;])"), None),
     # "我搬回扬州了": a known place moved back to (not someone else's move helped with, nor one planned)
     # ("已经搬回重庆老家了", "搬回老家重庆了": home again is where one lives now)
@@ -336,7 +344,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
     ("diet", re.compile(r"(?P<v>(?:不能|不会|不敢|从不|不)喝酒|滴酒不沾|酒精过敏|戒酒了?)"), None),
     ("diet", re.compile(rf"(?:改成|改为|换成|开始|现在|在|算是|是|吃)(?P<v>{_DIET_STYLES})(?:饮食)?"), None),
     ("diet", re.compile(r"(?:是|有)(?P<v>[\u4e00-\u9fff]{1,4}?过敏)"), None),
-    ("diet", re.compile(r"(?P<v>[\u4e00-\u9fff]{1,4}不耐受?)"), None),
+    # (what is not tolerated, not the words before it: "对了我乳糖不耐受" is "乳糖不耐受")
+    ("diet", re.compile(r"(?P<v>(?:(?![了我是有对就都也还])[\u4e00-\u9fff]){1,4}不耐受?)"), None),
     ("do_not_recommend", re.compile(rf"(?:下次|以后|今后)?(?:别|不要|不用|无需)再?(?:给我)?推荐(?P<v>{ZC}{{1,20}})"), None),
     ("do_not_recommend", re.compile(rf"(?:含|有)?(?P<v>{ZC}{{1,10}}?)的?(?:都)?(?:别|不要)(?:再)?(?:给我)?推荐了?(?=[，。！？；,.!?;]|$)"), None),
     # (a body that cannot take it is no dislike: "手受不了 现在跑快递")
@@ -401,7 +410,8 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                            rf"(?:[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}?|阿(?![姨婆公爸妈伯叔嫂奶爷])[\u4e00-\u9fff]))"
                            r"(?=说|跟我|和我|让我|觉得|非要|下周|下个月|生日|[\s，,。！!？?]|$)"), None),
     ("car", re.compile(rf"我(?:的车是|开的是|开一辆|开辆|开着)(?P<v>{ZC}{{2,15}})"), None),
-    ("car", re.compile(rf"车是(?P<v>{ZC}{{2,15}})"), None),
+    # (the model, not the plan after a space: "车是理想L7 想搞车尾帐")
+    ("car", re.compile(r"车是(?P<v>[\u4e00-\u9fffA-Za-z0-9+-]{2,15}(?: [A-Za-z0-9+-]{1,8})?)(?![\u4e00-\u9fffA-Za-z0-9])"), None),
     # a car changed, said by the new one ("车换好了 埃安S 落地9万8")
     ("car", re.compile(rf"(?:^|(?<=[\s，,。！!]))(?:我的?)?车(?:子)?(?:已经|终于)?(?:换好了|提了|提回来了|到手了)[\s，,]*"
                        rf"(?P<v>(?:{CAR_MAKES_ZH})(?:[A-Za-z0-9]{{1,6}})?)(?![\u4e00-\u9fff])"), None),
@@ -641,7 +651,10 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
         rf"(?P<v>\bI (?:just |recently |finally |also )?(?:went to|started|joined|finished|adopted|bought|attended|visited|"
         rf"graduated|signed up for|got (?:a|an|my|married|promoted|engaged)|won(?!['’]t)|ran a|painted|took part in|"
         rf"volunteered|moved into|launched|celebrated|lost my|had a (?:baby|wedding|party)){_EC}{{0,60}})", _I), None),
-    ("birthday", re.compile(rf"\bmy birthday(?:'s| is)? (?:on |in )?(?P<v>{_EN_DATE})", _I), None),
+    ("birthday", re.compile(rf"\bmy (?:birthday|b-?day|b'day)(?:'s| is)? (?:on |in )?(?:the )?(?P<v>{_EN_DATE})", _I), None),
+    # ...or with no "my" at a clause's start ("heyy so two things, bday is the 19th of october not the 9th")
+    ("birthday", re.compile(rf"(?:^\s*|(?<=[,.;!:]\s)|(?<=\bso )|(?<=\band )|(?<=\boh )|(?<=\bbtw ))(?:birthday|b-?day|b'day)(?:'s| is) "
+                            rf"(?:actually |really )?(?:on |in )?(?:the )?(?P<v>{_EN_DATE})", _I), None),
     # The user's own age: "I'm 38 so ...", "I am 43 not 34", "I just turned 40"; not "I'm 30 minutes away".
     ("age", re.compile(r"\bI(?:'m| am) (?:now |almost |nearly |only |already )?(?P<v>[1-9]\d)(?: years? old| yo| y/o)?"
                        r"(?=\s*(?:$|[,.;!?)(]|[\U0001F300-\U0001FAFF]|(?:and|so|but|now|not|this|next|tho|though|lol|haha|"
@@ -719,7 +732,8 @@ ZH_RETRACT: list[tuple[str, re.Pattern]] = [
     ("diet", re.compile(rf"不(?:再)?(?P<v>吃素|{_DIET_STYLES})了|不再(?P<w>吃素|{_DIET_STYLES})")),
     ("dislikes", re.compile(rf"(?:不再|已经不|不)(?:讨厌|反感)(?P<v>{ZC}{{1,15}}?)了")),
     ("likes", re.compile(rf"(?:已经|现在)?不(?:怎么|太|再|那么)?(?:喜欢|爱)(?P<v>{ZC}{{1,15}}?)了")),
-    ("same", re.compile(rf"不是(?P<v>{ZC}{{1,15}}?)了?(?=[，。！？；,.!?;]|$)")),
+    # (not the question "是不是": "蛋白粉是不是只能喝分离乳清")
+    ("same", re.compile(rf"(?<!是)不是(?P<v>{ZC}{{1,15}}?)了?(?=[，。！？；,.!?;]|$)")),
 ]
 EN_RETRACT: list[tuple[str, re.Pattern]] = [
     ("dislikes", re.compile(r"\bI (?:don't|do not) (?:hate|dislike|mind) (?P<v>[\w'&-]+(?: [\w'&-]+){0,3}?)"

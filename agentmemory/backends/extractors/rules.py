@@ -29,6 +29,7 @@ from .patterns import (
     EN_RETRACT,
     EN_RULES,
     NAMED_PET_RE,
+    PET_NAMED_FIRST_RE,
     PHONE_MAKES,
     REMEMBER_PREFIX_RE,
     REMEMBER_RE,
@@ -539,8 +540,9 @@ class RuleBasedExtractor(Extractor):
             add("commute", found.group("v"))
         if "employer" not in taken and (found := ACQUIRED_AT_RE.search(sentence)):
             add("employer", _clean_value(found.group("v"), "employer"))
-        if "pet" not in taken and (found := NAMED_PET_RE.search(sentence)):
-            add("pet", f"{found.group('v')} {found.group('n')}")
+        if "pet" not in taken and (found := NAMED_PET_RE.search(sentence) or PET_NAMED_FIRST_RE.search(sentence)):
+            name = found.group("n")
+            add("pet", f"{found.group('v')} {name if name[:1].isupper() else name.capitalize()}")
         if "employer" not in taken and (found := WORKMATE_AT_RE.search(sentence)) and not is_place(found.group("v")):
             add("employer", _clean_value(found.group("v"), "employer"))
         if "employer" not in taken and _JOB_CHANGE_RE.search(sentence):
