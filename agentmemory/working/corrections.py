@@ -242,17 +242,20 @@ _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic alle
                                 "booking order job team phone").split()
                    for t in (w, *keyword_tokens(w))) | {"过敏", "工作", "公司", "地方", "周末", "计划", "方法", "东西"}
 
+#: How far or how long, after "到单位"/"离公司" ("到单位四十分钟", "离公司就两公里"): the way to work, not the job.
+_HOW_FAR_ZH = r"(?=[\u4e00-\u9fff]{0,2}?(?:\d+|[一二两三四五六七八九十半几]+)\s?(?:分钟|公里|站|个?小时|km))"
 #: A car in Chinese: 车, not a workshop, a station, a ticket, a carriage or a train ("总装车间", "火车站", "动车票").
 _CAR_ZH = r"(?:(?<![火列])(?<![^电]动)(?<!购物)车(?!间|站|票|厢|次|厘|队)|(?:开|换|买|提)(?:一|了|着)?辆)"
 TOPICS: dict[str, re.Pattern] = {
-    "work": re.compile(r"工作|(?<!骑车)(?<!开车)(?<!地铁)(?<!公交)(?<!走路)(?<!步行)(?<!打车)(?<!电驴)(?<!坐车)上班|(?<![到去离])公司|(?<![到去离])单位|职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管|工(?![作资厂地具程人]))|老板|"
-                       r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|会计|出纳|做[^，。！？\s]{1,10}这一?块|"
-                       r""
+    "work": re.compile(r"工作|(?<!骑车)(?<!开车)(?<!地铁)(?<!公交)(?<!走路)(?<!步行)(?<!打车)(?<!电驴)(?<!坐车)上班|"
+                       rf"(?:公司|单位)(?!{_HOW_FAR_ZH})|(?<![到去离])(?:公司|单位)|"
+                       r"职位|岗位|职业|升职|升了|跳槽|离职|入职|辞职|当.{0,4}(?:经理|师|员|主管)|当(?:了|个|一名)?[电焊钳木瓦车普]工|老板|"
+                       r"在[^，。！？\s]{1,12}当|打工|兼职|值夜班|前台|收银|会计(?!划)|出纳|做[^，。！？\s]{1,10}这一?块|"
                        r"(?:设计|工程|律|会计|厨|医|教|咨询)师|经理|主管|总监|店长|"
                        r"\b(?:job|work(?:ing)?(?! out\b| for (?:me|us|you)\b)(?! with (?:about |around |roughly |just )?(?:[$£€¥₦]\d|\d[\d,.]*\s?[km]?\s?(?:naira|dollars|bucks|pounds|euros?|rupees|rand|grand)\b))|company|employer|role|position|title|hired|promoted|promotion|teach(?:ing|er)?|"
                        r"office|career|intern|manager|engineer|designer|recruiter|barista|chef|nurse|developer|(?-i:dev)|clinic|hospital|firm|"
                        r"agency|coworkers?|colleagues?|boss)\b|\b(?:started|starting|start) (?:at|a new job)\b", _I),
-    "home": re.compile(r"住在|住的|我住|(?:^|(?<=[\s，,。！!]))住(?=[\u4e00-\u9fffA-Za-z]{2,8}?(?:附近|这边|那边|一带))|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|搬过去了|搬过来了|老家|定居|城市|\b(?:live|living|lives|moved(?! (?:up|down) (?:to |into )?(?:the )?(?:[\w-]+ )?(?:class|grade|year|level|form|std|standard|set|group)\b)"
+    "home": re.compile(r"住在|住的|我住|(?:^|(?<=[\s，,。！!]))住(?!院)(?=[\u4e00-\u9fffA-Za-z]{2,8}?(?:附近|这边|那边|一带))|租的|租房|租了|房租|月租|租金|续租|[一两二三四]居室?|房东|搬到|搬去|搬来|搬家|(?:人|我|我们|全家|一家人?)(?:也)?(?:跟着)?搬过(?:去|来)了|老家|定居|城市|\b(?:live|living|lives|moved(?! (?:up|down) (?:to |into )?(?:the )?(?:[\w-]+ )?(?:class|grade|year|level|form|std|standard|set|group)\b)"
                        # (not a thing moved to another day: "i moved my drops to wednesdays")
                        r"(?! (?:[\w'-]+ ){0,3}to (?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)|relocat\w*|city|apartment|(?:my|our) flat|landlord|lease|"
                        r"neighbou?rhood|based in|i'm in|im in|we're in(?! (?:trouble|love|luck|a |the |for |charge|touch|talks))|hometown|the move|(?:my|our) (?:old |new |own )?(?:house|home|place|condo))\b", _I),
@@ -262,9 +265,9 @@ TOPICS: dict[str, re.Pattern] = {
                         r"professor)\b", _I),
     "travel": re.compile(r"旅行|旅游|出差|出国|机票|航班|签证|自驾游|度假|蜜月|徒步|\b(?:trip|travel\w*|vacation|holiday|flights?|flying|"
                          r"itinerary|visa|honeymoon|road ?trip|camino|trek(?:king)?|pilgrimage|backpacking|(?:coastal|walking|hiking|pilgrim) route|"
-                         r"(?<!at a )(?<!at the )(?<!in a )(?<!in the )(?<!work in )hotels?|motels?|resorts?|"
+                         r"(?<!at a )(?<!in a )(?<!work in )hotels?|motels?|resorts?|"
                          # a drive or a flight somewhere at a time ("we're driving to banff in august")
-                         r"(?:driving|flying|heading|road-?tripping) (?:up |down |out |over )?to [a-z]+(?: [a-z]+)? "
+                         r"(?:driving|flying|road-?tripping) (?:up |down |out |over )?to [a-z]+(?: [a-z]+)? "
                          r"(?:in|for|this|next|over|at the end of|end of)\b)\b", _I),
     # A day on the calendar ("June 8", "9月21号", "下周四"): what a date moved replaces.
     "date": re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?<![\d月])\d{1,2}\s*号(?![线楼房床位车窗口门])|\bthe \d{1,2}(?:st|nd|rd|th)\b|[下这上]周[一二三四五六日天]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|"
@@ -285,7 +288,8 @@ TOPICS: dict[str, re.Pattern] = {
                       r"\b(?:she|he|they|i)(?:'s|'m| is| am| are|m) (?:only |just |almost |nearly |now )?\d{1,2}"
                       r"(?=\s*(?:$|[,.;!?)]|(?:and|now|so|but|next|this|tho|lol)\b))", _I),
     "pet": re.compile(rf"{ZH_PETS}|宠物|\b(?:(?:{EN_PETS})s?|pupp(?:y|ies)|pups?|bunn(?:y|ies)|pets?)\b", _I),
-    "commute": re.compile(r"通勤|地铁|公交|(?:到|去|离)(?:单位|公司)|骑车|开车|打车|自行车|电动车|拼车|顺风车|班车|电驴|走路上班|步行上班|\b(?:commut\w*|(?:the|a|by) (?:[\w/-]+ )?train|trains|bus|subway|metro|bik(?:e|ing)|"
+    "commute": re.compile(rf"通勤|地铁|公交|(?:到|去|离)(?:单位|公司){_HOW_FAR_ZH}|"
+                          r"骑车|开车|打车|自行车|电动车|拼车|顺风车|班车|电驴|走路上班|步行上班|\b(?:commut\w*|(?:the|a|by) (?:[\w/-]+ )?train|trains|bus|subway|metro|bik(?:e|ing)|"
                           r"cycl(?:e|ing)|driv(?:e|ing)\b.{0,30}\b(?:work|office)|(?<=i )drive (?:from|to|in)|carpool\w*|walk(?:ing)? to work|tube|"
                           r"(?:blue|red|green|orange|brown|purple|pink|yellow|central|northern|district|circle|jubilee|victoria|elizabeth) line|mrt|lrt)\b", _I),
     "health": re.compile(r"过敏|不吃|吃素|正常吃|少油|少糖|少盐|控糖|(?<!生意)清淡|全素|素食|吃鱼|海鲜|饮食|忌口|辣|病|哮喘|糖尿病|手术|胃|生酮|低碳|轻断食|(?:腰|膝盖?|颈椎?|背|肩膀?|胃)(?:好|很|有点|太|老是|一直)?(?:疼|痛|酸)|腰椎|颈椎|失眠|偏头痛|"
@@ -298,8 +302,8 @@ TOPICS: dict[str, re.Pattern] = {
                          r"pregnan\w*)\b", _I),
     "car": re.compile(rf"{_CAR_ZH}|{CAR_MAKES_ZH}|\b(?:{CAR_MAKES_EN}|cars?|gas station|oil change)\b", _I),
     "phone": re.compile(r"手机|iPhone|Mate ?\d|(?:华为|小米|三星|荣耀|OPPO|vivo|一加|红米|Redmi|OnePlus|Pixel|Galaxy)\s?(?:[A-Za-z]+\s?)?\d+|"
-                       r"\bmy cell\b|\bcell ?(?:phone|plan|bill)\b|\b(?:phone|mobile|cell) (?:plan|bill|carrier|provider)\b|"
-                       r"\b(?:telus|verizon|t-mobile|at&t|koodo|fido|telstra|optus|vodafone|airtel)\b|"
+                       r"\bmy cell(?: phone| plan| bill|'s| is| provider| carrier)\b|\bcell ?(?:phone|plan|bill)\b|\b(?:phone|mobile|cell) (?:plan|bill|carrier|provider)\b|"
+                       r"\b(?:telus|verizon|t-mobile|at&t|koodo|telstra|optus|vodafone|airtel)\b|"
                        r"\b(?:(?:my|new|old|own) phone|iphone|(?<!do )android(?! (?:dev|developer|engineer|apps?|studio|sdk|team|work)\b)|pixel|galaxy|samsung|redmi|xiaomi|oneplus|oppo|vivo|realme|tecno|infinix|motorola|moto g\d*)\b", _I),
     "device": re.compile(rf"{_CAR_ZH}|手机|电脑|笔记本|平板|华为|小米(?![粥饭椒辣面])|苹果(?![汁派干醋]|(?:很|挺|太)?(?:甜|好吃))|三星|\b(?:car|(?:hard|usb|flash|thumb|external) drive|phone|iphone|(?<!do )android(?! (?:dev|developer|engineer|apps?|studio|sdk|team|work)\b)|laptop|macbook|pc|console|ps5|xbox|"
                          r"switch|tablet|ipad|galaxy|samsung|pixel|thinkpad|kindle)\b", _I),
@@ -309,7 +313,7 @@ TOPICS: dict[str, re.Pattern] = {
     "schedule": re.compile(r"\b(?:on|in) (?:eastern|central|mountain|pacific|atlantic)\b|每天|几点|作息|排班|上班时间|周末|时区|(?:北京|伦敦|东京|纽约|柏林|新加坡|悉尼|巴黎|美西|美东)时间|\b(?:time ?zones?|pacific time|eastern time|central time|mountain time|[a-z]+ standard time|pst|pdt|est|edt|cet|cest|gmt|bst|utc|jst)\b|\b(?:schedule|shifts?|9 to 5|hours|days off|mornings?|"
                            r"nights?|weekends?|"
                            # a weekday as a habit ("i post new stuff every monday", "moved my drops to wednesdays")
-                           r"every (?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b", _I),
+                           r"(?:(?:every|on|to|meets?|open|closed) |(?<=\())(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b", _I),
     "language": re.compile(r"[英日韩法德俄]语|西班牙语|西语|外语|\b(?:spanish|french|japanese|korean|german|italian|"
                            r"mandarin|language)\b", _I),
     "habit": re.compile(r"烟|酒(?!店|席|宴|会|楼)|戒|运动|书法|毛笔字|练字|字帖|跑步|夜跑|晨跑|游泳|骑行|瑜伽|健身|减肥|撸铁|卧推|深蹲|硬拉|增肌|减脂|作息|羽毛球|篮球|足球|网球|乒乓|徒步|滑雪|攀岩|普拉提|半马|全马|马拉松|"
@@ -319,7 +323,7 @@ TOPICS: dict[str, re.Pattern] = {
                         r"taekwondo|gymnastics|archery|rowing|ballet|dance|dancing|"
                         r"lifting|weights)\b|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|"
                         r"running|swim\w*|cycling|yoga|workout|exercis\w*|sober)\b", _I),
-    "deadline": re.compile(r"截止|交稿|要交|得交|终稿|推迟|延期|挪到|改期|改到(?![吐死崩哭疯半凌头手])|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|submission|submit|viva|launch\w*|release|"
+    "deadline": re.compile(r"截止|交稿|要交|得交|终稿|推迟|延期|挪到|改期|改到(?![吐死崩哭疯头手])|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|submission|submit|viva|launch\w*|release|"
                            r"pushed (?:back|to))\b", _I),
     "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|[$¥￥€£]\s?\d|[\d一二两三四五六七八九十百千万]\s?(?:块钱|块|元)(?![\u4e00-\u9fff]{0,2}[岁年天次])|"
                         r"\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage|\d+(?:\.\d+)?\s?(?:k|m)?\s?(?:dollars|bucks|usd|rmb|"
@@ -331,7 +335,7 @@ TOPICS: dict[str, re.Pattern] = {
                        r"增重|减重|\b(?:bmi|body fat|goal weight|target weight|(?:my|body) weight|"
                        r"weigh(?:s|ed)? (?:in at |about |around |like )?\d+)", _I),
     "venture": re.compile(r"项目|(?<!酒)店|开(?:了)?(?:一)?(?:家|个)?酒店|工作室|品牌|账号|频道|\b(?:project|shop|store|brand|channel|app|startup|blog|podcast|"
-                          r"salon|barbershop|bakery|food truck|(?:my|our) (?:biz|business)|restaurant|caf[eé]|brokerage|"
+                          r"salon|barbershop|bakery|food truck|(?:my|our) (?:biz|business)|brokerage|"
                           r"etsy|rebrand\w*|renamed|newsletter|substack)\b", _I),
 }
 
@@ -339,13 +343,13 @@ TOPICS: dict[str, re.Pattern] = {
 #: Words that say something changed or was wrong: with the classifier's judgement, what makes a message a
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
-    r"现在|新车提了|提了新车|提车了|新车到了|改成|改为|改了|改到(?![吐死崩哭疯半凌头手])|改在|(?<![修批])改(?:吃|喝|练|学|用|去|打|跑|骑|开|坐|住|做|当|养|读|考|报)(?![卷错])|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|搬过去了|搬过来了|调到|转到|"
-    r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|上到\s*\d{2,4}(?![楼层号])|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
+    r"现在|新车提了|提了新车|提车了|新车到了|改成|改为|改了|改到(?![吐死崩哭疯头手])|改在|(?<![修批])改(?:吃|喝|练|学|用|去|打|跑|骑|开|坐|住|做|当|养|读|考|报)(?![卷错])|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|(?:人|我|我们|全家|一家人?)(?:也)?(?:跟着)?搬过(?:去|来)了|调到|转到|"
+    r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|上到\s*\d{2,4}(?:kg|公斤|斤)?了|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
     rf"{_NO_LONGER_ZH}|"
-    r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|(?:的事|那事|那件事|那个事|的计划|那趟|那个行程|的行程|的安排)(?:也|又|还)?(?:变了|有变)|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now(?! (?:trying|wondering|looking (?:for|at|into)|thinking (?:about|of)|planning (?:a|the|to)|asking|hoping)\b)|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
+    r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|改期|(?:的事|那事|那件事|那个事|的计划|那趟|那个行程|的行程|的安排)(?:也|又|还)?(?:变了|有变)|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now(?! (?:trying|wondering|looking (?:for|at|into)|thinking (?:about|of)|planning (?:a|the|to)|asking|hoping)\b)|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
     rf"switched|changed|left{_NOT_A_SIDE}|quit|sold|(?:(?<=\ba )|(?<=\bmy )|(?<=\bour )|(?<=\bthe )|(?<=\bgot )|(?<=\bstarted )|(?<=\bsomeone )|(?<=\bbrand-)|(?<=\bbrand ))new(?! (?:york|year|zealand|jersey|mexico|delhi|orleans|hampshire|england|brunswick|south wales)\b)|new (?:job|role|position|gig|place|flat|apartment|house|city|phone|car|boss|team|school|due date|date|deadline|address|number|plan)|actually|instead|renam\w+|rebrand\w*|renamed|got (?:married|engaged|divorced|"
     r"promoted|a new)|promoted|upgraded|downgraded|traded (?:in|up)|since (?:starting|joining|i (?:started|joined|moved|switched|bought|got)|we (?:moved|got|bought)|moving|switching|(?:last|this) \w+|(?:the|our|my) (?:move|relocation) (?:up |down |over |back |out )?to)|turns out|plot twist|ended up|bumped|officially|scratch that|correction|update|"
-    r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|cancell?ed|called off|scrapp(?:ed|ing)|"
+    r"push(?:ed|ing)? (?:\w+ ){0,3}(?:back|to)|postponed|rescheduled|called off(?! work| sick)|scrapp(?:ed|ing)|"
     r"(?:is|are|'s) off (?=for (?:this|the) (?:year|season|summer|winter)|this year)|mov(?:ed|ing) (?:\w+ ){0,3}(?:back|forward|up) to|"
     r"(?:went|gone|going|goes|now|is|was|'s) (?:up|down) to|(?:cut|raised|lowered|increased|decreased|reduced|bumped) (?:it )?to)\b|"
     # a number said anew, led by where it went ("Down to 87kg, so 85's in sight")

@@ -132,7 +132,11 @@ _SUGGESTION_TURNED_DOWN_RE = re.compile(r"(?<![说讲写提周期拜点号天])(
                                         r"\b(?:that one|the (?:first|second|third|last) one) (?:won't|doesn't|does not|will not) "
                                         r"work\b[^.!?]{0,20}\b(?:make it|change it|try)\b", re.IGNORECASE)
 #: Words that say the user has begun a new job.
-_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|考上了?[\u4e00-\u9fff]{2,10}?(?:员|师|警|官)了|正式上岗|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|终于|上个月|上周|去年)?(?:换工作了|换了(?:个|份)?工作(?!群|室|电脑|手机|服|的))|"
+_NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新入职|考上了?[\u4e00-\u9fff]{2,10}?(?:员|师|警|官)了|正式上岗|"
+                         # a post begun next week, the title said ("下周一正式去健身房当教练")
+                         r"(?:下周[一二三四五六日]?|下个月|明天|月底|正式)+去[\u4e00-\u9fff]{1,8}?(?:当|做)(?:个|一名|一个)?"
+                         r"(?:私人|健身|驾校|代课|助理|实习)?(?:教练|老师|医生|护士|司机|店长|经理|主管|会计|保安|厨师|设计师|工程师|程序员|"
+                         r"文员|客服|销售)|(?:^|(?<=[\s，,。！!]))(?:我|我也)?(?:已经|刚|终于|上个月|上周|去年)?(?:换工作了|换了(?:个|份)?工作(?!群|室|电脑|手机|服|的))|"
                          r"(?<!never )(?<!n't )(?:\bi(?:'ve| have)? (?:just |finally |recently |also )?|(?:^|(?<=[,.;!]\s)))"
                          r"(?:moved|changed|switched) jobs\b|"
                          # "自从入咗Shopee做产品设计" (Cantonese, read as "入了"): a company joined, and what the user does there
@@ -143,10 +147,9 @@ _NEW_JOB_RE = re.compile(r"新单位|新工作|新公司|新岗位|刚入职|新
                          r"my new job)|(?:starting|started|start) (?:my |a |the )?new (?:role|position)|(?:i'm|im|i am) (?:now )?the new [\w -]{2,30} (?:at|for|with)|"
                          r"got (?:the|a|that) (?:[\w-]+ ){0,3}(?:job|position|role)(?! (?:offer|interview))|got hired|"
                          # ("the co-op hired me as a paid mechanic", "they took me on full time")
-                         r"\bhired me (?:as|on|full[- ]time)\b|\btook me on (?:as|full[- ]time)\b|"
-                         # a post begun next week, the title said ("下周一正式去健身房当教练")
-                         r"(?:下周[一二三四五六日]?|下个月|明天|月底|正式)+去[\u4e00-\u9fff]{1,8}?(?:当|做)(?!饭|菜)[\u4e00-\u9fff]{0,4}?"
-                         r"(?:教练|老师|医生|护士|司机|店长|经理|主管|会计|保安|厨师|设计师|工程师|程序员|文员|客服|销售)|"
+                         r"(?<!almost )(?<!nearly )(?<!nobody )(?<!never )(?<!no one )\bhired me (?:as|on|full[- ]time)\b"
+                         r"(?! (?:an? )?(?:client|patient|customer|student|member)\b)|"
+                         r"(?<!almost )(?<!nearly )\btook me on (?:as|full[- ]time)\b(?! (?:an? )?(?:client|patient|customer|student|member)\b)|"
                          # ("got taken on as assistant brewer at a small brewery here")
                          r"(?<!we )(?<!they )(?<!he )(?<!she )(?:got|been) taken on (?:as|at)\b|"
                          r"landed (?:a|an|the|that) (?:[\w-]+ ){0,3}(?:job|position|role|gig)(?! (?:offer|interview))|"
@@ -618,7 +621,7 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
         earlier = (_corrected_earlier(drafted, [vector, *changing], [t for t in about if t not in reasoned], named, guess=judged or of_topic)
                    if (judged or of_topic or named) and (_TAKES_BACK_RE.search(turn.content) or gone)
                    and not _LAST_TIME_RE.search(turn.content) else [])
-        if earlier and (thing := CHANGED_THING_RE.search(turn.content)):
+        if earlier and corrections.signals_change(turn.content) and (thing := CHANGED_THING_RE.search(turn.content)):
             # the thing named as what changed ("青海湖那趟车队改期了") is what it corrects, not another message of the run
             earlier = [d for d in earlier if thing.group("x") in d.content]
         if not earlier and refills and turn.turn_id not in others:
@@ -1131,7 +1134,7 @@ def _arrived_at(message: str) -> set[str]:
             continue
         found |= {p.lower() for m in (*_ARRIVED_ZH_RE.finditer(clause), *_BELONGINGS_ZH_RE.finditer(clause),
                                       *_NOW_IN_ZH_RE.finditer(clause), *_NEW_THERE_ZH_RE.finditer(clause),
-                                      *_HOME_TAKEN_ZH_RE.finditer(clause),
+                                      *(_HOME_TAKEN_ZH_RE.finditer(clause) if "搬" in message else ()),
                                       *(() if _NOT_LIVED_RE.search(message) else _GETTING_USED_ZH_RE.finditer(clause)))
                   for p in places_in(m.group("p"))}
     # (across a comma: "the whole group is moving to Lausanne, I'm going too")
@@ -1365,11 +1368,11 @@ _VISA_SAID_RE = re.compile(rf"\s*(?:\b(?:on|with|got|have|holding) (?:an? |my |t
 #: else leaves.
 _VISA_HELD_RE = re.compile(rf"^\W*(?:(?:hi|hey|hello|so|and)\W+)*(?:i'm|im|i am|we're|we are) (?:here )?on an? {_VISA_RE.pattern}",
                            re.IGNORECASE)
-#: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
-#: grade, pay, a weight.
 #: A month alone in Chinese ("打算7月去" beside "改成10月中旬去了").
 _MONTH_ALONE_RE = re.compile(r"(?:明年|今年|后年)?(?<![\d一二三四五六七八九十])(?:1[0-2]|[1-9]|十[一二]|[一二三四五六七八九十])月"
-                             r"(?:份|初|中旬|上旬|下旬|底)?(?![\d一二三四五六七八九十号日])")
+                             r"(?:份|初|中旬|上旬|下旬|底)?(?![\d一二三四五六七八九十号日天怀])")
+#: Values of a kind a correction replaces one by another: a day on the calendar, an age, an amount of money, a school
+#: grade, pay, a weight.
 _VALUE_KINDS = (corrections.TOPICS["date"], corrections.TOPICS["age"],
                 re.compile(r"(?:周|星期|礼拜)[一二三四五六日天](?![次回遍个])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b",
                            re.IGNORECASE),  # a weekday ("改到周四"), not "一周三次"
@@ -1615,7 +1618,7 @@ def _conditional(sentence: str) -> bool:
     if supposed is None:
         return False
     asked = _ASKED_AFTER_RE.search(sentence, 0, supposed.start())
-    return not (asked and (_FIRST_PERSON_RE.search(sentence[:asked.start()]) or _HERE_INTRO_RE.match(sentence))
+    return not (asked and (_FIRST_PERSON_RE.search(sentence[:asked.start()]) or _TITLE_HERE_RE.match(sentence))
                 and not _HYPOTHETICAL_RE.search(sentence[:asked.start()]))
 
 
@@ -1624,8 +1627,6 @@ def _conditional(sentence: str) -> bool:
 _ASKED_AFTER_RE = re.compile(r"[,;]\s*(?:so |and |but )?(?:whats|what's|what is|what are|how (?:do|can|should|would|much|long)|"
                              r"best way|any (?:tips|ideas|advice)|should i|can i|could i|is it|would it|(?:i'm |im )?trying to "
                              r"(?:figure out|decide|work out)|wondering|not sure)\b", re.IGNORECASE)
-#: A title the user introduces themselves by, "here" ("wedding photographer here (halifax), …", "data analyst at Zalando here").
-_HERE_INTRO_RE = re.compile(r"^\W*(?:(?:hi|hey|hello|yo|ok|so)\W+)?(?:[\w-]+ ){1,3}(?:at [\w&'-]+(?: [\w&'-]+)? )?here\b", re.IGNORECASE)
 
 
 def _is_quotation(quoted: str) -> bool:
@@ -2081,7 +2082,7 @@ _LIFE_RE = re.compile(
     # children by order and age ("大的朵朵5岁 小的小满才2岁")
     r"(?:^|(?<=[\s，,。！!]))(?:大的|小的|老大|老二|老三)(?:是|叫)?[\u4e00-\u9fff]{2}(?:今年|才|已经|刚)?\d{1,2}岁|"
     # the app or the device the user does a thing of theirs with ("热量我都用薄荷健康记", "拍视频就用iphone15pro")
-    r"(?:我|[\u4e00-\u9fff]{2})(?:都|就|一直|平时|一般)用(?:的是)?(?![这那你啥哪什它])(?:[A-Za-z][\w+-]{2,19}|[\u4e00-\u9fff]{2,6}(?=记|拍|剪|练|刷))|"
+    r"(?:我|^(?:拍|剪|记|录)[\u4e00-\u9fff]{0,3})(?:都|就|一直|平时|一般)用(?:的是)?(?![这那你啥哪什它])(?:[A-Za-z][\w+-]{2,19}|[\u4e00-\u9fff]{2,6}(?=记|拍|剪|练|刷))|"
     # an internship or a post ahead at a company ("暑假去百度实习 做大模型对齐")
     r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:暑假|寒假|下个?月|明年|今年|下学期)(?:要|会|准备)?去(?!哪|玩|旅游|旅行)[\u4e00-\u9fffA-Za-z]{2,8}?实习|"
     # a pet taken in ("最后领养了只狸花 叫大王")
@@ -2095,13 +2096,13 @@ _LIFE_RE = re.compile(
 #: A sport's record or working weight ("全马pb 3:58", "半马最好1:48", "卧推卡80kg快一个月了", "ftp才180", "my half PR is 1:52",
 #: "i climb V4 outdoors"): the user's, unless said beside someone else.
 _RECORD_RE = re.compile(
-    r"(?:^\W*(?:[\u4e00-\u9fff]{1,3}们\s*)?|我的?)(?:全马|半马|首马|10公里|5公里)\s?(?:pb|PB|最好成绩|最好|成绩|跑进)?\s?(?:是|才|到)?\s?\d{1,2}[:：]\d{2}|"
+    r"(?:^\W*(?:[\u4e00-\u9fff]{1,3}们\s*)?|我的?)(?:全马|半马|首马|10公里|5公里)\s?(?:pb|PB|最好成绩|最好|成绩|跑进)\s?(?:是|才|到)?\s?\d{1,2}[:：]\d{2}|"
     r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:卧推|深蹲|硬拉|推举|引体)(?:卡在?|到|能做|做到|最大|极限|pr|PR)?\s?\d{2,3}\s?(?:kg|KG|公斤|斤|个)|"
-    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:的)?(?:ftp|FTP)(?:才|是|有|到)?\s?\d{2,3}(?![\d:])|"
-    r"\b(?:my )?(?:marathon|half|half marathon|10k|5k|mile|deadlift|squat|bench) (?:pr|pb)(?:'s| is| was| of)?\s?\d|"
+    r"(?:^|(?<=[\s，,。！!]))(?:我)?(?:的)?(?:ftp|FTP)(?:才|是|有|到了?)\s?\d{2,3}(?![\d:])|\bmy ftp (?:is|of|at) \d{2,3}\b|"
+    r"\bmy (?:marathon|half|half marathon|10k|5k|mile|deadlift|squat|bench) (?:pr|pb)(?:'s| is| was| of)?\s?\d|"
     r"\bi (?:climb|boulder|lead|send|project|climbed|sent) (?:around |mostly |up to |solid )?v\d{1,2}\b",
     re.IGNORECASE)
-_SOMEONE_SAID_RE = re.compile(r"[他她]|\b(?:he|she|his|her|him|they|their|them)\b", re.IGNORECASE)
+_SOMEONE_SAID_RE = re.compile(r"(?<!其)[他她]|\b(?:he|she|his|her|him|they|their|them)\b", re.IGNORECASE)
 
 
 #: Where the user comes from, in Chinese chat ("我成都人 无辣不欢", "我是东北人"): a place the word lists know.
@@ -2123,10 +2124,10 @@ def _states_life(sentence: str) -> bool:
 
 
 #: A title the user introduces themselves by ("wedding photographer here (halifax), …", "small bakery owner, we open at 7am").
-_TITLE_HERE_RE = re.compile(rf"^\W*(?:(?:hi|hey|hello|yo|ok|so)\W+)?(?!(?:the|my|our|your|his|her|their|a|an|this|that|one|"
-                            rf"any|some|every|no)\b)(?:[\w-]+ ){{0,2}}(?:{EN_TITLES}|owner|photographer|groomer|"
+_TITLE_HERE_RE = re.compile(rf"^\W*(?:(?:hi|hey|hello|yo|ok|so)\W+)?(?:(?!(?:the|my|our|your|his|her|their|a|an|this|that|one|"
+                            rf"any|some|every|no|called|emailed|texted|fired|hired|met|asked|told|saw)\b)[\w-]+ ){{0,2}}(?:{EN_TITLES}|owner|photographer|groomer|"
                             rf"contractor|realtor|baker|stylist|barber|electrician|plumber|mechanic)"
-                            rf"(?: at [\w&'-]+(?: [\w&'-]+)?)?(?: here\b| \(|,)", re.IGNORECASE)
+                            rf"(?: at [\w&'-]+(?: [\w&'-]+)?)?(?: here\b|,)", re.IGNORECASE)
 
 
 def _record_of_own(sentence: str) -> bool:
@@ -2340,12 +2341,16 @@ _MOMENT_RE = re.compile(r"今天|今早|今晚|这会儿|刚才|这周|这礼拜
                         r"on the news|in the news|saw (?:it|that) on)\b|新闻|热搜", re.IGNORECASE)
 
 
+#: How many words a passing moment is told in at most ("今天好累，现在只想躺着", "so tired today, just want to sleep now").
+MOMENT_MAX_WORDS = 12
+
+
 def _a_moment(text: str) -> bool:
     """Whether ``text`` only tells how the user is right now: a word of the moment, and none of the topics a lasting
-    fact speaks of (work, home, a pet, health, a plan ...: "started at a dermatology clinic this week" stays), and no word of a
-    change ("so yeah scrapping the van plan. gonna knock out the back storage wall …")."""
+    fact speaks of (work, home, a pet, health, a plan ...: "started at a dermatology clinic this week" stays), in a few words
+    (a plan told at length is no mood: "so yeah scrapping the van plan. gonna knock out the back storage wall …")."""
     return bool(_MOMENT_RE.search(text)) and not corrections.topics(text) and not corrections.names(text) \
-        and not corrections.signals_change(text) \
+        and len(keyword_tokens(text)) < MOMENT_MAX_WORDS \
         and not (places_in(text) and _LIVES_AT_RE.search(text)) and not _states_life(text)
 
 
@@ -2436,7 +2441,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
             return []
     episodes = current.filter(type=MemoryItem.Type.EPISODE)
     replaceable = [s for s in slots if s not in _ADDITIVE_SLOTS]
-    if guess and not found and (thing := CHANGED_THING_RE.search(text)):
+    if guess and not found and corrections.signals_change(text) and (thing := CHANGED_THING_RE.search(text)):
         # The thing that changed, named ("还有支教的事也变了 … 我被分到西藏林芝了"): the newest statement that named it.
         newest = episodes.filter(content__contains=thing.group("x")).order_by("-created_at", "-pk").first()
         if newest is not None:
@@ -2516,7 +2521,7 @@ def corrected_items(user_id: str, text: str, slots: list[str], about: list[str],
 
 #: A thing of the user's named as what changed ("还有支教的事也变了", "哦还有新疆那个行程，…提前到4月中旬了"), in Chinese (read
 #: only of a message that says a change).
-CHANGED_THING_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:还有|另外|对了|哦还有)?(?P<x>[\u4e00-\u9fff]{2,4}?)(?:的事|那事|那件事|那个事|的计划|那个?计划|"
+CHANGED_THING_RE = re.compile(r"(?:^|(?<=[\s，,。！!]))(?:还有|另外|对了|哦还有)?(?P<x>(?![我你他她它]|说到|老公|老婆|孩子)[\u4e00-\u9fff]{2,4}?)(?:的事|那事|那件事|那个事|的计划|那个?计划|"
                               r"那趟|那个行程|的行程|的安排)(?:情)?(?:[\u4e00-\u9fff]{0,3}?(?:也|又|还)?(?:变了|有变|改了|改期了|延期了|推迟了|提前了|黄了|"
                               r"泡汤了|取消了|定了)|(?=[\s，,。！!]|$))")
 
@@ -2976,8 +2981,7 @@ def _undated(sentence: str, birthday: bool = False) -> str:
     return left if len(keyword_tokens(left)) >= 3 and left != sentence.strip() else ""
 
 
-_MONTH_NAME_RE = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
-                            re.IGNORECASE)
+_MONTH_NAME_RE = re.compile(r"\b(?:(?i:january|february|march|april|june|july|august|september|october|november|december)|May)\b")
 
 
 #: The topics a sentence with an age may speak of and still lose only its age.

@@ -206,7 +206,7 @@ _REPORTS_RE = re.compile(r"\s*(?:又|也|还|刚|今天|昨天)?(?:说|讲|建�
                          # what someone gave the user is the user's ("我哥给我买了个kindle", "my brother gifted me a MacBook")
                          r"给我(?:买|换|送|寄|带)了?)|"
                          # what someone sent the user ("landlord renewal came in, going up to $2,450")
-                         r"(?:'s)?\s+(?:renewal|notice|letter|quote|estimate|invoice|bill)\b|\s+(?:just |finally )?(?:gifted|bought|gave|sent|lent|got) me (?:an?|his|her|their|the) |"
+                         r"\s+(?:renewal|notice|letter|quote|estimate|invoice|bill)\s+(?:came|arrived|just came|is in|went up)\b|\s+(?:just |finally )?(?:gifted|bought|gave|sent|lent|got) me (?:an?|his|her|their|the) |"
                          r"\s+(?:says|said|told me|wants me|asked me|approved)\b", re.IGNORECASE)
 _OTHERS_POSSESSOR_RE = re.compile(r"(?:his|her|their)\s+|(?-i:[A-Z][a-z]+)'s\s+|"
                                   rf"(?![我咱你您]){_ZH_NAME_OF}",
@@ -258,7 +258,11 @@ def _says_where_they_live(text: str) -> bool:
 _ONE_OF_THEM_RE = re.compile(r"^(?:(?:and|also|plus)\s+)?(?:one of (?:the|my|our)\s+[\w-]+|another(?:\s+[\w-]+)?|one\s+[\w-]+)$",
                              re.IGNORECASE)
 #: One of them named with no commas, then what they did ("one of my stylists brianna just told me she's pregnant").
-_ONE_OF_THEM_NAMED_RE = re.compile(r"^(?:(?:and|also|plus|so)\s+)?one of (?:the|my|our)\s+[\w-]+s\s+(?P<n>[a-z][a-z'-]{2,})\s+"
+_ONE_OF_THEM_NAMED_RE = re.compile(r"^(?:(?:and|also|plus|so)\s+)?one of (?:the|my|our)\s+(?:stylists|employees|workers|techs|nurses|"
+                                   r"clients|customers|students|coworkers|co-workers|colleagues|friends|staff|teammates|drivers|"
+                                   r"cooks|servers|baristas|apprentices|tenants|neighbou?rs|groomers|guys|girls)\s+"
+                                   r"(?P<n>(?![a-z]+ly\b)(?!(?:there|here|still|just|also|now|today|then|again|even|already|never|always)\b)"
+                                   r"[a-z][a-z'-]{2,})\s+"
                                    r"(?=(?:just|also|is|was|has|had|got|told|said|says|texted|called|quit|left|asked)\b)",
                                    re.IGNORECASE)
 _CAPITALISED_NAME_RE = re.compile(r"(?:Dr\.? )?[A-Z][a-z][\w'-]*(?: [A-Z][a-z][\w'-]*)?|[a-z][a-z'-]{2,}")

@@ -3273,7 +3273,10 @@ def test_session_51_rules_read_only_what_they_say():
         assert not episodes._TITLE_HERE_RE.match(not_an_intro), not_an_intro
     assert not grounding.about_another_person("landlord renewal came in, going up to $2,450 starting jan")
     assert grounding.about_another_person("my landlord is selling the house") == "landlord"
-    assert not episodes._a_moment("so yeah scrapping the van plan. gonna knock out the back storage wall")
+    assert not episodes._a_moment("so yeah scrapping the van plan. gonna knock out the back storage wall and make a second "
+                                  "grooming room instead, cheaper and no gas/insurance")
+    for moment in ("今天好累，现在只想躺着", "so tired today, just want to sleep now"):
+        assert episodes._a_moment(moment), moment
     for new_job in ("ok BIG news the co-op hired me as a paid mechanic", "私教证考下来了 下周一正式去健身房当教练"):
         assert episodes._users_new_job(new_job), new_job
     assert not corrections.signals_change("电梯上到15楼")

@@ -187,11 +187,13 @@ EN_PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|turtle|lizard|geck
 #: sentence, as "border collie Floss".
 NAMED_PET_RE = re.compile(rf"^\W*(?!(?:This|That|Meet|Here|Say|Our|My|The|He|She|It|They)\b)(?P<n>[A-Z][a-z]{{2,12}})(?:\s+[\w']+){{1,5}}?,?\s+"
                           rf"(?i:she's|he's|she is|he is) (?i:our|my) (?P<v>(?i:{EN_PETS}))(?=\s*(?:$|[,.;!?]|and\b|so\b|who\b|lol\b))")
-#: The name first, then whose it is ("add something about pickles, my frenchie, she's basically the salon mascot"): not a
-#: word of chat before "my dog" ("thanks, my dog loves it" says no name, nor does a clause follow the kind).
-PET_NAMED_FIRST_RE = re.compile(rf"(?:^|(?<=\s))(?P<n>(?!(?:thanks|thank|ok|okay|yes|yeah|no|lol|also|and|but|so|oh|hi|hey|well|anyway|"
-                                rf"sorry|please|pls|sure|both|him|her|them|it|me|us|you|this|that|today|tonight|again)\b)"
-                                rf"[A-Za-z][a-z'-]{{2,12}}), (?:my|our) (?P<v>(?:[\w-]+ )?(?:{EN_PETS}))(?=\s*(?:[,.;!?)]|$|—| - ))",
+#: The name first, then whose it is, after a word of doing something for it ("add something about pickles, my frenchie,
+#: she's basically the salon mascot"): not a word of a list or of chat ("I packed snacks, water, my dog, and the tent",
+#: "thanks, my dog loves it").
+PET_NAMED_FIRST_RE = re.compile(rf"\b(?:about|for|with|meet|walk|walking|feed|feeding|bathe|bathing|groom|grooming|love|adore) "
+                                rf"(?P<n>(?!(?:him|her|them|it|me|us|you|this|that|mom|mum|dad|coffee|water|food|snacks)\b)"
+                                rf"[A-Za-z][a-z'-]{{2,12}}), (?:my|our) (?P<v>(?:[\w-]+ )?(?:{EN_PETS}))"
+                                rf"(?=,\s*(?:she|he|who|shes|hes|she's|he's)\b|\s*[.!)]|\s*$)",
                                 re.IGNORECASE)
 #: Car makes and models people name their car by ("my 2014 civic", "we finally got a Tesla", "换了小鹏G6").
 CAR_MAKES_EN = (r"tesla|model [3ysx]|honda|civic|accord|cr-v|toyota|corolla|camry|prius|rav4|tacoma|ford|f-150|mustang|"
@@ -291,7 +293,7 @@ ZH_RULES: list[tuple[str, re.Pattern, str | None]] = [
                             r"[一两二三四五六七八九十几半\d]+个?(?:月|年|周|天|星期))"), "@place"),
     # (the place alone: "搬咗去珠海香洲同老公一齐住" is "珠海香洲")
     # (not a workplace's move: "我们局搬到新办公楼了", "公司搬去天府新区了")
-    ("location", re.compile(rf"(?<!局)(?<!公司)(?<!单位)(?<!厂)(?<!店)(?<!学校)(?<!医院)(?<!部门)(?<!办公室)(?<!工作室)(?<!科室)(?<!门店)"
+    ("location", re.compile(rf"(?<!局)(?<!公司)(?<!单位)(?<!厂)(?<!店)(?<!部门)(?<!办公室)(?<!工作室)(?<!科室)"
                             rf"(?:搬到了?|搬了?去了?|搬家到了?|迁居到?)(?P<v>{ZC}{{1,15}}?)(?=(?:同|跟|和|与)[\u4e00-\u9fff]{{1,3}}?(?:一齐|一起)?住|"
                             rf"住|\s|$|[，。！？；,.!?;])"), None),
     # "我搬回扬州了": a known place moved back to (not someone else's move helped with, nor one planned)
@@ -652,9 +654,9 @@ EN_RULES: list[tuple[str, re.Pattern, str | None]] = [
         rf"graduated|signed up for|got (?:a|an|my|married|promoted|engaged)|won(?!['’]t)|ran a|painted|took part in|"
         rf"volunteered|moved into|launched|celebrated|lost my|had a (?:baby|wedding|party)){_EC}{{0,60}})", _I), None),
     ("birthday", re.compile(rf"\bmy (?:birthday|b-?day|b'day)(?:'s| is)? (?:on |in )?(?:the )?(?P<v>{_EN_DATE})", _I), None),
-    # ...or with no "my" at a clause's start ("heyy so two things, bday is the 19th of october not the 9th")
-    ("birthday", re.compile(rf"(?:^\s*|(?<=[,.;!:]\s)|(?<=\bso )|(?<=\band )|(?<=\boh )|(?<=\bbtw ))(?:birthday|b-?day|b'day)(?:'s| is) "
-                            rf"(?:actually |really )?(?:on |in )?(?:the )?(?P<v>{_EN_DATE})", _I), None),
+    # ...or with no "my", put right ("heyy so two things, bday is the 19th of october not the 9th")
+    ("birthday", re.compile(rf"(?:^\s*|(?<=,\s)|(?<=\bso )|(?<=\band )|(?<=\boh ))(?:birthday|b-?day|b'day)(?:'s| is) "
+                            rf"(?:actually |really )?(?:on |in )?(?:the )?(?P<v>{_EN_DATE})(?=,? (?:not|actually)\b)", _I), None),
     # The user's own age: "I'm 38 so ...", "I am 43 not 34", "I just turned 40"; not "I'm 30 minutes away".
     ("age", re.compile(r"\bI(?:'m| am) (?:now |almost |nearly |only |already )?(?P<v>[1-9]\d)(?: years? old| yo| y/o)?"
                        r"(?=\s*(?:$|[,.;!?)(]|[\U0001F300-\U0001FAFF]|(?:and|so|but|now|not|this|next|tho|though|lol|haha|"
