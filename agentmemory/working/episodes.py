@@ -711,6 +711,10 @@ def with_episodes(user_id: str, turns: Sequence[TurnText], slot_drafts: Sequence
             lived = [(pk, content) for pk, content in _newest_episodes(user_id) if _lived_elsewhere(content, moved_to)]
             replaced = tuple(dict.fromkeys([*replaced, *(pk for pk, _ in lived)]))
             lived_in = {p for _, content in lived for p in _places_of(content) if p not in moved_to}
+            # (and the places the statements it replaces name, but a trip's: "在武汉做UI设计师 …" beside "我上个月搬到长沙了")
+            lived_in |= {p for content in MemoryItem.objects.for_user(user_id).filter(
+                pk__in=list(replaced), type=MemoryItem.Type.EPISODE).exclude(_any_of("topics", ["travel"]))
+                .values_list("content", flat=True) for p in _places_of(content) if p not in moved_to}
             if "location" not in slots:
                 # A move no slot pattern read ("来大理帮朋友管民宿"): the location fact of another place goes too.
                 replaced = tuple(dict.fromkeys([*replaced, *(
