@@ -3220,6 +3220,10 @@ def test_set_52_and_53_changes_said_in_their_own_words_replace_what_was_said(api
     assert "wednesdays" in day and "Tuesdays" not in day
     carrier = remembered(api_client, "g5", "What cell carrier does the user use?")
     assert "telus" in carrier and "rogers" not in carrier
+    talk("g6", "在武汉做UI设计师 最近在健身增肌 每天鸡胸肉吃到想吐 帮我排个一周食谱换换花样")
+    talk("g6", "跟你说下 我上个月搬到长沙了 而且最近开始吃素了 不吃肉了 帮我把食谱重新调一下 还是要增肌", agent="planner")
+    home = remembered(api_client, "g6", "用户住在哪个城市？")
+    assert "长沙" in home and "武汉" not in home
 
 
 def test_session_51_rules_read_only_what_they_say():
