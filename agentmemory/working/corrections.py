@@ -242,6 +242,8 @@ _STOP |= frozenset(t for w in ("place venue hotel spot thing stuff allergic alle
                                 "booking order job team phone").split()
                    for t in (w, *keyword_tokens(w))) | {"过敏", "工作", "公司", "地方", "周末", "计划", "方法", "东西"}
 
+#: "改到" a plan or a date is moved to, not work done to exhaustion ("天天改图改到吐").
+_MOVED_TO_ZH = r"改到(?![吐死崩哭疯头手])"
 #: How far or how long, after "到单位"/"离公司" ("到单位四十分钟", "离公司就两公里"): the way to work, not the job.
 _HOW_FAR_ZH = r"(?=[\u4e00-\u9fff]{0,2}?(?:\d+|[一二两三四五六七八九十半几]+)\s?(?:分钟|公里|站|个?小时|km))"
 #: A car in Chinese: 车, not a workshop, a station, a ticket, a carriage or a train ("总装车间", "火车站", "动车票").
@@ -323,7 +325,9 @@ TOPICS: dict[str, re.Pattern] = {
                         r"taekwondo|gymnastics|archery|rowing|ballet|dance|dancing|"
                         r"lifting|weights)\b|\b(?:smok\w*|cigarettes?|drink\w*|alcohol|gym|"
                         r"running|swim\w*|cycling|yoga|workout|exercis\w*|sober)\b", _I),
-    "deadline": re.compile(r"截止|交稿|要交|得交|终稿|推迟|延期|挪到|改期|改到(?![吐死崩哭疯头手])|定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|submission|submit|viva|launch\w*|release|"
+    "deadline": re.compile(r"截止|交稿|要交|得交|终稿|推迟|延期|挪到|改期|"
+                           rf"{_MOVED_TO_ZH}|"
+                           r"定在|答辩|上线|发布|\b(?:defen[cs]e|rescheduled|postponed)\b|\b(?:ddl|deadlines?|due|submission|submit|viva|launch\w*|release|"
                            r"pushed (?:back|to))\b", _I),
     "money": re.compile(r"预算|工资|收入|薪|贷款|房贷|存款|[$¥￥€£]\s?\d|[\d一二两三四五六七八九十百千万]\s?(?:块钱|块|元)(?![\u4e00-\u9fff]{0,2}[岁年天次])|"
                         r"\b(?:budget|salary|income|loans?|debt|savings|rent|mortgage|\d+(?:\.\d+)?\s?(?:k|m)?\s?(?:dollars|bucks|usd|rmb|"
@@ -343,7 +347,9 @@ TOPICS: dict[str, re.Pattern] = {
 #: Words that say something changed or was wrong: with the classifier's judgement, what makes a message a
 #: correction ("挪到十月二号了", "i relocated to london", "we got married on saturday").
 _CHANGE_RE = re.compile(
-    r"现在|新车提了|提了新车|提车了|新车到了|改成|改为|改了|改到(?![吐死崩哭疯头手])|改在|(?<![修批])改(?:吃|喝|练|学|用|去|打|跑|骑|开|坐|住|做|当|养|读|考|报)(?![卷错])|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|(?:人|我|我们|全家|一家人?)(?:也)?(?:跟着)?搬过(?:去|来)了|调到|转到|"
+    r"现在|新车提了|提了新车|提车了|新车到了|改成|改为|改了|"
+    rf"{_MOVED_TO_ZH}|"
+    r"改在|(?<![修批])改(?:吃|喝|练|学|用|去|打|跑|骑|开|坐|住|做|当|养|读|考|报)(?![卷错])|换成|换了|换到|挪到|推到|推迟|延期|提前到|升了|升职|辞职|离职|跳槽|戒|放弃|不再|已经不|搬到|搬去|搬来|搬家|(?:人|我|我们|全家|一家人?)(?:也)?(?:跟着)?搬过(?:去|来)了|调到|转到|"
     r"(?:砍|涨|提|降|减|加|增加|减少|缩减|升)到|上到\s*\d{2,4}(?:kg|公斤|斤)?了|(?:掉|跌|瘦|胖)到\s*[\d一二两三四五六七八九十]|(?:压|控制)到\s*[\d一二两三四五六七八九十]|"
     rf"{_NO_LONGER_ZH}|"
     r"转专业|分手|其实|如今|变卦|改主意|计划有变|计划变了|改期|(?:的事|那事|那件事|那个事|的计划|那趟|那个行程|的行程|的安排)(?:也|又|还)?(?:变了|有变)|最后还是|结果还是|之前说|说错|记错|搞错|写错|打错|弄错|听错|看错|结婚了|分手|取消|不办了|\b(?:now(?! (?:trying|wondering|looking (?:for|at|into)|thinking (?:about|of)|planning (?:a|the|to)|asking|hoping)\b)|nowadays|these days|used to|change of plans?|plans changed|any ?more|no longer|moved|relocated|"
